@@ -1,0 +1,44 @@
+/* main.c - `rookery <command> ...`: dispatches to one file per command. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} Command;
+
+static const Command COMMANDS[] = {
+    {"lexicon", cmd_lexicon, "build, check and dump .kwg lexicon graphs"},
+    {"movegen", cmd_movegen, "generate the moves of a CGP position (counts and best moves)"},
+    {"selfplay", cmd_selfplay, "play static-equity games against itself and summarize them"},
+    {"bench", cmd_bench, "measure move generation and self-play throughput"},
+};
+
+static void usage(FILE *out) {
+    fprintf(out, "usage: rookery <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        fprintf(out, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    fprintf(out, "\n`rookery <command> --help` describes a command.\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("rookery 0.1.0\n");
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        if (strcmp(argv[1], COMMANDS[i].name) == 0) return COMMANDS[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "rookery: unknown command '%s' (see rookery --help)\n", argv[1]);
+    return 2;
+}

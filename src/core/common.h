@@ -1,0 +1,38 @@
+/*
+ * common.h - limits shared by every engine module, and the error type.
+ *
+ * The engine has no global mutable state: every function works on the
+ * structs it is given. Errors are reported through an RkError the caller
+ * owns; a function that fails returns a non-zero value (or NULL) and leaves a
+ * one-line message there.
+ */
+#ifndef ROOKERY_COMMON_H
+#define ROOKERY_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Machine letters 0..RK_MAX_LETTERS-1 (0 = blank on a rack, empty on the
+ * board). Cross-sets are uint64_t bit masks, so 63 real letters at most. */
+#define RK_MAX_LETTERS 64
+/* Largest supported board side (super boards are 21x21). */
+#define RK_MAX_DIM 21
+#define RK_MAX_SQUARES (RK_MAX_DIM * RK_MAX_DIM)
+/* Tiles on a full rack. */
+#define RK_RACK_SIZE 7
+/* A blank on the board standing for letter L is stored as L | RK_BLANK_BIT. */
+#define RK_BLANK_BIT 0x80u
+#define RK_LETTER(t) ((uint8_t)((t) & 0x7Fu))
+#define RK_IS_BLANKED(t) (((t) & RK_BLANK_BIT) != 0)
+
+typedef struct RkError {
+    char msg[512];
+} RkError;
+
+/* Formats msg into err (if err is not NULL). Always returns -1 so callers can
+ * write `return rk_error(err, "...")`. */
+int rk_error(RkError *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif
