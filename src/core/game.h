@@ -1,0 +1,55 @@
+/*
+ * game.h - a two-player game: board, racks, scores, bag, turn and end rules.
+ *
+ * Rules (MAGPIE's conventions, see ../shared/reference/README.md):
+ * - A player who goes out while the bag is empty ends the game and gains
+ *   twice the face value of the opponent's rack.
+ * - Six consecutive scoreless turns (passes, exchanges, 0-point plays) end
+ *   the game; each player then loses the face value of their own rack.
+ * - Exchanges are allowed only when the bag holds at least RK_RACK_SIZE tiles.
+ */
+#ifndef ROOKERY_GAME_H
+#define ROOKERY_GAME_H
+
+#include "bag.h"
+#include "board.h"
+#include "rack.h"
+#include "rng.h"
+
+#define GAME_MAX_SCORELESS 6
+
+typedef enum { GAME_PLAYING = 0, GAME_WENT_OUT = 1, GAME_SIX_ZEROS = 2 } GameEnd;
+
+typedef struct Game {
+    const LetterDist *ld;
+    const Layout *layout;
+    const Kwg *kwg;
+    Board board;
+    Rack racks[2];
+    int scores[2];
+    int on_turn;         /* 0 or 1 */
+    int zeros;           /* consecutive scoreless turns */
+    int turn;            /* moves played so far */
+    GameEnd end;
+    Bag bag;
+    Rng rng;
+} Game;
+
+/* A new game: empty board, full bag, both racks drawn (player 0 first). */
+void game_new(Game *g, const LetterDist *ld, const Layout *lay, const Kwg *kwg, uint64_t seed,
+              uint64_t generation, uint64_t game_index);
+/* Plays a legal move for the player on turn: places or exchanges or passes,
+ * scores it, draws, applies the end rules and passes the turn. */
+void game_play(Game *g, const Move *m);
+static inline bool game_over(const Game *g) { return g->end != GAME_PLAYING; }
+/* Is an exchange allowed now? The bag must hold at least RK_RACK_SIZE tiles
+ * once the opponent holds a full rack (in play the opponent's rack is always
+ * full while the bag has tiles; a CGP may give a short or empty opponent
+ * rack, whose missing tiles are still unseen). */
+static inline bool game_can_exchange(const Game *g) {
+    int opp_missing = RK_RACK_SIZE - g->racks[1 - g->on_turn].total;
+    if (opp_missing < 0) opp_missing = 0;
+    return g->bag.count - opp_missing >= RK_RACK_SIZE;
+}
+
+#endif

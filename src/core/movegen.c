@@ -1,0 +1,380 @@
+#include "movegen.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "game.h"
+
+#define PASS_EQUITY (INT32_MIN / 2)
+#define MAX_SUBRACKS 256 /* product of (count+1) over a 7-tile rack is at most 128 */
+
+typedef enum { GEN_ALL, GEN_BEST } GenMode;
+
+typedef struct Gen {
+    const Board *b;
+    const Kwg *k;
+    const LetterDist *ld;
+    GenMode mode;
+    int dim;
+    /* the line being searched */
+    int d, line, anchor_pos, left_end;
+    const uint8_t *sq, *lm, *wm, *hcross, *anchors;
+    const uint64_t *cross;
+    const int16_t *cscore;
+    /* the rack and the move being built */
+    uint8_t rack[RK_MAX_LETTERS];
+    int rack_total, full_rack_total;
+    uint8_t placed[RK_MAX_DIM];
+    int ntiles, main_sum, word_mult, cross_total;
+    /* kept-tile index: a mixed-radix number over the rack's distinct letters */
+    int leave_idx, n_subracks;
+    int stride[RK_MAX_LETTERS];
+    int32_t leave_val[MAX_SUBRACKS];
+    int16_t kept_face[MAX_SUBRACKS];
+    int8_t kept_size[MAX_SUBRACKS];
+    int32_t best_leave_of_size[RK_RACK_SIZE + 1];
+    /* equity context */
+    int bag_count, opp_rack_score;
+    bool empty_board;
+    int32_t opening_penalty[RK_MAX_DIM]; /* per column of the start row, millipoints */
+    /* output */
+    MoveList *out;
+    size_t placements;
+    Move best;
+    bool have_best;
+} Gen;
+
+/* ---------------------------------------------------------------- order */
+
+int movegen_compare(const Move *a, const Move *b) {
+    if (a->equity != b->equity) return a->equity > b->equity ? -1 : 1;
+    if (a->score != b->score) return a->score > b->score ? -1 : 1;
+    if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+    if (a->dir != b->dir) return a->dir < b->dir ? -1 : 1;
+    if (a->row != b->row) return a->row < b->row ? -1 : 1;
+    if (a->col != b->col) return a->col < b->col ? -1 : 1;
+    if (a->len != b->len) return a->len < b->len ? -1 : 1;
+    return memcmp(a->tiles, b->tiles, a->len);
+}
+
+/* ---------------------------------------------------------------- leaves */
+
+static void setup_leaves(Gen *g, const MoveGenRequest *req) {
+    const Rack *rack = req->rack;
+    const LetterDist *ld = g->ld;
+    int letters[RK_MAX_LETTERS], nl = 0, n = 1;
+    for (int ml = 0; ml < ld->size; ml++) {
+        g->stride[ml] = 0;
+        if (rack->count[ml] == 0) continue;
+        letters[nl++] = ml;
+        g->stride[ml] = n;
+        n *= rack->count[ml] + 1;
+    }
+    if (n > MAX_SUBRACKS) abort(); /* a rack holds at most RK_RACK_SIZE tiles */
+    g->n_subracks = n;
+    for (int s = 0; s <= RK_RACK_SIZE; s++) g->best_leave_of_size[s] = INT32_MIN;
+    for (int idx = 0; idx < n; idx++) {
+        Rack kept;
+        rack_clear(&kept);
+        int face = 0, rem = idx;
+        for (int i = 0; i < nl; i++) {
+            int ml = letters[i], c = rack->count[ml] + 1;
+            int k = rem % c;
+            rem /= c;
+            kept.count[ml] = (uint8_t)k;
+            kept.total += k;
+            face += k * ld->score[ml];
+        }
+        int32_t v = 0;
+        if (kept.total > 0 && req->leave_value != NULL) v = req->leave_value(req->leave_ctx, &kept);
+        g->leave_val[idx] = v;
+        g->kept_face[idx] = (int16_t)face;
+        g->kept_size[idx] = (int8_t)kept.total;
+        if (kept.total <= RK_RACK_SIZE && v > g->best_leave_of_size[kept.total])
+            g->best_leave_of_size[kept.total] = v;
+    }
+    g->leave_idx = n - 1; /* everything kept */
+}
+
+/* ---------------------------------------------------------------- setup */
+
+static void gen_init(Gen *g, const MoveGenRequest *req, GenMode mode, MoveList *out) {
+    memset(g, 0, sizeof *g);
+    g->b = req->board;
+    g->k = req->board->kwg;
+    g->ld = req->board->ld;
+    g->mode = mode;
+    g->dim = req->board->dim;
+    g->out = out;
+    for (int ml = 0; ml < g->ld->size; ml++) g->rack[ml] = req->rack->count[ml];
+    g->rack_total = g->full_rack_total = req->rack->total;
+    g->bag_count = req->bag_count;
+    g->opp_rack_score = req->opp_rack_score;
+    g->empty_board = board_is_empty(req->board);
+    g->word_mult = 1;
+    setup_leaves(g, req);
+    if (g->empty_board) {
+        const Layout *lay = g->b->layout;
+        int r = lay->start_row;
+        for (int c = 0; c < g->dim; c++) {
+            int32_t pen = 0;
+            for (int dr = -1; dr <= 1; dr += 2) {
+                int rr = r + dr;
+                if (rr < 0 || rr >= g->dim) continue;
+                pen -= 350 * (lay->word_mult[rr * g->dim + c] - 1);
+                pen -= 350 * (lay->letter_mult[rr * g->dim + c] - 1);
+            }
+            g->opening_penalty[c] = pen;
+        }
+    }
+}
+
+static void set_line(Gen *g, int d, int line) {
+    const Board *b = g->b;
+    int off = line * g->dim;
+    g->d = d;
+    g->line = line;
+    g->sq = b->sq[d] + off;
+    g->lm = b->lm[d] + off;
+    g->wm = b->wm[d] + off;
+    g->hcross = b->has_cross[d] + off;
+    g->anchors = b->anchor[d] + off;
+    g->cross = b->cross[d] + off;
+    g->cscore = b->cross_score[d] + off;
+}
+
+/* ---------------------------------------------------------------- record */
+
+static int32_t placement_equity(const Gen *g, int score, int lo, int hi) {
+    int32_t eq = score * 1000;
+    if (g->bag_count > 0) {
+        eq += g->leave_val[g->leave_idx];
+        if (g->empty_board) {
+            for (int p = lo; p <= hi; p++) {
+                uint8_t t = g->placed[p];
+                if (t != 0 && g->ld->vowel[RK_LETTER(t)]) eq += g->opening_penalty[p];
+            }
+        }
+    } else if (g->rack_total == 0) {
+        eq += 2000 * g->opp_rack_score;
+    } else {
+        eq -= 1000 * (10 + 2 * g->kept_face[g->leave_idx]);
+    }
+    return eq;
+}
+
+static void fill_move(const Gen *g, Move *m, int lo, int hi, int score, int32_t equity) {
+    m->kind = MOVE_PLACE;
+    m->dir = (uint8_t)g->d;
+    m->row = (uint8_t)(g->d == DIR_ACROSS ? g->line : lo);
+    m->col = (uint8_t)(g->d == DIR_ACROSS ? lo : g->line);
+    m->len = (uint8_t)(hi - lo + 1);
+    m->ntiles = (uint8_t)g->ntiles;
+    for (int p = lo; p <= hi; p++) m->tiles[p - lo] = g->placed[p];
+    m->score = score;
+    m->equity = equity;
+}
+
+static void record(Gen *g, int lo, int hi) {
+    if (hi - lo + 1 < 2 || g->ntiles == 0) return;
+    if (g->d == DIR_DOWN && g->ntiles == 1) {
+        /* a single tile with an across word is listed as the across move */
+        for (int p = lo; p <= hi; p++)
+            if (g->placed[p] != 0 && g->hcross[p]) return;
+    }
+    int score = g->main_sum * g->word_mult + g->cross_total +
+                (g->ntiles == RK_RACK_SIZE ? g->b->layout->bingo_bonus : 0);
+    int32_t eq = placement_equity(g, score, lo, hi);
+    if (g->mode == GEN_ALL) {
+        fill_move(g, movelist_push(g->out), lo, hi, score, eq);
+        g->placements++;
+        return;
+    }
+    if (g->have_best && eq < g->best.equity) return;
+    Move m;
+    fill_move(g, &m, lo, hi, score, eq);
+    if (!g->have_best || movegen_compare(&m, &g->best) < 0) {
+        g->best = m;
+        g->have_best = true;
+    }
+}
+
+/* ---------------------------------------------------------------- search */
+
+static void gen_at(Gen *g, int pos, uint32_t list, bool left);
+
+static void go_on(Gen *g, int pos, uint32_t node, bool left) {
+    const Kwg *k = g->k;
+    int dim = g->dim;
+    if (left) {
+        bool left_free = pos == 0 || g->sq[pos - 1] == 0;
+        bool right_free = g->anchor_pos == dim - 1 || g->sq[g->anchor_pos + 1] == 0;
+        if (left_free && right_free && kwg_accepts(k, node)) record(g, pos, g->anchor_pos);
+        uint32_t arc = kwg_arc(k, node);
+        if (arc == 0) return;
+        if (pos > 0) gen_at(g, pos - 1, arc, true);
+        if (left_free && g->anchor_pos < dim - 1 && kwg_tile(k, arc) == KWG_SEPARATOR) {
+            uint32_t after = kwg_arc(k, arc);
+            if (after != 0) {
+                int saved = g->left_end;
+                g->left_end = pos;
+                gen_at(g, g->anchor_pos + 1, after, false);
+                g->left_end = saved;
+            }
+        }
+    } else {
+        bool right_free = pos == dim - 1 || g->sq[pos + 1] == 0;
+        if (right_free && kwg_accepts(k, node)) record(g, g->left_end, pos);
+        if (pos < dim - 1) {
+            uint32_t arc = kwg_arc(k, node);
+            if (arc != 0) gen_at(g, pos + 1, arc, false);
+        }
+    }
+}
+
+static void gen_at(Gen *g, int pos, uint32_t list, bool left) {
+    const Kwg *k = g->k;
+    uint8_t t = g->sq[pos];
+    if (t != 0) {
+        uint32_t j = kwg_find(k, list, RK_LETTER(t));
+        if (j == 0) return;
+        int v = ld_tile_score(g->ld, t);
+        g->main_sum += v;
+        go_on(g, pos, j, left);
+        g->main_sum -= v;
+        return;
+    }
+    if (g->rack_total == 0) return;
+    if (left && pos != g->anchor_pos && g->anchors[pos]) return;
+    uint64_t allowed = g->cross[pos];
+    if (allowed == 0) return;
+    int lm = g->lm[pos], wm = g->wm[pos];
+    bool hc = g->hcross[pos] != 0;
+    int cs = g->cscore[pos];
+    int saved_main = g->main_sum, saved_wmul = g->word_mult, saved_cross = g->cross_total;
+    bool have_blank = g->rack[0] > 0;
+    for (uint32_t j = list;; j++) {
+        uint8_t x = kwg_tile(k, j);
+        if (x != 0 && ((allowed >> x) & 1u)) {
+            for (int use_blank = 0; use_blank < 2; use_blank++) {
+                uint8_t used = use_blank ? 0 : x;
+                if (use_blank ? !have_blank : g->rack[x] == 0) continue;
+                int v = use_blank ? 0 : g->ld->score[x] * lm;
+                g->main_sum = saved_main + v;
+                g->word_mult = saved_wmul * wm;
+                g->cross_total = saved_cross + (hc ? (cs + v) * wm : 0);
+                g->placed[pos] = use_blank ? (uint8_t)(x | RK_BLANK_BIT) : x;
+                g->rack[used]--;
+                g->rack_total--;
+                g->ntiles++;
+                g->leave_idx -= g->stride[used];
+                go_on(g, pos, j, left);
+                g->leave_idx += g->stride[used];
+                g->ntiles--;
+                g->rack_total++;
+                g->rack[used]++;
+                g->placed[pos] = 0;
+            }
+        }
+        if (kwg_is_end(k, j)) break;
+    }
+    g->main_sum = saved_main;
+    g->word_mult = saved_wmul;
+    g->cross_total = saved_cross;
+}
+
+static void search_anchor(Gen *g, int d, int line, int pos) {
+    set_line(g, d, line);
+    g->anchor_pos = pos;
+    g->left_end = pos;
+    uint32_t root = kwg_gaddag_root(g->k);
+    if (root != 0) gen_at(g, pos, root, true);
+}
+
+/* ---------------------------------------------------------------- exchanges */
+
+static void exchanges(Gen *g) {
+    /* every kept sub-multiset other than the whole rack is one exchange */
+    int full = g->n_subracks - 1;
+    for (int idx = 0; idx < full; idx++) {
+        Move m;
+        memset(&m, 0, sizeof m);
+        m.kind = MOVE_EXCHANGE;
+        /* thrown tiles = rack minus kept, decoded from the index */
+        int n = 0;
+        for (int ml = 0; ml < g->ld->size; ml++) {
+            if (g->stride[ml] == 0) continue;
+            int c = g->rack[ml] + 1;
+            int kept = (idx / g->stride[ml]) % c;
+            for (int i = kept; i < g->rack[ml]; i++) m.tiles[n++] = (uint8_t)ml;
+        }
+        m.len = m.ntiles = (uint8_t)n;
+        m.score = 0;
+        m.equity = g->leave_val[idx];
+        if (g->mode == GEN_ALL) {
+            *movelist_push(g->out) = m;
+        } else if (!g->have_best || movegen_compare(&m, &g->best) < 0) {
+            g->best = m;
+            g->have_best = true;
+        }
+    }
+}
+
+static void make_pass(Move *m) {
+    memset(m, 0, sizeof *m);
+    m->kind = MOVE_PASS;
+    m->equity = PASS_EQUITY;
+}
+
+/* ---------------------------------------------------------------- public */
+
+size_t movegen_all(const MoveGenRequest *req, MoveList *out) {
+    Gen *g = malloc(sizeof *g);
+    if (g == NULL) abort();
+    movelist_clear(out);
+    gen_init(g, req, GEN_ALL, out);
+    int dim = g->dim;
+    int ndirs = g->empty_board ? 1 : 2;
+    for (int d = 0; d < ndirs; d++)
+        for (int line = 0; line < dim; line++)
+            for (int pos = 0; pos < dim; pos++)
+                if (req->board->anchor[d][line * dim + pos]) search_anchor(g, d, line, pos);
+    if (req->exchanges_allowed && req->rack->total > 0) exchanges(g);
+    make_pass(movelist_push(out));
+    size_t n = g->placements;
+    free(g);
+    return n;
+}
+
+void movegen_best(const MoveGenRequest *req, Move *best, MoveGenStats *stats) {
+    Gen *g = malloc(sizeof *g);
+    if (g == NULL) abort();
+    gen_init(g, req, GEN_BEST, NULL);
+    if (req->exchanges_allowed && req->rack->total > 0) exchanges(g);
+    int dim = g->dim;
+    int ndirs = g->empty_board ? 1 : 2;
+    uint64_t searched = 0;
+    for (int d = 0; d < ndirs; d++)
+        for (int line = 0; line < dim; line++)
+            for (int pos = 0; pos < dim; pos++)
+                if (req->board->anchor[d][line * dim + pos]) {
+                    search_anchor(g, d, line, pos);
+                    searched++;
+                }
+    if (stats) {
+        stats->anchors_searched += searched;
+    }
+    if (g->have_best) *best = g->best;
+    else make_pass(best);
+    free(g);
+}
+
+void movegen_request_for_game(MoveGenRequest *req, const Game *g) {
+    memset(req, 0, sizeof *req);
+    req->board = &g->board;
+    req->rack = &g->racks[g->on_turn];
+    req->bag_count = g->bag.count;
+    req->exchanges_allowed = game_can_exchange(g);
+    req->opp_rack_score = rack_score(&g->racks[1 - g->on_turn], g->ld);
+}

@@ -1,0 +1,64 @@
+/*
+ * movegen.h - move generation: every legal move, or only the best one.
+ *
+ * Placements are found with the GADDAG (Gordon's algorithm) along the rows
+ * of each board orientation (see board.h). Each placement is generated once,
+ * from the leftmost anchor it covers; a one-tile play that forms words both
+ * ways is listed once, across if it forms an across word of 2+ letters. On an
+ * empty board only across moves are generated (the board is symmetric about
+ * its diagonal). These are the reference engine's counting conventions
+ * (../shared/reference/README.md).
+ *
+ * Equity, in millipoints (the reference engine's static equity):
+ *   bag not empty: 1000*score + leave(kept tiles) + opening penalty
+ *   bag empty:     1000*score + 2000*opp_rack_score if the move goes out,
+ *                  else 1000*score - 1000*(10 + 2*face value kept)
+ *   exchange:      leave(kept tiles);  pass: below every other move.
+ * Leave values come from a callback (NULL = every leave is worth 0); it is
+ * asked once per sub-rack at the start of a call, never in the inner loop.
+ *
+ * The best-move path bounds each anchor's best equity first ("shadow"
+ * bounds), searches anchors from the highest bound down and stops when no
+ * remaining bound can beat the best move found. It never stores moves.
+ */
+#ifndef ROOKERY_MOVEGEN_H
+#define ROOKERY_MOVEGEN_H
+
+#include "board.h"
+#include "move.h"
+#include "rack.h"
+
+/* Leave value (millipoints) of the multiset `leave`; the empty leave must be
+ * worth 0. */
+typedef int32_t (*LeaveValueFn)(const void *ctx, const Rack *leave);
+
+typedef struct MoveGenRequest {
+    const Board *board;
+    const Rack *rack;          /* the mover's tiles */
+    int bag_count;             /* tiles in the bag */
+    bool exchanges_allowed;    /* see game_can_exchange() */
+    int opp_rack_score;        /* face value of the opponent's rack (empty-bag rules) */
+    LeaveValueFn leave_value;  /* NULL: leaves are worth 0 */
+    const void *leave_ctx;
+} MoveGenRequest;
+
+typedef struct MoveGenStats {
+    uint64_t anchors_searched, anchors_pruned;
+} MoveGenStats;
+
+/* Every legal move: placements, exchanges (if allowed) and one pass, with
+ * score and equity, appended to out (which is cleared first). Returns the
+ * number of placements. */
+size_t movegen_all(const MoveGenRequest *req, MoveList *out);
+/* The best move by equity (ties: the first in movegen_compare order). Writes
+ * a pass if nothing else is legal. stats may be NULL. */
+void movegen_best(const MoveGenRequest *req, Move *best, MoveGenStats *stats);
+/* The order used to rank moves: higher equity first, then higher score, then
+ * placements before exchanges before passes, then a canonical tie-break. A
+ * full list sorted with it has movegen_best()'s move first. */
+int movegen_compare(const Move *a, const Move *b);
+/* Request for the player on turn in a game. */
+struct Game;
+void movegen_request_for_game(MoveGenRequest *req, const struct Game *g);
+
+#endif
