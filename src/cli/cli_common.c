@@ -1,0 +1,110 @@
+#include "cli_common.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int exe_dir(char *buf, size_t cap) {
+    ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+    if (n <= 0) return -1;
+    buf[n] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (slash == NULL) return -1;
+    *slash = '\0';
+    return 0;
+}
+
+static int file_exists(const char *p) { return access(p, R_OK) == 0; }
+
+static int resolve_lexicon(char *out, size_t cap, const char *explicit_path, const char *name) {
+    if (explicit_path != NULL && explicit_path[0] != '\0') {
+        snprintf(out, cap, "%s", explicit_path);
+        return 0;
+    }
+    const char *env = getenv("ROOKERY_LEXICON");
+    if (env != NULL && env[0] != '\0') {
+        snprintf(out, cap, "%s", env);
+        return 0;
+    }
+    if (name == NULL || name[0] == '\0') name = "SOWPODS";
+    const char *dir = getenv("ROOKERY_LEXICA");
+    if (dir != NULL && dir[0] != '\0') {
+        snprintf(out, cap, "%s/%s.kwg", dir, name);
+        if (file_exists(out)) return 0;
+    }
+    char ed[PATH_MAX];
+    if (exe_dir(ed, sizeof ed) == 0) {
+        snprintf(out, cap, "%s/lexica/%s.kwg", ed, name);
+        if (file_exists(out)) return 0;
+    }
+    fprintf(stderr,
+            "rookery: lexicon %s.kwg not found (give --lexicon FILE.kwg, or set ROOKERY_LEXICON or "
+            "ROOKERY_LEXICA)\n",
+            name);
+    return -1;
+}
+
+int engine_open(Engine *e, const char *ld_name, const char *layout_name, const char *lexicon_path,
+                const char *lexicon_name) {
+    memset(e, 0, sizeof *e);
+    RkError err;
+    if (ld_open(&e->ld, ld_name, &err) != 0 || layout_open(&e->layout, layout_name, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return -1;
+    }
+    if (resolve_lexicon(e->lexicon_path, sizeof e->lexicon_path, lexicon_path, lexicon_name) != 0)
+        return -1;
+    if (kwg_load(&e->kwg, e->lexicon_path, (uint32_t)e->ld.size, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+void engine_close(Engine *e) { kwg_free(&e->kwg); }
+
+int cli_parse_u64(const char *opt, const char *value, uint64_t max, uint64_t *out) {
+    if (value == NULL) {
+        fprintf(stderr, "rookery: %s needs a value\n", opt);
+        return -1;
+    }
+    char *end;
+    errno = 0;
+    if (value[0] == '-' || value[0] == '\0') goto bad;
+    unsigned long long v = strtoull(value, &end, 10);
+    if (errno != 0 || *end != '\0' || v > max) goto bad;
+    *out = v;
+    return 0;
+bad:
+    fprintf(stderr, "rookery: %s: bad value '%s' (expected an integer 0..%llu)\n", opt, value,
+            (unsigned long long)max);
+    return -1;
+}
+
+int cli_parse_int(const char *opt, const char *value, int lo, int hi, int *out) {
+    if (value == NULL) {
+        fprintf(stderr, "rookery: %s needs a value\n", opt);
+        return -1;
+    }
+    char *end;
+    errno = 0;
+    long v = strtol(value, &end, 10);
+    if (errno != 0 || value[0] == '\0' || *end != '\0' || v < lo || v > hi) {
+        fprintf(stderr, "rookery: %s: bad value '%s' (expected an integer %d..%d)\n", opt, value, lo, hi);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+int cli_is_help(const char *s) { return strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0; }
+
+double cli_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

@@ -1,0 +1,38 @@
+/* cli_common.h - what the commands share: loading the letter distribution,
+ * board layout and lexicon named on the command line, and small option
+ * parsing helpers. */
+#ifndef ROOKERY_CLI_COMMON_H
+#define ROOKERY_CLI_COMMON_H
+
+#include <stdint.h>
+
+#include "core/kwg.h"
+#include "core/layout.h"
+#include "core/letters.h"
+
+typedef struct Engine {
+    LetterDist ld;
+    Layout layout;
+    Kwg kwg;
+    char lexicon_path[4096];
+} Engine;
+
+/* Loads the distribution (name or file; NULL = english), the layout (NULL =
+ * standard15) and the lexicon. The lexicon is, in order: `lexicon_path` if
+ * given; else $ROOKERY_LEXICON; else <lexicon name>.kwg (default SOWPODS)
+ * looked up in $ROOKERY_LEXICA, then in the `lexica/` folder beside the
+ * rookery executable. On error prints "rookery: <message>" and returns -1. */
+int engine_open(Engine *e, const char *ld_name, const char *layout_name, const char *lexicon_path,
+                const char *lexicon_name);
+void engine_close(Engine *e);
+
+/* Parses a non-negative integer option value; prints an error naming the
+ * option and returns -1 on junk or out of range. */
+int cli_parse_u64(const char *opt, const char *value, uint64_t max, uint64_t *out);
+int cli_parse_int(const char *opt, const char *value, int lo, int hi, int *out);
+/* True if s is --help or -h. */
+int cli_is_help(const char *s);
+/* Monotonic wall clock in seconds. */
+double cli_now(void);
+
+#endif

@@ -1,0 +1,145 @@
+/* rookery bench: throughput of move generation and self-play. Benchmarks,
+ * not tests: they print figures and never fail on speed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "worker/selfplay.h"
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: rookery bench movegen [--positions N] [--seconds T] [--seed S] [--lexicon FILE.kwg]\n"
+            "       rookery bench selfplay [--games N] [--seed S] [--lexicon FILE.kwg]\n"
+            "\n"
+            "movegen:  plays self-play games (seed S) to collect N positions (default 2000), then\n"
+            "          generates every move of each, repeatedly for at least T seconds (default 5),\n"
+            "          and prints positions/s and moves/s. Then the same for the best-move path.\n"
+            "selfplay: plays N games (default 1000) with the best-move path in one process and\n"
+            "          prints games/s and turns/s.\n");
+}
+
+typedef struct Collect {
+    Game *positions;
+    size_t count, cap;
+} Collect;
+
+static void collect(const Game *g, const Move *m, void *vctx) {
+    (void)m;
+    Collect *c = vctx;
+    if (c->count < c->cap) c->positions[c->count++] = *g;
+}
+
+static int bench_movegen(Engine *e, uint64_t npos, double seconds, uint64_t seed) {
+    Collect c = {.positions = malloc(npos * sizeof(Game)), .count = 0, .cap = npos};
+    Game *g = malloc(sizeof *g);
+    if (c.positions == NULL || g == NULL) {
+        fprintf(stderr, "rookery: out of memory\n");
+        free(c.positions);
+        free(g);
+        return 1;
+    }
+    SelfplayConfig cfg = {.ld = &e->ld, .layout = &e->layout, .kwg = &e->kwg, .seed = seed};
+    for (uint64_t i = 0; c.count < c.cap; i++) selfplay_game(&cfg, i, g, NULL, collect, &c);
+    MoveList list;
+    movelist_init(&list);
+    uint64_t positions = 0, moves = 0;
+    double t0 = cli_now(), dt = 0;
+    do {
+        for (size_t i = 0; i < c.count; i++) {
+            MoveGenRequest req;
+            movegen_request_for_game(&req, &c.positions[i]);
+            movegen_all(&req, &list);
+            moves += list.count;
+        }
+        positions += c.count;
+        dt = cli_now() - t0;
+    } while (dt < seconds);
+    printf("bench movegen (all moves): %llu positions, %llu moves in %.2f s: %.0f positions/s, %.0f moves/s, "
+           "%.1f moves/position\n",
+           (unsigned long long)positions, (unsigned long long)moves, dt, (double)positions / dt,
+           (double)moves / dt, (double)moves / (double)positions);
+    positions = 0;
+    MoveGenStats st = {0};
+    t0 = cli_now();
+    do {
+        for (size_t i = 0; i < c.count; i++) {
+            MoveGenRequest req;
+            movegen_request_for_game(&req, &c.positions[i]);
+            Move m;
+            movegen_best(&req, &m, &st);
+        }
+        positions += c.count;
+        dt = cli_now() - t0;
+    } while (dt < seconds);
+    printf("bench movegen (best move): %llu positions in %.2f s: %.0f positions/s; anchors searched %.1f, "
+           "pruned %.1f per position\n",
+           (unsigned long long)positions, dt, (double)positions / dt,
+           (double)st.anchors_searched / (double)positions, (double)st.anchors_pruned / (double)positions);
+    movelist_free(&list);
+    free(c.positions);
+    free(g);
+    return 0;
+}
+
+static int bench_selfplay(Engine *e, uint64_t games, uint64_t seed) {
+    Game *g = malloc(sizeof *g);
+    if (g == NULL) return 1;
+    SelfplayConfig cfg = {.ld = &e->ld, .layout = &e->layout, .kwg = &e->kwg, .seed = seed};
+    SelfplayStats st;
+    memset(&st, 0, sizeof st);
+    double t0 = cli_now();
+    for (uint64_t i = 0; i < games; i++) selfplay_game(&cfg, i, g, &st, NULL, NULL);
+    double dt = cli_now() - t0;
+    printf("bench selfplay: %llu games, %llu turns in %.2f s: %.1f games/s, %.0f turns/s (one process)\n",
+           (unsigned long long)games, (unsigned long long)st.turns, dt, (double)games / dt,
+           (double)st.turns / dt);
+    free(g);
+    return 0;
+}
+
+int cmd_bench(int argc, char **argv) {
+    if (argc < 2 || cli_is_help(argv[1])) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const char *what = argv[1];
+    if (strcmp(what, "movegen") != 0 && strcmp(what, "selfplay") != 0) {
+        fprintf(stderr, "rookery bench: unknown benchmark '%s' (movegen or selfplay)\n", what);
+        return 2;
+    }
+    uint64_t npos = 2000, games = 1000, seed = 1;
+    int secs = 5;
+    const char *lexicon = NULL;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (cli_is_help(a)) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--positions") == 0) {
+            if (cli_parse_u64(a, v, 10000000, &npos) != 0 || npos == 0) return 2;
+            i++;
+        } else if (strcmp(a, "--games") == 0) {
+            if (cli_parse_u64(a, v, 100000000, &games) != 0 || games == 0) return 2;
+            i++;
+        } else if (strcmp(a, "--seconds") == 0) {
+            if (cli_parse_int(a, v, 0, 86400, &secs) != 0) return 2;
+            i++;
+        } else if (strcmp(a, "--seed") == 0) {
+            if (cli_parse_u64(a, v, UINT64_MAX, &seed) != 0) return 2;
+            i++;
+        } else if (strcmp(a, "--lexicon") == 0 && v) {
+            lexicon = argv[++i];
+        } else {
+            fprintf(stderr, "rookery bench: unknown or incomplete option '%s' (see --help)\n", a);
+            return 2;
+        }
+    }
+    Engine e;
+    if (engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
+    int rc = strcmp(what, "movegen") == 0 ? bench_movegen(&e, npos, secs, seed) : bench_selfplay(&e, games, seed);
+    engine_close(&e);
+    return rc;
+}

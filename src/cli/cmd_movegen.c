@@ -1,0 +1,140 @@
+/* rookery movegen: the moves of one position. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "core/cgp.h"
+#include "core/movegen.h"
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: rookery movegen --cgp '<CGP>' [--lexicon FILE.kwg] [--top N] [--json] [--best]\n"
+            "                       [--ld english|FILE.csv] [--layout standard15|FILE.txt]\n"
+            "\n"
+            "Generates every legal move of the position (placements, exchanges, pass) and prints\n"
+            "the counts and the N best moves by score (default 10).\n"
+            "  --json     one JSON object: {\"placements\": P, \"exchanges\": E, \"passes\": 1,\n"
+            "             \"top\": [{\"move\": \"8D QUARTZ\", \"score\": 68}, ...]}\n"
+            "  --best     also run the fast best-move path and print its move\n"
+            "  --lexicon  the .kwg to use (default: the CGP's `lex` op, else SOWPODS, looked up\n"
+            "             as described in the README)\n");
+}
+
+static int by_score(const void *a, const void *b) {
+    const Move *x = a, *y = b;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    return movegen_compare(x, y);
+}
+
+static void json_string(const char *s) {
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') putchar('\\');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+int cmd_movegen(int argc, char **argv) {
+    const char *cgp = NULL, *lexicon = NULL, *ld_name = NULL, *layout_name = NULL;
+    int top = 10, json = 0, best = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--cgp") == 0 && i + 1 < argc) {
+            cgp = argv[++i];
+        } else if (strcmp(a, "--lexicon") == 0 && i + 1 < argc) {
+            lexicon = argv[++i];
+        } else if (strcmp(a, "--ld") == 0 && i + 1 < argc) {
+            ld_name = argv[++i];
+        } else if (strcmp(a, "--layout") == 0 && i + 1 < argc) {
+            layout_name = argv[++i];
+        } else if (strcmp(a, "--top") == 0) {
+            if (cli_parse_int("--top", i + 1 < argc ? argv[i + 1] : NULL, 0, 1000000, &top) != 0) return 2;
+            i++;
+        } else if (strcmp(a, "--json") == 0) {
+            json = 1;
+        } else if (strcmp(a, "--best") == 0) {
+            best = 1;
+        } else {
+            fprintf(stderr, "rookery movegen: unknown or incomplete option '%s' (see --help)\n", a);
+            return 2;
+        }
+    }
+    if (cgp == NULL) {
+        fprintf(stderr, "rookery movegen: --cgp is required (see --help)\n");
+        return 2;
+    }
+    RkError err;
+    CgpOps ops;
+    if (cgp_read_ops(cgp, &ops, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 2;
+    }
+    Engine e;
+    if (engine_open(&e, ld_name, layout_name, lexicon, ops.lex) != 0) return 2;
+    Game *g = malloc(sizeof *g);
+    if (g == NULL) {
+        fprintf(stderr, "rookery: out of memory\n");
+        return 1;
+    }
+    if (cgp_parse(g, cgp, &e.ld, &e.layout, &e.kwg, 0, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        free(g);
+        engine_close(&e);
+        return 2;
+    }
+    MoveGenRequest req;
+    movegen_request_for_game(&req, g);
+    MoveList list;
+    movelist_init(&list);
+    size_t placements = movegen_all(&req, &list);
+    size_t exchanges = 0, passes = 0;
+    for (size_t i = 0; i < list.count; i++) {
+        exchanges += list.moves[i].kind == MOVE_EXCHANGE;
+        passes += list.moves[i].kind == MOVE_PASS;
+    }
+    qsort(list.moves, list.count, sizeof(Move), by_score);
+    size_t shown = (size_t)top < list.count ? (size_t)top : list.count;
+    char buf[128];
+    if (json) {
+        printf("{\"placements\": %zu, \"exchanges\": %zu, \"passes\": %zu, \"top\": [", placements, exchanges,
+               passes);
+        for (size_t i = 0; i < shown; i++) {
+            move_to_string(&list.moves[i], &g->board, &e.ld, buf, sizeof buf);
+            printf("%s{\"move\": ", i ? ", " : "");
+            json_string(buf);
+            printf(", \"score\": %d}", list.moves[i].score);
+        }
+        printf("]");
+        if (best) {
+            Move m;
+            movegen_best(&req, &m, NULL);
+            move_to_string(&m, &g->board, &e.ld, buf, sizeof buf);
+            printf(", \"best\": {\"move\": ");
+            json_string(buf);
+            printf(", \"score\": %d, \"equity\": %.3f}", m.score, m.equity / 1000.0);
+        }
+        printf("}\n");
+    } else {
+        printf("placements %zu, exchanges %zu, passes %zu\n", placements, exchanges, passes);
+        for (size_t i = 0; i < shown; i++) {
+            move_to_string(&list.moves[i], &g->board, &e.ld, buf, sizeof buf);
+            printf("%4zu. %-24s %4d\n", i + 1, buf, list.moves[i].score);
+        }
+        if (best) {
+            Move m;
+            movegen_best(&req, &m, NULL);
+            move_to_string(&m, &g->board, &e.ld, buf, sizeof buf);
+            printf("best: %s %d (equity %.3f)\n", buf, m.score, m.equity / 1000.0);
+        }
+    }
+    movelist_free(&list);
+    free(g);
+    engine_close(&e);
+    return 0;
+}

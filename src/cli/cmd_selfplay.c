@@ -1,0 +1,94 @@
+/* rookery selfplay: static games of the engine against itself. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "worker/selfplay.h"
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: rookery selfplay [--games N] [--seed S] [--show] [--lexicon FILE.kwg]\n"
+            "                        [--ld english|FILE.csv] [--layout standard15|FILE.txt]\n"
+            "\n"
+            "Plays N games (default 10) in which both players make the best-scoring move, and\n"
+            "prints games, turns, mean score per player, bingos per game and games/s.\n"
+            "Game i is seeded from (S, 0, i), so the same seed replays the same games.\n"
+            "  --show   print every move with the rack it was played from and the score\n");
+}
+
+typedef struct ShowCtx {
+    uint64_t game;
+} ShowCtx;
+
+static void show_move(const Game *g, const Move *m, void *vctx) {
+    const ShowCtx *ctx = vctx;
+    char mv[128], rack[32];
+    move_to_string(m, &g->board, g->ld, mv, sizeof mv);
+    rack_to_string(&g->racks[g->on_turn], g->ld, rack, sizeof rack);
+    printf("game %llu turn %2d  p%d %-8s %-24s %4d  (%d-%d, bag %d)\n", (unsigned long long)ctx->game,
+           g->turn + 1, g->on_turn + 1, rack, mv, m->score,
+           g->scores[0] + (g->on_turn == 0 ? m->score : 0), g->scores[1] + (g->on_turn == 1 ? m->score : 0),
+           g->bag.count);
+}
+
+int cmd_selfplay(int argc, char **argv) {
+    uint64_t games = 10, seed = 1;
+    int show = 0;
+    const char *lexicon = NULL, *ld_name = NULL, *layout_name = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (cli_is_help(a)) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--games") == 0) {
+            if (cli_parse_u64(a, v, 1000000000ULL, &games) != 0) return 2;
+            i++;
+        } else if (strcmp(a, "--seed") == 0) {
+            if (cli_parse_u64(a, v, UINT64_MAX, &seed) != 0) return 2;
+            i++;
+        } else if (strcmp(a, "--show") == 0) {
+            show = 1;
+        } else if (strcmp(a, "--lexicon") == 0 && v) {
+            lexicon = argv[++i];
+        } else if (strcmp(a, "--ld") == 0 && v) {
+            ld_name = argv[++i];
+        } else if (strcmp(a, "--layout") == 0 && v) {
+            layout_name = argv[++i];
+        } else {
+            fprintf(stderr, "rookery selfplay: unknown or incomplete option '%s' (see --help)\n", a);
+            return 2;
+        }
+    }
+    Engine e;
+    if (engine_open(&e, ld_name, layout_name, lexicon, NULL) != 0) return 2;
+    SelfplayConfig cfg = {.ld = &e.ld, .layout = &e.layout, .kwg = &e.kwg, .seed = seed};
+    SelfplayStats st;
+    memset(&st, 0, sizeof st);
+    Game *g = malloc(sizeof *g);
+    if (g == NULL) {
+        fprintf(stderr, "rookery: out of memory\n");
+        engine_close(&e);
+        return 1;
+    }
+    double t0 = cli_now();
+    for (uint64_t i = 0; i < games; i++) {
+        ShowCtx ctx = {.game = i};
+        selfplay_game(&cfg, i, g, &st, show ? show_move : NULL, &ctx);
+        if (show)
+            printf("game %llu final %d-%d (%s)\n\n", (unsigned long long)i, g->scores[0], g->scores[1],
+                   g->end == GAME_WENT_OUT ? "went out" : "six scoreless turns");
+    }
+    double dt = cli_now() - t0;
+    printf("games %llu  turns %llu  mean score %.1f - %.1f  wins %llu-%llu-%llu  bingos/game %.2f  "
+           "%.1f games/s  %.0f turns/s\n",
+           (unsigned long long)st.games, (unsigned long long)st.turns, (double)st.score_sum[0] / (double)games,
+           (double)st.score_sum[1] / (double)games, (unsigned long long)st.wins[0], (unsigned long long)st.wins[1],
+           (unsigned long long)st.draws, (double)st.bingos / (double)games, (double)games / dt,
+           (double)st.turns / dt);
+    free(g);
+    engine_close(&e);
+    return 0;
+}

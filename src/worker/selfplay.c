@@ -1,0 +1,28 @@
+#include "selfplay.h"
+
+void selfplay_game(const SelfplayConfig *cfg, uint64_t game_index, Game *g, SelfplayStats *stats,
+                   SelfplayObserver observe, void *ctx) {
+    game_new(g, cfg->ld, cfg->layout, cfg->kwg, cfg->seed, cfg->generation, game_index);
+    while (!game_over(g)) {
+        MoveGenRequest req;
+        movegen_request_for_game(&req, g);
+        req.leave_value = cfg->leave_value;
+        req.leave_ctx = cfg->leave_ctx;
+        Move m;
+        movegen_best(&req, &m, NULL);
+        if (observe) observe(g, &m, ctx);
+        if (stats) {
+            stats->turns++;
+            stats->bingos += m.kind == MOVE_PLACE && m.ntiles == RK_RACK_SIZE;
+        }
+        game_play(g, &m);
+    }
+    if (stats) {
+        stats->games++;
+        stats->score_sum[0] += g->scores[0];
+        stats->score_sum[1] += g->scores[1];
+        if (g->scores[0] > g->scores[1]) stats->wins[0]++;
+        else if (g->scores[1] > g->scores[0]) stats->wins[1]++;
+        else stats->draws++;
+    }
+}

@@ -1,0 +1,36 @@
+/*
+ * selfplay.h - static-equity self-play: both sides play the best move by
+ * equity (score, plus leave values when a leave callback is given) until the
+ * game ends. Each game's randomness comes only from (seed, generation, game
+ * index), so any process can replay any game.
+ */
+#ifndef ROOKERY_SELFPLAY_H
+#define ROOKERY_SELFPLAY_H
+
+#include "core/game.h"
+#include "core/movegen.h"
+
+typedef struct SelfplayStats {
+    uint64_t games, turns, bingos;
+    int64_t score_sum[2];     /* final scores of the first and second player */
+    uint64_t wins[2], draws;
+} SelfplayStats;
+
+/* Called before each move is played, with the position it is played from. */
+typedef void (*SelfplayObserver)(const Game *before, const Move *move, void *ctx);
+
+typedef struct SelfplayConfig {
+    const LetterDist *ld;
+    const Layout *layout;
+    const Kwg *kwg;
+    LeaveValueFn leave_value; /* NULL: best score */
+    const void *leave_ctx;
+    uint64_t seed, generation;
+} SelfplayConfig;
+
+/* Plays game number game_index to its end in *g (caller-owned storage, so a
+ * caller can look at the final position), adding to stats if not NULL. */
+void selfplay_game(const SelfplayConfig *cfg, uint64_t game_index, Game *g, SelfplayStats *stats,
+                   SelfplayObserver observe, void *ctx);
+
+#endif
