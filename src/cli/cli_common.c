@@ -33,13 +33,13 @@ static int resolve_lexicon(char *out, size_t cap, const char *explicit_path, con
     if (name == NULL || name[0] == '\0') name = "SOWPODS";
     const char *dir = getenv("ROOKERY_LEXICA");
     if (dir != NULL && dir[0] != '\0') {
-        snprintf(out, cap, "%s/%s.kwg", dir, name);
-        if (file_exists(out)) return 0;
+        int n = snprintf(out, cap, "%s/%s.kwg", dir, name);
+        if (n > 0 && (size_t)n < cap && file_exists(out)) return 0;
     }
     char ed[PATH_MAX];
     if (exe_dir(ed, sizeof ed) == 0) {
-        snprintf(out, cap, "%s/lexica/%s.kwg", ed, name);
-        if (file_exists(out)) return 0;
+        int n = snprintf(out, cap, "%s/lexica/%s.kwg", ed, name);
+        if (n > 0 && (size_t)n < cap && file_exists(out)) return 0;
     }
     fprintf(stderr,
             "rookery: lexicon %s.kwg not found (give --lexicon FILE.kwg, or set ROOKERY_LEXICON or "
