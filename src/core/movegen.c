@@ -34,6 +34,10 @@ typedef struct Gen {
     int16_t kept_face[MAX_SUBRACKS];
     int8_t kept_size[MAX_SUBRACKS];
     int32_t best_leave_of_size[RK_RACK_SIZE + 1];
+    /* shadow bounds: the rack's face values, highest first, and the letters
+     * it can put on a square (all of them with a blank) */
+    int tile_vals[RK_RACK_SIZE];
+    uint64_t rack_letters;
     /* equity context */
     int bag_count, opp_rack_score;
     bool empty_board;
@@ -114,6 +118,18 @@ static void gen_init(Gen *g, const MoveGenRequest *req, GenMode mode, MoveList *
     g->empty_board = board_is_empty(req->board);
     g->word_mult = 1;
     setup_leaves(g, req);
+    int nv = 0;
+    for (int ml = 0; ml < g->ld->size; ml++) {
+        for (int c = 0; c < g->rack[ml] && nv < RK_RACK_SIZE; c++) g->tile_vals[nv++] = g->ld->score[ml];
+        if (ml > 0 && g->rack[ml] > 0) g->rack_letters |= (uint64_t)1 << ml;
+    }
+    if (g->rack[0] > 0) g->rack_letters = g->b->all_letters;
+    for (int i = 1; i < nv; i++) /* insertion sort, descending */
+        for (int j = i; j > 0 && g->tile_vals[j] > g->tile_vals[j - 1]; j--) {
+            int t = g->tile_vals[j];
+            g->tile_vals[j] = g->tile_vals[j - 1];
+            g->tile_vals[j - 1] = t;
+        }
     if (g->empty_board) {
         const Layout *lay = g->b->layout;
         int r = lay->start_row;
@@ -330,44 +346,161 @@ static void make_pass(Move *m) {
 /* ---------------------------------------------------------------- public */
 
 size_t movegen_all(const MoveGenRequest *req, MoveList *out) {
-    Gen *g = malloc(sizeof *g);
-    if (g == NULL) abort();
+    Gen g;
     movelist_clear(out);
-    gen_init(g, req, GEN_ALL, out);
-    int dim = g->dim;
-    int ndirs = g->empty_board ? 1 : 2;
+    gen_init(&g, req, GEN_ALL, out);
+    int dim = g.dim;
+    int ndirs = g.empty_board ? 1 : 2;
     for (int d = 0; d < ndirs; d++)
         for (int line = 0; line < dim; line++)
             for (int pos = 0; pos < dim; pos++)
-                if (req->board->anchor[d][line * dim + pos]) search_anchor(g, d, line, pos);
-    if (req->exchanges_allowed && req->rack->total > 0) exchanges(g);
+                if (req->board->anchor[d][line * dim + pos]) search_anchor(&g, d, line, pos);
+    if (req->exchanges_allowed && req->rack->total > 0) exchanges(&g);
     make_pass(movelist_push(out));
-    size_t n = g->placements;
-    free(g);
-    return n;
+    return g.placements;
+}
+
+/* ---------------------------------------------------------------- shadow */
+
+/* Sorted (descending) multiplier lists of the fresh squares of a span, so the
+ * rack's highest values can be paired with the highest multipliers: by the
+ * rearrangement inequality no real assignment of tiles scores more. */
+typedef struct Shadow {
+    int n;                       /* fresh squares */
+    int main_lm[RK_RACK_SIZE];   /* letter multipliers (main word) */
+    int cross_lm[RK_RACK_SIZE];  /* letter x word multiplier of squares with a cross-word, else 0 */
+    int word_mult, occupied, cross_fixed;
+} Shadow;
+
+static void insert_desc(int *a, int n, int v) {
+    int j = n;
+    while (j > 0 && a[j - 1] < v) {
+        a[j] = a[j - 1];
+        j--;
+    }
+    a[j] = v;
+}
+
+static void shadow_add(const Gen *g, Shadow *sh, int pos) {
+    int lm = g->lm[pos], wm = g->wm[pos];
+    insert_desc(sh->main_lm, sh->n, lm);
+    insert_desc(sh->cross_lm, sh->n, g->hcross[pos] ? lm * wm : 0);
+    sh->word_mult *= wm;
+    if (g->hcross[pos]) sh->cross_fixed += g->cscore[pos] * wm;
+    sh->n++;
+}
+
+/* Upper bound on the equity of any move with exactly these fresh squares. */
+static int32_t shadow_equity(const Gen *g, const Shadow *sh, int extra_occupied) {
+    int main_tiles = 0, cross_tiles = 0;
+    for (int i = 0; i < sh->n; i++) {
+        main_tiles += g->tile_vals[i] * sh->main_lm[i];
+        cross_tiles += g->tile_vals[i] * sh->cross_lm[i];
+    }
+    int score = (sh->occupied + extra_occupied) * sh->word_mult + main_tiles * sh->word_mult + cross_tiles +
+                sh->cross_fixed + (sh->n == RK_RACK_SIZE ? g->b->layout->bingo_bonus : 0);
+    int32_t eq = 1000 * score;
+    int kept = g->full_rack_total - sh->n;
+    if (g->bag_count > 0) eq += g->best_leave_of_size[kept];
+    else if (kept == 0) eq += 2000 * g->opp_rack_score;
+    /* the opening penalty and the empty-bag penalty for kept tiles are never
+     * positive, so leaving them out keeps the bound admissible */
+    return eq;
+}
+
+static bool square_blocked(const Gen *g, int pos) { return (g->cross[pos] & g->rack_letters) == 0; }
+
+/* Sum of face values of the tiles from pos onwards in direction step while
+ * the squares are occupied; *end gets the first square past them. */
+static int occupied_run(const Gen *g, int pos, int step, int *end) {
+    int sum = 0;
+    while (pos >= 0 && pos < g->dim && g->sq[pos] != 0) {
+        sum += ld_tile_score(g->ld, g->sq[pos]);
+        pos += step;
+    }
+    *end = pos;
+    return sum;
+}
+
+/* The best equity any move generated from this anchor could have. Moves from
+ * an anchor place a tile on it, may place tiles leftwards only on empty
+ * non-anchor squares (so those have no cross-words), and extend rightwards
+ * over tiles and empty squares. */
+static int32_t anchor_bound(Gen *g, int d, int line, int a) {
+    set_line(g, d, line);
+    int total = g->full_rack_total;
+    if (total == 0 || square_blocked(g, a)) return INT32_MIN;
+    int left_end;
+    int left_occ = occupied_run(g, a - 1, -1, &left_end);
+    int max_left = 0;
+    if (left_occ == 0 && left_end == a - 1) {
+        for (int p = a - 1; p >= 0 && max_left < total - 1; p--) {
+            if (g->sq[p] != 0 || g->anchors[p] || square_blocked(g, p)) break;
+            max_left++;
+        }
+    }
+    int32_t best = INT32_MIN;
+    Shadow base = {.n = 0, .word_mult = 1, .occupied = left_occ, .cross_fixed = 0};
+    shadow_add(g, &base, a);
+    for (int kl = 0; kl <= max_left; kl++) {
+        if (kl > 0) shadow_add(g, &base, a - kl);
+        Shadow sh = base;
+        int p;
+        sh.occupied += occupied_run(g, a + 1, 1, &p);
+        for (;;) {
+            /* a one-square word is not a move, but the bound may include it */
+            int32_t eq = shadow_equity(g, &sh, 0);
+            if (eq > best) best = eq;
+            if (sh.n >= total || p >= g->dim || square_blocked(g, p)) break;
+            shadow_add(g, &sh, p);
+            sh.occupied += occupied_run(g, p + 1, 1, &p);
+        }
+    }
+    return best;
+}
+
+typedef struct AnchorRef {
+    int32_t bound;
+    uint8_t d, line, pos;
+} AnchorRef;
+
+static int by_bound_desc(const void *x, const void *y) {
+    const AnchorRef *a = x, *b = y;
+    if (a->bound != b->bound) return a->bound > b->bound ? -1 : 1;
+    if (a->d != b->d) return a->d - b->d;
+    if (a->line != b->line) return a->line - b->line;
+    return a->pos - b->pos;
 }
 
 void movegen_best(const MoveGenRequest *req, Move *best, MoveGenStats *stats) {
-    Gen *g = malloc(sizeof *g);
-    if (g == NULL) abort();
-    gen_init(g, req, GEN_BEST, NULL);
-    if (req->exchanges_allowed && req->rack->total > 0) exchanges(g);
-    int dim = g->dim;
-    int ndirs = g->empty_board ? 1 : 2;
-    uint64_t searched = 0;
+    Gen g;
+    gen_init(&g, req, GEN_BEST, NULL);
+    if (req->exchanges_allowed && req->rack->total > 0) exchanges(&g);
+    int dim = g.dim;
+    int ndirs = g.empty_board ? 1 : 2;
+    AnchorRef anchors[2 * RK_MAX_SQUARES];
+    int n = 0;
     for (int d = 0; d < ndirs; d++)
         for (int line = 0; line < dim; line++)
             for (int pos = 0; pos < dim; pos++)
                 if (req->board->anchor[d][line * dim + pos]) {
-                    search_anchor(g, d, line, pos);
-                    searched++;
+                    int32_t bound = anchor_bound(&g, d, line, pos);
+                    if (bound == INT32_MIN) continue;
+                    anchors[n++] = (AnchorRef){bound, (uint8_t)d, (uint8_t)line, (uint8_t)pos};
                 }
-    if (stats) {
-        stats->anchors_searched += searched;
+    qsort(anchors, (size_t)n, sizeof anchors[0], by_bound_desc);
+    int searched = 0;
+    for (; searched < n; searched++) {
+        /* equal bounds are still searched so ties resolve as in movegen_compare */
+        if (g.have_best && anchors[searched].bound < g.best.equity) break;
+        search_anchor(&g, anchors[searched].d, anchors[searched].line, anchors[searched].pos);
     }
-    if (g->have_best) *best = g->best;
+    if (stats) {
+        stats->anchors_searched += (uint64_t)searched;
+        stats->anchors_pruned += (uint64_t)(n - searched);
+    }
+    if (g.have_best) *best = g.best;
     else make_pass(best);
-    free(g);
 }
 
 void movegen_request_for_game(MoveGenRequest *req, const Game *g) {
