@@ -72,6 +72,8 @@ int kwg_foreach_word(const Kwg *k, int max_len, KwgWordFn fn, void *ctx);
 
 /* Builds a KWG from words (ML strings, tiles 1..255, each of length >= 1).
  * Duplicates are allowed and ignored; order does not matter.
+ * Without a GADDAG tile 0 is allowed too (the blank in .klv2 / .req leaves).
+ * Fails if the graph needs more than 2^22 nodes (the arc index width).
  * If with_gaddag is false, node 1 has arc 0 (the .klv2 / .req form).
  * Equivalent suffixes are shared (the graph is minimized). */
 typedef struct KwgWords {

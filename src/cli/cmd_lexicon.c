@@ -1,0 +1,404 @@
+/* rookery lexicon: build, check and dump .kwg lexicon graphs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "core/kwg.h"
+#include "core/kwg_index.h"
+#include "core/letters.h"
+#include "core/textfile.h"
+
+/* Word lists larger than this are refused (SOWPODS is about 3 MB). */
+#define WORDLIST_MAX_BYTES ((size_t)1 << 30)
+/* Longest word `dump` reports (and the largest --max-len). */
+#define LEXICON_MAX_LEN 255
+/* How many skipped words `build` names before going quiet. */
+#define SKIP_NOTES 5
+
+static void usage_main(FILE *out) {
+    fprintf(out,
+            "usage: rookery lexicon <build|check|dump> ...\n"
+            "\n"
+            "  build WORDS.txt -o NAME.kwg [--ld english|FILE.csv] [--max-len 15]\n"
+            "        build a DAWG + GADDAG lexicon graph from a word list\n"
+            "  check NAME.kwg WORD... [--ld english|FILE.csv]\n"
+            "        say whether each word is in the lexicon\n"
+            "  dump NAME.kwg [--ld english|FILE.csv]\n"
+            "        print every word of the lexicon, one a line, in letter order\n"
+            "\n"
+            "`rookery lexicon <subcommand> --help` describes a subcommand.\n");
+}
+
+static void usage_build(FILE *out) {
+    fprintf(out,
+            "usage: rookery lexicon build WORDS.txt -o NAME.kwg [--ld english|FILE.csv] "
+            "[--max-len N]\n"
+            "\n"
+            "Reads one word a line (surrounding whitespace and CR are trimmed, empty lines\n"
+            "skipped, ASCII letters uppercased) and writes the minimized DAWG + GADDAG to\n"
+            "NAME.kwg (through NAME.kwg.tmp, renamed when complete). Words with letters outside\n"
+            "the distribution (default english) or longer than --max-len (default 15, at most\n"
+            "%d) are skipped and counted. A summary goes to stderr.\n",
+            LEXICON_MAX_LEN);
+}
+
+static void usage_check(FILE *out) {
+    fprintf(out,
+            "usage: rookery lexicon check NAME.kwg WORD... [--ld english|FILE.csv]\n"
+            "\n"
+            "Prints \"WORD valid\" or \"WORD invalid\" for each word (ASCII letters are\n"
+            "uppercased first). Exit status: 0 if every word is valid, 1 if any is invalid,\n"
+            "2 on bad usage or an unreadable or corrupt lexicon.\n");
+}
+
+static void usage_dump(FILE *out) {
+    fprintf(out,
+            "usage: rookery lexicon dump NAME.kwg [--ld english|FILE.csv]\n"
+            "\n"
+            "Prints every word of the lexicon's DAWG, one a line, uppercase, in machine-letter\n"
+            "order (a prefix before its extensions). Words longer than %d letters are not\n"
+            "printed.\n",
+            LEXICON_MAX_LEN);
+}
+
+static void upcase_ascii(char *s) {
+    for (; *s; s++)
+        if (*s >= 'a' && *s <= 'z') *s = (char)(*s - 'a' + 'A');
+}
+
+static int is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+static int open_ld(LetterDist *ld, const char *name) {
+    RkError err;
+    if (ld_open(ld, name, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- build ---- */
+
+static int lexicon_build(int argc, char **argv) {
+    const char *in_path = NULL, *out_path = NULL, *ld_name = NULL;
+    int max_len = 15;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            usage_build(stdout);
+            return 0;
+        } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc) {
+            out_path = argv[++i];
+        } else if (strcmp(a, "--ld") == 0 && i + 1 < argc) {
+            ld_name = argv[++i];
+        } else if (strcmp(a, "--max-len") == 0) {
+            if (cli_parse_int("--max-len", i + 1 < argc ? argv[i + 1] : NULL, 1, LEXICON_MAX_LEN,
+                              &max_len) != 0)
+                return 2;
+            i++;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "rookery lexicon build: unknown or incomplete option '%s' (see --help)\n",
+                    a);
+            return 2;
+        } else if (in_path == NULL) {
+            in_path = a;
+        } else {
+            fprintf(stderr, "rookery lexicon build: more than one word list ('%s', '%s')\n",
+                    in_path, a);
+            return 2;
+        }
+    }
+    if (in_path == NULL || out_path == NULL) {
+        fprintf(stderr, "rookery lexicon build: %s is required (see --help)\n",
+                in_path == NULL ? "a word list" : "-o NAME.kwg");
+        return 2;
+    }
+    LetterDist ld;
+    if (open_ld(&ld, ld_name) != 0) return 2;
+
+    double t0 = cli_now();
+    RkError err;
+    size_t text_len = 0;
+    char *text = rk_read_file(in_path, WORDLIST_MAX_BYTES, &text_len, &err);
+    if (text == NULL) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 2;
+    }
+    /* Tiles never outnumber bytes, so text_len bounds the ML buffer. */
+    uint8_t *ml = malloc(text_len + 1);
+    size_t cap_words = 1024;
+    size_t *offs = malloc(cap_words * sizeof *offs);
+    int *lens = malloc(cap_words * sizeof *lens);
+    uint8_t *tiles = malloc(text_len + 1);
+    if (ml == NULL || offs == NULL || lens == NULL || tiles == NULL) {
+        fprintf(stderr, "rookery: %s: out of memory\n", in_path);
+        free(text);
+        free(ml);
+        free(offs);
+        free(lens);
+        free(tiles);
+        return 1;
+    }
+    size_t used = 0, n_read = 0, n_kept = 0, n_unknown = 0, n_long = 0, line_no = 0;
+    int notes = 0, rc = 0;
+    char *p = text;
+    while (p < text + text_len && rc == 0) {
+        char *line = p;
+        char *nl = memchr(p, '\n', (size_t)(text + text_len - p));
+        char *end = nl ? nl : text + text_len;
+        p = nl ? nl + 1 : text + text_len;
+        line_no++;
+        while (line < end && is_space(*line)) line++;
+        while (end > line && is_space(end[-1])) end--;
+        if (end == line) continue;
+        *end = '\0';
+        n_read++;
+        upcase_ascii(line);
+        int n = ld_parse_tiles(&ld, line, tiles, (int)(end - line), false);
+        const char *why = NULL;
+        if (n <= 0) {
+            n_unknown++;
+            why = "letters outside the distribution";
+        } else if (n > max_len) {
+            n_long++;
+            why = "too long";
+        }
+        if (why != NULL) {
+            if (notes < SKIP_NOTES)
+                fprintf(stderr, "rookery: %s:%zu: skipped '%s' (%s)\n", in_path, line_no, line, why);
+            else if (notes == SKIP_NOTES)
+                fprintf(stderr, "rookery: %s: further skipped words are only counted\n", in_path);
+            notes++;
+            continue;
+        }
+        if (n_kept == cap_words) {
+            cap_words *= 2;
+            size_t *no = realloc(offs, cap_words * sizeof *no);
+            if (no != NULL) offs = no;
+            int *nlens = realloc(lens, cap_words * sizeof *nlens);
+            if (nlens != NULL) lens = nlens;
+            if (no == NULL || nlens == NULL) {
+                fprintf(stderr, "rookery: %s: out of memory\n", in_path);
+                rc = 1;
+                break;
+            }
+        }
+        memcpy(ml + used, tiles, (size_t)n);
+        offs[n_kept] = used;
+        lens[n_kept] = n;
+        used += (size_t)n;
+        n_kept++;
+    }
+    free(text);
+    free(tiles);
+    const uint8_t **ptrs = NULL;
+    if (rc == 0) {
+        ptrs = malloc((n_kept ? n_kept : 1) * sizeof *ptrs);
+        if (ptrs == NULL) {
+            fprintf(stderr, "rookery: %s: out of memory\n", in_path);
+            rc = 1;
+        }
+    }
+    Kwg k = {0};
+    if (rc == 0) {
+        for (size_t i = 0; i < n_kept; i++) ptrs[i] = ml + offs[i];
+        KwgWords words = {ptrs, lens, n_kept};
+        if (kwg_build(&k, &words, true, &err) != 0) {
+            fprintf(stderr, "rookery: %s: %s\n", in_path, err.msg);
+            rc = 2;
+        }
+    }
+    free(ptrs);
+    free(ml);
+    free(offs);
+    free(lens);
+    if (rc == 0 && kwg_write(&k, out_path, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        rc = 1;
+    }
+    if (rc == 0) {
+        double secs = cli_now() - t0;
+        fprintf(stderr,
+                "%s: %zu words read, %zu kept, %zu skipped (%zu unknown letters, %zu too long); "
+                "%u nodes, %.1f MB, %.2f s\n",
+                in_path, n_read, n_kept, n_unknown + n_long, n_unknown, n_long, k.n,
+                (double)k.n * 4.0 / 1e6, secs);
+    }
+    kwg_free(&k);
+    return rc;
+}
+
+/* ---- check ---- */
+
+static int lexicon_check(int argc, char **argv) {
+    const char *kwg_path = NULL, *ld_name = NULL;
+    int n_words = 0;
+    /* First pass: options and the lexicon; words are the other operands. */
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            usage_check(stdout);
+            return 0;
+        } else if (strcmp(a, "--ld") == 0 && i + 1 < argc) {
+            ld_name = argv[++i];
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "rookery lexicon check: unknown or incomplete option '%s' (see --help)\n",
+                    a);
+            return 2;
+        } else if (kwg_path == NULL) {
+            kwg_path = a;
+        } else {
+            n_words++;
+        }
+    }
+    if (kwg_path == NULL || n_words == 0) {
+        fprintf(stderr, "rookery lexicon check: %s (see --help)\n",
+                kwg_path == NULL ? "a lexicon and words are required" : "no words to check");
+        return 2;
+    }
+    LetterDist ld;
+    if (open_ld(&ld, ld_name) != 0) return 2;
+    Kwg k;
+    RkError err;
+    if (kwg_load(&k, kwg_path, (uint32_t)ld.size, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 2;
+    }
+    int rc = 0;
+    bool seen_kwg = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--ld") == 0) {
+            i++;
+            continue;
+        }
+        if (!seen_kwg) {
+            seen_kwg = true;
+            continue;
+        }
+        size_t len = strlen(a);
+        char *up = malloc(len + 1);
+        uint8_t *tiles = malloc(len + 1);
+        if (up == NULL || tiles == NULL) {
+            free(up);
+            free(tiles);
+            fprintf(stderr, "rookery: out of memory\n");
+            kwg_free(&k);
+            return 1;
+        }
+        memcpy(up, a, len + 1);
+        upcase_ascii(up);
+        int n = len == 0 ? -1 : ld_parse_tiles(&ld, up, tiles, (int)len, false);
+        bool ok = n > 0 && kwg_has_word(&k, tiles, n);
+        printf("%s %s\n", a, ok ? "valid" : "invalid");
+        if (!ok) rc = 1;
+        free(up);
+        free(tiles);
+    }
+    kwg_free(&k);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "rookery: lexicon check: cannot write the output\n");
+        return 1;
+    }
+    return rc;
+}
+
+/* ---- dump ---- */
+
+typedef struct DumpCtx {
+    const LetterDist *ld;
+    char line[LEXICON_MAX_LEN * RK_LABEL_MAX + 2];
+} DumpCtx;
+
+static int dump_word(const uint8_t *ml, int len, void *ctx) {
+    DumpCtx *d = ctx;
+    size_t at = 0;
+    for (int i = 0; i < len; i++) {
+        int w = ld_tile_label(d->ld, ml[i], d->line + at, sizeof d->line - at - 1);
+        if (w > 0) at += (size_t)w;
+        if (at >= sizeof d->line - 1) at = sizeof d->line - 2;
+    }
+    d->line[at++] = '\n';
+    d->line[at] = '\0';
+    return fputs(d->line, stdout) == EOF ? 1 : 0;
+}
+
+static int lexicon_dump(int argc, char **argv) {
+    const char *kwg_path = NULL, *ld_name = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            usage_dump(stdout);
+            return 0;
+        } else if (strcmp(a, "--ld") == 0 && i + 1 < argc) {
+            ld_name = argv[++i];
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "rookery lexicon dump: unknown or incomplete option '%s' (see --help)\n",
+                    a);
+            return 2;
+        } else if (kwg_path == NULL) {
+            kwg_path = a;
+        } else {
+            fprintf(stderr, "rookery lexicon dump: unexpected argument '%s' (see --help)\n", a);
+            return 2;
+        }
+    }
+    if (kwg_path == NULL) {
+        fprintf(stderr, "rookery lexicon dump: a lexicon is required (see --help)\n");
+        return 2;
+    }
+    LetterDist ld;
+    if (open_ld(&ld, ld_name) != 0) return 2;
+    Kwg k;
+    RkError err;
+    if (kwg_load(&k, kwg_path, (uint32_t)ld.size, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 2;
+    }
+    /* A cyclic DAWG would make the walk (depth-capped) print garbage for a
+     * very long time; the word index refuses cycles. */
+    KwgIndex ix;
+    if (kwg_index_init(&ix, &k, &err) != 0) {
+        fprintf(stderr, "rookery: %s: %s\n", kwg_path, err.msg);
+        kwg_free(&k);
+        return 2;
+    }
+    kwg_index_free(&ix);
+    DumpCtx *ctx = malloc(sizeof *ctx);
+    if (ctx == NULL) {
+        fprintf(stderr, "rookery: out of memory\n");
+        kwg_free(&k);
+        return 1;
+    }
+    ctx->ld = &ld;
+    int r = kwg_foreach_word(&k, LEXICON_MAX_LEN, dump_word, ctx);
+    free(ctx);
+    kwg_free(&k);
+    if (r != 0 || fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "rookery: lexicon dump: cannot write the output\n");
+        return 1;
+    }
+    return 0;
+}
+
+int cmd_lexicon(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "rookery lexicon: a subcommand is required: build, check or dump (see "
+                        "rookery lexicon --help)\n");
+        return 2;
+    }
+    const char *sub = argv[1];
+    if (cli_is_help(sub) || strcmp(sub, "help") == 0) {
+        usage_main(stdout);
+        return 0;
+    }
+    if (strcmp(sub, "build") == 0) return lexicon_build(argc - 1, argv + 1);
+    if (strcmp(sub, "check") == 0) return lexicon_check(argc - 1, argv + 1);
+    if (strcmp(sub, "dump") == 0) return lexicon_dump(argc - 1, argv + 1);
+    fprintf(stderr, "rookery lexicon: unknown subcommand '%s' (build, check or dump)\n", sub);
+    return 2;
+}

@@ -1,0 +1,243 @@
+/*
+ * kwg.c - loading, validating, writing and walking .kwg lexicon graphs
+ * (format in ../shared/formats.md, section KWG). The builder is in
+ * kwg_build.c, the word index in kwg_index.c.
+ */
+#include "kwg.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Files larger than this are refused: 2^22 addressable nodes are 16 MiB, so
+ * this leaves room for any layout that can still be addressed. */
+#define KWG_MAX_FILE_BYTES ((uint64_t)1 << 30)
+
+int kwg_validate(const uint32_t *nodes, uint32_t n, uint32_t max_tile,
+                 const char *source, RkError *err) {
+    if (source == NULL) source = "kwg";
+    if (nodes == NULL || n < 2)
+        return rk_error(err, "%s: %u nodes; a lexicon graph needs at least 2", source, n);
+    if (!(nodes[0] & KWG_IS_END_BIT) || !(nodes[1] & KWG_IS_END_BIT))
+        return rk_error(err, "%s: root node %d does not have is_end set", source,
+                        (nodes[0] & KWG_IS_END_BIT) ? 1 : 0);
+    if (!(nodes[n - 1] & KWG_IS_END_BIT))
+        return rk_error(err, "%s: the last node (%u) does not have is_end set; its sibling list "
+                             "runs off the array", source, n - 1);
+    bool list_start = true; /* node i begins a run of siblings */
+    uint32_t prev_tile = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t v = nodes[i];
+        uint32_t arc = v & KWG_ARC_MASK;
+        uint32_t tile = v >> 24;
+        if (arc >= n)
+            return rk_error(err, "%s: node %u has arc index %u, beyond the %u nodes", source, i,
+                            arc, n);
+        if (max_tile != 256 && tile >= max_tile)
+            return rk_error(err, "%s: node %u has tile %u, but the distribution has only %u",
+                            source, i, tile, max_tile);
+        if (!list_start && tile <= prev_tile)
+            return rk_error(err, "%s: node %u: tile %u does not ascend after tile %u in its "
+                                 "sibling list", source, i, tile, prev_tile);
+        prev_tile = tile;
+        list_start = (v & KWG_IS_END_BIT) != 0;
+    }
+    return 0;
+}
+
+int kwg_from_nodes(Kwg *k, uint32_t *nodes, uint32_t n, uint32_t max_tile,
+                   const char *source, RkError *err) {
+    k->nodes = NULL;
+    k->n = 0;
+    if (kwg_validate(nodes, n, max_tile, source, err) != 0) return -1;
+    k->nodes = nodes;
+    k->n = n;
+    return 0;
+}
+
+static uint32_t read_le32(const unsigned char *p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+           ((uint32_t)p[3] << 24);
+}
+
+static void write_le32(unsigned char *p, uint32_t v) {
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+}
+
+int kwg_load(Kwg *k, const char *path, uint32_t max_tile, RkError *err) {
+    k->nodes = NULL;
+    k->n = 0;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return rk_error(err, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        int e = errno;
+        fclose(f);
+        return rk_error(err, "%s: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fclose(f);
+        return rk_error(err, "%s: not a regular file", path);
+    }
+    uint64_t size = (uint64_t)st.st_size;
+    if (size == 0) {
+        fclose(f);
+        return rk_error(err, "%s: empty file (a .kwg holds at least 2 nodes of 4 bytes)", path);
+    }
+    if (size % 4 != 0) {
+        fclose(f);
+        return rk_error(err, "%s: size %llu is not a multiple of 4", path,
+                        (unsigned long long)size);
+    }
+    if (size > KWG_MAX_FILE_BYTES) {
+        fclose(f);
+        return rk_error(err, "%s: size %llu is too large for a lexicon graph", path,
+                        (unsigned long long)size);
+    }
+    uint32_t n = (uint32_t)(size / 4);
+    uint32_t *nodes = malloc((size_t)n * sizeof *nodes);
+    if (nodes == NULL) {
+        fclose(f);
+        return rk_error(err, "%s: out of memory for %u nodes", path, n);
+    }
+    /* Read in chunks and convert from little-endian in place. */
+    unsigned char chunk[1 << 14];
+    uint32_t done = 0;
+    while (done < n) {
+        size_t want = (size_t)(n - done) * 4;
+        if (want > sizeof chunk) want = sizeof chunk;
+        size_t got = fread(chunk, 1, want, f);
+        if (got != want) {
+            bool e = ferror(f) != 0;
+            fclose(f);
+            free(nodes);
+            if (e) return rk_error(err, "%s: read error", path);
+            return rk_error(err, "%s: file shrank while reading (expected %llu bytes)", path,
+                            (unsigned long long)size);
+        }
+        for (size_t i = 0; i < got / 4; i++) nodes[done + i] = read_le32(chunk + 4 * i);
+        done += (uint32_t)(got / 4);
+    }
+    fclose(f);
+    if (kwg_from_nodes(k, nodes, n, max_tile, path, err) != 0) {
+        free(nodes);
+        return -1;
+    }
+    return 0;
+}
+
+int kwg_write(const Kwg *k, const char *path, RkError *err) {
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 5);
+    if (tmp == NULL) return rk_error(err, "%s: out of memory", path);
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".tmp", 5);
+    FILE *f = fopen(tmp, "wb");
+    if (f == NULL) {
+        rk_error(err, "%s: %s", tmp, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    unsigned char chunk[1 << 14];
+    uint32_t done = 0;
+    bool ok = true;
+    while (ok && done < k->n) {
+        uint32_t m = k->n - done;
+        if (m > sizeof chunk / 4) m = sizeof chunk / 4;
+        for (uint32_t i = 0; i < m; i++) write_le32(chunk + 4 * i, k->nodes[done + i]);
+        if (fwrite(chunk, 4, m, f) != m) ok = false;
+        done += m;
+    }
+    int e = 0;
+    if (ok && fflush(f) != 0) ok = false;
+    if (ok && fsync(fileno(f)) != 0) ok = false;
+    if (!ok) e = errno;
+    if (fclose(f) != 0 && ok) {
+        ok = false;
+        e = errno;
+    }
+    if (!ok) {
+        rk_error(err, "%s: write failed: %s", tmp, strerror(e ? e : EIO));
+        remove(tmp);
+        free(tmp);
+        return -1;
+    }
+    if (rename(tmp, path) != 0) {
+        e = errno;
+        rk_error(err, "%s: cannot rename %s into place: %s", path, tmp, strerror(e));
+        remove(tmp);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}
+
+void kwg_free(Kwg *k) {
+    if (k == NULL) return;
+    free(k->nodes);
+    k->nodes = NULL;
+    k->n = 0;
+}
+
+bool kwg_has_word(const Kwg *k, const uint8_t *ml, int len) {
+    if (k == NULL || k->n < 2 || len <= 0) return false;
+    uint32_t list = kwg_dawg_root(k);
+    uint32_t node = 0;
+    for (int i = 0; i < len; i++) {
+        node = kwg_find(k, list, ml[i]);
+        if (node == 0) return false;
+        list = kwg_arc(k, node);
+        if (i + 1 < len && list == 0) return false;
+    }
+    return kwg_accepts(k, node);
+}
+
+int kwg_foreach_word(const Kwg *k, int max_len, KwgWordFn fn, void *ctx) {
+    if (k == NULL || k->n < 2 || max_len <= 0) return 0;
+    uint32_t root = kwg_dawg_root(k);
+    if (root == 0 || root >= k->n) return 0;
+    uint8_t *word = malloc((size_t)max_len);
+    uint32_t *stack = malloc((size_t)max_len * sizeof *stack);
+    if (word == NULL || stack == NULL) {
+        free(word);
+        free(stack);
+        return -1;
+    }
+    int rc = 0;
+    int depth = 0;
+    stack[0] = root;
+    while (depth >= 0) {
+        uint32_t i = stack[depth];
+        word[depth] = kwg_tile(k, i);
+        if (kwg_accepts(k, i)) {
+            rc = fn(word, depth + 1, ctx);
+            if (rc != 0) break;
+        }
+        uint32_t a = kwg_arc(k, i);
+        if (a != 0 && a < k->n && depth + 1 < max_len) {
+            stack[++depth] = a;
+            continue;
+        }
+        /* Next sibling, climbing while the current list is exhausted. Every
+         * list ends with is_end inside the array (validated), and the guard
+         * on j + 1 keeps unvalidated data in bounds. */
+        while (depth >= 0) {
+            uint32_t j = stack[depth];
+            if (!kwg_is_end(k, j) && j + 1 < k->n) {
+                stack[depth] = j + 1;
+                break;
+            }
+            depth--;
+        }
+    }
+    free(word);
+    free(stack);
+    return rc;
+}
