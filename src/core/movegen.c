@@ -24,6 +24,7 @@ typedef struct Gen {
     const int16_t *cscore;
     /* the rack and the move being built */
     uint8_t rack[RK_MAX_LETTERS];
+    uint64_t rack_mask; /* letters (not the blank) still on the rack */
     int rack_total, full_rack_total;
     uint8_t placed[RK_MAX_DIM];
     int ntiles, main_sum, word_mult, cross_total;
@@ -111,7 +112,10 @@ static void gen_init(Gen *g, const MoveGenRequest *req, GenMode mode, MoveList *
     g->mode = mode;
     g->dim = req->board->dim;
     g->out = out;
-    for (int ml = 0; ml < g->ld->size; ml++) g->rack[ml] = req->rack->count[ml];
+    for (int ml = 0; ml < g->ld->size; ml++) {
+        g->rack[ml] = req->rack->count[ml];
+        if (ml > 0 && g->rack[ml] > 0) g->rack_mask |= (uint64_t)1 << ml;
+    }
     g->rack_total = g->full_rack_total = req->rack->total;
     g->bag_count = req->bag_count;
     g->opp_rack_score = req->opp_rack_score;
@@ -263,37 +267,53 @@ static void gen_at(Gen *g, int pos, uint32_t list, bool left) {
     }
     if (g->rack_total == 0) return;
     if (left && pos != g->anchor_pos && g->anchors[pos]) return;
-    uint64_t allowed = g->cross[pos];
-    if (allowed == 0) return;
+    bool have_blank = g->rack[0] > 0;
+    uint64_t usable = g->cross[pos] & (have_blank ? g->b->all_letters : g->rack_mask);
+    if (usable == 0 || list == 0) return;
+    int top_letter = 63 - __builtin_clzll(usable);
     int lm = g->lm[pos], wm = g->wm[pos];
     bool hc = g->hcross[pos] != 0;
     int cs = g->cscore[pos];
     int saved_main = g->main_sum, saved_wmul = g->word_mult, saved_cross = g->cross_total;
-    bool have_blank = g->rack[0] > 0;
     for (uint32_t j = list;; j++) {
-        uint8_t x = kwg_tile(k, j);
-        if (x != 0 && ((allowed >> x) & 1u)) {
-            for (int use_blank = 0; use_blank < 2; use_blank++) {
-                uint8_t used = use_blank ? 0 : x;
-                if (use_blank ? !have_blank : g->rack[x] == 0) continue;
-                int v = use_blank ? 0 : g->ld->score[x] * lm;
+        uint32_t node = k->nodes[j];
+        int x = (int)(node >> 24);
+        if (x > top_letter) break;
+        if ((usable >> x) & 1u) {
+            if (g->rack[x] > 0) {
+                int v = g->ld->score[x] * lm;
                 g->main_sum = saved_main + v;
                 g->word_mult = saved_wmul * wm;
                 g->cross_total = saved_cross + (hc ? (cs + v) * wm : 0);
-                g->placed[pos] = use_blank ? (uint8_t)(x | RK_BLANK_BIT) : x;
-                g->rack[used]--;
+                g->placed[pos] = (uint8_t)x;
+                if (--g->rack[x] == 0) g->rack_mask &= ~((uint64_t)1 << x);
                 g->rack_total--;
                 g->ntiles++;
-                g->leave_idx -= g->stride[used];
+                g->leave_idx -= g->stride[x];
                 go_on(g, pos, j, left);
-                g->leave_idx += g->stride[used];
+                g->leave_idx += g->stride[x];
                 g->ntiles--;
                 g->rack_total++;
-                g->rack[used]++;
-                g->placed[pos] = 0;
+                if (g->rack[x]++ == 0) g->rack_mask |= (uint64_t)1 << x;
             }
+            if (have_blank) {
+                g->main_sum = saved_main;
+                g->word_mult = saved_wmul * wm;
+                g->cross_total = saved_cross + (hc ? cs * wm : 0);
+                g->placed[pos] = (uint8_t)(x | RK_BLANK_BIT);
+                g->rack[0]--;
+                g->rack_total--;
+                g->ntiles++;
+                g->leave_idx -= g->stride[0];
+                go_on(g, pos, j, left);
+                g->leave_idx += g->stride[0];
+                g->ntiles--;
+                g->rack_total++;
+                g->rack[0]++;
+            }
+            g->placed[pos] = 0;
         }
-        if (kwg_is_end(k, j)) break;
+        if (node & KWG_IS_END_BIT) break;
     }
     g->main_sum = saved_main;
     g->word_mult = saved_wmul;
