@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Command-line checks for movegen, selfplay and bench: output format, exit
+# codes and one-line errors on bad input.
+#   engine.sh ROOKERY_BIN SOWPODS_KWG SHARED_DIR
+set -euo pipefail
+bin="$1"; kwg="${2:-}"; shared="${3:-}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# expect_error CODE PATTERN cmd...: the command exits CODE with one stderr line matching PATTERN
+expect_error() {
+  local code="$1" pattern="$2"; shift 2
+  local err rc=0
+  err=$("$@" 2>&1 >/dev/null) || rc=$?
+  [ "$rc" -eq "$code" ] || fail "'$*' exited $rc, expected $code (stderr: $err)"
+  [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "'$*' printed more than one error line: $err"
+  printf '%s' "$err" | grep -q -- "$pattern" || fail "'$*' error '$err' does not mention '$pattern'"
+}
+
+"$bin" --help | grep -q movegen || fail "rookery --help lists no movegen"
+for c in movegen selfplay bench lexicon; do
+  "$bin" "$c" --help >/dev/null || fail "rookery $c --help failed"
+done
+expect_error 2 "unknown command" "$bin" frobnicate
+
+if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
+  echo "SKIPPED: SOWPODS.kwg not built; the lexicon-dependent checks did not run"
+  exit 0
+fi
+empty="15/15/15/15/15/15/15/15/15/15/15/15/15/15/15"
+
+# JSON output of the example position
+out=$("$bin" movegen --lexicon "$kwg" --json --top 3 --cgp "$empty AQRTUYZ/ 0/0 0 lex SOWPODS;")
+echo "$out" | grep -q '^{"placements": 123, "exchanges": 127, "passes": 1, "top": \[{"move": "8D QUARTZY", "score": 126}' \
+  || fail "movegen --json output: $out"
+echo "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["top"])==3 and d["top"][0]["score"]>=d["top"][1]["score"]>=d["top"][2]["score"]' \
+  || fail "movegen --json is not valid JSON sorted by score: $out"
+
+# the lexicon is found beside the executable when not given
+ROOKERY_LEXICON="$kwg" "$bin" movegen --cgp "$empty AQRTUYZ/ 0/0 0" >/dev/null || fail "ROOKERY_LEXICON not honoured"
+
+# bad input: one line, exit 2
+expect_error 2 "rows" "$bin" movegen --lexicon "$kwg" --cgp "15/15/15 AQRTUYZ/ 0/0 0"
+expect_error 2 "row 1" "$bin" movegen --lexicon "$kwg" --cgp "16/15/15/15/15/15/15/15/15/15/15/15/15/15/15 A/ 0/0 0"
+expect_error 2 "#" "$bin" movegen --lexicon "$kwg" --cgp "15/15/15/15/15/15/15/15/15/15/15/15/15/15/14# A/ 0/0 0"
+expect_error 2 "Q" "$bin" movegen --lexicon "$kwg" --cgp "$empty QQ/ 0/0 0"
+expect_error 2 "blank" "$bin" movegen --lexicon "$kwg" --cgp "a14/15/15/15/15/15/15/15/15/15/15/15/15/15/15 ??/ 0/0 0"
+expect_error 2 "score" "$bin" movegen --lexicon "$kwg" --cgp "$empty A/ 1/x 0"
+expect_error 2 "cgp" "$bin" movegen --lexicon "$kwg"
+expect_error 2 "/nonexistent.kwg" "$bin" movegen --lexicon /nonexistent.kwg --cgp "$empty A/ 0/0 0"
+expect_error 2 "top" "$bin" movegen --lexicon "$kwg" --top x --cgp "$empty A/ 0/0 0"
+expect_error 2 "games" "$bin" selfplay --lexicon "$kwg" --games -3
+expect_error 2 "unknown benchmark" "$bin" bench frob --lexicon "$kwg"
+
+# self-play: the same seed gives the same games, another seed other games
+a=$("$bin" selfplay --lexicon "$kwg" --games 3 --seed 7 --show | grep -v 'games/s')
+b=$("$bin" selfplay --lexicon "$kwg" --games 3 --seed 7 --show | grep -v 'games/s')
+c=$("$bin" selfplay --lexicon "$kwg" --games 3 --seed 8 --show | grep -v 'games/s')
+[ "$a" = "$b" ] || fail "selfplay with the same seed differs"
+[ "$a" != "$c" ] || fail "selfplay with different seeds gives the same games"
+"$bin" selfplay --lexicon "$kwg" --games 2 --seed 1 | grep -q "games 2 " || fail "selfplay summary"
+
+# bench runs and prints throughput
+"$bin" bench movegen --lexicon "$kwg" --positions 50 --seconds 0 | grep -q "moves/s" || fail "bench movegen"
+"$bin" bench selfplay --lexicon "$kwg" --games 2 | grep -q "games/s" || fail "bench selfplay"
+echo "engine.sh: all checks passed"
