@@ -1,0 +1,98 @@
+/*
+ * game.c - playing moves in a two-player game: scoring, drawing, turn
+ * order and the end-of-game rules (see game.h).
+ */
+#include "game.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* game_play() is only given legal moves; a violation is a caller bug that
+ * would corrupt the tile counts, so it stops the program even in release
+ * builds. */
+static void require(bool ok, const char *what) {
+    if (!ok) {
+        fprintf(stderr, "game_play: %s\n", what);
+        abort();
+    }
+}
+
+void game_new(Game *g, const LetterDist *ld, const Layout *lay, const Kwg *kwg, uint64_t seed,
+              uint64_t generation, uint64_t game_index) {
+    g->ld = ld;
+    g->layout = lay;
+    g->kwg = kwg;
+    board_init(&g->board, lay, ld, kwg);
+    bag_fill(&g->bag, ld);
+    rng_seed_stream(&g->rng, seed, generation, game_index);
+    for (int p = 0; p < 2; p++) {
+        rack_clear(&g->racks[p]);
+        g->scores[p] = 0;
+    }
+    bag_refill_rack(&g->bag, &g->racks[0], &g->rng);
+    bag_refill_rack(&g->bag, &g->racks[1], &g->rng);
+    g->on_turn = 0;
+    g->zeros = 0;
+    g->turn = 0;
+    g->end = GAME_PLAYING;
+}
+
+static void play_placement(Game *g, const Move *m, Rack *rack) {
+    int score = board_score_move(&g->board, m);
+    int fresh = 0;
+    for (int i = 0; i < m->len; i++) {
+        uint8_t t = m->tiles[i];
+        if (t == MOVE_PLAYED_THROUGH) continue;
+        uint8_t ml = RK_IS_BLANKED(t) ? 0 : t;
+        require(ml < RK_MAX_LETTERS && rack->count[ml] > 0, "a placed tile is not on the rack");
+        rack_remove(rack, ml);
+        fresh++;
+    }
+    require(fresh > 0, "a placement without fresh tiles");
+    board_place_move(&g->board, m);
+    g->scores[g->on_turn] += score;
+    bag_refill_rack(&g->bag, rack, &g->rng);
+    g->zeros = score == 0 ? g->zeros + 1 : 0;
+}
+
+static void play_exchange(Game *g, const Move *m, Rack *rack) {
+    require(g->bag.count >= RK_RACK_SIZE, "an exchange with fewer than 7 tiles in the bag");
+    require(m->len > 0 && m->len <= RK_RACK_SIZE, "an exchange of 0 or more than 7 tiles");
+    for (int i = 0; i < m->len; i++) {
+        uint8_t ml = m->tiles[i];
+        require(ml < RK_MAX_LETTERS && rack->count[ml] > 0, "an exchanged tile is not on the rack");
+        rack_remove(rack, ml);
+    }
+    /* The standard rule: draw the replacements, then return the tiles. */
+    bag_refill_rack(&g->bag, rack, &g->rng);
+    for (int i = 0; i < m->len; i++) bag_add(&g->bag, m->tiles[i]);
+    g->zeros++;
+}
+
+void game_play(Game *g, const Move *m) {
+    require(g->end == GAME_PLAYING, "the game is over");
+    int me = g->on_turn, opp = 1 - me;
+    Rack *rack = &g->racks[me];
+    switch (m->kind) {
+    case MOVE_PLACE:
+        play_placement(g, m, rack);
+        break;
+    case MOVE_EXCHANGE:
+        play_exchange(g, m, rack);
+        break;
+    case MOVE_PASS:
+        g->zeros++;
+        break;
+    default:
+        require(false, "unknown move kind");
+    }
+    if (m->kind == MOVE_PLACE && rack->total == 0 && g->bag.count == 0) {
+        g->end = GAME_WENT_OUT;
+        g->scores[me] += 2 * rack_score(&g->racks[opp], g->ld);
+    } else if (g->zeros >= GAME_MAX_SCORELESS) {
+        g->end = GAME_SIX_ZEROS;
+        for (int p = 0; p < 2; p++) g->scores[p] -= rack_score(&g->racks[p], g->ld);
+    }
+    g->on_turn = opp;
+    g->turn++;
+}
