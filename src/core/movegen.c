@@ -14,6 +14,7 @@ typedef enum { GEN_ALL, GEN_BEST } GenMode;
 typedef struct Gen {
     const Board *b;
     const Kwg *k;
+    const uint32_t *nodes;
     const LetterDist *ld;
     GenMode mode;
     int dim;
@@ -27,7 +28,8 @@ typedef struct Gen {
     uint64_t rack_mask; /* letters (not the blank) still on the rack */
     int rack_total, full_rack_total;
     uint8_t placed[RK_MAX_DIM];
-    int ntiles, main_sum, word_mult, cross_total;
+    int ntiles;
+    bool anchor_right_free, can_go_right;
     /* kept-tile index: a mixed-radix number over the rack's distinct letters */
     int leave_idx, n_subracks;
     int stride[RK_MAX_LETTERS];
@@ -108,6 +110,7 @@ static void gen_init(Gen *g, const MoveGenRequest *req, GenMode mode, MoveList *
     memset(g, 0, sizeof *g);
     g->b = req->board;
     g->k = req->board->kwg;
+    g->nodes = g->k->nodes;
     g->ld = req->board->ld;
     g->mode = mode;
     g->dim = req->board->dim;
@@ -120,7 +123,6 @@ static void gen_init(Gen *g, const MoveGenRequest *req, GenMode mode, MoveList *
     g->bag_count = req->bag_count;
     g->opp_rack_score = req->opp_rack_score;
     g->empty_board = board_is_empty(req->board);
-    g->word_mult = 1;
     setup_leaves(g, req);
     int nv = 0;
     for (int ml = 0; ml < g->ld->size; ml++) {
@@ -166,6 +168,14 @@ static void set_line(Gen *g, int d, int line) {
 
 /* ---------------------------------------------------------------- record */
 
+/* The running score of the move being built: face values of the main word
+ * (letter multipliers applied), the product of the fresh squares' word
+ * multipliers, and the cross-words' total. Passed by value so that it lives
+ * in registers. */
+typedef struct Score {
+    int main_sum, word_mult, cross_total;
+} Score;
+
 static int32_t placement_equity(const Gen *g, int score, int lo, int hi) {
     int32_t eq = score * 1000;
     if (g->bag_count > 0) {
@@ -196,14 +206,14 @@ static void fill_move(const Gen *g, Move *m, int lo, int hi, int score, int32_t 
     m->equity = equity;
 }
 
-static void record(Gen *g, int lo, int hi) {
+static void record(Gen *g, int lo, int hi, Score sc) {
     if (hi - lo + 1 < 2 || g->ntiles == 0) return;
     if (g->d == DIR_DOWN && g->ntiles == 1) {
         /* a single tile with an across word is listed as the across move */
         for (int p = lo; p <= hi; p++)
             if (g->placed[p] != 0 && g->hcross[p]) return;
     }
-    int score = g->main_sum * g->word_mult + g->cross_total +
+    int score = sc.main_sum * sc.word_mult + sc.cross_total +
                 (g->ntiles == RK_RACK_SIZE ? g->b->layout->bingo_bonus : 0);
     int32_t eq = placement_equity(g, score, lo, hi);
     if (g->mode == GEN_ALL) {
@@ -222,110 +232,136 @@ static void record(Gen *g, int lo, int hi) {
 
 /* ---------------------------------------------------------------- search */
 
-static void gen_at(Gen *g, int pos, uint32_t list, bool left);
+/* The search from one anchor, along the line set by set_line(). gen_left
+ * reads or fills square pos (the anchor or left of it) with a child of the
+ * sibling list `list` (GADDAG: letters read right to left), gen_right
+ * reads or fills square pos right of the anchor (letters after the
+ * separator). The *_on functions handle the node just taken at pos. */
+static void gen_left(Gen *g, int pos, uint32_t list, Score sc);
+static void gen_right(Gen *g, int pos, uint32_t list, Score sc);
 
-static void go_on(Gen *g, int pos, uint32_t node, bool left) {
-    const Kwg *k = g->k;
-    int dim = g->dim;
-    if (left) {
-        bool left_free = pos == 0 || g->sq[pos - 1] == 0;
-        bool right_free = g->anchor_pos == dim - 1 || g->sq[g->anchor_pos + 1] == 0;
-        if (left_free && right_free && kwg_accepts(k, node)) record(g, pos, g->anchor_pos);
-        uint32_t arc = kwg_arc(k, node);
-        if (arc == 0) return;
-        if (pos > 0) gen_at(g, pos - 1, arc, true);
-        if (left_free && g->anchor_pos < dim - 1 && kwg_tile(k, arc) == KWG_SEPARATOR) {
-            uint32_t after = kwg_arc(k, arc);
-            if (after != 0) {
-                int saved = g->left_end;
-                g->left_end = pos;
-                gen_at(g, g->anchor_pos + 1, after, false);
-                g->left_end = saved;
-            }
-        }
-    } else {
-        bool right_free = pos == dim - 1 || g->sq[pos + 1] == 0;
-        if (right_free && kwg_accepts(k, node)) record(g, g->left_end, pos);
-        if (pos < dim - 1) {
-            uint32_t arc = kwg_arc(k, node);
-            if (arc != 0) gen_at(g, pos + 1, arc, false);
+static inline void left_on(Gen *g, int pos, uint32_t node, Score sc) {
+    bool left_free = pos == 0 || g->sq[pos - 1] == 0;
+    if (left_free && g->anchor_right_free && (node & KWG_ACCEPTS_BIT)) record(g, pos, g->anchor_pos, sc);
+    uint32_t arc = node & KWG_ARC_MASK;
+    if (arc == 0) return;
+    /* the separator, if any, is the first child (tile 0) */
+    uint32_t first = g->nodes[arc];
+    bool has_sep = (first >> 24) == KWG_SEPARATOR;
+    if (pos > 0 && !(has_sep && (first & KWG_IS_END_BIT))) {
+        /* an empty anchor square to the left belongs to that anchor's moves */
+        if (!left_free || (g->rack_total > 0 && !g->anchors[pos - 1])) gen_left(g, pos - 1, arc + has_sep, sc);
+    }
+    if (has_sep && left_free && g->can_go_right) {
+        uint32_t after = first & KWG_ARC_MASK;
+        if (after != 0) {
+            int saved = g->left_end;
+            g->left_end = pos;
+            gen_right(g, g->anchor_pos + 1, after, sc);
+            g->left_end = saved;
         }
     }
 }
 
-static void gen_at(Gen *g, int pos, uint32_t list, bool left) {
-    const Kwg *k = g->k;
-    uint8_t t = g->sq[pos];
-    if (t != 0) {
-        uint32_t j = kwg_find(k, list, RK_LETTER(t));
-        if (j == 0) return;
-        int v = ld_tile_score(g->ld, t);
-        g->main_sum += v;
-        go_on(g, pos, j, left);
-        g->main_sum -= v;
-        return;
+static inline void right_on(Gen *g, int pos, uint32_t node, Score sc) {
+    bool right_free = pos == g->dim - 1 || g->sq[pos + 1] == 0;
+    if (right_free && (node & KWG_ACCEPTS_BIT)) record(g, g->left_end, pos, sc);
+    if (pos < g->dim - 1) {
+        uint32_t arc = node & KWG_ARC_MASK;
+        if (arc != 0 && (!right_free || g->rack_total > 0)) gen_right(g, pos + 1, arc, sc);
     }
-    if (g->rack_total == 0) return;
-    if (left && pos != g->anchor_pos && g->anchors[pos]) return;
+}
+
+/* Index of the child of `list` with letter ml, or 0. */
+static inline uint32_t find_child(const uint32_t *nodes, uint32_t list, int ml) {
+    for (uint32_t i = list;; i++) {
+        uint32_t node = nodes[i];
+        int t = (int)(node >> 24);
+        if (t == ml) return i;
+        if (t > ml || (node & KWG_IS_END_BIT)) return 0;
+    }
+}
+
+/* Fills empty square pos with every letter of `list` the rack (or the blank)
+ * can supply there; on_left selects the continuation. */
+static inline void fill_square(Gen *g, int pos, uint32_t list, Score sc, bool on_left) {
+    const uint32_t *nodes = g->nodes;
     bool have_blank = g->rack[0] > 0;
     uint64_t usable = g->cross[pos] & (have_blank ? g->b->all_letters : g->rack_mask);
-    if (usable == 0 || list == 0) return;
+    if (usable == 0) return;
     int top_letter = 63 - __builtin_clzll(usable);
     int lm = g->lm[pos], wm = g->wm[pos];
     bool hc = g->hcross[pos] != 0;
     int cs = g->cscore[pos];
-    int saved_main = g->main_sum, saved_wmul = g->word_mult, saved_cross = g->cross_total;
+    Score blank_sc = {sc.main_sum, sc.word_mult * wm, sc.cross_total + (hc ? cs * wm : 0)};
+    g->rack_total--;
+    g->ntiles++;
     for (uint32_t j = list;; j++) {
-        uint32_t node = k->nodes[j];
+        uint32_t node = nodes[j];
         int x = (int)(node >> 24);
         if (x > top_letter) break;
         if ((usable >> x) & 1u) {
             if (g->rack[x] > 0) {
                 int v = g->ld->score[x] * lm;
-                g->main_sum = saved_main + v;
-                g->word_mult = saved_wmul * wm;
-                g->cross_total = saved_cross + (hc ? (cs + v) * wm : 0);
+                Score nsc = {sc.main_sum + v, blank_sc.word_mult, sc.cross_total + (hc ? (cs + v) * wm : 0)};
                 g->placed[pos] = (uint8_t)x;
                 if (--g->rack[x] == 0) g->rack_mask &= ~((uint64_t)1 << x);
-                g->rack_total--;
-                g->ntiles++;
                 g->leave_idx -= g->stride[x];
-                go_on(g, pos, j, left);
+                if (on_left) left_on(g, pos, node, nsc);
+                else right_on(g, pos, node, nsc);
                 g->leave_idx += g->stride[x];
-                g->ntiles--;
-                g->rack_total++;
                 if (g->rack[x]++ == 0) g->rack_mask |= (uint64_t)1 << x;
             }
             if (have_blank) {
-                g->main_sum = saved_main;
-                g->word_mult = saved_wmul * wm;
-                g->cross_total = saved_cross + (hc ? cs * wm : 0);
                 g->placed[pos] = (uint8_t)(x | RK_BLANK_BIT);
                 g->rack[0]--;
-                g->rack_total--;
-                g->ntiles++;
                 g->leave_idx -= g->stride[0];
-                go_on(g, pos, j, left);
+                if (on_left) left_on(g, pos, node, blank_sc);
+                else right_on(g, pos, node, blank_sc);
                 g->leave_idx += g->stride[0];
-                g->ntiles--;
-                g->rack_total++;
                 g->rack[0]++;
             }
             g->placed[pos] = 0;
         }
         if (node & KWG_IS_END_BIT) break;
     }
-    g->main_sum = saved_main;
-    g->word_mult = saved_wmul;
-    g->cross_total = saved_cross;
+    g->ntiles--;
+    g->rack_total++;
+}
+
+static void gen_left(Gen *g, int pos, uint32_t list, Score sc) {
+    uint8_t t = g->sq[pos];
+    if (t != 0) {
+        uint32_t j = find_child(g->nodes, list, RK_LETTER(t));
+        if (j == 0) return;
+        sc.main_sum += ld_tile_score(g->ld, t);
+        left_on(g, pos, g->nodes[j], sc);
+        return;
+    }
+    fill_square(g, pos, list, sc, true);
+}
+
+static void gen_right(Gen *g, int pos, uint32_t list, Score sc) {
+    uint8_t t = g->sq[pos];
+    if (t != 0) {
+        uint32_t j = find_child(g->nodes, list, RK_LETTER(t));
+        if (j == 0) return;
+        sc.main_sum += ld_tile_score(g->ld, t);
+        right_on(g, pos, g->nodes[j], sc);
+        return;
+    }
+    fill_square(g, pos, list, sc, false);
 }
 
 static void search_anchor(Gen *g, int d, int line, int pos) {
     set_line(g, d, line);
     g->anchor_pos = pos;
     g->left_end = pos;
+    g->anchor_right_free = pos == g->dim - 1 || g->sq[pos + 1] == 0;
+    g->can_go_right = pos < g->dim - 1;
     uint32_t root = kwg_gaddag_root(g->k);
-    if (root != 0) gen_at(g, pos, root, true);
+    Score sc = {0, 1, 0};
+    if (root != 0 && g->rack_total > 0) gen_left(g, pos, root, sc);
 }
 
 /* ---------------------------------------------------------------- exchanges */
