@@ -1,0 +1,200 @@
+#include "train_config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/textfile.h"
+
+const char TRAIN_DEFAULT_CONFIG[] =
+    "# rookery training run: the embedded default (a short but real run)\n"
+    "[run]\n"
+    "seed = 1\n"
+    "generations = 3\n"
+    "games_per_generation = 400\n"
+    "output = runs/default\n"
+    "progress_seconds = 5\n"
+    "\n"
+    "[lexicon]\n"
+    "kwg = SOWPODS\n"
+    "ld = english\n"
+    "layout = standard15\n"
+    "\n"
+    "[leaves]\n"
+    "initial = zero\n"
+    "min_rack_count = 0\n"
+    "max_forced_games = 1000\n";
+
+void train_config_defaults(TrainConfig *c) {
+    memset(c, 0, sizeof *c);
+    RkError err;
+    if (train_config_parse(c, TRAIN_DEFAULT_CONFIG, "default config", &err) != 0) abort(); /* constant */
+}
+
+static int parse_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *out) {
+    if (!isdigit((unsigned char)v[0])) return -1;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno != 0 || *end != '\0' || x < lo || x > hi) return -1;
+    *out = x;
+    return 0;
+}
+
+static int set_string(char *dst, const char *v) {
+    size_t n = strlen(v);
+    if (n == 0 || n >= TRAIN_PATH_MAX) return -1;
+    memcpy(dst, v, n + 1);
+    return 0;
+}
+
+static int parse_schedule(TrainConfig *c, const char *v) {
+    uint32_t vals[TRAIN_MAX_SCHEDULE];
+    int n = 0;
+    const char *p = v;
+    for (;;) {
+        while (*p == ' ' || *p == '\t') p++;
+        if (!isdigit((unsigned char)*p) || n == TRAIN_MAX_SCHEDULE) return -1;
+        char *end;
+        errno = 0;
+        unsigned long x = strtoul(p, &end, 10);
+        if (errno != 0 || x > 1000000000UL) return -1;
+        vals[n++] = (uint32_t)x;
+        p = end;
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p == '\0') break;
+        if (*p != ',') return -1;
+        p++;
+    }
+    memcpy(c->min_rack_count, vals, (size_t)n * sizeof vals[0]);
+    c->n_min_rack_count = n;
+    return 0;
+}
+
+/* Returns 0, -1 for a bad value, -2 for an unknown key. */
+static int apply(TrainConfig *c, const char *section, const char *key, const char *v) {
+    uint64_t x;
+#define IS(s, k) (strcmp(section, s) == 0 && strcmp(key, k) == 0)
+    if (IS("run", "seed")) {
+        if (parse_u64(v, 0, UINT64_MAX, &x) != 0) return -1;
+        c->seed = x;
+    } else if (IS("run", "generations")) {
+        if (parse_u64(v, 1, 100000, &x) != 0) return -1;
+        c->generations = (int)x;
+    } else if (IS("run", "games_per_generation")) {
+        if (parse_u64(v, 1, UINT64_C(1) << 40, &x) != 0) return -1;
+        c->games_per_generation = x;
+    } else if (IS("run", "output")) {
+        return set_string(c->output, v);
+    } else if (IS("run", "progress_seconds")) {
+        if (parse_u64(v, 0, 86400, &x) != 0) return -1;
+        c->progress_seconds = (int)x;
+    } else if (IS("lexicon", "kwg")) {
+        return set_string(c->lexicon, v);
+    } else if (IS("lexicon", "ld")) {
+        return set_string(c->ld, v);
+    } else if (IS("lexicon", "layout")) {
+        return set_string(c->layout, v);
+    } else if (IS("leaves", "initial")) {
+        return set_string(c->initial_leaves, v);
+    } else if (IS("leaves", "min_rack_count")) {
+        return parse_schedule(c, v);
+    } else if (IS("leaves", "max_forced_games")) {
+        if (parse_u64(v, 0, UINT64_C(1) << 40, &x) != 0) return -1;
+        c->max_forced_games = x;
+    } else {
+        return -2;
+    }
+#undef IS
+    return 0;
+}
+
+static char *trim(char *s) {
+    while (isspace((unsigned char)*s)) s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
+    return s;
+}
+
+int train_config_parse(TrainConfig *c, const char *text, const char *source, RkError *err) {
+    char section[64] = "";
+    int line_no = 0;
+    const char *p = text;
+    while (*p != '\0') {
+        const char *eol = strchr(p, '\n');
+        size_t n = eol ? (size_t)(eol - p) : strlen(p);
+        line_no++;
+        char line[2048];
+        if (n >= sizeof line) return rk_error(err, "%s:%d: line too long", source, line_no);
+        memcpy(line, p, n);
+        line[n] = '\0';
+        p += n + (eol ? 1 : 0);
+        char *s = trim(line);
+        if (*s == '\0' || *s == '#' || *s == ';') continue;
+        if (*s == '[') {
+            char *close = strchr(s, ']');
+            if (close == NULL || close[1] != '\0' || close - s - 1 <= 0 || close - s - 1 >= (long)sizeof section)
+                return rk_error(err, "%s:%d: bad section header '%s'", source, line_no, s);
+            *close = '\0';
+            snprintf(section, sizeof section, "%s", trim(s + 1));
+            if (strcmp(section, "run") != 0 && strcmp(section, "lexicon") != 0 && strcmp(section, "leaves") != 0)
+                return rk_error(err, "%s:%d: unknown section [%s]", source, line_no, section);
+            continue;
+        }
+        char *eq = strchr(s, '=');
+        if (eq == NULL) return rk_error(err, "%s:%d: expected 'key = value', got '%s'", source, line_no, s);
+        *eq = '\0';
+        char *key = trim(s), *val = trim(eq + 1);
+        if (section[0] == '\0') return rk_error(err, "%s:%d: '%s' outside a [section]", source, line_no, key);
+        int rc = apply(c, section, key, val);
+        if (rc == -2) return rk_error(err, "%s:%d: unknown key %s.%s", source, line_no, section, key);
+        if (rc != 0) return rk_error(err, "%s:%d: bad value for %s.%s: '%s'", source, line_no, section, key, val);
+    }
+    return 0;
+}
+
+int train_config_load(TrainConfig *c, const char *path, RkError *err) {
+    char *text = rk_read_file(path, 1 << 20, NULL, err);
+    if (text == NULL) return -1;
+    int rc = train_config_parse(c, text, path, err);
+    free(text);
+    return rc;
+}
+
+int train_config_set(TrainConfig *c, const char *dotted_key, const char *value, RkError *err) {
+    const char *dot = strchr(dotted_key, '.');
+    if (dot == NULL || dot == dotted_key || (size_t)(dot - dotted_key) >= 64)
+        return rk_error(err, "--set %s: expected section.key=value", dotted_key);
+    char section[64];
+    memcpy(section, dotted_key, (size_t)(dot - dotted_key));
+    section[dot - dotted_key] = '\0';
+    int rc = apply(c, section, dot + 1, value);
+    if (rc == -2) return rk_error(err, "--set: unknown key %s", dotted_key);
+    if (rc != 0) return rk_error(err, "--set: bad value for %s: '%s'", dotted_key, value);
+    return 0;
+}
+
+uint32_t train_config_min_count(const TrainConfig *c, int generation) {
+    if (c->n_min_rack_count == 0 || generation < 1) return 0;
+    int i = generation - 1 < c->n_min_rack_count ? generation - 1 : c->n_min_rack_count - 1;
+    return c->min_rack_count[i];
+}
+
+int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
+    char sched[TRAIN_MAX_SCHEDULE * 12] = "";
+    size_t off = 0;
+    for (int i = 0; i < c->n_min_rack_count; i++)
+        off += (size_t)snprintf(sched + off, sizeof sched - off, "%s%" PRIu32, i ? "," : "", c->min_rack_count[i]);
+    if (c->n_min_rack_count == 0) snprintf(sched, sizeof sched, "0");
+    int n = snprintf(buf, cap,
+                     "[run]\nseed = %" PRIu64 "\ngenerations = %d\ngames_per_generation = %" PRIu64
+                     "\noutput = %s\nprogress_seconds = %d\n\n"
+                     "[lexicon]\nkwg = %s\nld = %s\nlayout = %s\n\n"
+                     "[leaves]\ninitial = %s\nmin_rack_count = %s\nmax_forced_games = %" PRIu64 "\n",
+                     c->seed, c->generations, c->games_per_generation, c->output, c->progress_seconds, c->lexicon,
+                     c->ld, c->layout, c->initial_leaves, sched, c->max_forced_games);
+    return n > 0 && (size_t)n < cap ? n : -1;
+}

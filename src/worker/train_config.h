@@ -1,0 +1,66 @@
+/*
+ * train_config.h - the configuration of a training run: one INI-style file.
+ *
+ *   # comment            ; comment
+ *   [section]
+ *   key = value
+ *
+ * Every knob has a default (train_config_defaults), the embedded default
+ * config is a short but real run, and `rookery train` applies command-line
+ * overrides `--set section.key=value` after the file. Unknown sections or
+ * keys and out-of-range values are errors naming the file, line and key, so a
+ * typo never silently falls back to a default.
+ *
+ * Keys (section.key, default):
+ *   run.seed                  1        run seed: game i of generation g is seeded from (seed, g, i)
+ *   run.generations           3        generations to reach (a resumed run continues up to this)
+ *   run.games_per_generation  400      self-play games per generation, all ranks together
+ *   run.output                runs/default   the run directory
+ *   run.progress_seconds      5        seconds between progress lines (0 = only per generation)
+ *   lexicon.kwg               SOWPODS  lexicon name (looked up as README says) or .kwg path
+ *   lexicon.ld                english  letter distribution name or .csv path
+ *   lexicon.layout            standard15  board layout name or .txt path
+ *   leaves.initial            zero     "zero" or a .klv2 file to start generation 1 from
+ *   leaves.min_rack_count     0        per-generation minimum observations per rack, a comma
+ *                                      list; generation g uses entry g-1 (the last one repeats)
+ *   leaves.max_forced_games   1000     cap on forced-rack games per generation
+ */
+#ifndef ROOKERY_TRAIN_CONFIG_H
+#define ROOKERY_TRAIN_CONFIG_H
+
+#include "core/common.h"
+
+#define TRAIN_MAX_SCHEDULE 64
+#define TRAIN_PATH_MAX 1024
+
+typedef struct TrainConfig {
+    uint64_t seed;
+    int generations;
+    uint64_t games_per_generation;
+    char output[TRAIN_PATH_MAX];
+    int progress_seconds;
+    char lexicon[TRAIN_PATH_MAX];
+    char ld[TRAIN_PATH_MAX];
+    char layout[TRAIN_PATH_MAX];
+    char initial_leaves[TRAIN_PATH_MAX];
+    int n_min_rack_count;
+    uint32_t min_rack_count[TRAIN_MAX_SCHEDULE];
+    uint64_t max_forced_games;
+} TrainConfig;
+
+/* The embedded default configuration, as INI text (also what
+ * `rookery train --print-default-config` prints). */
+extern const char TRAIN_DEFAULT_CONFIG[];
+
+void train_config_defaults(TrainConfig *c);
+/* Applies an INI text on top of c; `source` names it in errors. */
+int train_config_parse(TrainConfig *c, const char *text, const char *source, RkError *err);
+int train_config_load(TrainConfig *c, const char *path, RkError *err);
+/* Sets one "section.key" to a value (command-line overrides). */
+int train_config_set(TrainConfig *c, const char *dotted_key, const char *value, RkError *err);
+/* Minimum count per rack for generation g (1-based). */
+uint32_t train_config_min_count(const TrainConfig *c, int generation);
+/* Writes the configuration in force as INI text (for RUN/config.ini). */
+int train_config_write(const TrainConfig *c, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,87 @@
+/* The training configuration parser. */
+#include <stdio.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "worker/train_config.h"
+
+static void test_defaults(void) {
+    TrainConfig c;
+    train_config_defaults(&c);
+    CU_ASSERT_EQUAL(c.seed, 1);
+    CU_ASSERT_EQUAL(c.generations, 3);
+    CU_ASSERT_EQUAL(c.games_per_generation, 400);
+    CU_ASSERT_STRING_EQUAL(c.output, "runs/default");
+    CU_ASSERT_STRING_EQUAL(c.lexicon, "SOWPODS");
+    CU_ASSERT_STRING_EQUAL(c.initial_leaves, "zero");
+    CU_ASSERT_EQUAL(train_config_min_count(&c, 1), 0);
+}
+
+static void test_parse_and_override(void) {
+    TrainConfig c;
+    RkError err;
+    train_config_defaults(&c);
+    const char *text = "# comment\n[run]\nseed = 42\n  generations=7 \n; other comment\n[leaves]\n"
+                       "min_rack_count = 100, 200,500\n";
+    CU_ASSERT_EQUAL_FATAL(train_config_parse(&c, text, "t.ini", &err), 0);
+    CU_ASSERT_EQUAL(c.seed, 42);
+    CU_ASSERT_EQUAL(c.generations, 7);
+    CU_ASSERT_EQUAL(train_config_min_count(&c, 1), 100);
+    CU_ASSERT_EQUAL(train_config_min_count(&c, 2), 200);
+    CU_ASSERT_EQUAL(train_config_min_count(&c, 3), 500);
+    CU_ASSERT_EQUAL(train_config_min_count(&c, 9), 500);
+    CU_ASSERT_EQUAL(train_config_set(&c, "run.games_per_generation", "123", &err), 0);
+    CU_ASSERT_EQUAL(c.games_per_generation, 123);
+    /* the written form parses back to the same values */
+    char buf[8192];
+    CU_ASSERT_FATAL(train_config_write(&c, buf, sizeof buf) > 0);
+    TrainConfig d;
+    train_config_defaults(&d);
+    CU_ASSERT_EQUAL_FATAL(train_config_parse(&d, buf, "written", &err), 0);
+    CU_ASSERT_EQUAL(d.seed, 42);
+    CU_ASSERT_EQUAL(d.generations, 7);
+    CU_ASSERT_EQUAL(d.games_per_generation, 123);
+    CU_ASSERT_EQUAL(d.n_min_rack_count, 3);
+    CU_ASSERT_EQUAL(d.min_rack_count[2], 500);
+    CU_ASSERT_STRING_EQUAL(d.output, c.output);
+}
+
+static void test_errors(void) {
+    TrainConfig c;
+    RkError err;
+    struct {
+        const char *text, *needle;
+    } bad[] = {
+        {"[run]\nseed = -1\n", "run.seed"},
+        {"[run]\ngenerations = 0\n", "run.generations"},
+        {"[run]\ngames_per_generation = 10x\n", "games_per_generation"},
+        {"[run]\nsede = 1\n", "unknown key run.sede"},
+        {"[rum]\n", "unknown section"},
+        {"seed = 1\n", "outside"},
+        {"[run]\nseed\n", "key = value"},
+        {"[leaves]\nmin_rack_count = 1,,2\n", "min_rack_count"},
+        {"[run\n", "section header"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        train_config_defaults(&c);
+        err.msg[0] = '\0';
+        CU_ASSERT_EQUAL(train_config_parse(&c, bad[i].text, "bad.ini", &err), -1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bad.ini:"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, bad[i].needle));
+        if (strstr(err.msg, bad[i].needle) == NULL) printf("\nmessage: %s\n", err.msg);
+    }
+    CU_ASSERT_EQUAL(train_config_set(&c, "seed", "1", &err), -1);
+    CU_ASSERT_EQUAL(train_config_set(&c, "run.nothing", "1", &err), -1);
+    CU_ASSERT_EQUAL(train_config_load(&c, "/nonexistent.ini", &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent.ini"));
+}
+
+int main(void) {
+    CU_TestInfo tests[] = {
+        {"defaults", test_defaults},
+        {"parse, override, write", test_parse_and_override},
+        {"errors name file, line and key", test_errors},
+        CU_TEST_INFO_NULL,
+    };
+    return tu_run("train_config", tests);
+}
