@@ -1,0 +1,72 @@
+#include "comm.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define CHUNK ((size_t)1 << 27)
+
+int comm_init(Comm *c, int *argc, char ***argv, RkError *err) {
+    int ok = 0;
+    MPI_Initialized(&ok);
+    if (!ok && MPI_Init(argc, argv) != MPI_SUCCESS) return rk_error(err, "MPI_Init failed");
+    MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &c->size);
+    const char *ntasks = getenv("SLURM_NTASKS");
+    if (ntasks != NULL && atoi(ntasks) > 1 && c->size == 1) {
+        rk_error(err,
+                 "SLURM_NTASKS=%s but MPI sees 1 process: srun started independent copies (PMI mismatch); "
+                 "launch with `srun --mpi=pmix` (see `srun --mpi=list`) or with mpirun",
+                 ntasks);
+        return -1;
+    }
+    return 0;
+}
+
+void comm_finalize(Comm *c) {
+    (void)c;
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (!fin) MPI_Finalize();
+}
+
+_Noreturn void comm_abort(Comm *c, int code) {
+    (void)c;
+    fflush(stdout);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, code);
+    exit(code); /* not reached */
+}
+
+int comm_sum_i64(const Comm *c, int64_t *data, size_t n, RkError *err) {
+    (void)c;
+    for (size_t off = 0; off < n; off += CHUNK) {
+        size_t len = n - off < CHUNK ? n - off : CHUNK;
+        if (MPI_Allreduce(MPI_IN_PLACE, data + off, (int)len, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+            return rk_error(err, "MPI_Allreduce of %zu values failed", len);
+    }
+    return 0;
+}
+
+int64_t comm_max_i64(const Comm *c, int64_t v) {
+    (void)c;
+    int64_t out = v;
+    MPI_Allreduce(&v, &out, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    return out;
+}
+
+void comm_barrier(const Comm *c) {
+    (void)c;
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+int comm_bcast(const Comm *c, void *data, size_t n, RkError *err) {
+    (void)c;
+    unsigned char *p = data;
+    for (size_t off = 0; off < n; off += CHUNK) {
+        size_t len = n - off < CHUNK ? n - off : CHUNK;
+        if (MPI_Bcast(p + off, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+            return rk_error(err, "MPI_Bcast of %zu bytes failed", len);
+    }
+    return 0;
+}

@@ -1,0 +1,257 @@
+#include "rundir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/sha256.h"
+#include "core/textfile.h"
+
+int rundir_mkdirs(const char *dir, RkError *err) {
+    char buf[RUNDIR_PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) return rk_error(err, "%s: path too long", dir);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || *p == '\0') {
+            char saved = *p;
+            *p = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return rk_error(err, "%s: %s", buf, strerror(errno));
+            *p = saved;
+            if (saved == '\0') break;
+        }
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return rk_error(err, "%s: not a directory", dir);
+    return 0;
+}
+
+int rundir_fsync_dir(const char *dir, RkError *err) {
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd < 0) return rk_error(err, "%s: %s", dir, strerror(errno));
+    int rc = fsync(fd);
+    int e = errno;
+    close(fd);
+    if (rc != 0 && e != EINVAL) return rk_error(err, "%s: fsync: %s", dir, strerror(e));
+    return 0;
+}
+
+static void parent_dir(const char *path, char *out, size_t cap) {
+    snprintf(out, cap, "%s", path);
+    char *slash = strrchr(out, '/');
+    if (slash == NULL) snprintf(out, cap, ".");
+    else if (slash == out) out[1] = '\0';
+    else *slash = '\0';
+}
+
+int rundir_write_atomic(const char *path, const void *data, size_t len, RkError *err) {
+    char tmp[RUNDIR_PATH_MAX + 8];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return rk_error(err, "%s: path too long", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd < 0) return rk_error(err, "%s: %s", tmp, strerror(errno));
+    const char *p = data;
+    size_t left = len;
+    while (left > 0) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            close(fd);
+            unlink(tmp);
+            return rk_error(err, "%s: write: %s", tmp, strerror(e));
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    if (fsync(fd) != 0) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        return rk_error(err, "%s: fsync: %s", tmp, strerror(e));
+    }
+    if (close(fd) != 0) {
+        unlink(tmp);
+        return rk_error(err, "%s: close: %s", tmp, strerror(errno));
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return rk_error(err, "%s: rename: %s", path, strerror(e));
+    }
+    char dir[RUNDIR_PATH_MAX];
+    parent_dir(path, dir, sizeof dir);
+    return rundir_fsync_dir(dir, err);
+}
+
+void rundir_gen_path(const char *run, int gen, bool tmp, char *buf, size_t cap) {
+    snprintf(buf, cap, "%s/gen-%04d%s", run, gen, tmp ? ".tmp" : "");
+}
+
+int rundir_latest(const char *run, RkError *err) {
+    char path[RUNDIR_PATH_MAX];
+    snprintf(path, sizeof path, "%s/LATEST", run);
+    if (access(path, F_OK) != 0) return -1;
+    char *text = rk_read_file(path, 256, NULL, err);
+    if (text == NULL) return -2;
+    int gen = -1, used = 0;
+    if (sscanf(text, "gen-%d%n", &gen, &used) != 1 || gen < 0 || (text[used] != '\n' && text[used] != '\0')) {
+        rk_error(err, "%s: malformed (expected 'gen-NNNN')", path);
+        free(text);
+        return -2;
+    }
+    free(text);
+    return gen;
+}
+
+static int remove_tree(const char *dir, RkError *err) {
+    DIR *d = opendir(dir);
+    if (d == NULL) return errno == ENOENT ? 0 : rk_error(err, "%s: %s", dir, strerror(errno));
+    struct dirent *e;
+    char path[RUNDIR_PATH_MAX * 2];
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (unlink(path) != 0) {
+            closedir(d);
+            return rk_error(err, "%s: %s", path, strerror(errno));
+        }
+    }
+    closedir(d);
+    if (rmdir(dir) != 0) return rk_error(err, "%s: %s", dir, strerror(errno));
+    return 0;
+}
+
+int rundir_begin_generation(const char *run, int gen, RkError *err) {
+    char tmp[RUNDIR_PATH_MAX];
+    rundir_gen_path(run, gen, true, tmp, sizeof tmp);
+    if (remove_tree(tmp, err) != 0) return -1;
+    if (mkdir(tmp, 0777) != 0) return rk_error(err, "%s: %s", tmp, strerror(errno));
+    return 0;
+}
+
+int rundir_describe_files(const char *run, int gen, RunFile *files, int nfiles, RkError *err) {
+    char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 80];
+    rundir_gen_path(run, gen, true, dir, sizeof dir);
+    for (int i = 0; i < nfiles; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
+        struct stat st;
+        if (stat(path, &st) != 0) return rk_error(err, "%s: %s", path, strerror(errno));
+        files[i].bytes = (uint64_t)st.st_size;
+        if (sha256_file(path, files[i].sha256, err) != 0) return -1;
+    }
+    return 0;
+}
+
+/* Rebuilds RUN/metrics.csv from the header and every gen-NNNN/metrics-row.csv
+ * up to `last`. */
+static int rebuild_metrics(const char *run, int last, const char *header, RkError *err) {
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    if (buf == NULL) return rk_error(err, "out of memory");
+    len = (size_t)snprintf(buf, cap, "%s\n", header);
+    char path[RUNDIR_PATH_MAX + 80], dir[RUNDIR_PATH_MAX];
+    for (int g = 1; g <= last; g++) {
+        rundir_gen_path(run, g, false, dir, sizeof dir);
+        snprintf(path, sizeof path, "%s/metrics-row.csv", dir);
+        size_t n = 0;
+        RkError ignore;
+        char *row = rk_read_file(path, 1 << 16, &n, &ignore);
+        if (row == NULL) continue; /* generation 0 and foreign directories have none */
+        while (len + n + 2 > cap) {
+            cap *= 2;
+            char *nb = realloc(buf, cap);
+            if (nb == NULL) {
+                free(row);
+                free(buf);
+                return rk_error(err, "out of memory");
+            }
+            buf = nb;
+        }
+        memcpy(buf + len, row, n);
+        len += n;
+        if (n == 0 || row[n - 1] != '\n') buf[len++] = '\n';
+        free(row);
+    }
+    snprintf(path, sizeof path, "%s/metrics.csv", run);
+    int rc = rundir_write_atomic(path, buf, len, err);
+    free(buf);
+    return rc;
+}
+
+int rundir_commit_generation(const char *run, int gen, const char *manifest_json, const char *metrics_header,
+                             const char *metrics_row, RkError *err) {
+    char tmp[RUNDIR_PATH_MAX], final[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 80];
+    rundir_gen_path(run, gen, true, tmp, sizeof tmp);
+    rundir_gen_path(run, gen, false, final, sizeof final);
+    snprintf(path, sizeof path, "%s/manifest.json", tmp);
+    if (rundir_write_atomic(path, manifest_json, strlen(manifest_json), err) != 0) return -1;
+    if (metrics_row != NULL) {
+        snprintf(path, sizeof path, "%s/metrics-row.csv", tmp);
+        if (rundir_write_atomic(path, metrics_row, strlen(metrics_row), err) != 0) return -1;
+    }
+    if (rundir_fsync_dir(tmp, err) != 0) return -1;
+    /* a complete directory of the same number can only be left by a crash
+     * after the rename and before LATEST moved on: it is replaced */
+    if (access(final, F_OK) == 0 && remove_tree(final, err) != 0) return -1;
+    if (rename(tmp, final) != 0) return rk_error(err, "%s: rename: %s", final, strerror(errno));
+    if (rundir_fsync_dir(run, err) != 0) return -1;
+    char latest[64];
+    int n = snprintf(latest, sizeof latest, "gen-%04d\n", gen);
+    snprintf(path, sizeof path, "%s/LATEST", run);
+    if (rundir_write_atomic(path, latest, (size_t)n, err) != 0) return -1;
+    return metrics_header != NULL ? rebuild_metrics(run, gen, metrics_header, err) : 0;
+}
+
+int rundir_verify_generation(const char *run, int gen, RkError *err) {
+    char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 80];
+    rundir_gen_path(run, gen, false, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    char *json = rk_read_file(path, 1 << 20, NULL, err);
+    if (json == NULL) return -1;
+    /* the manifest lists files as "NAME": {"bytes": N, "sha256": "HEX"} */
+    const char *p = strstr(json, "\"files\"");
+    int checked = 0, rc = 0;
+    while (p != NULL && rc == 0) {
+        const char *b = strstr(p, "\"bytes\":");
+        if (b == NULL) break;
+        /* the file name is the last quoted string before "bytes" */
+        const char *q = b;
+        while (q > p && *q != '{') q--;
+        const char *name_end = q;
+        while (name_end > p && *name_end != '"') name_end--;
+        const char *name_start = name_end - 1;
+        while (name_start > p && *name_start != '"') name_start--;
+        if (name_end <= name_start + 1 || name_end - name_start > 64) {
+            rc = rk_error(err, "%s: malformed file entry", path);
+            break;
+        }
+        char name[64];
+        memcpy(name, name_start + 1, (size_t)(name_end - name_start - 1));
+        name[name_end - name_start - 1] = '\0';
+        unsigned long long bytes = strtoull(b + 8, NULL, 10);
+        const char *h = strstr(b, "\"sha256\": \"");
+        if (h == NULL || strlen(h + 11) < 64) {
+            rc = rk_error(err, "%s: %s has no sha256", path, name);
+            break;
+        }
+        char want[65];
+        memcpy(want, h + 11, 64);
+        want[64] = '\0';
+        char fpath[RUNDIR_PATH_MAX + 80], got[65];
+        snprintf(fpath, sizeof fpath, "%s/%s", dir, name);
+        struct stat st;
+        if (stat(fpath, &st) != 0) rc = rk_error(err, "%s: missing (listed in %s)", fpath, path);
+        else if ((unsigned long long)st.st_size != bytes)
+            rc = rk_error(err, "%s: %lld bytes, manifest says %llu", fpath, (long long)st.st_size, bytes);
+        else if (sha256_file(fpath, got, err) != 0) rc = -1;
+        else if (strcmp(got, want) != 0) rc = rk_error(err, "%s: sha256 mismatch (corrupt file)", fpath);
+        checked++;
+        p = h + 11 + 64;
+    }
+    free(json);
+    if (rc == 0 && checked == 0) return rk_error(err, "%s: lists no files", path);
+    return rc;
+}

@@ -1,0 +1,57 @@
+/*
+ * rundir.h - the run directory on disk, written by rank 0 only.
+ *
+ *   RUN/config.ini          the configuration in force (written at creation)
+ *   RUN/gen-NNNN/           one complete generation: its files + manifest.json
+ *   RUN/LATEST              the name of the last complete generation
+ *   RUN/metrics.csv         one line a generation (rebuilt from the generation
+ *                           directories, so it always matches them)
+ *
+ * A generation is built in gen-NNNN.tmp/ and renamed when complete; LATEST is
+ * replaced atomically after that. Every file is written to a temporary name,
+ * fsync'ed and renamed, and the directories are fsync'ed, so a crash at any
+ * moment leaves either the old or the new generation, never half of one.
+ */
+#ifndef ROOKERY_RUNDIR_H
+#define ROOKERY_RUNDIR_H
+
+#include "core/common.h"
+
+#define RUNDIR_PATH_MAX 1024
+
+/* Creates dir (and parents) if missing. */
+int rundir_mkdirs(const char *dir, RkError *err);
+/* Writes data to path atomically (path.tmp, fsync, rename, fsync dir). */
+int rundir_write_atomic(const char *path, const void *data, size_t len, RkError *err);
+/* fsync of a directory (so renames inside it are durable). */
+int rundir_fsync_dir(const char *dir, RkError *err);
+
+/* The last complete generation number from RUN/LATEST, or -1 if the run has
+ * none (new run). Errors (unreadable or malformed LATEST) return -2. */
+int rundir_latest(const char *run, RkError *err);
+/* RUN/gen-NNNN (or with ".tmp") into buf. */
+void rundir_gen_path(const char *run, int gen, bool tmp, char *buf, size_t cap);
+/* Removes a stale RUN/gen-NNNN.tmp/ (from an interrupted generation) and
+ * creates it empty. */
+int rundir_begin_generation(const char *run, int gen, RkError *err);
+
+/* One file of a generation, for the manifest. */
+typedef struct RunFile {
+    char name[64];
+    uint64_t bytes;
+    char sha256[65];
+} RunFile;
+
+/* Hashes the named files inside gen-NNNN.tmp/ into files[] (sizes and
+ * sha256). */
+int rundir_describe_files(const char *run, int gen, RunFile *files, int nfiles, RkError *err);
+/* Writes manifest.json (the given JSON text) and metrics-row.csv (one CSV
+ * line) into gen-NNNN.tmp/, renames it to gen-NNNN/, updates LATEST and
+ * rebuilds metrics.csv with `header` as its first line. */
+int rundir_commit_generation(const char *run, int gen, const char *manifest_json, const char *metrics_header,
+                             const char *metrics_row, RkError *err);
+/* Checks every file listed in gen-NNNN/manifest.json against its size and
+ * sha256. */
+int rundir_verify_generation(const char *run, int gen, RkError *err);
+
+#endif
