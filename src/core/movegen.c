@@ -369,7 +369,21 @@ static void search_anchor(Gen *g, int d, int line, int pos) {
 static void exchanges(Gen *g) {
     /* every kept sub-multiset other than the whole rack is one exchange */
     int full = g->n_subracks - 1;
+    int32_t top_eq = INT32_MIN;
+    int top_kept = -1;
+    if (g->mode == GEN_BEST) {
+        /* exchanges rank by equity (the leave), then fewer tiles thrown:
+         * only those first on both can be the best */
+        for (int idx = 0; idx < full; idx++) {
+            int32_t v = g->leave_val[idx];
+            if (v > top_eq || (v == top_eq && g->kept_size[idx] > top_kept)) {
+                top_eq = v;
+                top_kept = g->kept_size[idx];
+            }
+        }
+    }
     for (int idx = 0; idx < full; idx++) {
+        if (g->mode == GEN_BEST && (g->leave_val[idx] != top_eq || g->kept_size[idx] != top_kept)) continue;
         Move m;
         memset(&m, 0, sizeof m);
         m.kind = MOVE_EXCHANGE;
