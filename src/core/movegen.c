@@ -28,7 +28,6 @@ typedef struct Gen {
     uint64_t rack_mask; /* letters (not the blank) still on the rack */
     int rack_total, full_rack_total;
     uint8_t placed[RK_MAX_DIM];
-    int ntiles;
     bool anchor_right_free, can_go_right;
     /* kept-tile index: a mixed-radix number over the rack's distinct letters */
     int leave_idx, n_subracks;
@@ -200,21 +199,22 @@ static void fill_move(const Gen *g, Move *m, int lo, int hi, int score, int32_t 
     m->row = (uint8_t)(g->d == DIR_ACROSS ? g->line : lo);
     m->col = (uint8_t)(g->d == DIR_ACROSS ? lo : g->line);
     m->len = (uint8_t)(hi - lo + 1);
-    m->ntiles = (uint8_t)g->ntiles;
+    m->ntiles = (uint8_t)(g->full_rack_total - g->rack_total);
     for (int p = lo; p <= hi; p++) m->tiles[p - lo] = g->placed[p];
     m->score = score;
     m->equity = equity;
 }
 
 static void record(Gen *g, int lo, int hi, Score sc) {
-    if (hi - lo + 1 < 2 || g->ntiles == 0) return;
-    if (g->d == DIR_DOWN && g->ntiles == 1) {
+    int ntiles = g->full_rack_total - g->rack_total;
+    if (hi - lo + 1 < 2 || ntiles == 0) return;
+    if (g->d == DIR_DOWN && ntiles == 1) {
         /* a single tile with an across word is listed as the across move */
         for (int p = lo; p <= hi; p++)
             if (g->placed[p] != 0 && g->hcross[p]) return;
     }
     int score = sc.main_sum * sc.word_mult + sc.cross_total +
-                (g->ntiles == RK_RACK_SIZE ? g->b->layout->bingo_bonus : 0);
+                (ntiles == RK_RACK_SIZE ? g->b->layout->bingo_bonus : 0);
     int32_t eq = placement_equity(g, score, lo, hi);
     if (g->mode == GEN_ALL) {
         fill_move(g, movelist_push(g->out), lo, hi, score, eq);
@@ -295,7 +295,6 @@ static inline void fill_square(Gen *g, int pos, uint32_t list, Score sc, bool on
     int cs = g->cscore[pos];
     Score blank_sc = {sc.main_sum, sc.word_mult * wm, sc.cross_total + (hc ? cs * wm : 0)};
     g->rack_total--;
-    g->ntiles++;
     for (uint32_t j = list;; j++) {
         uint32_t node = nodes[j];
         int x = (int)(node >> 24);
@@ -325,7 +324,6 @@ static inline void fill_square(Gen *g, int pos, uint32_t list, Score sc, bool on
         }
         if (node & KWG_IS_END_BIT) break;
     }
-    g->ntiles--;
     g->rack_total++;
 }
 
