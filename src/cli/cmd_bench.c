@@ -6,18 +6,21 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "eval/klv.h"
 #include "worker/selfplay.h"
 
 static void usage(FILE *out) {
     fprintf(out,
             "usage: rookery bench movegen [--positions N] [--seconds T] [--seed S] [--lexicon FILE.kwg]\n"
-            "       rookery bench selfplay [--games N] [--seed S] [--lexicon FILE.kwg]\n"
+            "                             [--leaves FILE.klv2]\n"
+            "       rookery bench selfplay [--games N] [--seed S] [--lexicon FILE.kwg] [--leaves FILE.klv2]\n"
             "\n"
             "movegen:  plays self-play games (seed S) to collect N positions (default 2000), then\n"
             "          generates every move of each, repeatedly for at least T seconds (default 5),\n"
             "          and prints positions/s and moves/s. Then the same for the best-move path.\n"
             "selfplay: plays N games (default 1000) with the best-move path in one process and\n"
-            "          prints games/s and turns/s.\n");
+            "          prints games/s and turns/s.\n"
+            "--leaves: play (and generate) by static equity with these leave values.\n");
 }
 
 typedef struct Collect {
@@ -31,7 +34,7 @@ static void collect(const Game *g, const Move *m, void *vctx) {
     if (c->count < c->cap) c->positions[c->count++] = *g;
 }
 
-static int bench_movegen(Engine *e, uint64_t npos, double seconds, uint64_t seed) {
+static int bench_movegen(Engine *e, const Klv *klv, uint64_t npos, double seconds, uint64_t seed) {
     Collect c = {.positions = malloc(npos * sizeof(Game)), .count = 0, .cap = npos};
     Game *g = malloc(sizeof *g);
     if (c.positions == NULL || g == NULL) {
@@ -40,7 +43,8 @@ static int bench_movegen(Engine *e, uint64_t npos, double seconds, uint64_t seed
         free(g);
         return 1;
     }
-    SelfplayConfig cfg = {.ld = &e->ld, .layout = &e->layout, .kwg = &e->kwg, .seed = seed};
+    SelfplayConfig cfg = {.ld = &e->ld, .layout = &e->layout, .kwg = &e->kwg, .seed = seed,
+                          .leave_value = klv ? klv_leave_value : NULL, .leave_ctx = klv};
     for (uint64_t i = 0; c.count < c.cap; i++) selfplay_game(&cfg, i, g, NULL, collect, &c);
     MoveList list;
     movelist_init(&list);
@@ -50,6 +54,8 @@ static int bench_movegen(Engine *e, uint64_t npos, double seconds, uint64_t seed
         for (size_t i = 0; i < c.count; i++) {
             MoveGenRequest req;
             movegen_request_for_game(&req, &c.positions[i]);
+            req.leave_value = cfg.leave_value;
+            req.leave_ctx = cfg.leave_ctx;
             movegen_all(&req, &list);
             moves += list.count;
         }
@@ -67,6 +73,8 @@ static int bench_movegen(Engine *e, uint64_t npos, double seconds, uint64_t seed
         for (size_t i = 0; i < c.count; i++) {
             MoveGenRequest req;
             movegen_request_for_game(&req, &c.positions[i]);
+            req.leave_value = cfg.leave_value;
+            req.leave_ctx = cfg.leave_ctx;
             Move m;
             movegen_best(&req, &m, &st);
         }
@@ -83,10 +91,11 @@ static int bench_movegen(Engine *e, uint64_t npos, double seconds, uint64_t seed
     return 0;
 }
 
-static int bench_selfplay(Engine *e, uint64_t games, uint64_t seed) {
+static int bench_selfplay(Engine *e, const Klv *klv, uint64_t games, uint64_t seed) {
     Game *g = malloc(sizeof *g);
     if (g == NULL) return 1;
-    SelfplayConfig cfg = {.ld = &e->ld, .layout = &e->layout, .kwg = &e->kwg, .seed = seed};
+    SelfplayConfig cfg = {.ld = &e->ld, .layout = &e->layout, .kwg = &e->kwg, .seed = seed,
+                          .leave_value = klv ? klv_leave_value : NULL, .leave_ctx = klv};
     SelfplayStats st;
     memset(&st, 0, sizeof st);
     double t0 = cli_now();
@@ -111,7 +120,7 @@ int cmd_bench(int argc, char **argv) {
     }
     uint64_t npos = 2000, games = 1000, seed = 1;
     int secs = 5;
-    const char *lexicon = NULL;
+    const char *lexicon = NULL, *leaves = NULL;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -132,6 +141,8 @@ int cmd_bench(int argc, char **argv) {
             i++;
         } else if (strcmp(a, "--lexicon") == 0 && v) {
             lexicon = argv[++i];
+        } else if (strcmp(a, "--leaves") == 0 && v) {
+            leaves = argv[++i];
         } else {
             fprintf(stderr, "rookery bench: unknown or incomplete option '%s' (see --help)\n", a);
             return 2;
@@ -139,7 +150,17 @@ int cmd_bench(int argc, char **argv) {
     }
     Engine e;
     if (engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
-    int rc = strcmp(what, "movegen") == 0 ? bench_movegen(&e, npos, secs, seed) : bench_selfplay(&e, games, seed);
+    Klv klv;
+    RkError err;
+    if (leaves != NULL && klv_load(&klv, leaves, &e.ld, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        engine_close(&e);
+        return 2;
+    }
+    const Klv *kp = leaves != NULL ? &klv : NULL;
+    int rc = strcmp(what, "movegen") == 0 ? bench_movegen(&e, kp, npos, secs, seed)
+                                          : bench_selfplay(&e, kp, games, seed);
+    if (leaves != NULL) klv_free(&klv);
     engine_close(&e);
     return rc;
 }

@@ -7,25 +7,44 @@
 #include "commands.h"
 #include "core/cgp.h"
 #include "core/movegen.h"
+#include "eval/klv.h"
 
 static void usage(FILE *out) {
     fprintf(out,
             "usage: rookery movegen --cgp '<CGP>' [--lexicon FILE.kwg] [--top N] [--json] [--best]\n"
             "                       [--ld english|FILE.csv] [--layout standard15|FILE.txt]\n"
+            "                       [--leaves FILE.klv2]\n"
             "\n"
             "Generates every legal move of the position (placements, exchanges, pass) and prints\n"
             "the counts and the N best moves by score (default 10).\n"
             "  --json     one JSON object: {\"placements\": P, \"exchanges\": E, \"passes\": 1,\n"
             "             \"top\": [{\"move\": \"8D QUARTZ\", \"score\": 68}, ...]}\n"
             "  --best     also run the fast best-move path and print its move\n"
+            "  --leaves   leave values (.klv2): rank the moves by static equity instead (score +\n"
+            "             leave, exchanges included), and give each move its \"equity\" in points\n"
+            "             (null for the pass, which has none)\n"
             "  --lexicon  the .kwg to use (default: the CGP's `lex` op, else SOWPODS, looked up\n"
             "             as described in the README)\n");
 }
+
+/* movegen_best's order: its move comes first. */
+static int by_equity(const void *a, const void *b) { return movegen_compare(a, b); }
 
 static int by_score(const void *a, const void *b) {
     const Move *x = a, *y = b;
     if (x->score != y->score) return x->score > y->score ? -1 : 1;
     return movegen_compare(x, y);
+}
+
+/* A move's equity as points with 3 decimals, exactly ("79.300", "-7.653");
+ * a pass has no static equity and gets `none`. */
+static void fmt_equity(const Move *m, const char *none, char *buf, size_t cap) {
+    if (m->kind == MOVE_PASS) {
+        snprintf(buf, cap, "%s", none);
+        return;
+    }
+    int64_t a = m->equity < 0 ? -(int64_t)m->equity : m->equity;
+    snprintf(buf, cap, "%s%lld.%03lld", m->equity < 0 ? "-" : "", (long long)(a / 1000), (long long)(a % 1000));
 }
 
 static void json_string(const char *s) {
@@ -38,7 +57,7 @@ static void json_string(const char *s) {
 }
 
 int cmd_movegen(int argc, char **argv) {
-    const char *cgp = NULL, *lexicon = NULL, *ld_name = NULL, *layout_name = NULL;
+    const char *cgp = NULL, *lexicon = NULL, *ld_name = NULL, *layout_name = NULL, *leaves = NULL;
     int top = 10, json = 0, best = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -53,6 +72,8 @@ int cmd_movegen(int argc, char **argv) {
             ld_name = argv[++i];
         } else if (strcmp(a, "--layout") == 0 && i + 1 < argc) {
             layout_name = argv[++i];
+        } else if (strcmp(a, "--leaves") == 0 && i + 1 < argc) {
+            leaves = argv[++i];
         } else if (strcmp(a, "--top") == 0) {
             if (cli_parse_int("--top", i + 1 < argc ? argv[i + 1] : NULL, 0, 1000000, &top) != 0) return 2;
             i++;
@@ -77,19 +98,33 @@ int cmd_movegen(int argc, char **argv) {
     }
     Engine e;
     if (engine_open(&e, ld_name, layout_name, lexicon, ops.lex) != 0) return 2;
+    Klv klv;
+    memset(&klv, 0, sizeof klv);
+    if (leaves != NULL && klv_load(&klv, leaves, &e.ld, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        engine_close(&e);
+        return 2;
+    }
     Game *g = malloc(sizeof *g);
     if (g == NULL) {
         fprintf(stderr, "rookery: out of memory\n");
+        klv_free(&klv);
+        engine_close(&e);
         return 1;
     }
     if (cgp_parse(g, cgp, &e.ld, &e.layout, &e.kwg, 0, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         free(g);
+        klv_free(&klv);
         engine_close(&e);
         return 2;
     }
     MoveGenRequest req;
     movegen_request_for_game(&req, g);
+    if (leaves != NULL) {
+        req.leave_value = klv_leave_value;
+        req.leave_ctx = &klv;
+    }
     MoveList list;
     movelist_init(&list);
     size_t placements = movegen_all(&req, &list);
@@ -98,9 +133,9 @@ int cmd_movegen(int argc, char **argv) {
         exchanges += list.moves[i].kind == MOVE_EXCHANGE;
         passes += list.moves[i].kind == MOVE_PASS;
     }
-    qsort(list.moves, list.count, sizeof(Move), by_score);
+    qsort(list.moves, list.count, sizeof(Move), leaves != NULL ? by_equity : by_score);
     size_t shown = (size_t)top < list.count ? (size_t)top : list.count;
-    char buf[128];
+    char buf[128], eq[32];
     if (json) {
         printf("{\"placements\": %zu, \"exchanges\": %zu, \"passes\": %zu, \"top\": [", placements, exchanges,
                passes);
@@ -108,7 +143,12 @@ int cmd_movegen(int argc, char **argv) {
             move_to_string(&list.moves[i], &g->board, &e.ld, buf, sizeof buf);
             printf("%s{\"move\": ", i ? ", " : "");
             json_string(buf);
-            printf(", \"score\": %d}", list.moves[i].score);
+            printf(", \"score\": %d", list.moves[i].score);
+            if (leaves != NULL) {
+                fmt_equity(&list.moves[i], "null", eq, sizeof eq);
+                printf(", \"equity\": %s", eq);
+            }
+            printf("}");
         }
         printf("]");
         if (best) {
@@ -124,7 +164,12 @@ int cmd_movegen(int argc, char **argv) {
         printf("placements %zu, exchanges %zu, passes %zu\n", placements, exchanges, passes);
         for (size_t i = 0; i < shown; i++) {
             move_to_string(&list.moves[i], &g->board, &e.ld, buf, sizeof buf);
-            printf("%4zu. %-24s %4d\n", i + 1, buf, list.moves[i].score);
+            if (leaves != NULL) {
+                fmt_equity(&list.moves[i], "-", eq, sizeof eq);
+                printf("%4zu. %-24s %4d  equity %s\n", i + 1, buf, list.moves[i].score, eq);
+            } else {
+                printf("%4zu. %-24s %4d\n", i + 1, buf, list.moves[i].score);
+            }
         }
         if (best) {
             Move m;
@@ -135,6 +180,7 @@ int cmd_movegen(int argc, char **argv) {
     }
     movelist_free(&list);
     free(g);
+    klv_free(&klv);
     engine_close(&e);
     return 0;
 }

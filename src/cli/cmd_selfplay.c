@@ -5,14 +5,17 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "eval/klv.h"
 #include "worker/selfplay.h"
 
 static void usage(FILE *out) {
     fprintf(out,
             "usage: rookery selfplay [--games N] [--seed S] [--show] [--lexicon FILE.kwg]\n"
             "                        [--ld english|FILE.csv] [--layout standard15|FILE.txt]\n"
+            "                        [--leaves FILE.klv2]\n"
             "\n"
-            "Plays N games (default 10) in which both players make the best-scoring move, and\n"
+            "Plays N games (default 10) in which both players make the best-scoring move (with\n"
+            "--leaves: the best move by static equity with those leave values), and\n"
             "prints games, turns, mean score per player, bingos per game and games/s.\n"
             "Game i is seeded from (S, 0, i), so the same seed replays the same games.\n"
             "  --show   print every move with the rack it was played from and the score\n");
@@ -36,7 +39,7 @@ static void show_move(const Game *g, const Move *m, void *vctx) {
 int cmd_selfplay(int argc, char **argv) {
     uint64_t games = 10, seed = 1;
     int show = 0;
-    const char *lexicon = NULL, *ld_name = NULL, *layout_name = NULL;
+    const char *lexicon = NULL, *ld_name = NULL, *layout_name = NULL, *leaves = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -57,6 +60,8 @@ int cmd_selfplay(int argc, char **argv) {
             ld_name = argv[++i];
         } else if (strcmp(a, "--layout") == 0 && v) {
             layout_name = argv[++i];
+        } else if (strcmp(a, "--leaves") == 0 && v) {
+            leaves = argv[++i];
         } else {
             fprintf(stderr, "rookery selfplay: unknown or incomplete option '%s' (see --help)\n", a);
             return 2;
@@ -64,12 +69,25 @@ int cmd_selfplay(int argc, char **argv) {
     }
     Engine e;
     if (engine_open(&e, ld_name, layout_name, lexicon, NULL) != 0) return 2;
+    Klv klv;
+    memset(&klv, 0, sizeof klv);
+    RkError err;
+    if (leaves != NULL && klv_load(&klv, leaves, &e.ld, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        engine_close(&e);
+        return 2;
+    }
     SelfplayConfig cfg = {.ld = &e.ld, .layout = &e.layout, .kwg = &e.kwg, .seed = seed};
+    if (leaves != NULL) {
+        cfg.leave_value = klv_leave_value;
+        cfg.leave_ctx = &klv;
+    }
     SelfplayStats st;
     memset(&st, 0, sizeof st);
     Game *g = malloc(sizeof *g);
     if (g == NULL) {
         fprintf(stderr, "rookery: out of memory\n");
+        klv_free(&klv);
         engine_close(&e);
         return 1;
     }
@@ -89,6 +107,7 @@ int cmd_selfplay(int argc, char **argv) {
            (unsigned long long)st.draws, (double)st.bingos / (double)games, (double)games / dt,
            (double)st.turns / dt);
     free(g);
+    klv_free(&klv);
     engine_close(&e);
     return 0;
 }

@@ -1,0 +1,378 @@
+/*
+ * klv.c - loading, building and writing .klv2 leave values (see klv.h and
+ * ../shared/formats.md, "KLV2").
+ */
+#include "klv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Refuse files larger than this: 2^22 addressable nodes plus a few million
+ * values are far below it. */
+#define KLV_MAX_FILE_BYTES ((uint64_t)1 << 30)
+/* Longest leave stored. */
+#define KLV_MAX_LEAVE (RK_RACK_SIZE - 1)
+
+static uint32_t read_le32(const uint8_t *p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+static void write_le32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static int32_t to_milli(float v) {
+    if (!isfinite(v)) return 0;
+    double d = (double)v;
+    if (d > KLV_MAX_ABS_VALUE) d = KLV_MAX_ABS_VALUE;
+    if (d < -KLV_MAX_ABS_VALUE) d = -KLV_MAX_ABS_VALUE;
+    return (int32_t)lround(d * 1000.0);
+}
+
+static void klv_zero(Klv *k) { memset(k, 0, sizeof *k); }
+
+void klv_free(Klv *k) {
+    if (k == NULL) return;
+    kwg_free(&k->kwg);
+    kwg_index_free(&k->ix);
+    free(k->values);
+    free(k->milli);
+    klv_zero(k);
+}
+
+/* Allocates values and milli for k->count entries (zeroed). */
+static int alloc_values(Klv *k, const char *source, RkError *err) {
+    size_t n = k->count ? k->count : 1;
+    k->values = calloc(n, sizeof *k->values);
+    k->milli = calloc(n, sizeof *k->milli);
+    if (k->values == NULL || k->milli == NULL)
+        return rk_error(err, "%s: out of memory for %u leave values", source, k->count);
+    return 0;
+}
+
+/* Writes the labels of leave number i (e.g. "?EQ") to buf, or "#i". */
+static void leave_name(const Klv *k, const LetterDist *ld, uint32_t i, char *buf, size_t cap) {
+    uint8_t w[32];
+    int len = kwg_index_word_at(&k->kwg, &k->ix, i, w, (int)sizeof w);
+    if (len <= 0) {
+        snprintf(buf, cap, "#%u", i);
+        return;
+    }
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int j = 0; j < len && used + 1 < cap; j++) {
+        if (w[j] >= ld->size) break;
+        used += (size_t)ld_tile_label(ld, w[j], buf + used, cap - used);
+        if (used >= cap) used = cap - 1;
+    }
+}
+
+int klv_load_bytes(Klv *k, const uint8_t *data, size_t size, const LetterDist *ld, const char *source,
+                   RkError *err) {
+    klv_zero(k);
+    if (source == NULL) source = "klv2";
+    if (size < 4)
+        return rk_error(err, "%s: truncated: %zu bytes, too short for the node count", source, size);
+    uint32_t n = read_le32(data);
+    if (n < 2)
+        return rk_error(err, "%s: node count N = %u; the leave graph needs at least 2 nodes", source, n);
+    if ((uint64_t)n > (uint64_t)KWG_ARC_MASK + 1)
+        return rk_error(err, "%s: node count N = %u is more than a KWG can address (%u)", source, n,
+                        KWG_ARC_MASK + 1);
+    uint64_t header = 4 + 4 * (uint64_t)n + 4; /* through L */
+    if ((uint64_t)size < header)
+        return rk_error(err, "%s: truncated: %zu bytes, expected at least %llu for %u nodes and the value "
+                             "count",
+                        source, size, (unsigned long long)header, n);
+    uint32_t nvals = read_le32(data + 4 + 4 * (size_t)n);
+    uint64_t expected = header + 4 * (uint64_t)nvals;
+    if ((uint64_t)size < expected)
+        return rk_error(err, "%s: truncated: %zu bytes, expected %llu (%u nodes, %u values)", source, size,
+                        (unsigned long long)expected, n, nvals);
+    if ((uint64_t)size > expected)
+        return rk_error(err, "%s: %zu bytes, expected %llu (%u nodes, %u values): trailing data", source,
+                        size, (unsigned long long)expected, n, nvals);
+
+    uint32_t *nodes = malloc((size_t)n * sizeof *nodes);
+    if (nodes == NULL) return rk_error(err, "%s: out of memory for %u nodes", source, n);
+    for (uint32_t i = 0; i < n; i++) nodes[i] = read_le32(data + 4 + 4 * (size_t)i);
+    if (kwg_from_nodes(&k->kwg, nodes, n, (uint32_t)ld->size, source, err) != 0) {
+        free(nodes);
+        return -1;
+    }
+    if (kwg_gaddag_root(&k->kwg) != 0) {
+        int rc = rk_error(err, "%s: node 1 has arc %u; a .klv2 graph is a DAWG only (node 1 arc 0)", source,
+                          kwg_gaddag_root(&k->kwg));
+        klv_free(k);
+        return rc;
+    }
+    RkError ie;
+    if (kwg_index_init(&k->ix, &k->kwg, &ie) != 0) {
+        int rc = rk_error(err, "%s: %s", source, ie.msg);
+        klv_free(k);
+        return rc;
+    }
+    uint64_t words = kwg_index_word_count(&k->ix);
+    if (words != nvals) {
+        int rc = rk_error(err, "%s: L = %u values, but the graph holds %llu leaves", source, nvals,
+                          (unsigned long long)words);
+        klv_free(k);
+        return rc;
+    }
+    k->count = nvals;
+    if (alloc_values(k, source, err) != 0) {
+        klv_free(k);
+        return -1;
+    }
+    const uint8_t *p = data + header;
+    for (uint32_t i = 0; i < nvals; i++) {
+        uint32_t bits = read_le32(p + 4 * (size_t)i);
+        float v;
+        memcpy(&v, &bits, sizeof v);
+        if (!isfinite(v) || fabs((double)v) > KLV_MAX_ABS_VALUE) {
+            char name[64];
+            leave_name(k, ld, i, name, sizeof name);
+            int rc = rk_error(err, "%s: value %u (leave %s) is %s", source, i, name,
+                              isnan(v) ? "NaN" : isinf(v) ? "infinite" : "out of range");
+            klv_free(k);
+            return rc;
+        }
+        k->values[i] = v;
+        k->milli[i] = to_milli(v);
+    }
+    return 0;
+}
+
+int klv_load(Klv *k, const char *path, const LetterDist *ld, RkError *err) {
+    klv_zero(k);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return rk_error(err, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        int e = errno;
+        fclose(f);
+        return rk_error(err, "%s: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fclose(f);
+        return rk_error(err, "%s: not a regular file", path);
+    }
+    uint64_t size = (uint64_t)st.st_size;
+    if (size > KLV_MAX_FILE_BYTES) {
+        fclose(f);
+        return rk_error(err, "%s: %llu bytes is too large for a .klv2 file", path, (unsigned long long)size);
+    }
+    uint8_t *data = malloc(size ? (size_t)size : 1);
+    if (data == NULL) {
+        fclose(f);
+        return rk_error(err, "%s: out of memory for %llu bytes", path, (unsigned long long)size);
+    }
+    size_t got = fread(data, 1, (size_t)size, f);
+    bool read_error = ferror(f) != 0;
+    fclose(f);
+    if (read_error) {
+        free(data);
+        return rk_error(err, "%s: read error", path);
+    }
+    /* A file that shrank while being read is judged by what was read. */
+    int rc = klv_load_bytes(k, data, got, ld, path, err);
+    free(data);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- zero */
+
+typedef struct LeaveSet {
+    const LetterDist *ld;
+    uint8_t *tiles; /* KLV_MAX_LEAVE bytes per leave */
+    int *lens;
+    size_t n, cap;
+    uint8_t cur[KLV_MAX_LEAVE];
+    int used[RK_MAX_LETTERS];
+} LeaveSet;
+
+static int leaves_push(LeaveSet *s, int len) {
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 4096;
+        uint8_t *t = realloc(s->tiles, cap * KLV_MAX_LEAVE);
+        if (t == NULL) return -1;
+        s->tiles = t;
+        int *l = realloc(s->lens, cap * sizeof *l);
+        if (l == NULL) return -1;
+        s->lens = l;
+        s->cap = cap;
+    }
+    memcpy(s->tiles + s->n * KLV_MAX_LEAVE, s->cur, (size_t)len);
+    s->lens[s->n++] = len;
+    return 0;
+}
+
+/* Extends the leave cur[0..len) with tiles >= from (sorted, so each multiset
+ * once), pushing every leave of 1..KLV_MAX_LEAVE tiles. */
+static int leaves_extend(LeaveSet *s, int from, int len) {
+    if (len == KLV_MAX_LEAVE) return 0;
+    for (int ml = from; ml < s->ld->size; ml++) {
+        if (s->used[ml] >= s->ld->count[ml]) continue;
+        s->cur[len] = (uint8_t)ml;
+        s->used[ml]++;
+        int rc = leaves_push(s, len + 1);
+        if (rc == 0) rc = leaves_extend(s, ml, len + 1);
+        s->used[ml]--;
+        if (rc != 0) return rc;
+    }
+    return 0;
+}
+
+int klv_init_zero(Klv *k, const LetterDist *ld, RkError *err) {
+    klv_zero(k);
+    if (ld->size < 1 || ld->size > RK_MAX_LETTERS)
+        return rk_error(err, "klv zero: distribution %s has %d letters", ld->name, ld->size);
+    LeaveSet s;
+    memset(&s, 0, sizeof s);
+    s.ld = ld;
+    int rc = leaves_extend(&s, 0, 0);
+    const uint8_t **ptrs = NULL;
+    if (rc == 0) {
+        ptrs = malloc((s.n ? s.n : 1) * sizeof *ptrs);
+        if (ptrs == NULL) rc = -1;
+    }
+    if (rc != 0) {
+        free(s.tiles);
+        free(s.lens);
+        return rk_error(err, "klv zero: out of memory listing the leaves of %s", ld->name);
+    }
+    for (size_t i = 0; i < s.n; i++) ptrs[i] = s.tiles + i * KLV_MAX_LEAVE;
+    KwgWords words = {.words = ptrs, .lens = s.lens, .count = s.n};
+    rc = kwg_build(&k->kwg, &words, false, err);
+    free(ptrs);
+    free(s.tiles);
+    free(s.lens);
+    if (rc != 0) {
+        klv_zero(k);
+        return -1;
+    }
+    if (kwg_index_init(&k->ix, &k->kwg, err) != 0) {
+        klv_free(k);
+        return -1;
+    }
+    uint64_t nwords = kwg_index_word_count(&k->ix);
+    if (nwords != s.n || nwords > UINT32_MAX) {
+        klv_free(k);
+        return rk_error(err, "klv zero: built %llu leaves, expected %zu", (unsigned long long)nwords, s.n);
+    }
+    k->count = (uint32_t)nwords;
+    if (alloc_values(k, "klv zero", err) != 0) {
+        klv_free(k);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- write */
+
+int klv_write(const Klv *k, const char *path, RkError *err) {
+    if (k->kwg.nodes == NULL || k->kwg.n < 2)
+        return rk_error(err, "%s: no leave graph to write", path);
+    if (kwg_gaddag_root(&k->kwg) != 0)
+        return rk_error(err, "%s: the leave graph has a GADDAG (node 1 arc %u); a .klv2 holds a DAWG only",
+                        path, kwg_gaddag_root(&k->kwg));
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 5);
+    if (tmp == NULL) return rk_error(err, "%s: out of memory", path);
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".tmp", 5);
+    FILE *f = fopen(tmp, "wb");
+    if (f == NULL) {
+        rk_error(err, "%s: %s", tmp, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    enum { CHUNK = 4096 };
+    uint8_t buf[4 * CHUNK];
+    bool ok = true;
+    int e = 0;
+    /* u32 N, the nodes, u32 L, the values: one stream of u32 words. */
+    uint64_t total = 2 + (uint64_t)k->kwg.n + k->count, done = 0;
+    while (ok && done < total) {
+        size_t m = 0;
+        for (; m < CHUNK && done < total; m++, done++) {
+            uint32_t v;
+            if (done == 0) {
+                v = k->kwg.n;
+            } else if (done <= k->kwg.n) {
+                v = k->kwg.nodes[done - 1];
+            } else if (done == (uint64_t)k->kwg.n + 1) {
+                v = k->count;
+            } else {
+                memcpy(&v, &k->values[done - k->kwg.n - 2], sizeof v);
+            }
+            write_le32(buf + 4 * m, v);
+        }
+        if (fwrite(buf, 4, m, f) != m) ok = false;
+    }
+    if (ok && fflush(f) != 0) ok = false;
+    if (ok && fsync(fileno(f)) != 0) ok = false;
+    if (!ok) e = errno;
+    if (fclose(f) != 0 && ok) {
+        ok = false;
+        e = errno;
+    }
+    if (!ok) {
+        rk_error(err, "%s: write failed: %s", tmp, strerror(e ? e : EIO));
+        remove(tmp);
+        free(tmp);
+        return -1;
+    }
+    if (rename(tmp, path) != 0) {
+        e = errno;
+        rk_error(err, "%s: cannot rename %s into place: %s", path, tmp, strerror(e));
+        remove(tmp);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- lookup */
+
+int64_t klv_index(const Klv *k, const Rack *leave) {
+    if (k == NULL || leave == NULL || k->kwg.nodes == NULL || leave->total <= 0 || leave->total > RK_RACK_SIZE)
+        return -1;
+    uint8_t s[RK_RACK_SIZE];
+    int n = 0;
+    for (int ml = 0; ml < RK_MAX_LETTERS; ml++) {
+        for (int c = 0; c < leave->count[ml]; c++) {
+            if (n == RK_RACK_SIZE) return -1;
+            s[n++] = (uint8_t)ml;
+        }
+    }
+    int64_t idx = kwg_index_of(&k->kwg, &k->ix, s, n);
+    if (idx < 0 || (uint64_t)idx >= k->count) return -1;
+    return idx;
+}
+
+int32_t klv_leave_value(const void *klv, const Rack *leave) {
+    const Klv *k = klv;
+    int64_t idx = klv_index(k, leave);
+    return idx < 0 ? 0 : k->milli[idx];
+}
+
+void klv_set_values(Klv *k, const float *v) {
+    for (uint32_t i = 0; i < k->count; i++) {
+        float x = v[i];
+        if (!isfinite(x)) x = 0.0f;
+        if (x > (float)KLV_MAX_ABS_VALUE) x = (float)KLV_MAX_ABS_VALUE;
+        if (x < (float)-KLV_MAX_ABS_VALUE) x = (float)-KLV_MAX_ABS_VALUE;
+        k->values[i] = x;
+        k->milli[i] = to_milli(x);
+    }
+}
