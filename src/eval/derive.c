@@ -1,0 +1,481 @@
+/*
+ * derive.c - rack-equity accumulators and leave derivation (see derive.h).
+ *
+ * Method. The racks are visited once, in index order, by generating them in
+ * sorted order (the same recursion as racktable.c); a subtree of racks that
+ * needs more copies of a letter than the bag holds is skipped whole. For
+ * each observed drawable rack R with mean m, every distinct sub-multiset L
+ * of R (at most 2^7 of them) gets sum += W * m and weight += W in its slot.
+ * W is the product of per-letter factors C(B[ml] - c, R[ml] - c) for c
+ * kept copies (tabulated per call), and L's internal number is the sum of
+ * per-letter terms of LeaveDeriver.term. Both are built up along the rack
+ * recursion: each level that places x copies of a letter extends the list
+ * of partial sub-leaves (weight, number, tiles) of the letters so far by
+ * c = 0..x copies, so the lists are shared by every rack below that level,
+ * and the level that completes a rack only multiplies in its last factor
+ * and adds into the slots. The empty leave (number 0) receives
+ * W(R, {}, B) = prod C(B, R): its slot is the baseline. The whole rack (all
+ * tiles kept) is not a leave and is skipped. Each slot receives its terms
+ * in rack-index order, so the sums do not depend on anything but the
+ * inputs.
+ *
+ * Internal leave numbering: leaves as count vectors (c_0, c_1, ...) in
+ * lexicographic order, the empty leave first. With upto[m][r] = the number
+ * of multisets of at most r tiles from letters m.. (within the limits),
+ * the leaves before c are
+ *   sum over l of  sum_{x < c_l} upto[l+1][S - s_l - x]
+ * (S = max_leave, s_l = tiles of letters < l), one term per letter held.
+ * At init every word of the leave graph is given its internal number, which
+ * gives the map to word indexes used when writing the output.
+ */
+#include "derive.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/kwg_index.h"
+
+/* ------------------------------------------------------------ accumulators */
+
+int rack_accum_init(RackAccum *a, uint64_t n, RkError *err) {
+    memset(a, 0, sizeof *a);
+    if (n == 0 || n > ((uint64_t)1 << 40))
+        return rk_error(err, "rack accumulators: bad size %llu", (unsigned long long)n);
+    a->count = calloc((size_t)n, sizeof *a->count);
+    a->sum_mp = calloc((size_t)n, sizeof *a->sum_mp);
+    if (a->count == NULL || a->sum_mp == NULL) {
+        rack_accum_free(a);
+        return rk_error(err, "rack accumulators: out of memory for %llu racks",
+                        (unsigned long long)n);
+    }
+    a->n = n;
+    return 0;
+}
+
+void rack_accum_free(RackAccum *a) {
+    if (a == NULL) return;
+    free(a->count);
+    free(a->sum_mp);
+    memset(a, 0, sizeof *a);
+}
+
+int rack_accum_merge(RackAccum *dst, const RackAccum *src, RkError *err) {
+    if (dst->n != src->n)
+        return rk_error(err, "rack accumulators: cannot merge %llu racks into %llu",
+                        (unsigned long long)src->n, (unsigned long long)dst->n);
+    for (uint64_t i = 0; i < dst->n; i++) {
+        dst->count[i] += src->count[i];
+        dst->sum_mp[i] += src->sum_mp[i];
+    }
+    return 0;
+}
+
+double rack_accum_mean(const RackAccum *a, uint64_t idx) {
+    if (idx >= a->n || a->count[idx] <= 0) return 0.0;
+    return (double)a->sum_mp[idx] / (double)a->count[idx] / 1000.0;
+}
+
+/* ----------------------------------------------------------- the deriver */
+
+/* Row width of the term table and of the weight factors: c and s in
+ * 0..rack_size. */
+static size_t term_at(const LeaveDeriver *d, int ml, int s, int c) {
+    size_t w = (size_t)d->rt->rack_size + 1;
+    return ((size_t)ml * w + (size_t)s) * w + (size_t)c;
+}
+
+typedef struct MapCtx {
+    LeaveDeriver *d;
+    uint64_t next; /* word index of the next word */
+    int bad; /* 1: not a leave, 2: duplicate */
+    uint64_t bad_index;
+} MapCtx;
+
+static int map_word(const uint8_t *ml, int len, void *vctx) {
+    MapCtx *m = vctx;
+    LeaveDeriver *d = m->d;
+    const RackTable *rt = d->rt;
+    uint64_t word = m->next++;
+    if (len < 1 || len > d->max_leave) goto not_leave;
+    uint32_t num = 0;
+    int s = 0;
+    for (int i = 0; i < len;) {
+        uint8_t l = ml[i];
+        if (l >= rt->num_letters || (i > 0 && l <= ml[i - 1])) goto not_leave;
+        int c = 0;
+        while (i < len && ml[i] == l) {
+            c++;
+            i++;
+        }
+        if (c > rt->limit[l]) goto not_leave;
+        num += d->term[term_at(d, l, s, c)];
+        s += c;
+    }
+    if (num == 0 || num > d->num_leaves) goto not_leave;
+    if (d->to_word[num] != UINT32_MAX) {
+        m->bad = 2;
+        m->bad_index = word;
+        return 1;
+    }
+    d->to_word[num] = (uint32_t)word;
+    return 0;
+not_leave:
+    m->bad = 1;
+    m->bad_index = word;
+    return 1;
+}
+
+int leave_deriver_init(LeaveDeriver *d, const RackTable *rt, const Kwg *leave_kwg, RkError *err) {
+    memset(d, 0, sizeof *d);
+    if (rt == NULL || rt->fill == NULL) return rk_error(err, "leave deriver: no rack table");
+    if (rt->rack_size < 2)
+        return rk_error(err, "leave deriver: racks of %d tile have no leaves", rt->rack_size);
+    d->rt = rt;
+    d->max_leave = rt->rack_size - 1;
+    int nl = rt->num_letters, S = d->max_leave;
+    size_t w = (size_t)rt->rack_size + 1;
+    /* upto[m][r], m = 0..nl, r = 0..S: multisets of <= r tiles from m.. */
+    uint64_t *exact = calloc((size_t)(nl + 1) * w, sizeof *exact);
+    uint64_t *upto = calloc((size_t)(nl + 1) * w, sizeof *upto);
+    d->term = calloc((size_t)nl * w * w, sizeof *d->term);
+    if (exact == NULL || upto == NULL || d->term == NULL) {
+        free(exact);
+        free(upto);
+        leave_deriver_free(d);
+        return rk_error(err, "leave deriver: out of memory");
+    }
+    exact[(size_t)nl * w + 0] = 1;
+    for (int ml = nl; ml >= 0; ml--) {
+        int lim = ml < nl ? (rt->limit[ml] < S ? rt->limit[ml] : S) : 0;
+        for (int r = 0; r <= S; r++) {
+            if (ml < nl) {
+                uint64_t e = 0;
+                for (int x = 0; x <= lim && x <= r; x++)
+                    e += exact[(size_t)(ml + 1) * w + (size_t)(r - x)];
+                exact[(size_t)ml * w + (size_t)r] = e;
+            }
+            upto[(size_t)ml * w + (size_t)r] = exact[(size_t)ml * w + (size_t)r] +
+                                               (r > 0 ? upto[(size_t)ml * w + (size_t)(r - 1)] : 0);
+        }
+    }
+    uint64_t total = upto[S]; /* row 0, r = S: with the empty leave */
+    if (total - 1 >= UINT32_MAX) {
+        free(exact);
+        free(upto);
+        leave_deriver_free(d);
+        return rk_error(err, "leave deriver: %llu leaves, too many",
+                        (unsigned long long)(total - 1));
+    }
+    d->num_leaves = total - 1;
+    for (int ml = 0; ml < nl; ml++) {
+        int lim = rt->limit[ml] < S ? rt->limit[ml] : S;
+        for (int s = 0; s <= S; s++) {
+            uint64_t t = 0;
+            for (int c = 0; c <= lim && s + c <= S; c++) {
+                d->term[term_at(d, ml, s, c)] = (uint32_t)t;
+                t += upto[(size_t)(ml + 1) * w + (size_t)(S - s - c)];
+            }
+        }
+    }
+    free(exact);
+    free(upto);
+
+    /* Map the leave graph's words. */
+    KwgIndex ix;
+    if (leave_kwg == NULL || leave_kwg->nodes == NULL) {
+        leave_deriver_free(d);
+        return rk_error(err, "leave deriver: no leave graph");
+    }
+    if (kwg_index_init(&ix, leave_kwg, err) != 0) {
+        leave_deriver_free(d);
+        return -1;
+    }
+    uint64_t words = kwg_index_word_count(&ix);
+    kwg_index_free(&ix);
+    if (words != d->num_leaves) {
+        uint64_t n = d->num_leaves;
+        leave_deriver_free(d);
+        return rk_error(err,
+                        "leave deriver: the leave graph holds %llu words, but the distribution "
+                        "has %llu leaves of 1..%d tiles",
+                        (unsigned long long)words, (unsigned long long)n, S);
+    }
+    d->to_word = malloc(((size_t)d->num_leaves + 1) * sizeof *d->to_word);
+    if (d->to_word == NULL) {
+        leave_deriver_free(d);
+        return rk_error(err, "leave deriver: out of memory");
+    }
+    memset(d->to_word, 0xFF, ((size_t)d->num_leaves + 1) * sizeof *d->to_word);
+    MapCtx m = {.d = d};
+    kwg_foreach_word(leave_kwg, S, map_word, &m);
+    if (m.bad != 0 || m.next != d->num_leaves) {
+        int bad = m.bad;
+        uint64_t at = m.bad_index, seen = m.next;
+        leave_deriver_free(d);
+        if (bad == 1)
+            return rk_error(err,
+                            "leave deriver: word %llu of the leave graph is not a leave of the "
+                            "distribution",
+                            (unsigned long long)at);
+        if (bad == 2)
+            return rk_error(err, "leave deriver: word %llu of the leave graph is a duplicate",
+                            (unsigned long long)at);
+        return rk_error(err,
+                        "leave deriver: the leave graph lists %llu leaves of 1..%d tiles, "
+                        "expected %llu",
+                        (unsigned long long)seen, S, (unsigned long long)words);
+    }
+    return 0;
+}
+
+void leave_deriver_free(LeaveDeriver *d) {
+    if (d == NULL) return;
+    free(d->term);
+    free(d->to_word);
+    memset(d, 0, sizeof *d);
+}
+
+/* -------------------------------------------------------------- deriving */
+
+typedef struct Src {
+    const int64_t *count, *sum_mp; /* accumulators, or */
+    const float *mean; /* means (points) with */
+    const uint64_t *counts; /* optional counts */
+} Src;
+
+/* A sub-leave of the letters placed so far: its weight factor product,
+ * internal number and tile count. */
+typedef struct Part {
+    double w;
+    uint32_t num;
+    uint32_t s;
+} Part;
+
+/* Sub-leaves of <= 6 tiles: at most 2^6 of them; 2^7 bounds any list. */
+#define PART_MAX (1 << RK_RACK_SIZE)
+
+typedef struct Work {
+    const LeaveDeriver *d;
+    const RackTable *rt;
+    Src src;
+    double *acc; /* per internal leave number: [2n] sum W*m, [2n+1] sum W */
+    /* kern[(ml * w + r) * w + c] = C(bag[ml] - c, r - c) */
+    double *kern;
+    int bag[RK_MAX_LETTERS];
+    uint64_t idx; /* the current rack's index */
+    uint64_t used;
+    /* part[d][0..npart[d]): the sub-leaves of the rack's first d distinct
+     * letters, in the order "copies of the first letter, then of the
+     * second, ..." ascending; the last one keeps every tile. */
+    int npart[RK_RACK_SIZE + 1];
+    Part part[RK_RACK_SIZE + 1][PART_MAX];
+} Work;
+
+/* The mean of the current rack in *m; false if it is unobserved. */
+static bool rack_mean(const Work *w, double *m) {
+    uint64_t i = w->idx;
+    if (w->src.count != NULL) {
+        int64_t c = w->src.count[i];
+        if (c <= 0) return false;
+        *m = (double)w->src.sum_mp[i] / (double)c / 1000.0;
+        return true;
+    }
+    if (w->src.counts != NULL && w->src.counts[i] == 0) return false;
+    *m = (double)w->src.mean[i];
+    return true;
+}
+
+/* The rack is the d letters so far plus x copies of ml, which complete it:
+ * every sub-leave of it but the whole rack gets W * m and W. */
+static void finish_rack(Work *w, int ml, int x, int d) {
+    double m;
+    if (!rack_mean(w, &m)) return;
+    w->used++; /* drawable: W(R, {}, B) > 0 */
+    size_t ws = (size_t)w->rt->rack_size + 1;
+    const double *k = w->kern + ((size_t)ml * ws + (size_t)x) * ws;
+    const uint32_t *term = w->d->term + (size_t)ml * ws * ws;
+    const Part *p = w->part[d];
+    int n = w->npart[d];
+    double *acc = w->acc;
+    for (int e = 0; e < n; e++) {
+        /* The last part keeps every earlier tile: with c == x it is the
+         * whole rack, not a leave. */
+        int top = e + 1 < n ? x : x - 1;
+        const uint32_t *t = term + (size_t)p[e].s * ws;
+        double pw = p[e].w;
+        uint32_t num = p[e].num;
+        for (int c = 0; c <= top; c++) {
+            double wc = pw * k[c];
+            if (wc == 0.0) continue;
+            double *a = acc + 2 * (size_t)(num + t[c]);
+            a[0] += wc * m;
+            a[1] += wc;
+        }
+    }
+}
+
+/* part[d + 1] = part[d] extended by 0..x copies of ml. */
+static void extend_parts(Work *w, int ml, int x, int d) {
+    size_t ws = (size_t)w->rt->rack_size + 1;
+    const double *k = w->kern + ((size_t)ml * ws + (size_t)x) * ws;
+    const uint32_t *term = w->d->term + (size_t)ml * ws * ws;
+    const Part *p = w->part[d];
+    Part *q = w->part[d + 1];
+    int n = w->npart[d], out = 0;
+    for (int e = 0; e < n; e++) {
+        const uint32_t *t = term + (size_t)p[e].s * ws;
+        for (int c = 0; c <= x; c++) {
+            double wc = p[e].w * k[c];
+            if (wc == 0.0) continue;
+            q[out].w = wc;
+            q[out].num = p[e].num + t[c];
+            q[out].s = p[e].s + (uint32_t)c;
+            out++;
+        }
+    }
+    w->npart[d + 1] = out;
+}
+
+/* Generates the racks in index order from letter ml on, rem tiles still
+ * to place, d distinct letters placed. */
+static void walk_racks(Work *w, int ml, int rem, int d) {
+    const RackTable *rt = w->rt;
+    size_t ws = (size_t)rt->rack_size + 1;
+    if (ml >= rt->num_letters) return;
+    int hi = rt->limit[ml] < rem ? rt->limit[ml] : rem;
+    for (int x = hi; x >= 0; x--) {
+        uint64_t sub = rt->fill[(size_t)(ml + 1) * ws + (size_t)(rem - x)];
+        if (sub == 0) continue;
+        if (x > w->bag[ml]) { /* none of these racks can be drawn */
+            w->idx += sub;
+            continue;
+        }
+        if (x == 0) {
+            walk_racks(w, ml + 1, rem, d);
+        } else if (x == rem) { /* exactly one rack: this one */
+            finish_rack(w, ml, x, d);
+            w->idx++;
+        } else {
+            extend_parts(w, ml, x, d);
+            walk_racks(w, ml + 1, rem - x, d + 1);
+        }
+    }
+}
+
+/* Counts the observed racks (for DeriveInfo). */
+static uint64_t count_observed(const Src *src, uint64_t n) {
+    uint64_t k = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (src->count != NULL) {
+            if (src->count[i] > 0) k++;
+        } else if (src->counts == NULL || src->counts[i] != 0) {
+            k++;
+        }
+    }
+    return k;
+}
+
+static double binom(int n, int k) {
+    if (k < 0 || n < 0 || k > n) return 0.0;
+    double r = 1.0;
+    for (int i = 1; i <= k; i++)
+        r = r * (double)(n - k + i) / (double)i; /* exact: C(n-k+i, i) */
+    return r;
+}
+
+/* Writes to out (float) or out64 (double), whichever is not NULL. */
+static int derive_core(const LeaveDeriver *d, const Src *src, uint64_t n, const Rack *bag,
+                       float *out, double *out64, uint64_t out_len, DeriveInfo *info,
+                       RkError *err) {
+    if (info != NULL) memset(info, 0, sizeof *info);
+    if (d == NULL || d->rt == NULL || d->to_word == NULL)
+        return rk_error(err, "derive leaves: no leave deriver");
+    const RackTable *rt = d->rt;
+    if (n != rt->num_racks)
+        return rk_error(err,
+                        "derive leaves: %llu rack equities, but the distribution has %llu racks",
+                        (unsigned long long)n, (unsigned long long)rt->num_racks);
+    if (out_len != d->num_leaves)
+        return rk_error(err, "derive leaves: output holds %llu values, but there are %llu leaves",
+                        (unsigned long long)out_len, (unsigned long long)d->num_leaves);
+    Work w;
+    memset(&w, 0, sizeof w);
+    w.d = d;
+    w.rt = rt;
+    w.src = *src;
+    for (int ml = 0; ml < rt->num_letters; ml++)
+        w.bag[ml] = bag ? bag->count[ml] : rt->dist[ml];
+    size_t ws = (size_t)rt->rack_size + 1;
+    w.kern = calloc((size_t)rt->num_letters * ws * ws, sizeof *w.kern);
+    w.acc = calloc(2 * ((size_t)d->num_leaves + 1), sizeof *w.acc);
+    if (w.kern == NULL || w.acc == NULL) {
+        free(w.kern);
+        free(w.acc);
+        return rk_error(err, "derive leaves: out of memory for %llu leaves",
+                        (unsigned long long)d->num_leaves);
+    }
+    for (int ml = 0; ml < rt->num_letters; ml++)
+        for (int r = 0; r <= rt->rack_size; r++)
+            for (int c = 0; c <= r; c++)
+                w.kern[((size_t)ml * ws + (size_t)r) * ws + (size_t)c] =
+                    w.bag[ml] >= c ? binom(w.bag[ml] - c, r - c) : 0.0;
+
+    w.part[0][0] = (Part){.w = 1.0, .num = 0, .s = 0};
+    w.npart[0] = 1;
+    walk_racks(&w, 0, rt->rack_size, 0);
+
+    double baseline = w.acc[1] > 0.0 ? w.acc[0] / w.acc[1] : 0.0;
+    uint64_t valued = 0;
+    for (uint64_t num = 1; num <= d->num_leaves; num++) {
+        const double *a = w.acc + 2 * num;
+        double v = 0.0;
+        if (a[1] > 0.0) {
+            v = a[0] / a[1] - baseline;
+            valued++;
+        }
+        if (out64 != NULL) {
+            out64[d->to_word[num]] = v;
+        } else {
+            out[d->to_word[num]] = (float)v;
+        }
+    }
+    if (info != NULL) {
+        info->baseline = baseline;
+        info->racks_used = w.used;
+        info->racks_observed = count_observed(src, n);
+        info->leaves_valued = valued;
+    }
+    free(w.kern);
+    free(w.acc);
+    return 0;
+}
+
+int derive_leaves(const LeaveDeriver *d, const RackAccum *acc, const Rack *bag, float *out,
+                  uint64_t out_len, DeriveInfo *info, RkError *err) {
+    if (acc == NULL || acc->count == NULL) return rk_error(err, "derive leaves: no accumulators");
+    if (out == NULL) return rk_error(err, "derive leaves: no output array");
+    Src src = {.count = acc->count, .sum_mp = acc->sum_mp};
+    return derive_core(d, &src, acc->n, bag, out, NULL, out_len, info, err);
+}
+
+int derive_leaves_f64(const LeaveDeriver *d, const RackAccum *acc, const Rack *bag, double *out,
+                      uint64_t out_len, DeriveInfo *info, RkError *err) {
+    if (acc == NULL || acc->count == NULL) return rk_error(err, "derive leaves: no accumulators");
+    if (out == NULL) return rk_error(err, "derive leaves: no output array");
+    Src src = {.count = acc->count, .sum_mp = acc->sum_mp};
+    return derive_core(d, &src, acc->n, bag, NULL, out, out_len, info, err);
+}
+
+int derive_leaves_from_means(const LeaveDeriver *d, const float *mean, const uint64_t *counts,
+                             uint64_t n, const Rack *bag, float *out, uint64_t out_len,
+                             DeriveInfo *info, RkError *err) {
+    if (mean == NULL) return rk_error(err, "derive leaves: no rack equities");
+    if (out == NULL) return rk_error(err, "derive leaves: no output array");
+    for (uint64_t i = 0; i < n; i++)
+        if (!isfinite(mean[i]))
+            return rk_error(err, "derive leaves: the equity of rack %llu is not finite",
+                            (unsigned long long)i);
+    Src src = {.mean = mean, .counts = counts};
+    return derive_core(d, &src, n, bag, out, NULL, out_len, info, err);
+}
