@@ -8,5 +8,7 @@ int cmd_lexicon(int argc, char **argv);
 int cmd_movegen(int argc, char **argv);
 int cmd_selfplay(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_train(int argc, char **argv);
+int cmd_match(int argc, char **argv);
 
 #endif

@@ -1,0 +1,419 @@
+/* rookery train: the generational training loop, under MPI.
+ *
+ * A generation = play (every rank its share of the games) -> reduce
+ * (Allreduce of the integer accumulators) -> derive (every rank computes the
+ * same leaves from the same sums) -> write (rank 0: gen-NNNN.tmp, then
+ * rename) -> reload (every rank uses the new leaves for the next one).
+ *
+ * Signals: SIGTERM, SIGINT and SIGUSR1 set a flag; every CHECK_ROUNDS rounds
+ * the ranks take the maximum of their flags, so all of them stop together,
+ * discard the generation in flight and exit with TRAIN_EXIT_STOPPED. The flag
+ * is the one piece of file-scope mutable state in rookery: a signal handler
+ * can reach nothing else. */
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "eval/derive.h"
+#include "eval/klv.h"
+#include "eval/racktable.h"
+#include "eval/req.h"
+#include "reducer/comm.h"
+#include "reducer/rundir.h"
+#include "worker/generation.h"
+#include "worker/train_config.h"
+
+#define TRAIN_EXIT_STOPPED 3
+#define CHECK_ROUNDS 32
+
+static volatile sig_atomic_t stop_requested = 0;
+
+static void on_signal(int sig) {
+    (void)sig;
+    stop_requested = 1;
+}
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: mpirun -np N rookery train [--config FILE] [--run DIR] [--set section.key=value]...\n"
+            "       rookery train --print-default-config\n"
+            "\n"
+            "Runs generations of static self-play and leave training. Each generation plays\n"
+            "run.games_per_generation games over all ranks, sums the rack-equity accumulators,\n"
+            "derives the leaves and writes RUN/gen-NNNN/ (leaves.klv2, racks.req, manifest.json),\n"
+            "RUN/LATEST and RUN/metrics.csv. Without --config the embedded default is used.\n"
+            "If RUN already holds generations, its config.ini is used (plus --set overrides), the\n"
+            "last complete generation is verified against its manifest, and training continues.\n"
+            "  --run DIR      the run directory (overrides run.output)\n"
+            "  --set K=V      override one key, e.g. --set run.generations=10\n"
+            "Exit codes: 0 done, 1 runtime failure, 2 bad input, 3 stopped by SIGTERM/SIGINT/SIGUSR1\n"
+            "(the generation in flight is discarded; run the same command to resume).\n");
+}
+
+static void timestamp(char *buf, size_t cap) {
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+typedef struct Trainer {
+    Comm comm;
+    TrainConfig cfg;
+    Engine engine;
+    RackTable racks;
+    Klv klv;
+    LeaveDeriver deriver;
+    RackAccum acc;
+    float *prev_values, *new_values;
+    Game *game;
+} Trainer;
+
+/* Rank 0 prints; the others stay quiet. */
+#define SAY(t, ...)                                                                                                  \
+    do {                                                                                                             \
+        if ((t)->comm.rank == 0) {                                                                                   \
+            char ts_[32];                                                                                            \
+            timestamp(ts_, sizeof ts_);                                                                              \
+            printf("[%s] ", ts_);                                                                                    \
+            printf(__VA_ARGS__);                                                                                     \
+            printf("\n");                                                                                            \
+            fflush(stdout);                                                                                          \
+        }                                                                                                            \
+    } while (0)
+
+/* Every rank agrees on a status: the worst (max) one wins. */
+static int agree(Trainer *t, int status) { return (int)comm_max_i64(&t->comm, status); }
+
+static int write_generation0(Trainer *t, RkError *err) {
+    const char *run = t->cfg.output;
+    char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 64], text[8192];
+    if (rundir_mkdirs(run, err) != 0) return -1;
+    int n = train_config_write(&t->cfg, text, sizeof text);
+    snprintf(path, sizeof path, "%s/config.ini", run);
+    if (n < 0 || rundir_write_atomic(path, text, (size_t)n, err) != 0) return -1;
+    if (rundir_begin_generation(run, 0, err) != 0) return -1;
+    rundir_gen_path(run, 0, true, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/leaves.klv2", dir);
+    if (klv_write(&t->klv, path, err) != 0) return -1;
+    RunFile f = {.name = "leaves.klv2"};
+    if (rundir_describe_files(run, 0, &f, 1, err) != 0) return -1;
+    snprintf(text, sizeof text,
+             "{\n  \"generation\": 0,\n  \"run_seed\": %" PRIu64 ",\n  \"initial_leaves\": \"%s\",\n"
+             "  \"files\": {\n    \"%s\": {\"bytes\": %" PRIu64 ", \"sha256\": \"%s\"}\n  }\n}\n",
+             t->cfg.seed, t->cfg.initial_leaves, f.name, f.bytes, f.sha256);
+    return rundir_commit_generation(run, 0, text, NULL, NULL, err);
+}
+
+static const char METRICS_HEADER[] =
+    "generation,games,turns,ranks,games_per_s,wall_s,play_s,reduce_s,derive_s,write_s,mean_best_equity,"
+    "mean_final_score,bingos_per_game,racks_observed,baseline,leave_change_rms";
+
+typedef struct GenTimes {
+    double play, reduce, derive, write, wall;
+} GenTimes;
+
+static int write_generation(Trainer *t, int gen, const GenerationTotals *tot, const DeriveInfo *info,
+                            GenTimes *tm, double change_rms, RkError *err) {
+    double t0 = cli_now();
+    const char *run = t->cfg.output;
+    char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 64];
+    if (rundir_begin_generation(run, gen, err) != 0) return -1;
+    rundir_gen_path(run, gen, true, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/leaves.klv2", dir);
+    if (klv_write(&t->klv, path, err) != 0) return -1;
+    snprintf(path, sizeof path, "%s/racks.req", dir);
+    if (req_write_accum(path, &t->racks, &t->acc, err) != 0) return -1;
+    RunFile files[2] = {{.name = "leaves.klv2"}, {.name = "racks.req"}};
+    if (rundir_describe_files(run, gen, files, 2, err) != 0) return -1;
+    tm->write = cli_now() - t0; /* the data files; the manifest follows */
+    tm->wall += tm->write;
+    double games = (double)tot->games;
+    double mean_eq = tot->observations ? (double)tot->equity_sum / 1000.0 / (double)tot->observations : 0.0;
+    char manifest[8192], row[1024];
+    snprintf(manifest, sizeof manifest,
+             "{\n  \"generation\": %d,\n  \"run_seed\": %" PRIu64 ",\n"
+             "  \"game_seed\": \"game i of this generation is seeded from (run_seed, %d, i)\",\n"
+             "  \"ranks\": %d,\n  \"games\": %" PRId64 ",\n  \"turns\": %" PRId64 ",\n"
+             "  \"observations\": %" PRId64 ",\n  \"racks_observed\": %" PRIu64 ",\n"
+             "  \"baseline\": %.6f,\n  \"mean_best_equity\": %.6f,\n"
+             "  \"timings_s\": {\"play\": %.3f, \"reduce\": %.3f, \"derive\": %.3f, \"write\": %.3f, "
+             "\"wall\": %.3f},\n"
+             "  \"files\": {\n    \"%s\": {\"bytes\": %" PRIu64 ", \"sha256\": \"%s\"},\n"
+             "    \"%s\": {\"bytes\": %" PRIu64 ", \"sha256\": \"%s\"}\n  }\n}\n",
+             gen, t->cfg.seed, gen, t->comm.size, tot->games, tot->turns, tot->observations, info->racks_observed,
+             info->baseline, mean_eq, tm->play, tm->reduce, tm->derive, tm->write, tm->wall, files[0].name,
+             files[0].bytes, files[0].sha256, files[1].name, files[1].bytes, files[1].sha256);
+    snprintf(row, sizeof row,
+             "%d,%" PRId64 ",%" PRId64 ",%d,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.3f,%" PRIu64 ",%.4f,%.5f\n", gen,
+             tot->games, tot->turns, t->comm.size, tm->play > 0 ? games / tm->play : 0.0, tm->wall, tm->play,
+             tm->reduce, tm->derive, tm->write, mean_eq, games > 0 ? (double)tot->score_sum / (2.0 * games) : 0.0,
+             games > 0 ? (double)tot->bingos / games : 0.0, info->racks_observed, info->baseline, change_rms);
+    return rundir_commit_generation(run, gen, manifest, METRICS_HEADER, row, err);
+}
+
+/* Plays generation gen; returns 0 done, TRAIN_EXIT_STOPPED, or 1 (error). */
+static int run_generation(Trainer *t, int gen) {
+    RkError err;
+    double t0 = cli_now();
+    memset(t->acc.count, 0, t->acc.n * sizeof t->acc.count[0]);
+    memset(t->acc.sum_mp, 0, t->acc.n * sizeof t->acc.sum_mp[0]);
+    SelfplayConfig play = {.ld = &t->engine.ld,
+                           .layout = &t->engine.layout,
+                           .kwg = &t->engine.kwg,
+                           .leave_value = klv_leave_value,
+                           .leave_ctx = &t->klv,
+                           .seed = t->cfg.seed,
+                           .generation = (uint64_t)gen};
+    GenerationWorker w = {.play = &play,
+                          .racks = &t->racks,
+                          .games = t->cfg.games_per_generation,
+                          .rank = t->comm.rank,
+                          .nranks = t->comm.size,
+                          .acc = &t->acc,
+                          .game = t->game};
+    uint64_t rounds = generation_rounds(w.games, w.nranks);
+    double last_progress = t0;
+    for (uint64_t r = 0; r < rounds; r++) {
+        int status = generation_play_round(&w, r, &err) == 0 ? 0 : 1;
+        if (status) fprintf(stderr, "rookery: rank %d: %s\n", t->comm.rank, err.msg);
+        if ((r + 1) % CHECK_ROUNDS == 0 || r + 1 == rounds || status) {
+            int worst = agree(t, status ? 2 : stop_requested ? 1 : 0);
+            if (worst == 2) return 1;
+            if (worst == 1) {
+                SAY(t, "stop requested: generation %d discarded after %" PRIu64 " rounds; rerun to resume", gen,
+                    r + 1);
+                return TRAIN_EXIT_STOPPED;
+            }
+        }
+        double now = cli_now();
+        if (t->cfg.progress_seconds > 0 && now - last_progress >= t->cfg.progress_seconds) {
+            uint64_t done = (r + 1) * (uint64_t)w.nranks;
+            if (done > w.games) done = w.games;
+            double rate = (double)done / (now - t0);
+            SAY(t, "gen %d: %" PRIu64 "/%" PRIu64 " games, %.1f games/s, ETA %.0f s", gen, done, w.games, rate,
+                rate > 0 ? (double)(w.games - done) / rate : 0.0);
+            last_progress = now;
+        }
+    }
+    double t_play = cli_now();
+    /* reduce: accumulators and totals, exact integer sums */
+    GenerationTotals tot = w.totals;
+    int64_t tot_arr[GENERATION_TOTALS_FIELDS] = {tot.games, tot.turns, tot.observations,
+                                                 tot.bingos, tot.score_sum, tot.equity_sum};
+    if (comm_sum_i64(&t->comm, t->acc.count, t->acc.n, &err) != 0 ||
+        comm_sum_i64(&t->comm, t->acc.sum_mp, t->acc.n, &err) != 0 ||
+        comm_sum_i64(&t->comm, tot_arr, GENERATION_TOTALS_FIELDS, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 1;
+    }
+    tot = (GenerationTotals){tot_arr[0], tot_arr[1], tot_arr[2], tot_arr[3], tot_arr[4], tot_arr[5]};
+    double t_reduce = cli_now();
+    /* derive: every rank the same, from the same sums */
+    DeriveInfo info;
+    if (derive_leaves(&t->deriver, &t->acc, NULL, t->new_values, t->klv.count, &info, &err) != 0) {
+        fprintf(stderr, "rookery: derive: %s\n", err.msg);
+        return 1;
+    }
+    double sq = 0;
+    for (uint32_t i = 0; i < t->klv.count; i++) {
+        double d = (double)t->new_values[i] - (double)t->klv.values[i];
+        sq += d * d;
+    }
+    double change_rms = t->klv.count ? sqrt(sq / t->klv.count) : 0.0;
+    klv_set_values(&t->klv, t->new_values);
+    double t_derive = cli_now();
+    /* write: rank 0, then everyone learns whether it worked */
+    int status = 0;
+    GenTimes tm = {t_play - t0, t_reduce - t_play, t_derive - t_reduce, 0, 0};
+    if (t->comm.rank == 0) {
+        tm.wall = cli_now() - t0;
+        if (write_generation(t, gen, &tot, &info, &tm, change_rms, &err) != 0) {
+            fprintf(stderr, "rookery: %s\n", err.msg);
+            status = 1;
+        }
+    }
+    if (agree(t, status) != 0) return 1;
+    tm.write = cli_now() - t_derive; /* as every rank saw it */
+    SAY(t,
+        "gen %d done: %" PRId64 " games, %" PRId64 " turns, %.1f games/s; mean best equity %.3f; racks observed "
+        "%" PRIu64 "; leave change rms %.4f; play %.2f s, reduce %.2f s, derive %.2f s, write %.2f s",
+        gen, tot.games, tot.turns, (double)tot.games / tm.play,
+        tot.observations ? (double)tot.equity_sum / 1000.0 / (double)tot.observations : 0.0, info.racks_observed,
+        change_rms, tm.play, tm.reduce, tm.derive, tm.write);
+    return 0;
+}
+
+/* Loads everything every rank needs; returns 0 or an exit code. */
+static int setup(Trainer *t, int *start_gen) {
+    RkError err;
+    if (engine_open(&t->engine, t->cfg.ld, t->cfg.layout,
+                    strchr(t->cfg.lexicon, '/') || strstr(t->cfg.lexicon, ".kwg") ? t->cfg.lexicon : NULL,
+                    t->cfg.lexicon) != 0)
+        return 2;
+    double t0 = cli_now();
+    if (racktable_build(&t->racks, &t->engine.ld, RK_RACK_SIZE, &err) != 0 ||
+        rack_accum_init(&t->acc, t->racks.num_racks, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 1;
+    }
+    /* the leaves in force: the last complete generation's, or the initial ones */
+    int latest = -1;
+    if (t->comm.rank == 0) {
+        latest = rundir_latest(t->cfg.output, &err);
+        if (latest == -2) {
+            fprintf(stderr, "rookery: %s\n", err.msg);
+        } else if (latest >= 0 && rundir_verify_generation(t->cfg.output, latest, &err) != 0) {
+            fprintf(stderr, "rookery: cannot resume: %s\n", err.msg);
+            latest = -2;
+        }
+    }
+    if (comm_bcast(&t->comm, &latest, sizeof latest, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 1;
+    }
+    if (latest == -2) return 2;
+    int rc = 0;
+    if (latest >= 0) {
+        char path[RUNDIR_PATH_MAX + 64], dir[RUNDIR_PATH_MAX];
+        rundir_gen_path(t->cfg.output, latest, false, dir, sizeof dir);
+        snprintf(path, sizeof path, "%s/leaves.klv2", dir);
+        rc = klv_load(&t->klv, path, &t->engine.ld, &err);
+        SAY(t, "resuming %s from gen-%04d (verified)", t->cfg.output, latest);
+    } else if (strcmp(t->cfg.initial_leaves, "zero") == 0) {
+        rc = klv_init_zero(&t->klv, &t->engine.ld, &err);
+    } else {
+        rc = klv_load(&t->klv, t->cfg.initial_leaves, &t->engine.ld, &err);
+    }
+    if (agree(t, rc != 0) != 0) {
+        if (rc != 0) fprintf(stderr, "rookery: %s\n", err.msg);
+        return 2;
+    }
+    rc = leave_deriver_init(&t->deriver, &t->racks, &t->klv.kwg, &err);
+    if (rc != 0) fprintf(stderr, "rookery: leaves: %s\n", err.msg);
+    if (agree(t, rc != 0) != 0) return 2;
+    t->prev_values = malloc(t->klv.count * sizeof(float));
+    t->new_values = malloc(t->klv.count * sizeof(float));
+    t->game = malloc(sizeof *t->game);
+    if (!t->prev_values || !t->new_values || !t->game) {
+        fprintf(stderr, "rookery: out of memory\n");
+        return 1;
+    }
+    if (latest < 0) {
+        int status = 0;
+        if (t->comm.rank == 0 && write_generation0(t, &err) != 0) {
+            fprintf(stderr, "rookery: %s\n", err.msg);
+            status = 1;
+        }
+        if (agree(t, status) != 0) return 1;
+        latest = 0;
+        SAY(t, "new run %s: gen-0000 written (%s leaves)", t->cfg.output, t->cfg.initial_leaves);
+    }
+    SAY(t, "%d rank(s); %" PRIu64 " racks, %u leaves; setup %.2f s", t->comm.size, t->racks.num_racks,
+        t->klv.count, cli_now() - t0);
+    *start_gen = latest + 1;
+    return 0;
+}
+
+int cmd_train(int argc, char **argv) {
+    Trainer *t = calloc(1, sizeof *t);
+    if (t == NULL) return 1;
+    RkError err;
+    train_config_defaults(&t->cfg);
+    const char *config_path = NULL, *run_dir = NULL;
+    /* --set overrides are applied after the config file */
+    const char *sets[64];
+    int nsets = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            usage(stdout);
+            free(t);
+            return 0;
+        } else if (strcmp(a, "--print-default-config") == 0) {
+            fputs(TRAIN_DEFAULT_CONFIG, stdout);
+            free(t);
+            return 0;
+        } else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
+            config_path = argv[++i];
+        } else if (strcmp(a, "--run") == 0 && i + 1 < argc) {
+            run_dir = argv[++i];
+        } else if (strcmp(a, "--set") == 0 && i + 1 < argc && nsets < 64) {
+            sets[nsets++] = argv[++i];
+        } else {
+            fprintf(stderr, "rookery train: unknown or incomplete option '%s' (see --help)\n", a);
+            free(t);
+            return 2;
+        }
+    }
+    if (comm_init(&t->comm, NULL, NULL, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        free(t);
+        return 2;
+    }
+    int rc = 0;
+    /* the run directory: --run, else the config's */
+    if (config_path != NULL && train_config_load(&t->cfg, config_path, &err) != 0) rc = 2;
+    if (rc == 0 && run_dir != NULL) rc = train_config_set(&t->cfg, "run.output", run_dir, &err) != 0 ? 2 : 0;
+    if (rc == 0) {
+        /* an existing run keeps its own config.ini */
+        char path[RUNDIR_PATH_MAX + 16];
+        snprintf(path, sizeof path, "%s/config.ini", t->cfg.output);
+        if (access(path, F_OK) == 0) {
+            char output[TRAIN_PATH_MAX];
+            snprintf(output, sizeof output, "%s", t->cfg.output);
+            train_config_defaults(&t->cfg);
+            if (train_config_load(&t->cfg, path, &err) != 0) rc = 2;
+            snprintf(t->cfg.output, sizeof t->cfg.output, "%s", output);
+        }
+    }
+    for (int i = 0; rc == 0 && i < nsets; i++) {
+        char key[256];
+        const char *eq = strchr(sets[i], '=');
+        if (eq == NULL || (size_t)(eq - sets[i]) >= sizeof key) {
+            rk_error(&err, "--set %s: expected section.key=value", sets[i]);
+            rc = 2;
+            break;
+        }
+        memcpy(key, sets[i], (size_t)(eq - sets[i]));
+        key[eq - sets[i]] = '\0';
+        if (train_config_set(&t->cfg, key, eq + 1, &err) != 0) rc = 2;
+    }
+    if (rc != 0) {
+        if (t->comm.rank == 0) fprintf(stderr, "rookery: %s\n", err.msg);
+        comm_finalize(&t->comm);
+        free(t);
+        return rc;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGUSR1, &sa, NULL);
+    int start = 1;
+    rc = setup(t, &start);
+    if (rc == 0 && start > t->cfg.generations)
+        SAY(t, "nothing to do: gen-%04d reached (run.generations = %d)", start - 1, t->cfg.generations);
+    for (int gen = start; rc == 0 && gen <= t->cfg.generations; gen++) rc = run_generation(t, gen);
+    if (rc == 0) SAY(t, "done: %s/LATEST = gen-%04d", t->cfg.output, t->cfg.generations);
+    free(t->game);
+    free(t->prev_values);
+    free(t->new_values);
+    leave_deriver_free(&t->deriver);
+    rack_accum_free(&t->acc);
+    klv_free(&t->klv);
+    racktable_free(&t->racks);
+    engine_close(&t->engine);
+    comm_finalize(&t->comm);
+    free(t);
+    return rc;
+}

@@ -1,0 +1,54 @@
+#include "match.h"
+
+#include <math.h>
+
+/* Plays one game; first moves first. Returns first's score minus second's. */
+static int play_game(const Player *first, const Player *second, const LetterDist *ld, const Layout *lay,
+                     const Kwg *kwg, uint64_t seed, uint64_t index, Game *g, int64_t *turns) {
+    game_new(g, ld, lay, kwg, seed, MATCH_STREAM, index);
+    while (!game_over(g)) {
+        Move m;
+        player_choose(g->on_turn == 0 ? first : second, g, &m);
+        game_play(g, &m);
+        (*turns)++;
+    }
+    return g->scores[0] - g->scores[1];
+}
+
+void match_play_pair(const Player *a, const Player *b, const LetterDist *ld, const Layout *lay, const Kwg *kwg,
+                     uint64_t seed, uint64_t index, Game *scratch, MatchTotals *t) {
+    int spreads[2];
+    spreads[0] = play_game(a, b, ld, lay, kwg, seed, index, scratch, &t->turns);
+    spreads[1] = -play_game(b, a, ld, lay, kwg, seed, index, scratch, &t->turns);
+    int64_t half = 0;
+    for (int i = 0; i < 2; i++) {
+        t->spread_sum += spreads[i];
+        if (spreads[i] > 0) {
+            t->a_wins++;
+            half += 2;
+        } else if (spreads[i] == 0) {
+            t->draws++;
+            half += 1;
+        } else {
+            t->a_losses++;
+        }
+    }
+    t->pairs++;
+    t->games += 2;
+    t->half_points += half;
+    t->half_points_sq += half * half;
+}
+
+void match_result(const MatchTotals *t, MatchResult *r) {
+    double n = (double)t->pairs;
+    r->win_pct = r->ci95_pct = r->mean_spread = 0;
+    if (n <= 0) return;
+    /* per-pair score f = half/4 in [0, 1] */
+    double mean = (double)t->half_points / (4.0 * n);
+    double mean_sq = (double)t->half_points_sq / (16.0 * n);
+    double var = n > 1 ? (mean_sq - mean * mean) * n / (n - 1) : 0.0;
+    if (var < 0) var = 0;
+    r->win_pct = 100.0 * mean;
+    r->ci95_pct = 100.0 * 1.959964 * sqrt(var / n);
+    r->mean_spread = (double)t->spread_sum / (double)t->games;
+}

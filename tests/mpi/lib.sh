@@ -1,0 +1,23 @@
+# Shared helpers of the MPI tests (sourced). Arguments of every test:
+#   ROOKERY_BIN SOWPODS_KWG MPIEXEC
+set -euo pipefail
+bin="$1"; kwg="${2:-}"; mpiexec="$3"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
+  echo "SKIPPED: SOWPODS.kwg not built; MPI training tests did not run"
+  exit 0
+fi
+export ROOKERY_LEXICON="$kwg"
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+mpirun_np() { local np="$1"; shift; "$mpiexec" --allow-run-as-root --oversubscribe -np "$np" "$@"; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# same_files DIR_A DIR_B GEN...: the snapshot files of those generations are byte-identical
+same_files() {
+  local a="$1" b="$2"; shift 2
+  for g in "$@"; do
+    for f in leaves.klv2 racks.req; do
+      cmp -s "$a/gen-$g/$f" "$b/gen-$g/$f" || fail "$a/gen-$g/$f and $b/gen-$g/$f differ"
+    done
+  done
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# SIGUSR1 (what Slurm sends before the time limit) to every rank stops them
+# together with exit code 3, discarding the generation in flight; a resume
+# then finishes the run with the same bytes as an uninterrupted one.
+source "$(dirname "$0")/lib.sh"
+args=(--set run.games_per_generation=400 --set run.generations=2 --set run.progress_seconds=0)
+mpirun_np 2 "$bin" train --run "$work/straight" "${args[@]}" > "$work/straight.log" 2>&1 \
+  || { cat "$work/straight.log"; fail "uninterrupted run"; }
+"$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$bin" train --run "$work/sig" "${args[@]}" \
+  > "$work/sig.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 1200); do
+  [ "$(cat "$work/sig/LATEST" 2>/dev/null)" = "gen-0001" ] && break
+  sleep 0.05
+done
+pkill -USR1 -f "train --run $work/sig" || fail "no rank to signal"
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" -eq 3 ] || { cat "$work/sig.log"; fail "stopped run exited $rc, expected 3"; }
+grep -q "stop requested" "$work/sig.log" || fail "no stop message"
+[ "$(cat "$work/sig/LATEST")" = "gen-0001" ] || fail "LATEST moved past the interrupted generation"
+[ ! -d "$work/sig/gen-0002" ] || fail "a half generation was written"
+mpirun_np 2 "$bin" train --run "$work/sig" "${args[@]}" > "$work/resume.log" 2>&1 \
+  || { cat "$work/resume.log"; fail "resume"; }
+same_files "$work/straight" "$work/sig" 0001 0002
+echo "signal_stop: all ranks stopped with exit 3; resume identical"
