@@ -1,9 +1,21 @@
 #!/usr/bin/env bash
 # The main job, from a fresh Debian 12 machine: installs what is missing,
-# fetches the lexicon, builds, and runs a short self-play demo under mpirun
-# (until `rookery train` lands, issue 3).
+# fetches the lexicon, builds, and runs `rookery train` with the embedded
+# default config under mpirun on all cores of this machine (run directory
+# runs/default; rerunning resumes it). Then a short match of the trained
+# leaves against zero leaves shows what the run learned.
+#   scripts/run.sh [extra `rookery train` options, e.g. --set run.generations=5]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-deps.sh
 dir=$(bash scripts/build.sh release | tail -n 1)
-"$dir/rookery" selfplay --games 3 --seed 2026 --show
+np="${ROOKERY_NP:-$(nproc)}"
+root=()
+[ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+run=runs/default
+mpirun "${root[@]}" --oversubscribe -np "$np" "$dir/rookery" train --run "$run" "$@"
+latest=$(cat "$run/LATEST")
+echo "== match: leaves of $run/$latest against zero leaves =="
+mpirun "${root[@]}" --oversubscribe -np "$np" "$dir/rookery" match \
+  --a "static:leaves=$run/$latest/leaves.klv2" --b static:leaves=zero --pairs 200
