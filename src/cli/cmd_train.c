@@ -72,6 +72,7 @@ typedef struct Trainer {
     Klv klv;
     LeaveDeriver deriver;
     RackAccum acc;
+    RackAccum delta; /* forced-rack observations of one batch, before they are summed */
     float *prev_values, *new_values;
     Game *game;
 } Trainer;
@@ -114,7 +115,7 @@ static int write_generation0(Trainer *t, RkError *err) {
 
 static const char METRICS_HEADER[] =
     "generation,games,turns,ranks,games_per_s,wall_s,play_s,reduce_s,derive_s,write_s,mean_best_equity,"
-    "mean_final_score,bingos_per_game,racks_observed,baseline,leave_change_rms";
+    "mean_final_score,bingos_per_game,racks_observed,baseline,leave_change_rms,forced_games,forced_observations";
 
 typedef struct GenTimes {
     double play, reduce, derive, write, wall;
@@ -142,21 +143,101 @@ static int write_generation(Trainer *t, int gen, const GenerationTotals *tot, co
              "{\n  \"generation\": %d,\n  \"run_seed\": %" PRIu64 ",\n"
              "  \"game_seed\": \"game i of this generation is seeded from (run_seed, %d, i)\",\n"
              "  \"ranks\": %d,\n  \"games\": %" PRId64 ",\n  \"turns\": %" PRId64 ",\n"
-             "  \"observations\": %" PRId64 ",\n  \"racks_observed\": %" PRIu64 ",\n"
+             "  \"observations\": %" PRId64 ",\n  \"forced_games\": %" PRId64 ",\n"
+             "  \"forced_observations\": %" PRId64 ",\n  \"racks_observed\": %" PRIu64 ",\n"
              "  \"baseline\": %.6f,\n  \"mean_best_equity\": %.6f,\n"
              "  \"timings_s\": {\"play\": %.3f, \"reduce\": %.3f, \"derive\": %.3f, \"write\": %.3f, "
              "\"wall\": %.3f},\n"
              "  \"files\": {\n    \"%s\": {\"bytes\": %" PRIu64 ", \"sha256\": \"%s\"},\n"
              "    \"%s\": {\"bytes\": %" PRIu64 ", \"sha256\": \"%s\"}\n  }\n}\n",
-             gen, t->cfg.seed, gen, t->comm.size, tot->games, tot->turns, tot->observations, info->racks_observed,
+             gen, t->cfg.seed, gen, t->comm.size, tot->games, tot->turns, tot->observations, tot->forced_games,
+             tot->forced_observations, info->racks_observed,
              info->baseline, mean_eq, tm->play, tm->reduce, tm->derive, tm->write, tm->wall, files[0].name,
              files[0].bytes, files[0].sha256, files[1].name, files[1].bytes, files[1].sha256);
     snprintf(row, sizeof row,
-             "%d,%" PRId64 ",%" PRId64 ",%d,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.3f,%" PRIu64 ",%.4f,%.5f\n", gen,
+             "%d,%" PRId64 ",%" PRId64 ",%d,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.3f,%" PRIu64 ",%.4f,%.5f,%" PRId64
+             ",%" PRId64 "\n",
+             gen,
              tot->games, tot->turns, t->comm.size, tm->play > 0 ? games / tm->play : 0.0, tm->wall, tm->play,
              tm->reduce, tm->derive, tm->write, mean_eq, games > 0 ? (double)tot->score_sum / (2.0 * games) : 0.0,
-             games > 0 ? (double)tot->bingos / games : 0.0, info->racks_observed, info->baseline, change_rms);
+             games > 0 ? (double)tot->bingos / games : 0.0, info->racks_observed, info->baseline, change_rms,
+             tot->forced_games, tot->forced_observations);
     return rundir_commit_generation(run, gen, manifest, METRICS_HEADER, row, err);
+}
+
+/* The forced-rack phase (generation_play_forced): batches of forced games
+ * until every rack has the generation's minimum count or the cap on forced
+ * games is reached. t->acc holds the summed accumulators on entry and on
+ * exit. Returns 0, TRAIN_EXIT_STOPPED or 1. */
+static int forced_racks(Trainer *t, GenerationWorker *w, int gen, GenerationTotals *tot) {
+    uint32_t min = train_config_min_count(&t->cfg, gen);
+    if (min == 0 || t->cfg.max_forced_games == 0) return 0;
+    RkError err;
+    if (t->delta.n == 0 && rack_accum_init(&t->delta, t->racks.num_racks, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 1;
+    }
+    uint64_t done = 0;
+    GenerationTotals before = w->totals;
+    w->totals.forced_games = w->totals.forced_observations = 0;
+    w->acc = &t->delta;
+    int rc = 0;
+    while (rc == 0 && done < t->cfg.max_forced_games) {
+        ForcedTasks ft;
+        if (forced_tasks_build(&ft, &t->acc, min, &err) != 0) {
+            fprintf(stderr, "rookery: %s\n", err.msg);
+            rc = 1;
+            break;
+        }
+        if (ft.total == 0) break;
+        uint64_t games = (ft.total + FORCED_TASKS_PER_GAME - 1) / FORCED_TASKS_PER_GAME;
+        if (games > FORCED_BATCH_GAMES) games = FORCED_BATCH_GAMES;
+        if (games > t->cfg.max_forced_games - done) games = t->cfg.max_forced_games - done;
+        if (done == 0)
+            SAY(t, "gen %d: %" PRIu64 " racks below %u observations (%" PRIu64 " missing): forced games", gen,
+                ft.n, min, ft.total);
+        memset(t->delta.count, 0, t->delta.n * sizeof t->delta.count[0]);
+        memset(t->delta.sum_mp, 0, t->delta.n * sizeof t->delta.sum_mp[0]);
+        int status = 0;
+        for (uint64_t k = (uint64_t)t->comm.rank; k < games && status == 0; k += (uint64_t)t->comm.size) {
+            uint64_t index = w->games + done + k;
+            if (generation_play_forced(w, index, &ft, k * FORCED_TASKS_PER_GAME, FORCED_TASKS_PER_GAME, &err) != 0) {
+                fprintf(stderr, "rookery: rank %d: %s\n", t->comm.rank, err.msg);
+                status = 2;
+            }
+        }
+        forced_tasks_free(&ft);
+        int worst = agree(t, status ? 2 : stop_requested ? 1 : 0);
+        if (worst == 2) rc = 1;
+        else if (worst == 1) {
+            SAY(t, "stop requested: generation %d discarded during forced games; rerun to resume", gen);
+            rc = TRAIN_EXIT_STOPPED;
+        } else if (comm_sum_i64(&t->comm, t->delta.count, t->delta.n, &err) != 0 ||
+                   comm_sum_i64(&t->comm, t->delta.sum_mp, t->delta.n, &err) != 0) {
+            fprintf(stderr, "rookery: %s\n", err.msg);
+            rc = 1;
+        } else {
+            rack_accum_merge(&t->acc, &t->delta, &err);
+            done += games;
+        }
+    }
+    w->acc = &t->acc;
+    int64_t f[2] = {w->totals.forced_games, w->totals.forced_observations};
+    if (rc == 0 && comm_sum_i64(&t->comm, f, 2, &err) != 0) rc = 1;
+    tot->forced_games = f[0];
+    tot->forced_observations = f[1];
+    w->totals = before;
+    if (rc == 0 && done > 0) {
+        ForcedTasks left;
+        uint64_t missing = 0;
+        if (forced_tasks_build(&left, &t->acc, min, &err) == 0) {
+            missing = left.total;
+            forced_tasks_free(&left);
+        }
+        SAY(t, "gen %d: %" PRId64 " forced games, %" PRId64 " forced observations; %" PRIu64 " still missing", gen,
+            f[0], f[1], missing);
+    }
+    return rc;
 }
 
 /* Plays generation gen; returns 0 done, TRAIN_EXIT_STOPPED, or 1 (error). */
@@ -206,19 +287,23 @@ static int run_generation(Trainer *t, int gen) {
     double t_play = cli_now();
     /* reduce: accumulators and totals, exact integer sums */
     GenerationTotals tot = w.totals;
-    int64_t tot_arr[GENERATION_TOTALS_FIELDS] = {tot.games, tot.turns, tot.observations,
-                                                 tot.bingos, tot.score_sum, tot.equity_sum};
+    int64_t tot_arr[GENERATION_TOTALS_FIELDS] = {tot.games,     tot.turns,      tot.observations, tot.bingos,
+                                                 tot.score_sum, tot.equity_sum, 0,                0};
     if (comm_sum_i64(&t->comm, t->acc.count, t->acc.n, &err) != 0 ||
         comm_sum_i64(&t->comm, t->acc.sum_mp, t->acc.n, &err) != 0 ||
         comm_sum_i64(&t->comm, tot_arr, GENERATION_TOTALS_FIELDS, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;
     }
-    tot = (GenerationTotals){tot_arr[0], tot_arr[1], tot_arr[2], tot_arr[3], tot_arr[4], tot_arr[5]};
+    tot = (GenerationTotals){tot_arr[0], tot_arr[1], tot_arr[2], tot_arr[3], tot_arr[4], tot_arr[5], 0, 0};
     double t_reduce = cli_now();
+    int frc = forced_racks(t, &w, gen, &tot);
+    if (frc != 0) return frc;
+    double t_forced = cli_now(); /* forced games count as play time */
     /* derive: every rank the same, from the same sums */
     DeriveInfo info;
-    if (derive_leaves(&t->deriver, &t->acc, NULL, t->new_values, t->klv.count, &info, &err) != 0) {
+    DeriveOptions dopt = {.shrink = t->cfg.shrink};
+    if (derive_leaves_opt(&t->deriver, &t->acc, NULL, &dopt, t->new_values, t->klv.count, &info, &err) != 0) {
         fprintf(stderr, "rookery: derive: %s\n", err.msg);
         return 1;
     }
@@ -232,7 +317,7 @@ static int run_generation(Trainer *t, int gen) {
     double t_derive = cli_now();
     /* write: rank 0, then everyone learns whether it worked */
     int status = 0;
-    GenTimes tm = {t_play - t0, t_reduce - t_play, t_derive - t_reduce, 0, 0};
+    GenTimes tm = {t_play - t0 + (t_forced - t_reduce), t_reduce - t_play, t_derive - t_forced, 0, 0};
     if (t->comm.rank == 0) {
         tm.wall = cli_now() - t0;
         if (write_generation(t, gen, &tot, &info, &tm, change_rms, &err) != 0) {
@@ -410,6 +495,7 @@ int cmd_train(int argc, char **argv) {
     free(t->new_values);
     leave_deriver_free(&t->deriver);
     rack_accum_free(&t->acc);
+    if (t->delta.n) rack_accum_free(&t->delta);
     klv_free(&t->klv);
     racktable_free(&t->racks);
     engine_close(&t->engine);

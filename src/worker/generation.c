@@ -1,5 +1,8 @@
 #include "generation.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 typedef struct Observe {
     GenerationWorker *w;
     int failed;
@@ -34,5 +37,103 @@ int generation_play_round(GenerationWorker *w, uint64_t round, RkError *err) {
     w->totals.turns += (int64_t)st.turns;
     w->totals.bingos += (int64_t)st.bingos;
     w->totals.score_sum += st.score_sum[0] + st.score_sum[1];
+    return 0;
+}
+
+/* ---------------------------------------------------------------- forced racks */
+
+int forced_tasks_build(ForcedTasks *t, const RackAccum *global, uint32_t min_count, RkError *err) {
+    memset(t, 0, sizeof *t);
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < global->n; i++) n += global->count[i] < (int64_t)min_count;
+    if (n == 0) return 0;
+    t->rack = malloc(n * sizeof t->rack[0]);
+    t->end = malloc(n * sizeof t->end[0]);
+    if (t->rack == NULL || t->end == NULL) {
+        forced_tasks_free(t);
+        return rk_error(err, "out of memory for %llu forced racks", (unsigned long long)n);
+    }
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < global->n; i++) {
+        if (global->count[i] >= (int64_t)min_count) continue;
+        total += (uint64_t)((int64_t)min_count - global->count[i]);
+        t->rack[t->n] = (uint32_t)i;
+        t->end[t->n] = total;
+        t->n++;
+    }
+    t->total = total;
+    return 0;
+}
+
+void forced_tasks_free(ForcedTasks *t) {
+    free(t->rack);
+    free(t->end);
+    memset(t, 0, sizeof *t);
+}
+
+/* The rack of task number k (binary search over the cumulative deficits). */
+static uint32_t task_rack(const ForcedTasks *t, uint64_t k) {
+    uint64_t lo = 0, hi = t->n - 1;
+    while (lo < hi) {
+        uint64_t mid = (lo + hi) / 2;
+        if (t->end[mid] > k) hi = mid;
+        else lo = mid + 1;
+    }
+    return t->rack[lo];
+}
+
+typedef struct Forced {
+    GenerationWorker *w;
+    const ForcedTasks *t;
+    uint64_t next, stop;
+    int failed;
+    RkError *err;
+} Forced;
+
+/* Can rack r be made from the mover's rack and the bag? */
+static bool drawable(const Game *g, const Rack *r) {
+    Rack pool;
+    bag_to_rack(&g->bag, &pool);
+    const Rack *own = &g->racks[g->on_turn];
+    for (int ml = 0; ml < g->ld->size; ml++)
+        if (r->count[ml] > pool.count[ml] + own->count[ml]) return false;
+    return true;
+}
+
+static void observe_forced(const Game *g, const Move *m, void *vctx) {
+    (void)m;
+    Forced *f = vctx;
+    if (g->bag.count < RK_RACK_SIZE || f->failed) return;
+    /* the next task this position can serve; tasks it cannot are passed over */
+    for (int tries = 0; tries < 4 && f->next < f->stop; tries++) {
+        Rack r;
+        uint32_t idx = task_rack(f->t, f->next++);
+        if (racktable_rack_at(f->w->racks, idx, &r) != 0) {
+            rk_error(f->err, "forced rack %u is not in the rack table", idx);
+            f->failed = 1;
+            return;
+        }
+        if (!drawable(g, &r)) continue;
+        MoveGenRequest req;
+        movegen_request_for_game(&req, g);
+        req.rack = &r;
+        req.leave_value = f->w->play->leave_value;
+        req.leave_ctx = f->w->play->leave_ctx;
+        Move best;
+        movegen_best(&req, &best, NULL);
+        rack_accum_add(f->w->acc, idx, best.equity);
+        f->w->totals.forced_observations++;
+        return;
+    }
+}
+
+int generation_play_forced(GenerationWorker *w, uint64_t game_index, const ForcedTasks *t, uint64_t first,
+                           uint64_t count, RkError *err) {
+    if (t->n == 0 || count == 0) return 0;
+    Forced f = {.w = w, .t = t, .next = first, .stop = first + count, .failed = 0, .err = err};
+    if (f.stop > t->total) f.stop = t->total;
+    selfplay_game(w->play, game_index, w->game, NULL, observe_forced, &f);
+    if (f.failed) return -1;
+    w->totals.forced_games++;
     return 0;
 }

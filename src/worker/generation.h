@@ -24,8 +24,9 @@ typedef struct GenerationTotals {
     int64_t games, turns, observations, bingos;
     int64_t score_sum;   /* both players' final scores */
     int64_t equity_sum;  /* millipoints, over observations */
+    int64_t forced_games, forced_observations;
 } GenerationTotals;
-#define GENERATION_TOTALS_FIELDS 6
+#define GENERATION_TOTALS_FIELDS 8
 
 typedef struct GenerationWorker {
     const SelfplayConfig *play;  /* lexicon, layout, leaves, seed, generation */
@@ -36,6 +37,36 @@ typedef struct GenerationWorker {
     GenerationTotals totals;     /* this rank's totals */
     Game *game;                  /* scratch */
 } GenerationWorker;
+
+/*
+ * Forced rare racks. After the normal games, racks seen fewer than the
+ * generation's minimum count get extra observations: forced games are played
+ * like normal ones, but on each turn with at least RK_RACK_SIZE tiles in the
+ * bag the next rack of the game's task slice is substituted for the mover's
+ * (if it can be made from the mover's rack and the bag), its best move's
+ * equity is recorded, and the real rack's best move is then played. The task
+ * list (every deficient rack, repeated by its deficit, in rack order) is
+ * built from the summed accumulators, so every rank builds the same list;
+ * forced game k of a batch takes tasks [k*FORCED_TASKS_PER_GAME, ...). Batch
+ * sizes do not depend on the number of ranks, so neither do the results.
+ */
+#define FORCED_TASKS_PER_GAME 16
+#define FORCED_BATCH_GAMES 1024
+
+typedef struct ForcedTasks {
+    uint64_t n;        /* deficient racks */
+    uint32_t *rack;    /* their indices, ascending */
+    uint64_t *end;     /* cumulative deficits: tasks [end[i-1], end[i]) are rack[i] */
+    uint64_t total;    /* tasks */
+} ForcedTasks;
+
+/* The racks whose count is below min_count, from summed accumulators. */
+int forced_tasks_build(ForcedTasks *t, const RackAccum *global, uint32_t min_count, RkError *err);
+void forced_tasks_free(ForcedTasks *t);
+/* Plays forced game `game_index` with tasks [first, first+count) of t,
+ * adding substituted racks' observations to w->acc. */
+int generation_play_forced(GenerationWorker *w, uint64_t game_index, const ForcedTasks *t, uint64_t first,
+                           uint64_t count, RkError *err);
 
 /* Rounds needed for G games on P ranks. */
 static inline uint64_t generation_rounds(uint64_t games, int nranks) {
