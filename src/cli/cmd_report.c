@@ -1,0 +1,131 @@
+/* rookery report: the per-generation table of a run, and a PNG of its
+ * training curves drawn with gnuplot. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "core/textfile.h"
+
+#define MAX_COLS 64
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: rookery report RUN [--png FILE]\n"
+            "\n"
+            "Prints one line per generation from RUN/metrics.csv and draws the training curves\n"
+            "(games/s, mean best-move equity, leave change between generations, racks observed)\n"
+            "into FILE (default RUN/report.png) with gnuplot (Debian package gnuplot-nox).\n");
+}
+
+/* Index of column `name` in the header fields, or -1. */
+static int column(char **names, int n, const char *name) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0) return i;
+    return -1;
+}
+
+static int split(char *line, char **out, int cap) {
+    int n = 0;
+    char *save = NULL;
+    for (char *f = strtok_r(line, ",\r\n", &save); f && n < cap; f = strtok_r(NULL, ",\r\n", &save)) out[n++] = f;
+    return n;
+}
+
+int cmd_report(int argc, char **argv) {
+    const char *run = NULL, *png = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--png") == 0 && i + 1 < argc) {
+            png = argv[++i];
+        } else if (argv[i][0] != '-' && run == NULL) {
+            run = argv[i];
+        } else {
+            fprintf(stderr, "rookery report: unknown or incomplete option '%s' (see --help)\n", argv[i]);
+            return 2;
+        }
+    }
+    if (run == NULL) {
+        fprintf(stderr, "rookery report: give the run directory (see --help)\n");
+        return 2;
+    }
+    char path[4096], png_default[4096];
+    snprintf(path, sizeof path, "%s/metrics.csv", run);
+    RkError err;
+    char *text = rk_read_file(path, 64u << 20, NULL, &err);
+    if (text == NULL) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 2;
+    }
+    char *save = NULL;
+    char *header = strtok_r(text, "\n", &save);
+    char *names[MAX_COLS];
+    int ncols = header ? split(header, names, MAX_COLS) : 0;
+    const char *want[] = {"generation", "games", "games_per_s", "wall_s", "mean_best_equity", "leave_change_rms",
+                          "racks_observed", "forced_games"};
+    const int nwant = (int)(sizeof want / sizeof want[0]);
+    int idx[8];
+    for (int i = 0; i < nwant; i++) {
+        idx[i] = column(names, ncols, want[i]);
+        if (idx[i] < 0 && i < 6) {
+            fprintf(stderr, "rookery: %s: no column '%s' (not a rookery metrics file?)\n", path, want[i]);
+            free(text);
+            return 2;
+        }
+    }
+    printf("%4s %9s %9s %8s %12s %12s %14s %8s\n", "gen", "games", "games/s", "wall s", "mean equity",
+           "leave chg", "racks seen", "forced");
+    int rows = 0;
+    for (char *line = strtok_r(NULL, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *f[MAX_COLS];
+        int n = split(line, f, MAX_COLS);
+        if (n < ncols) {
+            fprintf(stderr, "rookery: %s: row %d has %d fields, expected %d\n", path, rows + 2, n, ncols);
+            free(text);
+            return 2;
+        }
+        printf("%4s %9s %9s %8s %12s %12s %14s %8s\n", f[idx[0]], f[idx[1]], f[idx[2]], f[idx[3]], f[idx[4]],
+               f[idx[5]], f[idx[6]], idx[7] >= 0 ? f[idx[7]] : "-");
+        rows++;
+    }
+    free(text);
+    if (rows == 0) {
+        printf("(no generations yet)\n");
+        return 0;
+    }
+    if (png == NULL) {
+        snprintf(png_default, sizeof png_default, "%s/report.png", run);
+        png = png_default;
+    }
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "rookery report: gnuplot not found (apt-get install gnuplot-nox); no PNG written\n");
+        return 1;
+    }
+    FILE *gp = popen("gnuplot", "w");
+    if (gp == NULL) {
+        fprintf(stderr, "rookery report: cannot start gnuplot\n");
+        return 1;
+    }
+    /* columns are 1-based in gnuplot */
+    fprintf(gp,
+            "set terminal pngcairo size 1200,800\nset output '%s'\nset datafile separator ','\n"
+            "set multiplot layout 2,2 title 'rookery run %s'\nset grid\nset xtics 1\nset xlabel 'generation'\n"
+            "plot '%s' using %d:%d every ::1 with linespoints title 'games/s'\n"
+            "plot '%s' using %d:%d every ::1 with linespoints title 'mean best-move equity'\n"
+            "plot '%s' using %d:%d every ::1 with linespoints title 'leave change (rms, points)'\n"
+            "plot '%s' using %d:%d every ::1 with linespoints title 'racks observed'\n"
+            "unset multiplot\n",
+            png, run, path, idx[0] + 1, idx[2] + 1, path, idx[0] + 1, idx[4] + 1, path, idx[0] + 1, idx[5] + 1,
+            path, idx[0] + 1, idx[6] + 1);
+    int rc = pclose(gp);
+    if (rc != 0 || access(png, F_OK) != 0) {
+        fprintf(stderr, "rookery report: gnuplot failed writing %s\n", png);
+        return 1;
+    }
+    printf("curves: %s\n", png);
+    return 0;
+}
