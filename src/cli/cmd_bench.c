@@ -108,12 +108,40 @@ static int bench_selfplay(Engine *e, const Klv *klv, uint64_t games, uint64_t se
     return 0;
 }
 
+/* `bench train` is the training loop itself, told to run one generation and
+ * report on it. */
+static int bench_train(int argc, char **argv) {
+    uint64_t games = 2000;
+    const char *run = "runs/bench";
+    for (int i = 2; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (cli_is_help(argv[i])) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--games") == 0) {
+            if (cli_parse_u64(argv[i], v, UINT64_C(1) << 40, &games) != 0 || games == 0) return 2;
+            i++;
+        } else if (strcmp(argv[i], "--run") == 0 && v) {
+            run = argv[++i];
+        } else {
+            fprintf(stderr, "rookery bench train: unknown or incomplete option '%s' (see --help)\n", argv[i]);
+            return 2;
+        }
+    }
+    char set_games[64];
+    snprintf(set_games, sizeof set_games, "run.games_per_generation=%llu", (unsigned long long)games);
+    char *targv[] = {"train", "--bench", "--run", (char *)run, "--set", set_games, "--set", "run.progress_seconds=0",
+                     NULL};
+    return cmd_train(8, targv);
+}
+
 int cmd_bench(int argc, char **argv) {
     if (argc < 2 || cli_is_help(argv[1])) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
     const char *what = argv[1];
+    if (strcmp(what, "train") == 0) return bench_train(argc, argv);
     if (strcmp(what, "movegen") != 0 && strcmp(what, "selfplay") != 0) {
         fprintf(stderr, "rookery bench: unknown benchmark '%s' (movegen or selfplay)\n", what);
         return 2;

@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,10 @@ typedef struct Trainer {
     RackAccum delta; /* forced-rack observations of one batch, before they are summed */
     float *prev_values, *new_values;
     Game *game;
+    /* the last generation played, for `rookery bench train` */
+    bool bench;
+    double last_play, last_overhead, last_wall;
+    int64_t last_games;
 } Trainer;
 
 /* Rank 0 prints; the others stay quiet. */
@@ -327,6 +332,10 @@ static int run_generation(Trainer *t, int gen) {
     }
     if (agree(t, status) != 0) return 1;
     tm.write = cli_now() - t_derive; /* as every rank saw it */
+    t->last_play = tm.play;
+    t->last_overhead = tm.reduce + tm.derive + tm.write;
+    t->last_wall = tm.wall;
+    t->last_games = tot.games;
     SAY(t,
         "gen %d done: %" PRId64 " games, %" PRId64 " turns, %.1f games/s; mean best equity %.3f; racks observed "
         "%" PRIu64 "; leave change rms %.4f; play %.2f s, reduce %.2f s, derive %.2f s, write %.2f s",
@@ -422,6 +431,8 @@ int cmd_train(int argc, char **argv) {
             usage(stdout);
             free(t);
             return 0;
+        } else if (strcmp(a, "--bench") == 0) {
+            t->bench = true;
         } else if (strcmp(a, "--print-default-config") == 0) {
             fputs(TRAIN_DEFAULT_CONFIG, stdout);
             free(t);
@@ -486,10 +497,22 @@ int cmd_train(int argc, char **argv) {
     sigaction(SIGUSR1, &sa, NULL);
     int start = 1;
     rc = setup(t, &start);
+    if (rc == 0 && t->bench) t->cfg.generations = start; /* exactly one more generation */
     if (rc == 0 && start > t->cfg.generations)
         SAY(t, "nothing to do: gen-%04d reached (run.generations = %d)", start - 1, t->cfg.generations);
     for (int gen = start; rc == 0 && gen <= t->cfg.generations; gen++) rc = run_generation(t, gen);
     if (rc == 0) SAY(t, "done: %s/LATEST = gen-%04d", t->cfg.output, t->cfg.generations);
+    if (rc == 0 && t->bench) {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        int64_t rss_kb = comm_max_i64(&t->comm, ru.ru_maxrss);
+        if (t->comm.rank == 0)
+            printf("bench train: gen %d, %" PRId64 " games on %d rank(s): %.1f games/s (%.1f per rank); "
+                   "wall %.2f s, of which reduce+derive+write %.2f s = %.1f%%; peak RSS %.0f MB (max over ranks)\n",
+                   t->cfg.generations, t->last_games, t->comm.size, (double)t->last_games / t->last_play,
+                   (double)t->last_games / t->last_play / t->comm.size, t->last_wall, t->last_overhead,
+                   100.0 * t->last_overhead / t->last_wall, (double)rss_kb / 1024.0);
+    }
     free(t->game);
     free(t->prev_values);
     free(t->new_values);
