@@ -7,6 +7,10 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "eval/klv.h"
+#include "core/rng.h"
+#include "eval/derive.h"
+#include "eval/klv.h"
+#include "eval/racktable.h"
 #include "worker/selfplay.h"
 
 static void usage(FILE *out) {
@@ -110,6 +114,67 @@ static int bench_selfplay(Engine *e, const Klv *klv, uint64_t games, uint64_t se
 
 /* `bench train` is the training loop itself, told to run one generation and
  * report on it. */
+static int bench_derive(int argc, char **argv) {
+    int pct = 75;
+    for (int i = 2; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--observed") == 0) {
+            if (cli_parse_int(argv[i], i + 1 < argc ? argv[i + 1] : NULL, 0, 100, &pct) != 0) return 2;
+            i++;
+        } else {
+            fprintf(stderr, "rookery bench derive: unknown or incomplete option '%s' (see --help)\n", argv[i]);
+            return 2;
+        }
+    }
+    LetterDist ld;
+    ld_english(&ld);
+    RkError err;
+    RackTable rt;
+    Klv klv;
+    LeaveDeriver d;
+    RackAccum acc;
+    double t0 = cli_now();
+    if (racktable_build(&rt, &ld, RK_RACK_SIZE, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 1;
+    }
+    double t1 = cli_now();
+    if (klv_init_zero(&klv, &ld, &err) != 0 || leave_deriver_init(&d, &rt, &klv.kwg, &err) != 0 ||
+        rack_accum_init(&acc, rt.num_racks, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 1;
+    }
+    double t2 = cli_now();
+    Rng rng;
+    rng_seed(&rng, 1);
+    for (uint64_t i = 0; i < acc.n; i++) {
+        if ((int)rng_below(&rng, 100) >= pct) continue;
+        acc.count[i] = 1 + (int64_t)rng_below(&rng, 5);
+        acc.sum_mp[i] = acc.count[i] * (int64_t)rng_below(&rng, 80000);
+    }
+    float *out = malloc(klv.count * sizeof *out);
+    if (out == NULL) return 1;
+    double t3 = cli_now();
+    DeriveInfo info;
+    if (derive_leaves(&d, &acc, NULL, out, klv.count, &info, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 1;
+    }
+    double t4 = cli_now();
+    printf("bench derive: rack table %llu racks in %.2f s; leave graph + deriver %.2f s; derive %u leaves from "
+           "%llu observed racks in %.3f s (one core)\n",
+           (unsigned long long)rt.num_racks, t1 - t0, t2 - t1, klv.count, (unsigned long long)info.racks_observed,
+           t4 - t3);
+    free(out);
+    rack_accum_free(&acc);
+    leave_deriver_free(&d);
+    klv_free(&klv);
+    racktable_free(&rt);
+    return 0;
+}
+
 static int bench_train(int argc, char **argv) {
     uint64_t games = 2000;
     const char *run = "runs/bench";
@@ -142,6 +207,7 @@ int cmd_bench(int argc, char **argv) {
     }
     const char *what = argv[1];
     if (strcmp(what, "train") == 0) return bench_train(argc, argv);
+    if (strcmp(what, "derive") == 0) return bench_derive(argc, argv);
     if (strcmp(what, "movegen") != 0 && strcmp(what, "selfplay") != 0) {
         fprintf(stderr, "rookery bench: unknown benchmark '%s' (movegen or selfplay)\n", what);
         return 2;
