@@ -259,7 +259,9 @@ typedef struct Work {
     const LeaveDeriver *d;
     const RackTable *rt;
     Src src;
-    double *acc; /* per internal leave number: [2n] sum W*m, [2n+1] sum W */
+    /* per internal leave number n: acc[3n] = sum W*m, acc[3n+1] = sum W,
+     * acc[3n+2] = sum W^2/count */
+    double *acc;
     /* kern[(ml * w + r) * w + c] = C(bag[ml] - c, r - c) */
     double *kern;
     int bag[RK_MAX_LETTERS];
@@ -272,25 +274,28 @@ typedef struct Work {
     Part part[RK_RACK_SIZE + 1][PART_MAX];
 } Work;
 
-/* The mean of the current rack in *m; false if it is unobserved. */
-static bool rack_mean(const Work *w, double *m) {
+/* The mean of the current rack in *m and 1/count in *inv (1 for means
+ * without counts); false if it is unobserved. */
+static bool rack_mean(const Work *w, double *m, double *inv) {
     uint64_t i = w->idx;
     if (w->src.count != NULL) {
         int64_t c = w->src.count[i];
         if (c <= 0) return false;
         *m = (double)w->src.sum_mp[i] / (double)c / 1000.0;
+        *inv = 1.0 / (double)c;
         return true;
     }
     if (w->src.counts != NULL && w->src.counts[i] == 0) return false;
     *m = (double)w->src.mean[i];
+    *inv = w->src.counts != NULL ? 1.0 / (double)w->src.counts[i] : 1.0;
     return true;
 }
 
 /* The rack is the d letters so far plus x copies of ml, which complete it:
- * every sub-leave of it but the whole rack gets W * m and W. */
+ * every sub-leave of it but the whole rack gets W * m, W and W^2 / count. */
 static void finish_rack(Work *w, int ml, int x, int d) {
-    double m;
-    if (!rack_mean(w, &m)) return;
+    double m, inv;
+    if (!rack_mean(w, &m, &inv)) return;
     w->used++; /* drawable: W(R, {}, B) > 0 */
     size_t ws = (size_t)w->rt->rack_size + 1;
     const double *k = w->kern + ((size_t)ml * ws + (size_t)x) * ws;
@@ -308,9 +313,10 @@ static void finish_rack(Work *w, int ml, int x, int d) {
         for (int c = 0; c <= top; c++) {
             double wc = pw * k[c];
             if (wc == 0.0) continue;
-            double *a = acc + 2 * (size_t)(num + t[c]);
+            double *a = acc + 3 * (size_t)(num + t[c]);
             a[0] += wc * m;
             a[1] += wc;
+            a[2] += wc * wc * inv;
         }
     }
 }
@@ -384,13 +390,91 @@ static double binom(int n, int k) {
     return r;
 }
 
+/* ------------------------------------------------------------- shrinkage */
+
+/* The shrinkage pass: the leaves in internal-number order (pre-order, the
+ * later letters first, counts ascending: that is lexicographic order of the
+ * count vectors), so every sub-leave is valued before its superleaves (one
+ * copy fewer of letter j makes the vector smaller at j). */
+typedef struct Shrink {
+    const LeaveDeriver *d;
+    const double *acc; /* stride 3, see Work */
+    double baseline, k;
+    double *v; /* per internal number; v[0] = 0 (the empty leave) */
+    double *n_eff; /* per internal number, or NULL */
+    uint32_t next; /* the number the next leave must have */
+    int n; /* distinct letters held */
+    int letter[RK_RACK_SIZE], cnt[RK_RACK_SIZE], before[RK_RACK_SIZE]; /* before: tiles of earlier letters */
+    bool bad;
+} Shrink;
+
+static uint32_t shrink_term(const Shrink *h, int ml, int s, int c) {
+    return h->d->term[term_at(h->d, ml, s, c)];
+}
+
+/* Values the leave held in h (number num). */
+static void shrink_leave(Shrink *h, uint32_t num) {
+    if (num != h->next++) h->bad = true; /* the order argument above failed */
+    if (h->bad) return;
+    /* prior: the mean of the values of the distinct sub-leaves one tile
+     * shorter, one per distinct letter, in letter order */
+    double prior = 0.0;
+    for (int j = 0; j < h->n; j++) {
+        uint32_t sub = 0;
+        for (int i = 0; i < h->n; i++) {
+            if (i < j) {
+                sub += shrink_term(h, h->letter[i], h->before[i], h->cnt[i]);
+            } else if (i == j) {
+                sub += shrink_term(h, h->letter[i], h->before[i], h->cnt[i] - 1);
+            } else {
+                sub += shrink_term(h, h->letter[i], h->before[i] - 1, h->cnt[i]);
+            }
+        }
+        prior += h->v[sub];
+    }
+    prior /= (double)h->n;
+    const double *a = h->acc + 3 * (size_t)num;
+    double v = prior, ne = 0.0;
+    if (a[1] > 0.0) {
+        double raw = a[0] / a[1] - h->baseline;
+        ne = a[1] * a[1] / a[2];
+        v = (ne * raw + h->k * prior) / (ne + h->k);
+    }
+    h->v[num] = v;
+    if (h->n_eff != NULL) h->n_eff[num] = ne;
+}
+
+/* The leaves extending the one in h (num, s tiles) by letters >= from. */
+static void shrink_walk(Shrink *h, int from, int s, uint32_t num) {
+    const RackTable *rt = h->d->rt;
+    int S = h->d->max_leave;
+    if (s == S) return;
+    for (int ml = rt->num_letters - 1; ml >= from; ml--) {
+        int lim = rt->limit[ml] < S - s ? rt->limit[ml] : S - s;
+        int j = h->n++;
+        h->letter[j] = ml;
+        h->before[j] = s;
+        for (int c = 1; c <= lim; c++) {
+            h->cnt[j] = c;
+            uint32_t sub = num + shrink_term(h, ml, s, c);
+            shrink_leave(h, sub);
+            shrink_walk(h, ml + 1, s + c, sub);
+        }
+        h->n--;
+    }
+}
+
 /* Writes to out (float) or out64 (double), whichever is not NULL. */
 static int derive_core(const LeaveDeriver *d, const Src *src, uint64_t n, const Rack *bag,
-                       float *out, double *out64, uint64_t out_len, DeriveInfo *info,
-                       RkError *err) {
+                       const DeriveOptions *opt, float *out, double *out64, uint64_t out_len,
+                       DeriveInfo *info, RkError *err) {
     if (info != NULL) memset(info, 0, sizeof *info);
     if (d == NULL || d->rt == NULL || d->to_word == NULL)
         return rk_error(err, "derive leaves: no leave deriver");
+    double k = opt != NULL ? opt->shrink : 0.0;
+    double *n_eff_out = opt != NULL ? opt->n_eff : NULL;
+    if (!(k >= 0.0) || !isfinite(k))
+        return rk_error(err, "derive leaves: the shrinkage must be a finite number >= 0, not %g", k);
     const RackTable *rt = d->rt;
     if (n != rt->num_racks)
         return rk_error(err,
@@ -408,7 +492,7 @@ static int derive_core(const LeaveDeriver *d, const Src *src, uint64_t n, const 
         w.bag[ml] = bag ? bag->count[ml] : rt->dist[ml];
     size_t ws = (size_t)rt->rack_size + 1;
     w.kern = calloc((size_t)rt->num_letters * ws * ws, sizeof *w.kern);
-    w.acc = calloc(2 * ((size_t)d->num_leaves + 1), sizeof *w.acc);
+    w.acc = calloc(3 * ((size_t)d->num_leaves + 1), sizeof *w.acc);
     if (w.kern == NULL || w.acc == NULL) {
         free(w.kern);
         free(w.acc);
@@ -427,19 +511,41 @@ static int derive_core(const LeaveDeriver *d, const Src *src, uint64_t n, const 
 
     double baseline = w.acc[1] > 0.0 ? w.acc[0] / w.acc[1] : 0.0;
     uint64_t valued = 0;
+    double *shrunk = NULL;
+    if (k > 0.0) {
+        shrunk = malloc(((size_t)d->num_leaves + 1) * sizeof *shrunk);
+        if (shrunk == NULL) {
+            free(w.kern);
+            free(w.acc);
+            return rk_error(err, "derive leaves: out of memory for %llu leaves",
+                            (unsigned long long)d->num_leaves);
+        }
+        shrunk[0] = 0.0;
+        Shrink h = {.d = d, .acc = w.acc, .baseline = baseline, .k = k, .v = shrunk, .next = 1};
+        shrink_walk(&h, 0, 0, 0);
+        if (h.bad || h.next != d->num_leaves + 1) {
+            free(shrunk);
+            free(w.kern);
+            free(w.acc);
+            return rk_error(err, "derive leaves: internal error: leave order");
+        }
+    }
     for (uint64_t num = 1; num <= d->num_leaves; num++) {
-        const double *a = w.acc + 2 * num;
+        const double *a = w.acc + 3 * num;
         double v = 0.0;
         if (a[1] > 0.0) {
             v = a[0] / a[1] - baseline;
             valued++;
         }
+        if (shrunk != NULL) v = shrunk[num];
+        if (n_eff_out != NULL) n_eff_out[d->to_word[num]] = a[1] > 0.0 ? a[1] * a[1] / a[2] : 0.0;
         if (out64 != NULL) {
             out64[d->to_word[num]] = v;
         } else {
             out[d->to_word[num]] = (float)v;
         }
     }
+    free(shrunk);
     if (info != NULL) {
         info->baseline = baseline;
         info->racks_used = w.used;
@@ -451,25 +557,27 @@ static int derive_core(const LeaveDeriver *d, const Src *src, uint64_t n, const 
     return 0;
 }
 
-int derive_leaves(const LeaveDeriver *d, const RackAccum *acc, const Rack *bag, float *out,
-                  uint64_t out_len, DeriveInfo *info, RkError *err) {
+int derive_leaves_opt(const LeaveDeriver *d, const RackAccum *acc, const Rack *bag,
+                      const DeriveOptions *opt, float *out, uint64_t out_len, DeriveInfo *info,
+                      RkError *err) {
     if (acc == NULL || acc->count == NULL) return rk_error(err, "derive leaves: no accumulators");
     if (out == NULL) return rk_error(err, "derive leaves: no output array");
     Src src = {.count = acc->count, .sum_mp = acc->sum_mp};
-    return derive_core(d, &src, acc->n, bag, out, NULL, out_len, info, err);
+    return derive_core(d, &src, acc->n, bag, opt, out, NULL, out_len, info, err);
 }
 
-int derive_leaves_f64(const LeaveDeriver *d, const RackAccum *acc, const Rack *bag, double *out,
-                      uint64_t out_len, DeriveInfo *info, RkError *err) {
+int derive_leaves_f64_opt(const LeaveDeriver *d, const RackAccum *acc, const Rack *bag,
+                          const DeriveOptions *opt, double *out, uint64_t out_len,
+                          DeriveInfo *info, RkError *err) {
     if (acc == NULL || acc->count == NULL) return rk_error(err, "derive leaves: no accumulators");
     if (out == NULL) return rk_error(err, "derive leaves: no output array");
     Src src = {.count = acc->count, .sum_mp = acc->sum_mp};
-    return derive_core(d, &src, acc->n, bag, NULL, out, out_len, info, err);
+    return derive_core(d, &src, acc->n, bag, opt, NULL, out, out_len, info, err);
 }
 
-int derive_leaves_from_means(const LeaveDeriver *d, const float *mean, const uint64_t *counts,
-                             uint64_t n, const Rack *bag, float *out, uint64_t out_len,
-                             DeriveInfo *info, RkError *err) {
+int derive_leaves_from_means_opt(const LeaveDeriver *d, const float *mean, const uint64_t *counts,
+                                 uint64_t n, const Rack *bag, const DeriveOptions *opt,
+                                 float *out, uint64_t out_len, DeriveInfo *info, RkError *err) {
     if (mean == NULL) return rk_error(err, "derive leaves: no rack equities");
     if (out == NULL) return rk_error(err, "derive leaves: no output array");
     for (uint64_t i = 0; i < n; i++)
@@ -477,5 +585,21 @@ int derive_leaves_from_means(const LeaveDeriver *d, const float *mean, const uin
             return rk_error(err, "derive leaves: the equity of rack %llu is not finite",
                             (unsigned long long)i);
     Src src = {.mean = mean, .counts = counts};
-    return derive_core(d, &src, n, bag, out, NULL, out_len, info, err);
+    return derive_core(d, &src, n, bag, opt, out, NULL, out_len, info, err);
+}
+
+int derive_leaves(const LeaveDeriver *d, const RackAccum *acc, const Rack *bag, float *out,
+                  uint64_t out_len, DeriveInfo *info, RkError *err) {
+    return derive_leaves_opt(d, acc, bag, NULL, out, out_len, info, err);
+}
+
+int derive_leaves_f64(const LeaveDeriver *d, const RackAccum *acc, const Rack *bag, double *out,
+                      uint64_t out_len, DeriveInfo *info, RkError *err) {
+    return derive_leaves_f64_opt(d, acc, bag, NULL, out, out_len, info, err);
+}
+
+int derive_leaves_from_means(const LeaveDeriver *d, const float *mean, const uint64_t *counts,
+                             uint64_t n, const Rack *bag, float *out, uint64_t out_len,
+                             DeriveInfo *info, RkError *err) {
+    return derive_leaves_from_means_opt(d, mean, counts, n, bag, NULL, out, out_len, info, err);
 }

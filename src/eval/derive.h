@@ -30,10 +30,29 @@
  * leave that B cannot hold or complete) gets the value 0, as does every
  * leave when no observed rack can be drawn from B.
  *
+ * SHRINKAGE (DeriveOptions.shrink = k > 0; k = 0 is the formula above,
+ * bit for bit). With few observations most long leaves rest on one or two
+ * racks, and the formula returns their noise. With S0 = sum_R W,
+ * S1 = sum_R W * mean(R) and S2 = sum_R W^2 / count(R) over the same racks,
+ *
+ *   n_eff(L) = S0^2 / S2   (the effective sample size of the weighted mean
+ *                           of per-rack means, each of variance s^2/count)
+ *   raw(L)   = S1 / S0 - baseline(B)            (undefined if S0 == 0)
+ *   prior(L) = the mean of v(L') over the DISTINCT leaves L' = L minus one
+ *              tile (one per distinct letter of L); 0 for 1-tile leaves
+ *              (the empty leave's value)
+ *   v(L)     = (n_eff * raw + k * prior) / (n_eff + k),  or prior if S0 == 0
+ *
+ * so a leave seen as often as k counts half its own mean and half its
+ * sub-leaves'; a leave with no observed superset (or one that B cannot
+ * hold) gets its prior. Racks without counts (derive_leaves_from_means with
+ * counts NULL) count as one observation each.
+ *
  * Arithmetic: weights and sums are doubles (the English weights are integers
  * below 2^53, exact), accumulated in one fixed order (racks by index, each
- * rack's sub-leaves in a fixed order), so the same inputs give the same
- * output bytes. The result is rounded to float once.
+ * rack's sub-leaves in a fixed order; shrinkage in leave order, sub-leaves
+ * by letter), so the same inputs give the same output bytes. The result is
+ * rounded to float once.
  */
 #ifndef ROOKERY_DERIVE_H
 #define ROOKERY_DERIVE_H
@@ -93,20 +112,40 @@ typedef struct DeriveInfo {
     uint64_t leaves_valued; /* leaves with a positive weight sum */
 } DeriveInfo;
 
+typedef struct DeriveOptions {
+    /* k of SHRINKAGE above, in observations; finite, >= 0; 0 = the plain
+     * formula. */
+    double shrink;
+    /* If not NULL: receives n_eff of every leave (0 where S0 == 0),
+     * d->num_leaves doubles in the leave graph's word-index order. */
+    double *n_eff;
+} DeriveOptions;
+
 /* Leave values (points) from accumulators, for bag (NULL = the full
  * distribution). out has out_len == d->num_leaves floats, written in the
  * leave graph's word-index order (ready for klv_set_values). info may be
  * NULL. */
 int derive_leaves(const LeaveDeriver *d, const RackAccum *acc, const Rack *bag, float *out,
                   uint64_t out_len, DeriveInfo *info, RkError *err);
+/* With options (opt NULL = all zero: the plain formula; derive_leaves is
+ * derive_leaves_opt with opt NULL, and so for the other two). */
+int derive_leaves_opt(const LeaveDeriver *d, const RackAccum *acc, const Rack *bag,
+                      const DeriveOptions *opt, float *out, uint64_t out_len, DeriveInfo *info,
+                      RkError *err);
 /* The same as doubles (not rounded to float). */
 int derive_leaves_f64(const LeaveDeriver *d, const RackAccum *acc, const Rack *bag, double *out,
                       uint64_t out_len, DeriveInfo *info, RkError *err);
+int derive_leaves_f64_opt(const LeaveDeriver *d, const RackAccum *acc, const Rack *bag,
+                          const DeriveOptions *opt, double *out, uint64_t out_len,
+                          DeriveInfo *info, RkError *err);
 /* The same from mean equities (points, e.g. a .req): mean[n] and counts[n]
  * (counts NULL = every rack counts as observed; else counts[i] == 0 marks
  * rack i unobserved). */
 int derive_leaves_from_means(const LeaveDeriver *d, const float *mean, const uint64_t *counts,
                              uint64_t n, const Rack *bag, float *out, uint64_t out_len,
                              DeriveInfo *info, RkError *err);
+int derive_leaves_from_means_opt(const LeaveDeriver *d, const float *mean, const uint64_t *counts,
+                                 uint64_t n, const Rack *bag, const DeriveOptions *opt,
+                                 float *out, uint64_t out_len, DeriveInfo *info, RkError *err);
 
 #endif

@@ -26,7 +26,8 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "[leaves]\n"
     "initial = zero\n"
     "min_rack_count = 0\n"
-    "max_forced_games = 1000\n";
+    "max_forced_games = 1000\n"
+    "shrink = 30\n";
 
 void train_config_defaults(TrainConfig *c) {
     memset(c, 0, sizeof *c);
@@ -40,6 +41,20 @@ static int parse_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *out) {
     errno = 0;
     unsigned long long x = strtoull(v, &end, 10);
     if (errno != 0 || *end != '\0' || x < lo || x > hi) return -1;
+    *out = x;
+    return 0;
+}
+
+/* A finite number in [lo, hi], plain decimal (no hex, inf or nan). */
+static int parse_double(const char *v, double lo, double hi, double *out) {
+    const char *p = v;
+    if (*p == '+') p++;
+    if (!isdigit((unsigned char)*p) && !(*p == '.' && isdigit((unsigned char)p[1]))) return -1;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) return -1;
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno != 0 || *end != '\0' || !(x >= lo && x <= hi)) return -1;
     *out = x;
     return 0;
 }
@@ -105,6 +120,10 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
     } else if (IS("leaves", "max_forced_games")) {
         if (parse_u64(v, 0, UINT64_C(1) << 40, &x) != 0) return -1;
         c->max_forced_games = x;
+    } else if (IS("leaves", "shrink")) {
+        double k;
+        if (parse_double(v, 0.0, 1e12, &k) != 0) return -1;
+        c->shrink = k;
     } else {
         return -2;
     }
@@ -184,6 +203,9 @@ uint32_t train_config_min_count(const TrainConfig *c, int generation) {
 }
 
 int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
+    char shrink[40]; /* the shortest of %.15g / %.17g that reads back exactly */
+    snprintf(shrink, sizeof shrink, "%.15g", c->shrink);
+    if (strtod(shrink, NULL) != c->shrink) snprintf(shrink, sizeof shrink, "%.17g", c->shrink);
     char sched[TRAIN_MAX_SCHEDULE * 12] = "";
     size_t off = 0;
     for (int i = 0; i < c->n_min_rack_count; i++)
@@ -193,8 +215,9 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      "[run]\nseed = %" PRIu64 "\ngenerations = %d\ngames_per_generation = %" PRIu64
                      "\noutput = %s\nprogress_seconds = %d\n\n"
                      "[lexicon]\nkwg = %s\nld = %s\nlayout = %s\n\n"
-                     "[leaves]\ninitial = %s\nmin_rack_count = %s\nmax_forced_games = %" PRIu64 "\n",
+                     "[leaves]\ninitial = %s\nmin_rack_count = %s\nmax_forced_games = %" PRIu64
+                     "\nshrink = %s\n",
                      c->seed, c->generations, c->games_per_generation, c->output, c->progress_seconds, c->lexicon,
-                     c->ld, c->layout, c->initial_leaves, sched, c->max_forced_games);
+                     c->ld, c->layout, c->initial_leaves, sched, c->max_forced_games, shrink);
     return n > 0 && (size_t)n < cap ? n : -1;
 }

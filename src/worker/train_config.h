@@ -24,6 +24,10 @@
  *   leaves.min_rack_count     0        per-generation minimum observations per rack, a comma
  *                                      list; generation g uses entry g-1 (the last one repeats)
  *   leaves.max_forced_games   1000     cap on forced-rack games per generation
+ *   leaves.shrink             30       shrinkage k of the leave derivation, in observations
+ *                                      (a number >= 0; 0 = the plain formula): a leave's own
+ *                                      mean is pulled towards the mean of its one-tile-shorter
+ *                                      sub-leaves as k/(n_eff+k) (src/eval/derive.h)
  */
 #ifndef ROOKERY_TRAIN_CONFIG_H
 #define ROOKERY_TRAIN_CONFIG_H
@@ -46,6 +50,7 @@ typedef struct TrainConfig {
     int n_min_rack_count;
     uint32_t min_rack_count[TRAIN_MAX_SCHEDULE];
     uint64_t max_forced_games;
+    double shrink;
 } TrainConfig;
 
 /* The embedded default configuration, as INI text (also what

@@ -1,6 +1,6 @@
 /* Rack table (every full rack, numbered), rack-equity accumulators, leave
- * derivation (fast path against a brute-force evaluation of the formula)
- * and the .req file. */
+ * derivation (fast path against a brute-force evaluation of the formula,
+ * with and without shrinkage) and the .req file. */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -14,6 +14,7 @@
 
 #include "core/kwg.h"
 #include "core/kwg_index.h"
+#include "core/sha256.h"
 #include "core/rng.h"
 #include "eval/derive.h"
 #include "eval/klv.h"
@@ -679,6 +680,487 @@ static void test_derive_english(void) {
     racktable_free(&rt);
 }
 
+/* ------------------------------------------------------------ shrinkage */
+
+static void hash_bytes(const void *p, size_t n, char hex[65]) {
+    Sha256 s;
+    sha256_init(&s);
+    sha256_update(&s, p, n);
+    sha256_final_hex(&s, hex);
+}
+
+/* SHA-256 of the leaves derived from fixed inputs: the tiny distribution
+ * (f32 and f64; full bag and a depleted bag) and English (f32, full bag,
+ * sparse observations). The expected values were produced by the plain
+ * formula as it was before shrinkage existed (commit 97e5a93), so k = 0
+ * must keep every byte. (IEEE doubles, no contraction into FMA: -std=c17
+ * keeps GCC's -ffp-contract=off.) */
+static const char *const PLAIN_HASHES[5] = {
+    "3c3bdfd217b119c65e13e910a43ab030e51f80c0a1d7d82ab7f60c1dd1a3699e",
+    "2b9796f1141b2a56aca575ed1eeb373b81e09d49f7f34b7f9c37eee1459d98c6",
+    "93574055e571f5e353d69072e784c3b16fe0b277790b4f9c7f098a0678b62166",
+    "2d520b4b2ae98373a391e1b8d6c4638f533aa019abbc6bed5e1d1810b5122c20",
+    "b48d56cdf5bdf3ff83bce3755ed1dba042e4f47a72e40f5842aa76572ef5d926",
+};
+
+/* mode 0: derive_leaves / derive_leaves_f64; 1: the _opt forms with opt
+ * NULL; 2: with shrink = 0 and n_eff requested. */
+static void plain_hashes(int mode, char out[5][65]) {
+    RkError err;
+    Tiny t;
+    tiny_setup(&t);
+    uint64_t L = t.d.num_leaves;
+    RackAccum acc;
+    CU_ASSERT_FATAL(rack_accum_init(&acc, t.rt.num_racks, &err) == 0);
+    random_accum(&acc, 4242);
+    float *f = malloc(L * sizeof *f);
+    double *g = malloc(L * sizeof *g), *ne = malloc(914624 * sizeof *ne);
+    DeriveOptions o0 = {.shrink = 0.0, .n_eff = ne};
+    const DeriveOptions *opt = mode == 2 ? &o0 : NULL;
+    Rack bag;
+    bag_of(&t.ld, "??AAABCCDEE", &bag);
+    for (int b = 0; b < 2; b++) {
+        const Rack *bp = b ? &bag : NULL;
+        int rc = mode == 0 ? derive_leaves(&t.d, &acc, bp, f, L, NULL, &err)
+                           : derive_leaves_opt(&t.d, &acc, bp, opt, f, L, NULL, &err);
+        CU_ASSERT_FATAL(rc == 0);
+        hash_bytes(f, L * sizeof *f, out[2 * b]);
+        rc = mode == 0 ? derive_leaves_f64(&t.d, &acc, bp, g, L, NULL, &err)
+                       : derive_leaves_f64_opt(&t.d, &acc, bp, opt, g, L, NULL, &err);
+        CU_ASSERT_FATAL(rc == 0);
+        hash_bytes(g, L * sizeof *g, out[2 * b + 1]);
+    }
+    free(f);
+    free(g);
+    rack_accum_free(&acc);
+    tiny_free(&t);
+
+    LetterDist ld;
+    ld_english(&ld);
+    RackTable rt;
+    Klv klv;
+    LeaveDeriver d;
+    CU_ASSERT_FATAL(racktable_build(&rt, &ld, RK_RACK_SIZE, &err) == 0);
+    CU_ASSERT_FATAL(klv_init_zero(&klv, &ld, &err) == 0);
+    CU_ASSERT_FATAL(leave_deriver_init(&d, &rt, &klv.kwg, &err) == 0);
+    CU_ASSERT_FATAL(rack_accum_init(&acc, rt.num_racks, &err) == 0);
+    random_accum(&acc, 2024);
+    /* sparse, like a short generation: most racks unobserved */
+    for (uint64_t i = 0; i < acc.n; i++)
+        if (i % 13 != 0) acc.count[i] = acc.sum_mp[i] = 0;
+    f = malloc(d.num_leaves * sizeof *f);
+    int rc = mode == 0 ? derive_leaves(&d, &acc, NULL, f, d.num_leaves, NULL, &err)
+                       : derive_leaves_opt(&d, &acc, NULL, opt, f, d.num_leaves, NULL, &err);
+    CU_ASSERT_FATAL(rc == 0);
+    hash_bytes(f, d.num_leaves * sizeof *f, out[4]);
+    free(f);
+    free(ne);
+    rack_accum_free(&acc);
+    leave_deriver_free(&d);
+    klv_free(&klv);
+    racktable_free(&rt);
+}
+
+static void test_shrink_zero_is_plain(void) {
+    for (int mode = 0; mode < 3; mode++) {
+        char h[5][65];
+        plain_hashes(mode, h);
+        for (int i = 0; i < 5; i++) {
+            if (strcmp(h[i], PLAIN_HASHES[i]) != 0) {
+                printf("\n  mode %d output %d: sha256 %s, expected %s", mode, i, h[i], PLAIN_HASHES[i]);
+                CU_FAIL("k = 0 changed the bytes of the plain formula");
+            }
+        }
+    }
+}
+
+/* Brute-force sums per leave (word index): S0 = sum W, S1 = sum W*m,
+ * S2 = sum W^2/count over the observed supersets, and the baseline. */
+static void brute_sums(const RackTable *rt, const Klv *klv, const RackAccum *acc, const Rack *bag,
+                       double *s0, double *s1, double *s2, double *baseline) {
+    uint64_t n = rt->num_racks;
+    Rack *racks = malloc(n * sizeof *racks);
+    for (uint64_t i = 0; i < n; i++)
+        racktable_rack_at(rt, i, &racks[i]);
+    double num = 0, den = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (acc->count[i] == 0) continue;
+        double w = 1;
+        for (int ml = 0; ml < rt->num_letters; ml++)
+            w *= binom_ref(bag->count[ml], racks[i].count[ml]);
+        num += w * ((double)acc->sum_mp[i] / (double)acc->count[i] / 1000.0);
+        den += w;
+    }
+    *baseline = den > 0 ? num / den : 0;
+    for (uint32_t j = 0; j < klv->count; j++) {
+        uint8_t s[RK_RACK_SIZE];
+        int len = kwg_index_word_at(&klv->kwg, &klv->ix, j, s, RK_RACK_SIZE);
+        Rack L;
+        rack_of_string(s, len, &L);
+        s0[j] = s1[j] = s2[j] = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            if (acc->count[i] == 0) continue;
+            bool sup = true;
+            for (int ml = 0; ml < rt->num_letters; ml++)
+                if (racks[i].count[ml] < L.count[ml]) sup = false;
+            if (!sup) continue;
+            double w = 1;
+            for (int ml = 0; ml < rt->num_letters; ml++)
+                w *= binom_ref(bag->count[ml] - L.count[ml], racks[i].count[ml] - L.count[ml]);
+            double m = (double)acc->sum_mp[i] / (double)acc->count[i] / 1000.0;
+            s0[j] += w;
+            s1[j] += w * m;
+            s2[j] += w * w / (double)acc->count[i];
+        }
+    }
+    free(racks);
+}
+
+/* The prior of leave j from values v (word index): the mean over the
+ * distinct one-tile-shorter sub-leaves, found through klv_index. */
+static double prior_of(const Klv *klv, uint32_t j, const double *v) {
+    uint8_t s[RK_RACK_SIZE];
+    int len = kwg_index_word_at(&klv->kwg, &klv->ix, j, s, RK_RACK_SIZE);
+    if (len == 1) return 0.0;
+    double sum = 0;
+    int n = 0;
+    for (int i = 0; i < len; i++) {
+        if (i > 0 && s[i] == s[i - 1]) continue; /* the same sub-leave again */
+        Rack sub;
+        rack_clear(&sub);
+        for (int k = 0; k < len; k++)
+            if (k != i) rack_add(&sub, s[k]);
+        int64_t idx = klv_index(klv, &sub);
+        CU_ASSERT_FATAL(idx >= 0);
+        sum += v[idx];
+        n++;
+    }
+    return sum / n;
+}
+
+/* The shrinkage formula, leaves by length (so every prior is known). */
+static void brute_shrink(const Klv *klv, const double *s0, const double *s1, const double *s2,
+                         double baseline, double k, double *v, double *neff) {
+    for (int len = 1; len < RK_RACK_SIZE; len++) {
+        for (uint32_t j = 0; j < klv->count; j++) {
+            uint8_t s[RK_RACK_SIZE];
+            if (kwg_index_word_at(&klv->kwg, &klv->ix, j, s, RK_RACK_SIZE) != len) continue;
+            double prior = prior_of(klv, j, v);
+            neff[j] = 0;
+            v[j] = prior;
+            if (s0[j] > 0) {
+                neff[j] = s0[j] * s0[j] / s2[j];
+                double raw = s1[j] / s0[j] - baseline;
+                v[j] = (neff[j] * raw + k * prior) / (neff[j] + k);
+            }
+        }
+    }
+}
+
+static bool close_to(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b)); }
+
+static void compare_shrink_with_brute(Tiny *t, const RackAccum *acc, const Rack *bag_or_null,
+                                      double k) {
+    RkError err;
+    uint64_t L = t->d.num_leaves;
+    double *s0 = malloc(L * sizeof *s0), *s1 = malloc(L * sizeof *s1), *s2 = malloc(L * sizeof *s2);
+    double *ref = malloc(L * sizeof *ref), *rneff = malloc(L * sizeof *rneff);
+    double *fast = malloc(L * sizeof *fast), *neff = malloc(L * sizeof *neff);
+    float *f32 = malloc(L * sizeof *f32);
+    Rack bag;
+    if (bag_or_null) {
+        bag = *bag_or_null;
+    } else {
+        racktable_full_bag(&t->rt, &bag);
+    }
+    double baseline;
+    brute_sums(&t->rt, &t->klv, acc, &bag, s0, s1, s2, &baseline);
+    brute_shrink(&t->klv, s0, s1, s2, baseline, k, ref, rneff);
+    DeriveOptions opt = {.shrink = k, .n_eff = neff};
+    DeriveInfo info;
+    CU_ASSERT_FATAL(derive_leaves_f64_opt(&t->d, acc, bag_or_null, &opt, fast, L, &info, &err) == 0);
+    opt.n_eff = NULL;
+    CU_ASSERT_FATAL(derive_leaves_opt(&t->d, acc, bag_or_null, &opt, f32, L, NULL, &err) == 0);
+    CU_ASSERT(close_to(info.baseline, baseline));
+    int bad = 0;
+    for (uint64_t j = 0; j < L; j++) {
+        if (!close_to(fast[j], ref[j]) || !close_to(neff[j], rneff[j])) {
+            if (bad++ < 5)
+                printf("\n  k %g leave %llu: fast %.12f (n_eff %.6f) brute %.12f (n_eff %.6f)", k,
+                       (unsigned long long)j, fast[j], neff[j], ref[j], rneff[j]);
+        }
+        if (f32[j] != (float)fast[j]) bad++;
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    free(s0);
+    free(s1);
+    free(s2);
+    free(ref);
+    free(rneff);
+    free(fast);
+    free(neff);
+    free(f32);
+}
+
+static void test_shrink_tiny_brute(void) {
+    Tiny t;
+    tiny_setup(&t);
+    RackAccum acc;
+    RkError err;
+    CU_ASSERT_FATAL(rack_accum_init(&acc, t.rt.num_racks, &err) == 0);
+    Rng rng;
+    rng_seed(&rng, 17);
+    const double ks[] = {0.5, 3.0, 30.0, 1000.0};
+    for (int trial = 0; trial < 8; trial++) {
+        random_accum(&acc, 3000 + (uint64_t)trial);
+        if (trial % 2 == 1) { /* sparse: most racks unobserved, some leaves without a superset */
+            for (uint64_t i = 0; i < acc.n; i++)
+                if (rng_below(&rng, 8) != 0) acc.count[i] = acc.sum_mp[i] = 0;
+        }
+        double k = ks[trial % 4];
+        compare_shrink_with_brute(&t, &acc, NULL, k);
+        Rack bag;
+        racktable_full_bag(&t.rt, &bag);
+        for (int ml = 0; ml < t.ld.size; ml++) {
+            int c = (int)rng_below(&rng, (uint64_t)t.ld.count[ml] + (trial % 4 == 3 ? 3 : 1));
+            bag.total += c - bag.count[ml];
+            bag.count[ml] = (uint8_t)c;
+        }
+        compare_shrink_with_brute(&t, &acc, &bag, k);
+    }
+    rack_accum_free(&acc);
+    tiny_free(&t);
+}
+
+/* Leaves without an observed superset get their prior; with no
+ * observations at all every leave is 0. */
+static void test_shrink_unobserved_gets_prior(void) {
+    Tiny t;
+    tiny_setup(&t);
+    RkError err;
+    uint64_t n = t.rt.num_racks, L = t.d.num_leaves;
+    RackAccum acc;
+    CU_ASSERT_FATAL(rack_accum_init(&acc, n, &err) == 0);
+    const int D = 4;
+    for (uint64_t i = 0; i < n; i++) {
+        Rack r;
+        racktable_rack_at(&t.rt, i, &r);
+        acc.count[i] = r.count[D] ? 0 : 1 + (int64_t)(i % 3);
+        acc.sum_mp[i] = acc.count[i] * (int64_t)(i * 7919 % 50000);
+    }
+    double *v = malloc(L * sizeof *v), *neff = malloc(L * sizeof *neff);
+    DeriveOptions opt = {.shrink = 10.0, .n_eff = neff};
+    DeriveInfo info;
+    CU_ASSERT_FATAL(derive_leaves_f64_opt(&t.d, &acc, NULL, &opt, v, L, &info, &err) == 0);
+    int with_d = 0, bad = 0, nonzero = 0;
+    for (uint32_t j = 0; j < L; j++) {
+        uint8_t s[RK_RACK_SIZE];
+        int len = kwg_index_word_at(&t.klv.kwg, &t.klv.ix, j, s, RK_RACK_SIZE);
+        if (memchr(s, D, (size_t)len) == NULL) continue;
+        with_d++;
+        CU_ASSERT(neff[j] == 0.0);
+        double p = prior_of(&t.klv, j, v);
+        if (v[j] != p) bad++; /* the same sum in the same order */
+        if (v[j] != 0.0) nonzero++;
+    }
+    CU_ASSERT(with_d > 0);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(nonzero > 0); /* e.g. AD: the mean of A's value and D's (0) */
+    CU_ASSERT_EQUAL(info.leaves_valued, L - (uint64_t)with_d);
+    Rack one;
+    bag_of(&t.ld, "D", &one);
+    CU_ASSERT_EQUAL(v[klv_index(&t.klv, &one)], 0.0); /* 1 tile: the empty leave's 0 */
+    /* Nothing observed: all 0. */
+    memset(acc.count, 0, n * sizeof *acc.count);
+    CU_ASSERT_FATAL(derive_leaves_f64_opt(&t.d, &acc, NULL, &opt, v, L, &info, &err) == 0);
+    for (uint64_t j = 0; j < L; j++)
+        CU_ASSERT_FATAL(v[j] == 0.0 && neff[j] == 0.0);
+    free(v);
+    free(neff);
+    rack_accum_free(&acc);
+    tiny_free(&t);
+}
+
+/* A leave whose only observed superset is one rack seen c times: n_eff = c
+ * (W cancels), and the value mixes its raw mean and its prior c : k. */
+static void test_shrink_neff_single_rack(void) {
+    Tiny t;
+    tiny_setup(&t);
+    RkError err;
+    uint64_t n = t.rt.num_racks, L = t.d.num_leaves;
+    RackAccum acc;
+    CU_ASSERT_FATAL(rack_accum_init(&acc, n, &err) == 0);
+    random_accum(&acc, 606);
+    Rack leave, rack;
+    bag_of(&t.ld, "?ABCCE", &leave);
+    bag_of(&t.ld, "?ABCCEE", &rack);
+    int64_t ri = racktable_index(&t.rt, &rack), lj = klv_index(&t.klv, &leave);
+    CU_ASSERT_FATAL(ri >= 0 && lj >= 0);
+    for (uint64_t i = 0; i < n; i++) {
+        Rack r;
+        racktable_rack_at(&t.rt, i, &r);
+        bool sup = true;
+        for (int ml = 0; ml < t.ld.size; ml++)
+            if (r.count[ml] < leave.count[ml]) sup = false;
+        if (sup && i != (uint64_t)ri) acc.count[i] = acc.sum_mp[i] = 0;
+    }
+    acc.count[ri] = 7;
+    acc.sum_mp[ri] = 7 * 41500 + 3;
+    double *v = malloc(L * sizeof *v), *plain = malloc(L * sizeof *plain),
+           *neff = malloc(L * sizeof *neff);
+    DeriveInfo info;
+    CU_ASSERT_FATAL(derive_leaves_f64(&t.d, &acc, NULL, plain, L, &info, &err) == 0);
+    CU_ASSERT_DOUBLE_EQUAL(plain[lj], (7 * 41500 + 3) / 7.0 / 1000.0 - info.baseline, 1e-9);
+    const double ks[] = {0.0, 2.0, 7.0, 50.0};
+    for (int i = 0; i < 4; i++) {
+        DeriveOptions opt = {.shrink = ks[i], .n_eff = neff};
+        CU_ASSERT_FATAL(derive_leaves_f64_opt(&t.d, &acc, NULL, &opt, v, L, NULL, &err) == 0);
+        CU_ASSERT_DOUBLE_EQUAL(neff[lj], 7.0, 1e-12);
+        double prior = prior_of(&t.klv, (uint32_t)lj, v);
+        CU_ASSERT_DOUBLE_EQUAL(v[lj], (7.0 * plain[lj] + ks[i] * prior) / (7.0 + ks[i]), 1e-9);
+        if (ks[i] == 7.0) CU_ASSERT_DOUBLE_EQUAL(v[lj], 0.5 * (plain[lj] + prior), 1e-9);
+    }
+    /* Counts without weights: every rack counted once gives Kish's
+     * (sum W)^2 / sum W^2, and a .req's counts act like the accumulators'. */
+    float *mean = malloc(n * sizeof *mean);
+    uint64_t *counts = malloc(n * sizeof *counts);
+    for (uint64_t i = 0; i < n; i++) {
+        counts[i] = (uint64_t)acc.count[i];
+        mean[i] = (float)rack_accum_mean(&acc, i);
+    }
+    float *fa = malloc(L * sizeof *fa), *fb = malloc(L * sizeof *fb);
+    DeriveOptions opt = {.shrink = 5.0};
+    CU_ASSERT_FATAL(derive_leaves_from_means_opt(&t.d, mean, counts, n, NULL, &opt, fa, L, NULL, &err) == 0);
+    CU_ASSERT_FATAL(derive_leaves_opt(&t.d, &acc, NULL, &opt, fb, L, NULL, &err) == 0);
+    for (uint64_t j = 0; j < L; j++)
+        CU_ASSERT_FATAL(fabsf(fa[j] - fb[j]) < 1e-4f);
+    /* No counts: every rack is observed once. */
+    double *neff1 = malloc(L * sizeof *neff1);
+    for (uint64_t i = 0; i < n; i++)
+        counts[i] = 1;
+    opt.n_eff = neff1;
+    CU_ASSERT_FATAL(derive_leaves_from_means_opt(&t.d, mean, counts, n, NULL, &opt, fa, L, NULL, &err) == 0);
+    opt.n_eff = neff;
+    CU_ASSERT_FATAL(derive_leaves_from_means_opt(&t.d, mean, NULL, n, NULL, &opt, fb, L, NULL, &err) == 0);
+    CU_ASSERT(memcmp(neff, neff1, L * sizeof *neff) == 0);
+    CU_ASSERT(memcmp(fa, fb, L * sizeof *fa) == 0);
+    free(neff1);
+    free(mean);
+    free(counts);
+    free(fa);
+    free(fb);
+    free(v);
+    free(plain);
+    free(neff);
+    rack_accum_free(&acc);
+    tiny_free(&t);
+}
+
+/* Growing k pulls every leave towards its prior: |v - prior| is
+ * n_eff/(n_eff+k) of |raw - prior|, 1-tile leaves (prior 0) shrink
+ * monotonically, and a huge k leaves nothing but 0s. Bad k is refused. */
+static void test_shrink_monotone(void) {
+    Tiny t;
+    tiny_setup(&t);
+    RkError err;
+    uint64_t n = t.rt.num_racks, L = t.d.num_leaves;
+    RackAccum acc;
+    CU_ASSERT_FATAL(rack_accum_init(&acc, n, &err) == 0);
+    random_accum(&acc, 808);
+    double *raw = malloc(L * sizeof *raw), *v = malloc(L * sizeof *v), *neff = malloc(L * sizeof *neff);
+    double *prev = malloc(L * sizeof *prev);
+    CU_ASSERT_FATAL(derive_leaves_f64(&t.d, &acc, NULL, raw, L, NULL, &err) == 0);
+    const double ks[] = {0.0, 0.25, 1.0, 4.0, 16.0, 64.0, 1e3, 1e6, 1e12};
+    int bad = 0, one_tile = 0;
+    for (int i = 0; i < 9; i++) {
+        DeriveOptions opt = {.shrink = ks[i], .n_eff = neff};
+        CU_ASSERT_FATAL(derive_leaves_f64_opt(&t.d, &acc, NULL, &opt, v, L, NULL, &err) == 0);
+        for (uint32_t j = 0; j < L; j++) {
+            uint8_t s[RK_RACK_SIZE];
+            int len = kwg_index_word_at(&t.klv.kwg, &t.klv.ix, j, s, RK_RACK_SIZE);
+            double p = prior_of(&t.klv, j, v);
+            double expect = neff[j] / (neff[j] + ks[i]) * (raw[j] - p);
+            if (neff[j] > 0 && fabs((v[j] - p) - expect) > 1e-9 * fmax(1.0, fabs(raw[j]))) bad++;
+            if (len == 1) {
+                one_tile++;
+                if (i > 0 && !(fabs(v[j]) <= fabs(prev[j]))) bad++;
+                if (i > 0 && ks[i] >= 1.0 && !(fabs(v[j]) < fabs(prev[j]))) bad++;
+            }
+            if (ks[i] == 1e12 && !(fabs(v[j]) < 1e-6)) bad++;
+        }
+        memcpy(prev, v, L * sizeof *v);
+    }
+    CU_ASSERT(one_tile == 9 * 6);
+    CU_ASSERT_EQUAL(bad, 0);
+    /* Refused: negative, NaN, infinite. */
+    const double no[] = {-1.0, NAN, INFINITY};
+    for (int i = 0; i < 3; i++) {
+        DeriveOptions opt = {.shrink = no[i]};
+        err.msg[0] = '\0';
+        CU_ASSERT(derive_leaves_f64_opt(&t.d, &acc, NULL, &opt, v, L, NULL, &err) != 0);
+        CU_ASSERT(one_line_naming(&err, "shrink"));
+    }
+    free(raw);
+    free(v);
+    free(neff);
+    free(prev);
+    rack_accum_free(&acc);
+    tiny_free(&t);
+}
+
+/* English: shrinkage keeps the derivation fast and deterministic. */
+static void test_shrink_english(void) {
+    LetterDist ld;
+    ld_english(&ld);
+    RkError err;
+    RackTable rt;
+    Klv klv;
+    LeaveDeriver d;
+    CU_ASSERT_FATAL(racktable_build(&rt, &ld, RK_RACK_SIZE, &err) == 0);
+    CU_ASSERT_FATAL(klv_init_zero(&klv, &ld, &err) == 0);
+    CU_ASSERT_FATAL(leave_deriver_init(&d, &rt, &klv.kwg, &err) == 0);
+    RackAccum acc;
+    CU_ASSERT_FATAL(rack_accum_init(&acc, rt.num_racks, &err) == 0);
+    random_accum(&acc, 31);
+    for (uint64_t i = 0; i < acc.n; i++)
+        if (i % 50 != 0) acc.count[i] = acc.sum_mp[i] = 0; /* ~1.5% observed */
+    float *a = malloc(d.num_leaves * sizeof *a), *b = malloc(d.num_leaves * sizeof *b);
+    DeriveOptions opt = {.shrink = 30.0};
+    DeriveInfo info;
+    double t0 = now_s();
+    CU_ASSERT_FATAL(derive_leaves(&d, &acc, NULL, a, d.num_leaves, &info, &err) == 0);
+    double t1 = now_s();
+    CU_ASSERT_FATAL(derive_leaves_opt(&d, &acc, NULL, &opt, b, d.num_leaves, &info, &err) == 0);
+    double t2 = now_s();
+    printf("\n  English, %llu racks observed: plain %.3f s, shrink 30 %.3f s (%llu of %llu leaves "
+           "valued)",
+           (unsigned long long)info.racks_observed, t1 - t0, t2 - t1,
+           (unsigned long long)info.leaves_valued, (unsigned long long)d.num_leaves);
+    /* spread of the 6-tile leaves, plain and shrunk */
+    double ss_a = 0, ss_b = 0;
+    uint64_t six = 0;
+    for (uint32_t j = 0; j < d.num_leaves; j++) {
+        uint8_t s[RK_RACK_SIZE];
+        if (kwg_index_word_at(&klv.kwg, &klv.ix, j, s, RK_RACK_SIZE) != 6) continue;
+        six++;
+        ss_a += (double)a[j] * a[j];
+        ss_b += (double)b[j] * b[j];
+    }
+    printf("; 6-tile rms: plain %.3f, shrunk %.3f\n", sqrt(ss_a / (double)six), sqrt(ss_b / (double)six));
+    CU_ASSERT(ss_b < ss_a);
+    LeaveDeriver d2;
+    CU_ASSERT_FATAL(leave_deriver_init(&d2, &rt, &klv.kwg, &err) == 0);
+    CU_ASSERT_FATAL(derive_leaves_opt(&d2, &acc, NULL, &opt, a, d.num_leaves, NULL, &err) == 0);
+    CU_ASSERT(memcmp(a, b, d.num_leaves * sizeof *a) == 0);
+    leave_deriver_free(&d2);
+    free(a);
+    free(b);
+    rack_accum_free(&acc);
+    leave_deriver_free(&d);
+    klv_free(&klv);
+    racktable_free(&rt);
+}
+
 /* ------------------------------------------------------------------- .req */
 
 static int spill(const char *path, const uint8_t *b, size_t n) {
@@ -1025,6 +1507,12 @@ int main(void) {
         {"derive: constant mean gives 0; deterministic", test_derive_constant_and_determinism},
         {"derive: leave graph must match the distribution", test_deriver_rejects_other_graphs},
         {"derive: English timing and closed form", test_derive_english},
+        {"shrink: k = 0 keeps the plain formula's bytes", test_shrink_zero_is_plain},
+        {"shrink: fast == brute force (tiny, random bags)", test_shrink_tiny_brute},
+        {"shrink: a leave without observed superset gets its prior", test_shrink_unobserved_gets_prior},
+        {"shrink: n_eff of one rack seen c times is c", test_shrink_neff_single_rack},
+        {"shrink: growing k pulls towards the priors", test_shrink_monotone},
+        {"shrink: English timing and determinism", test_shrink_english},
         {"req: round trip, write errors, corrupt files", test_req_roundtrip_and_errors},
         {"req: English round trip", test_req_english},
         CU_TEST_INFO_NULL,

@@ -15,6 +15,7 @@ static void test_defaults(void) {
     CU_ASSERT_STRING_EQUAL(c.lexicon, "SOWPODS");
     CU_ASSERT_STRING_EQUAL(c.initial_leaves, "zero");
     CU_ASSERT_EQUAL(train_config_min_count(&c, 1), 0);
+    CU_ASSERT_EQUAL(c.shrink, 30.0);
 }
 
 static void test_parse_and_override(void) {
@@ -32,6 +33,13 @@ static void test_parse_and_override(void) {
     CU_ASSERT_EQUAL(train_config_min_count(&c, 9), 500);
     CU_ASSERT_EQUAL(train_config_set(&c, "run.games_per_generation", "123", &err), 0);
     CU_ASSERT_EQUAL(c.games_per_generation, 123);
+    CU_ASSERT_EQUAL_FATAL(train_config_parse(&c, "[leaves]\nshrink = 12.5\n", "s.ini", &err), 0);
+    CU_ASSERT_EQUAL(c.shrink, 12.5);
+    CU_ASSERT_EQUAL(train_config_set(&c, "leaves.shrink", "0", &err), 0);
+    CU_ASSERT_EQUAL(c.shrink, 0.0);
+    CU_ASSERT_EQUAL(train_config_set(&c, "leaves.shrink", "1e2", &err), 0);
+    CU_ASSERT_EQUAL(c.shrink, 100.0);
+    CU_ASSERT_EQUAL(train_config_set(&c, "leaves.shrink", "0.1", &err), 0);
     /* the written form parses back to the same values */
     char buf[8192];
     CU_ASSERT_FATAL(train_config_write(&c, buf, sizeof buf) > 0);
@@ -44,6 +52,10 @@ static void test_parse_and_override(void) {
     CU_ASSERT_EQUAL(d.n_min_rack_count, 3);
     CU_ASSERT_EQUAL(d.min_rack_count[2], 500);
     CU_ASSERT_STRING_EQUAL(d.output, c.output);
+    CU_ASSERT_EQUAL(d.shrink, 0.1); /* bit for bit */
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "shrink = 0.1\n"));
+    /* the embedded default text says what train_config_defaults holds */
+    CU_ASSERT_PTR_NOT_NULL(strstr(TRAIN_DEFAULT_CONFIG, "shrink = 30\n"));
 }
 
 static void test_errors(void) {
@@ -61,6 +73,14 @@ static void test_errors(void) {
         {"[run]\nseed\n", "key = value"},
         {"[leaves]\nmin_rack_count = 1,,2\n", "min_rack_count"},
         {"[run\n", "section header"},
+        {"[leaves]\nshrink = -1\n", "leaves.shrink"},
+        {"[leaves]\n\nshrink = 3x\n", "bad.ini:3: bad value for leaves.shrink: '3x'"},
+        {"[leaves]\nshrink = nan\n", "leaves.shrink"},
+        {"[leaves]\nshrink = inf\n", "leaves.shrink"},
+        {"[leaves]\nshrink = 0x10\n", "leaves.shrink"},
+        {"[leaves]\nshrink =\n", "leaves.shrink"},
+        {"[leaves]\nshrink = 1e300\n", "leaves.shrink"},
+        {"[leaves]\nshrink = -0\n", "leaves.shrink"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         train_config_defaults(&c);
@@ -72,6 +92,8 @@ static void test_errors(void) {
     }
     CU_ASSERT_EQUAL(train_config_set(&c, "seed", "1", &err), -1);
     CU_ASSERT_EQUAL(train_config_set(&c, "run.nothing", "1", &err), -1);
+    CU_ASSERT_EQUAL(train_config_set(&c, "leaves.shrink", "-5", &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "leaves.shrink"));
     CU_ASSERT_EQUAL(train_config_load(&c, "/nonexistent.ini", &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent.ini"));
 }
