@@ -458,15 +458,15 @@ static void shadow_add(const Gen *g, Shadow *sh, int pos) {
     sh->n++;
 }
 
-/* Upper bound on the equity of any move with exactly these fresh squares. */
-static int32_t shadow_equity(const Gen *g, const Shadow *sh, int extra_occupied) {
+/* Upper bound on the equity of any move with exactly these fresh squares,
+ * without the bingo bonus. */
+static int32_t shadow_equity(const Gen *g, const Shadow *sh) {
     int main_tiles = 0, cross_tiles = 0;
     for (int i = 0; i < sh->n; i++) {
         main_tiles += g->tile_vals[i] * sh->main_lm[i];
         cross_tiles += g->tile_vals[i] * sh->cross_lm[i];
     }
-    int score = (sh->occupied + extra_occupied) * sh->word_mult + main_tiles * sh->word_mult + cross_tiles +
-                sh->cross_fixed + (sh->n == RK_RACK_SIZE ? g->b->layout->bingo_bonus : 0);
+    int score = sh->occupied * sh->word_mult + main_tiles * sh->word_mult + cross_tiles + sh->cross_fixed;
     int32_t eq = 1000 * score;
     int kept = g->full_rack_total - sh->n;
     if (g->bag_count > 0) eq += g->best_leave_of_size[kept];
@@ -493,13 +493,16 @@ static int occupied_run(const Gen *g, int pos, int step, int *end) {
 /* The best equity any move generated from this anchor could have. Moves from
  * an anchor place a tile on it, may place tiles leftwards only on empty
  * non-anchor squares (so those have no cross-words), and extend rightwards
- * over tiles and empty squares. */
-static int32_t anchor_bound(Gen *g, int d, int line, int a) {
+ * over tiles and empty squares. Every span of RK_RACK_SIZE fresh squares
+ * counts the bingo bonus; *no_bingo gets the bound without any bingo. */
+static int32_t anchor_bound(Gen *g, int d, int line, int a, int32_t *no_bingo) {
     set_line(g, d, line);
+    *no_bingo = INT32_MIN;
     int total = g->full_rack_total;
     if (total == 0 || square_blocked(g, a)) return INT32_MIN;
     int left_end;
     int left_occ = occupied_run(g, a - 1, -1, &left_end);
+    Shadow base = {.n = 0, .word_mult = 1, .occupied = left_occ, .cross_fixed = 0};
     int max_left = 0;
     if (left_occ == 0 && left_end == a - 1) {
         for (int p = a - 1; p >= 0 && max_left < total - 1; p--) {
@@ -508,7 +511,6 @@ static int32_t anchor_bound(Gen *g, int d, int line, int a) {
         }
     }
     int32_t best = INT32_MIN;
-    Shadow base = {.n = 0, .word_mult = 1, .occupied = left_occ, .cross_fixed = 0};
     shadow_add(g, &base, a);
     for (int kl = 0; kl <= max_left; kl++) {
         if (kl > 0) shadow_add(g, &base, a - kl);
@@ -517,8 +519,13 @@ static int32_t anchor_bound(Gen *g, int d, int line, int a) {
         sh.occupied += occupied_run(g, a + 1, 1, &p);
         for (;;) {
             /* a one-square word is not a move, but the bound may include it */
-            int32_t eq = shadow_equity(g, &sh, 0);
+            int32_t eq = shadow_equity(g, &sh);
             if (eq > best) best = eq;
+            if (eq > *no_bingo) *no_bingo = eq;
+            if (sh.n == RK_RACK_SIZE) {
+                eq += 1000 * g->b->layout->bingo_bonus;
+                if (eq > best) best = eq;
+            }
             if (sh.n >= total || p >= g->dim || square_blocked(g, p)) break;
             shadow_add(g, &sh, p);
             sh.occupied += occupied_run(g, p + 1, 1, &p);
@@ -527,8 +534,109 @@ static int32_t anchor_bound(Gen *g, int d, int line, int a) {
     return best;
 }
 
+/* Bingos on the span lo..hi (every empty square in it gets a rack tile):
+ * a search of the DAWG from left to right, recording each word found. */
+static void span_square(Gen *g, int pos, int hi, uint32_t list, Score sc);
+
+static void span_on(Gen *g, int pos, int hi, uint32_t node, Score sc) {
+    if (pos == hi) {
+        if (node & KWG_ACCEPTS_BIT) record(g, g->left_end, hi, sc);
+        return;
+    }
+    uint32_t arc = node & KWG_ARC_MASK;
+    if (arc != 0) span_square(g, pos + 1, hi, arc, sc);
+}
+
+static void span_square(Gen *g, int pos, int hi, uint32_t list, Score sc) {
+    const uint32_t *nodes = g->nodes;
+    uint8_t t = g->sq[pos];
+    if (t != 0) {
+        uint32_t j = find_child(nodes, list, RK_LETTER(t));
+        if (j == 0) return;
+        sc.main_sum += ld_tile_score(g->ld, t);
+        span_on(g, pos, hi, nodes[j], sc);
+        return;
+    }
+    bool have_blank = g->rack[0] > 0;
+    uint64_t usable = g->cross[pos] & (have_blank ? g->b->all_letters : g->rack_mask);
+    if (usable == 0) return;
+    int top_letter = 63 - __builtin_clzll(usable);
+    int lm = g->lm[pos], wm = g->wm[pos];
+    bool hc = g->hcross[pos] != 0;
+    int cs = g->cscore[pos];
+    Score blank_sc = {sc.main_sum, sc.word_mult * wm, sc.cross_total + (hc ? cs * wm : 0)};
+    g->rack_total--;
+    for (uint32_t j = list;; j++) {
+        uint32_t node = nodes[j];
+        int x = (int)(node >> 24);
+        if (x > top_letter) break;
+        if ((usable >> x) & 1u) {
+            if (g->rack[x] > 0) {
+                int v = g->ld->score[x] * lm;
+                Score nsc = {sc.main_sum + v, blank_sc.word_mult, sc.cross_total + (hc ? (cs + v) * wm : 0)};
+                g->placed[pos] = (uint8_t)x;
+                if (--g->rack[x] == 0) g->rack_mask &= ~((uint64_t)1 << x);
+                g->leave_idx -= g->stride[x];
+                span_on(g, pos, hi, node, nsc);
+                g->leave_idx += g->stride[x];
+                if (g->rack[x]++ == 0) g->rack_mask |= (uint64_t)1 << x;
+            }
+            if (have_blank) {
+                g->placed[pos] = (uint8_t)(x | RK_BLANK_BIT);
+                g->rack[0]--;
+                g->leave_idx -= g->stride[0];
+                span_on(g, pos, hi, node, blank_sc);
+                g->leave_idx += g->stride[0];
+                g->rack[0]++;
+            }
+            g->placed[pos] = 0;
+        }
+        if (node & KWG_IS_END_BIT) break;
+    }
+    g->rack_total++;
+}
+
+/* Every bingo generated from anchor a (line set) whose span's bound reaches
+ * the best move found so far. Moves from a are the ones anchor_bound()
+ * describes; a bingo fills a span of RK_RACK_SIZE fresh squares of them. */
+static void anchor_bingos(Gen *g, int d, int line, int a) {
+    set_line(g, d, line);
+    int total = g->full_rack_total;
+    uint32_t root = kwg_dawg_root(g->k);
+    if (total != RK_RACK_SIZE || root == 0 || square_blocked(g, a)) return;
+    int left_end;
+    int left_occ = occupied_run(g, a - 1, -1, &left_end);
+    Shadow base = {.n = 0, .word_mult = 1, .occupied = left_occ, .cross_fixed = 0};
+    int max_left = 0;
+    if (left_occ == 0 && left_end == a - 1) {
+        for (int p = a - 1; p >= 0 && max_left < total - 1; p--) {
+            if (g->sq[p] != 0 || g->anchors[p] || square_blocked(g, p)) break;
+            max_left++;
+        }
+    }
+    shadow_add(g, &base, a);
+    for (int kl = 0; kl <= max_left; kl++) {
+        if (kl > 0) shadow_add(g, &base, a - kl);
+        Shadow sh = base;
+        int p;
+        sh.occupied += occupied_run(g, a + 1, 1, &p);
+        while (sh.n < total && p < g->dim && !square_blocked(g, p)) {
+            shadow_add(g, &sh, p);
+            sh.occupied += occupied_run(g, p + 1, 1, &p);
+        }
+        if (sh.n < total) continue;
+        int32_t eq = shadow_equity(g, &sh) + 1000 * g->b->layout->bingo_bonus;
+        if (eq < g->best.equity) continue;
+        int lo = kl > 0 ? a - kl : left_end + 1;
+        g->left_end = lo;
+        Score sc = {0, 1, 0};
+        span_square(g, lo, p - 1, root, sc);
+    }
+}
+
 typedef struct AnchorRef {
-    int32_t bound;
+    int32_t bound;    /* without bingos (used for the order) */
+    int32_t bingo;    /* with bingos, not checked */
     uint8_t d, line, pos;
 } AnchorRef;
 
@@ -552,16 +660,29 @@ void movegen_best(const MoveGenRequest *req, Move *best, MoveGenStats *stats) {
         for (int line = 0; line < dim; line++)
             for (int pos = 0; pos < dim; pos++)
                 if (req->board->anchor[d][line * dim + pos]) {
-                    int32_t bound = anchor_bound(&g, d, line, pos);
+                    int32_t no_bingo;
+                    int32_t bound = anchor_bound(&g, d, line, pos, &no_bingo);
                     if (bound == INT32_MIN) continue;
-                    anchors[n++] = (AnchorRef){bound, (uint8_t)d, (uint8_t)line, (uint8_t)pos};
+                    anchors[n++] = (AnchorRef){no_bingo, bound, (uint8_t)d, (uint8_t)line, (uint8_t)pos};
                 }
     qsort(anchors, (size_t)n, sizeof anchors[0], by_bound_desc);
-    int searched = 0;
-    for (; searched < n; searched++) {
+    /* Anchors are searched by their bound without bingos: the bingo bonus
+     * makes bounds loose (bingos are rarely possible) and falls on the
+     * anchors with the largest searches. Those this loop does not reach are
+     * then only checked for bingos, span by span. */
+    int searched = 0, i = 0;
+    for (; i < n; i++) {
         /* equal bounds are still searched so ties resolve as in movegen_compare */
-        if (g.have_best && anchors[searched].bound < g.best.equity) break;
-        search_anchor(&g, anchors[searched].d, anchors[searched].line, anchors[searched].pos);
+        if (g.have_best && anchors[i].bound < g.best.equity) break;
+        search_anchor(&g, anchors[i].d, anchors[i].line, anchors[i].pos);
+        searched++;
+    }
+    /* the best move is known here (the loop above only stops then); only a
+     * bingo from the remaining anchors could beat or tie it */
+    for (; i < n; i++) {
+        const AnchorRef *a = &anchors[i];
+        if (a->bingo < g.best.equity) continue;
+        anchor_bingos(&g, a->d, a->line, a->pos);
     }
     if (stats) {
         stats->anchors_searched += (uint64_t)searched;
