@@ -18,8 +18,10 @@
  * asked once per sub-rack at the start of a call, never in the inner loop.
  *
  * The best-move path bounds each anchor's best equity first ("shadow"
- * bounds), searches anchors from the highest bound down and stops when no
- * remaining bound can beat the best move found. It never stores moves.
+ * bounds), searches anchors from the highest bound without bingos down and
+ * stops when no remaining such bound can beat the best move found; the
+ * anchors left whose bound with a bingo still could are only searched for
+ * bingos, span by span. It never stores moves.
  */
 #ifndef ROOKERY_MOVEGEN_H
 #define ROOKERY_MOVEGEN_H
