@@ -19,6 +19,12 @@
  * in rack-index order, so the sums do not depend on anything but the
  * inputs.
  *
+ * Shrinkage (k > 0, or n_eff asked for) adds a third slot per leave,
+ * sum W^2/count (with k = 0 the slots and the loop are the plain formula's
+ * own: the same bytes, the same speed). Then one pass over the leaves in
+ * internal-number order values each from its slots and its sub-leaves,
+ * which have smaller numbers (see Shrink below), so they are done.
+ *
  * Internal leave numbering: leaves as count vectors (c_0, c_1, ...) in
  * lexicographic order, the empty leave first. With upto[m][r] = the number
  * of multisets of at most r tiles from letters m.. (within the limits),
@@ -259,9 +265,11 @@ typedef struct Work {
     const LeaveDeriver *d;
     const RackTable *rt;
     Src src;
-    /* per internal leave number n: acc[3n] = sum W*m, acc[3n+1] = sum W,
-     * acc[3n+2] = sum W^2/count */
+    /* per internal leave number n: acc[stride*n] = sum W*m,
+     * acc[stride*n+1] = sum W and, with stride 3 (shrinkage or n_eff
+     * wanted), acc[3n+2] = sum W^2/count */
     double *acc;
+    int stride;
     /* kern[(ml * w + r) * w + c] = C(bag[ml] - c, r - c) */
     double *kern;
     int bag[RK_MAX_LETTERS];
@@ -310,13 +318,23 @@ static void finish_rack(Work *w, int ml, int x, int d) {
         const uint32_t *t = term + (size_t)p[e].s * ws;
         double pw = p[e].w;
         uint32_t num = p[e].num;
-        for (int c = 0; c <= top; c++) {
-            double wc = pw * k[c];
-            if (wc == 0.0) continue;
-            double *a = acc + 3 * (size_t)(num + t[c]);
-            a[0] += wc * m;
-            a[1] += wc;
-            a[2] += wc * wc * inv;
+        if (w->stride == 3) {
+            for (int c = 0; c <= top; c++) {
+                double wc = pw * k[c];
+                if (wc == 0.0) continue;
+                double *a = acc + 3 * (size_t)(num + t[c]);
+                a[0] += wc * m;
+                a[1] += wc;
+                a[2] += wc * wc * inv;
+            }
+        } else {
+            for (int c = 0; c <= top; c++) {
+                double wc = pw * k[c];
+                if (wc == 0.0) continue;
+                double *a = acc + 2 * (size_t)(num + t[c]);
+                a[0] += wc * m;
+                a[1] += wc;
+            }
         }
     }
 }
@@ -492,7 +510,8 @@ static int derive_core(const LeaveDeriver *d, const Src *src, uint64_t n, const 
         w.bag[ml] = bag ? bag->count[ml] : rt->dist[ml];
     size_t ws = (size_t)rt->rack_size + 1;
     w.kern = calloc((size_t)rt->num_letters * ws * ws, sizeof *w.kern);
-    w.acc = calloc(3 * ((size_t)d->num_leaves + 1), sizeof *w.acc);
+    w.stride = k > 0.0 || n_eff_out != NULL ? 3 : 2;
+    w.acc = calloc((size_t)w.stride * ((size_t)d->num_leaves + 1), sizeof *w.acc);
     if (w.kern == NULL || w.acc == NULL) {
         free(w.kern);
         free(w.acc);
@@ -531,7 +550,7 @@ static int derive_core(const LeaveDeriver *d, const Src *src, uint64_t n, const 
         }
     }
     for (uint64_t num = 1; num <= d->num_leaves; num++) {
-        const double *a = w.acc + 3 * num;
+        const double *a = w.acc + (size_t)w.stride * num;
         double v = 0.0;
         if (a[1] > 0.0) {
             v = a[0] / a[1] - baseline;

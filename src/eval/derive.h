@@ -27,8 +27,9 @@
  * (of the leave sums and of the baseline), so they do not pull anything
  * towards 0: the remaining weights are renormalized. A leave none of whose
  * observed supersets has a positive weight (no observed superset rack, or a
- * leave that B cannot hold or complete) gets the value 0, as does every
- * leave when no observed rack can be drawn from B.
+ * leave that B cannot hold or complete) gets the value 0 (with shrinkage:
+ * its prior, below), as does every leave when no observed rack can be
+ * drawn from B.
  *
  * SHRINKAGE (DeriveOptions.shrink = k > 0; k = 0 is the formula above,
  * bit for bit). With few observations most long leaves rest on one or two
