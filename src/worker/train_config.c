@@ -14,7 +14,7 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "[run]\n"
     "seed = 1\n"
     "generations = 3\n"
-    "games_per_generation = 400\n"
+    "games_per_generation = 3000\n"
     "output = runs/default\n"
     "progress_seconds = 5\n"
     "\n"

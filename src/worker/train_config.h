@@ -14,7 +14,7 @@
  * Keys (section.key, default):
  *   run.seed                  1        run seed: game i of generation g is seeded from (seed, g, i)
  *   run.generations           3        generations to reach (a resumed run continues up to this)
- *   run.games_per_generation  400      self-play games per generation, all ranks together
+ *   run.games_per_generation  3000     self-play games per generation, all ranks together
  *   run.output                runs/default   the run directory
  *   run.progress_seconds      5        seconds between progress lines (0 = only per generation)
  *   lexicon.kwg               SOWPODS  lexicon name (looked up as README says) or .kwg path

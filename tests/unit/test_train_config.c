@@ -10,7 +10,7 @@ static void test_defaults(void) {
     train_config_defaults(&c);
     CU_ASSERT_EQUAL(c.seed, 1);
     CU_ASSERT_EQUAL(c.generations, 3);
-    CU_ASSERT_EQUAL(c.games_per_generation, 400);
+    CU_ASSERT_EQUAL(c.games_per_generation, 3000);
     CU_ASSERT_STRING_EQUAL(c.output, "runs/default");
     CU_ASSERT_STRING_EQUAL(c.lexicon, "SOWPODS");
     CU_ASSERT_STRING_EQUAL(c.initial_leaves, "zero");
