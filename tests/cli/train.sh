@@ -9,6 +9,10 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
 "$bin" train --help | grep -q "Exit codes" || fail "train --help"
+jobs="$(cd "$(dirname "$0")/../../jobs" && pwd)"
+bash -n "$jobs/slurm/train.sbatch" || fail "jobs/slurm/train.sbatch has a syntax error"
+bash -n "$jobs/local.sh" || fail "jobs/local.sh has a syntax error"
+grep -q -- "--signal=B:USR1@300" "$jobs/slurm/train.sbatch" || fail "sbatch without the USR1 warning"
 "$bin" match --help | grep -q "SPEC" || fail "match --help"
 "$bin" train --print-default-config > "$work/default.ini"
 grep -q "games_per_generation" "$work/default.ini" || fail "--print-default-config"
@@ -40,6 +44,8 @@ expect 2 "nope.klv2" "$bin" match --a static:leaves=/nope.klv2 --b static --pair
 "$bin" train --run "$work/r1" --set run.games_per_generation=20 --set run.generations=1 > "$work/log" 2>&1 \
   || { cat "$work/log"; fail "one-process run"; }
 [ "$(cat "$work/r1/LATEST")" = "gen-0001" ] || fail "LATEST after a one-process run"
+"$bin" train --config "$jobs/example.ini" --run "$work/r2" --set run.games_per_generation=10 \
+  --set run.generations=1 > "$work/log2" 2>&1 || { cat "$work/log2"; fail "jobs/example.ini does not load"; }
 "$bin" train --run "$work/r1" --set run.generations=1 | grep -q "nothing to do" || fail "rerun of a finished run"
 # a malformed LATEST is reported, not overwritten
 echo garbage > "$work/r1/LATEST"
