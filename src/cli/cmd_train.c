@@ -22,6 +22,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "core/atomicfile.h"
 #include "eval/derive.h"
 #include "eval/klv.h"
 #include "eval/racktable.h"
@@ -104,7 +105,7 @@ static int write_generation0(Trainer *t, RkError *err) {
     if (rundir_mkdirs(run, err) != 0) return -1;
     int n = train_config_write(&t->cfg, text, sizeof text);
     snprintf(path, sizeof path, "%s/config.ini", run);
-    if (n < 0 || rundir_write_atomic(path, text, (size_t)n, err) != 0) return -1;
+    if (n < 0 || rk_write_file_atomic(path, text, (size_t)n, err) != 0) return -1;
     if (rundir_begin_generation(run, 0, err) != 0) return -1;
     rundir_gen_path(run, 0, true, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/leaves.klv2", dir);

@@ -5,6 +5,8 @@
  */
 #include "kwg.h"
 
+#include "atomicfile.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,50 +135,18 @@ int kwg_load(Kwg *k, const char *path, uint32_t max_tile, RkError *err) {
 }
 
 int kwg_write(const Kwg *k, const char *path, RkError *err) {
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 5);
-    if (tmp == NULL) return rk_error(err, "%s: out of memory", path);
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp", 5);
-    FILE *f = fopen(tmp, "wb");
-    if (f == NULL) {
-        rk_error(err, "%s: %s", tmp, strerror(errno));
-        free(tmp);
-        return -1;
-    }
+    RkAtomicFile af;
+    if (rk_atomic_open(&af, path, err) != 0) return -1;
     unsigned char chunk[1 << 14];
     uint32_t done = 0;
-    bool ok = true;
-    while (ok && done < k->n) {
+    while (done < k->n) {
         uint32_t m = k->n - done;
         if (m > sizeof chunk / 4) m = sizeof chunk / 4;
         for (uint32_t i = 0; i < m; i++) write_le32(chunk + 4 * i, k->nodes[done + i]);
-        if (fwrite(chunk, 4, m, f) != m) ok = false;
+        if (rk_atomic_write(&af, chunk, (size_t)m * 4) != 0) break;
         done += m;
     }
-    int e = 0;
-    if (ok && fflush(f) != 0) ok = false;
-    if (ok && fsync(fileno(f)) != 0) ok = false;
-    if (!ok) e = errno;
-    if (fclose(f) != 0 && ok) {
-        ok = false;
-        e = errno;
-    }
-    if (!ok) {
-        rk_error(err, "%s: write failed: %s", tmp, strerror(e ? e : EIO));
-        remove(tmp);
-        free(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        e = errno;
-        rk_error(err, "%s: cannot rename %s into place: %s", path, tmp, strerror(e));
-        remove(tmp);
-        free(tmp);
-        return -1;
-    }
-    free(tmp);
-    return 0;
+    return rk_atomic_commit(&af, err);
 }
 
 void kwg_free(Kwg *k) {

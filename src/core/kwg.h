@@ -57,7 +57,7 @@ int kwg_load(Kwg *k, const char *path, uint32_t max_tile, RkError *err);
 int kwg_from_nodes(Kwg *k, uint32_t *nodes, uint32_t n, uint32_t max_tile,
                    const char *source, RkError *err);
 /* Writes the node array little-endian to path (atomically: temp, fsync,
- * rename). */
+ * rename, fsync of the directory; see atomicfile.h). */
 int kwg_write(const Kwg *k, const char *path, RkError *err);
 void kwg_free(Kwg *k);
 

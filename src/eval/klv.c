@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/atomicfile.h"
+
 /* Refuse files larger than this: 2^22 addressable nodes plus a few million
  * values are far below it. */
 #define KLV_MAX_FILE_BYTES ((uint64_t)1 << 30)
@@ -284,24 +286,13 @@ int klv_write(const Klv *k, const char *path, RkError *err) {
     if (kwg_gaddag_root(&k->kwg) != 0)
         return rk_error(err, "%s: the leave graph has a GADDAG (node 1 arc %u); a .klv2 holds a DAWG only",
                         path, kwg_gaddag_root(&k->kwg));
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 5);
-    if (tmp == NULL) return rk_error(err, "%s: out of memory", path);
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp", 5);
-    FILE *f = fopen(tmp, "wb");
-    if (f == NULL) {
-        rk_error(err, "%s: %s", tmp, strerror(errno));
-        free(tmp);
-        return -1;
-    }
+    RkAtomicFile af;
+    if (rk_atomic_open(&af, path, err) != 0) return -1;
     enum { CHUNK = 4096 };
     uint8_t buf[4 * CHUNK];
-    bool ok = true;
-    int e = 0;
     /* u32 N, the nodes, u32 L, the values: one stream of u32 words. */
     uint64_t total = 2 + (uint64_t)k->kwg.n + k->count, done = 0;
-    while (ok && done < total) {
+    while (done < total) {
         size_t m = 0;
         for (; m < CHUNK && done < total; m++, done++) {
             uint32_t v;
@@ -316,30 +307,9 @@ int klv_write(const Klv *k, const char *path, RkError *err) {
             }
             write_le32(buf + 4 * m, v);
         }
-        if (fwrite(buf, 4, m, f) != m) ok = false;
+        if (rk_atomic_write(&af, buf, 4 * m) != 0) break;
     }
-    if (ok && fflush(f) != 0) ok = false;
-    if (ok && fsync(fileno(f)) != 0) ok = false;
-    if (!ok) e = errno;
-    if (fclose(f) != 0 && ok) {
-        ok = false;
-        e = errno;
-    }
-    if (!ok) {
-        rk_error(err, "%s: write failed: %s", tmp, strerror(e ? e : EIO));
-        remove(tmp);
-        free(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        e = errno;
-        rk_error(err, "%s: cannot rename %s into place: %s", path, tmp, strerror(e));
-        remove(tmp);
-        free(tmp);
-        return -1;
-    }
-    free(tmp);
-    return 0;
+    return rk_atomic_commit(&af, err);
 }
 
 /* ---------------------------------------------------------------- lookup */

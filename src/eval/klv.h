@@ -49,8 +49,8 @@ int klv_load_bytes(Klv *k, const uint8_t *data, size_t size, const LetterDist *l
  * count[ml] <= ld->count[ml], the blank included), all worth 0. English has
  * 914,624 leaves (a 3,667,340-byte file). */
 int klv_init_zero(Klv *k, const LetterDist *ld, RkError *err);
-/* Writes k in the layout above: to PATH.tmp, flushed and fsync'ed, then
- * renamed over path, so path never holds a partial file. */
+/* Writes k in the layout above: to PATH.tmp, fsync'ed, then renamed over
+ * path (core/atomicfile.h), so path never holds a partial file. */
 int klv_write(const Klv *k, const char *path, RkError *err);
 void klv_free(Klv *k);
 

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/atomicfile.h"
+
 /* A .req for any distribution the rack graph can address is far smaller. */
 #define REQ_MAX_FILE_BYTES ((uint64_t)1 << 34)
 
@@ -49,14 +51,13 @@ static float bits_float(uint32_t u) {
 /* ------------------------------------------------------------------ write */
 
 typedef struct Out {
-    FILE *f;
+    RkAtomicFile af;
     uint8_t buf[1 << 16];
     size_t n;
-    bool ok;
 } Out;
 
 static void out_flush(Out *o) {
-    if (o->ok && o->n > 0 && fwrite(o->buf, 1, o->n, o->f) != o->n) o->ok = false;
+    if (o->n > 0) rk_atomic_write(&o->af, o->buf, o->n);
     o->n = 0;
 }
 
@@ -91,25 +92,12 @@ static int write_req(const char *path, const RackTable *rt, const Vals *v, RkErr
         if (!isfinite(v->mean[i]))
             return rk_error(err, "%s: the equity of rack %u is not finite", path, i);
 
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 5);
     Out *o = malloc(sizeof *o);
-    if (tmp == NULL || o == NULL) {
-        free(tmp);
-        free(o);
-        return rk_error(err, "%s: out of memory", path);
-    }
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp", 5);
-    o->f = fopen(tmp, "wb");
-    if (o->f == NULL) {
-        rk_error(err, "%s: cannot create %s: %s", path, tmp, strerror(errno));
-        free(tmp);
+    if (o == NULL) return rk_error(err, "%s: out of memory", path);
+    if (rk_atomic_open(&o->af, path, err) != 0) {
         free(o);
         return -1;
     }
-    o->n = 0;
-    o->ok = true;
     memcpy(o->buf, REQ_MAGIC, 4);
     o->n = 4;
     out_u32(o, num);
@@ -139,36 +127,9 @@ static int write_req(const char *path, const RackTable *rt, const Vals *v, RkErr
         }
     }
     out_flush(o);
-    bool ok = o->ok;
-    int e = ok ? 0 : errno;
-    if (ok && fflush(o->f) != 0) {
-        ok = false;
-        e = errno;
-    }
-    if (ok && fsync(fileno(o->f)) != 0) {
-        ok = false;
-        e = errno;
-    }
-    if (fclose(o->f) != 0 && ok) {
-        ok = false;
-        e = errno;
-    }
+    int rc = rk_atomic_commit(&o->af, err);
     free(o);
-    if (!ok) {
-        rk_error(err, "%s: write failed: %s", path, strerror(e ? e : EIO));
-        remove(tmp);
-        free(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        e = errno;
-        rk_error(err, "%s: cannot rename %s into place: %s", path, tmp, strerror(e));
-        remove(tmp);
-        free(tmp);
-        return -1;
-    }
-    free(tmp);
-    return 0;
+    return rc;
 }
 
 int req_write(const char *path, const RackTable *rt, const float *mean, const uint64_t *counts,

@@ -34,7 +34,7 @@ typedef struct Req {
 
 /* Writes a .req for rt's racks: mean[num_racks] (points, finite) and
  * counts[num_racks] (NULL: no count array, flag bit 0 clear). Written to
- * PATH.tmp, flushed and fsync'ed, then renamed over path; a write error
+ * PATH.tmp, fsync'ed, then renamed over path (core/atomicfile.h); a write error
  * (e.g. ENOSPC) is reported naming the path and the temporary file is
  * removed. */
 int req_write(const char *path, const RackTable *rt, const float *mean, const uint64_t *counts,

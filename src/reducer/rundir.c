@@ -2,13 +2,13 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/atomicfile.h"
 #include "core/sha256.h"
 #include "core/textfile.h"
 
@@ -27,63 +27,6 @@ int rundir_mkdirs(const char *dir, RkError *err) {
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return rk_error(err, "%s: not a directory", dir);
     return 0;
-}
-
-int rundir_fsync_dir(const char *dir, RkError *err) {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd < 0) return rk_error(err, "%s: %s", dir, strerror(errno));
-    int rc = fsync(fd);
-    int e = errno;
-    close(fd);
-    if (rc != 0 && e != EINVAL) return rk_error(err, "%s: fsync: %s", dir, strerror(e));
-    return 0;
-}
-
-static void parent_dir(const char *path, char *out, size_t cap) {
-    snprintf(out, cap, "%s", path);
-    char *slash = strrchr(out, '/');
-    if (slash == NULL) snprintf(out, cap, ".");
-    else if (slash == out) out[1] = '\0';
-    else *slash = '\0';
-}
-
-int rundir_write_atomic(const char *path, const void *data, size_t len, RkError *err) {
-    char tmp[RUNDIR_PATH_MAX + 8];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return rk_error(err, "%s: path too long", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    if (fd < 0) return rk_error(err, "%s: %s", tmp, strerror(errno));
-    const char *p = data;
-    size_t left = len;
-    while (left > 0) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            return rk_error(err, "%s: write: %s", tmp, strerror(e));
-        }
-        p += w;
-        left -= (size_t)w;
-    }
-    if (fsync(fd) != 0) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        return rk_error(err, "%s: fsync: %s", tmp, strerror(e));
-    }
-    if (close(fd) != 0) {
-        unlink(tmp);
-        return rk_error(err, "%s: close: %s", tmp, strerror(errno));
-    }
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return rk_error(err, "%s: rename: %s", path, strerror(e));
-    }
-    char dir[RUNDIR_PATH_MAX];
-    parent_dir(path, dir, sizeof dir);
-    return rundir_fsync_dir(dir, err);
 }
 
 void rundir_gen_path(const char *run, int gen, bool tmp, char *buf, size_t cap) {
@@ -176,7 +119,7 @@ static int rebuild_metrics(const char *run, int last, const char *header, RkErro
         free(row);
     }
     snprintf(path, sizeof path, "%s/metrics.csv", run);
-    int rc = rundir_write_atomic(path, buf, len, err);
+    int rc = rk_write_file_atomic(path, buf, len, err);
     free(buf);
     return rc;
 }
@@ -187,21 +130,21 @@ int rundir_commit_generation(const char *run, int gen, const char *manifest_json
     rundir_gen_path(run, gen, true, tmp, sizeof tmp);
     rundir_gen_path(run, gen, false, final, sizeof final);
     snprintf(path, sizeof path, "%s/manifest.json", tmp);
-    if (rundir_write_atomic(path, manifest_json, strlen(manifest_json), err) != 0) return -1;
+    if (rk_write_file_atomic(path, manifest_json, strlen(manifest_json), err) != 0) return -1;
     if (metrics_row != NULL) {
         snprintf(path, sizeof path, "%s/metrics-row.csv", tmp);
-        if (rundir_write_atomic(path, metrics_row, strlen(metrics_row), err) != 0) return -1;
+        if (rk_write_file_atomic(path, metrics_row, strlen(metrics_row), err) != 0) return -1;
     }
-    if (rundir_fsync_dir(tmp, err) != 0) return -1;
+    if (rk_fsync_dir(tmp, err) != 0) return -1;
     /* a complete directory of the same number can only be left by a crash
      * after the rename and before LATEST moved on: it is replaced */
     if (access(final, F_OK) == 0 && remove_tree(final, err) != 0) return -1;
     if (rename(tmp, final) != 0) return rk_error(err, "%s: rename: %s", final, strerror(errno));
-    if (rundir_fsync_dir(run, err) != 0) return -1;
+    if (rk_fsync_dir(run, err) != 0) return -1;
     char latest[64];
     int n = snprintf(latest, sizeof latest, "gen-%04d\n", gen);
     snprintf(path, sizeof path, "%s/LATEST", run);
-    if (rundir_write_atomic(path, latest, (size_t)n, err) != 0) return -1;
+    if (rk_write_file_atomic(path, latest, (size_t)n, err) != 0) return -1;
     return metrics_header != NULL ? rebuild_metrics(run, gen, metrics_header, err) : 0;
 }
 

@@ -9,8 +9,8 @@
  *
  * A generation is built in gen-NNNN.tmp/ and renamed when complete; LATEST is
  * replaced atomically after that. Every file is written to a temporary name,
- * fsync'ed and renamed, and the directories are fsync'ed, so a crash at any
- * moment leaves either the old or the new generation, never half of one.
+ * fsync'ed and renamed, and the directories are fsync'ed (core/atomicfile.h),
+ * so a crash at any moment leaves either the old or the new generation, never half of one.
  */
 #ifndef ROOKERY_RUNDIR_H
 #define ROOKERY_RUNDIR_H
@@ -21,10 +21,6 @@
 
 /* Creates dir (and parents) if missing. */
 int rundir_mkdirs(const char *dir, RkError *err);
-/* Writes data to path atomically (path.tmp, fsync, rename, fsync dir). */
-int rundir_write_atomic(const char *path, const void *data, size_t len, RkError *err);
-/* fsync of a directory (so renames inside it are durable). */
-int rundir_fsync_dir(const char *dir, RkError *err);
 
 /* The last complete generation number from RUN/LATEST, or -1 if the run has
  * none (new run). Errors (unreadable or malformed LATEST) return -2. */

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/atomicfile.h"
 #include "core/textfile.h"
 #include "reducer/rundir.h"
 #include "testutil.h"
@@ -21,7 +22,7 @@ static void commit_gen(const char *run, int gen, const char *payload) {
     CU_ASSERT_EQUAL_FATAL(rundir_begin_generation(run, gen, &err), 0);
     rundir_gen_path(run, gen, true, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/data.bin", dir);
-    CU_ASSERT_EQUAL_FATAL(rundir_write_atomic(path, payload, strlen(payload), &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rk_write_file_atomic(path, payload, strlen(payload), &err), 0);
     RunFile f = {.name = "data.bin"};
     CU_ASSERT_EQUAL_FATAL(rundir_describe_files(run, gen, &f, 1, &err), 0);
     CU_ASSERT_EQUAL(f.bytes, strlen(payload));
@@ -80,7 +81,7 @@ static void test_generations(void) {
 
 static void test_write_errors(void) {
     RkError err;
-    CU_ASSERT_EQUAL(rundir_write_atomic("/nonexistent-dir/x", "a", 1, &err), -1);
+    CU_ASSERT_EQUAL(rk_write_file_atomic("/nonexistent-dir/x", "a", 1, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent-dir/x"));
     /* a full disk: /dev/full fails every write */
     if (access("/dev/full", W_OK) == 0) {
@@ -94,7 +95,7 @@ static void test_write_errors(void) {
         snprintf(target, sizeof target, "%s/f", base);
         char big[8192];
         memset(big, 'x', sizeof big);
-        CU_ASSERT_EQUAL(rundir_write_atomic(target, big, sizeof big, &err), -1);
+        CU_ASSERT_EQUAL(rk_write_file_atomic(target, big, sizeof big, &err), -1);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "f.tmp"));
         CU_ASSERT_EQUAL(access(target, F_OK), -1); /* nothing half-written under the real name */
     } else {
