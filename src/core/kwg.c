@@ -6,13 +6,10 @@
 #include "kwg.h"
 
 #include "atomicfile.h"
+#include "textfile.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* Files larger than this are refused: 2^22 addressable nodes are 16 MiB, so
  * this leaves room for any layout that can still be addressed. */
@@ -75,58 +72,18 @@ static void write_le32(unsigned char *p, uint32_t v) {
 int kwg_load(Kwg *k, const char *path, uint32_t max_tile, RkError *err) {
     k->nodes = NULL;
     k->n = 0;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) return rk_error(err, "%s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0) {
-        int e = errno;
-        fclose(f);
-        return rk_error(err, "%s: %s", path, strerror(e));
+    size_t size;
+    uint32_t *nodes = rk_read_regular_file(path, KWG_MAX_FILE_BYTES, "a lexicon graph", &size, err);
+    if (nodes == NULL) return -1;
+    if (size == 0 || size % 4 != 0) {
+        free(nodes);
+        if (size == 0)
+            return rk_error(err, "%s: empty file (a .kwg holds at least 2 nodes of 4 bytes)", path);
+        return rk_error(err, "%s: size %llu is not a multiple of 4", path, (unsigned long long)size);
     }
-    if (!S_ISREG(st.st_mode)) {
-        fclose(f);
-        return rk_error(err, "%s: not a regular file", path);
-    }
-    uint64_t size = (uint64_t)st.st_size;
-    if (size == 0) {
-        fclose(f);
-        return rk_error(err, "%s: empty file (a .kwg holds at least 2 nodes of 4 bytes)", path);
-    }
-    if (size % 4 != 0) {
-        fclose(f);
-        return rk_error(err, "%s: size %llu is not a multiple of 4", path,
-                        (unsigned long long)size);
-    }
-    if (size > KWG_MAX_FILE_BYTES) {
-        fclose(f);
-        return rk_error(err, "%s: size %llu is too large for a lexicon graph", path,
-                        (unsigned long long)size);
-    }
+    /* From little-endian, in place. */
     uint32_t n = (uint32_t)(size / 4);
-    uint32_t *nodes = malloc((size_t)n * sizeof *nodes);
-    if (nodes == NULL) {
-        fclose(f);
-        return rk_error(err, "%s: out of memory for %u nodes", path, n);
-    }
-    /* Read in chunks and convert from little-endian in place. */
-    unsigned char chunk[1 << 14];
-    uint32_t done = 0;
-    while (done < n) {
-        size_t want = (size_t)(n - done) * 4;
-        if (want > sizeof chunk) want = sizeof chunk;
-        size_t got = fread(chunk, 1, want, f);
-        if (got != want) {
-            bool e = ferror(f) != 0;
-            fclose(f);
-            free(nodes);
-            if (e) return rk_error(err, "%s: read error", path);
-            return rk_error(err, "%s: file shrank while reading (expected %llu bytes)", path,
-                            (unsigned long long)size);
-        }
-        for (size_t i = 0; i < got / 4; i++) nodes[done + i] = read_le32(chunk + 4 * i);
-        done += (uint32_t)(got / 4);
-    }
-    fclose(f);
+    for (uint32_t i = 0; i < n; i++) nodes[i] = read_le32((const unsigned char *)(nodes + i));
     if (kwg_from_nodes(k, nodes, n, max_tile, path, err) != 0) {
         free(nodes);
         return -1;

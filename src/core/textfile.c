@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 char *rk_read_file(const char *path, size_t max_bytes, size_t *len, RkError *err) {
     FILE *f = fopen(path, "rb");
@@ -55,4 +56,50 @@ char *rk_read_file(const char *path, size_t max_bytes, size_t *len, RkError *err
     buf[n] = '\0';
     if (len) *len = n;
     return buf;
+}
+
+void *rk_read_regular_file(const char *path, uint64_t max_bytes, const char *what, size_t *len,
+                           RkError *err) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        rk_error(err, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        int e = errno;
+        fclose(f);
+        rk_error(err, "%s: %s", path, strerror(e));
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fclose(f);
+        rk_error(err, "%s: not a regular file", path);
+        return NULL;
+    }
+    uint64_t size = (uint64_t)st.st_size;
+    if (size > max_bytes || size > SIZE_MAX) {
+        fclose(f);
+        rk_error(err, "%s: %llu bytes is too large for %s", path, (unsigned long long)size, what);
+        return NULL;
+    }
+    void *data = malloc(size ? (size_t)size : 1);
+    if (data == NULL) {
+        fclose(f);
+        rk_error(err, "%s: out of memory for %llu bytes", path, (unsigned long long)size);
+        return NULL;
+    }
+    size_t got = fread(data, 1, (size_t)size, f);
+    int e = ferror(f) ? (errno ? errno : EIO) : 0;
+    fclose(f);
+    if (e != 0 || got != (size_t)size) {
+        free(data);
+        if (e != 0) rk_error(err, "%s: read error: %s", path, strerror(e));
+        else
+            rk_error(err, "%s: file shrank while reading (read %zu of %llu bytes)", path, got,
+                     (unsigned long long)size);
+        return NULL;
+    }
+    *len = got;
+    return data;
 }

@@ -4,15 +4,13 @@
  */
 #include "klv.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/atomicfile.h"
+#include "core/textfile.h"
 
 /* Refuse files larger than this: 2^22 addressable nodes plus a few million
  * values are far below it. */
@@ -155,37 +153,10 @@ int klv_load_bytes(Klv *k, const uint8_t *data, size_t size, const LetterDist *l
 
 int klv_load(Klv *k, const char *path, const LetterDist *ld, RkError *err) {
     klv_zero(k);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) return rk_error(err, "%s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0) {
-        int e = errno;
-        fclose(f);
-        return rk_error(err, "%s: %s", path, strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        fclose(f);
-        return rk_error(err, "%s: not a regular file", path);
-    }
-    uint64_t size = (uint64_t)st.st_size;
-    if (size > KLV_MAX_FILE_BYTES) {
-        fclose(f);
-        return rk_error(err, "%s: %llu bytes is too large for a .klv2 file", path, (unsigned long long)size);
-    }
-    uint8_t *data = malloc(size ? (size_t)size : 1);
-    if (data == NULL) {
-        fclose(f);
-        return rk_error(err, "%s: out of memory for %llu bytes", path, (unsigned long long)size);
-    }
-    size_t got = fread(data, 1, (size_t)size, f);
-    bool read_error = ferror(f) != 0;
-    fclose(f);
-    if (read_error) {
-        free(data);
-        return rk_error(err, "%s: read error", path);
-    }
-    /* A file that shrank while being read is judged by what was read. */
-    int rc = klv_load_bytes(k, data, got, ld, path, err);
+    size_t size;
+    uint8_t *data = rk_read_regular_file(path, KLV_MAX_FILE_BYTES, "a .klv2 file", &size, err);
+    if (data == NULL) return -1;
+    int rc = klv_load_bytes(k, data, size, ld, path, err);
     free(data);
     return rc;
 }

@@ -3,15 +3,13 @@
  */
 #include "req.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/atomicfile.h"
+#include "core/textfile.h"
 
 /* A .req for any distribution the rack graph can address is far smaller. */
 #define REQ_MAX_FILE_BYTES ((uint64_t)1 << 34)
@@ -281,37 +279,9 @@ int req_load_bytes(Req *q, const uint8_t *data, size_t size, const RackTable *rt
 
 int req_load(Req *q, const char *path, const RackTable *rt, RkError *err) {
     req_zero(q);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) return rk_error(err, "%s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0) {
-        int e = errno;
-        fclose(f);
-        return rk_error(err, "%s: %s", path, strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        fclose(f);
-        return rk_error(err, "%s: not a regular file", path);
-    }
-    if ((uint64_t)st.st_size > REQ_MAX_FILE_BYTES) {
-        fclose(f);
-        return rk_error(err, "%s: %lld bytes, too large for a rack-equity file", path,
-                        (long long)st.st_size);
-    }
-    size_t size = (size_t)st.st_size;
-    uint8_t *data = malloc(size ? size : 1);
-    if (data == NULL) {
-        fclose(f);
-        return rk_error(err, "%s: out of memory for %zu bytes", path, size);
-    }
-    size_t got = fread(data, 1, size, f);
-    int e = ferror(f) ? errno : 0;
-    fclose(f);
-    if (got != size) {
-        free(data);
-        return rk_error(err, "%s: read %zu of %zu bytes%s%s", path, got, size, e ? ": " : "",
-                        e ? strerror(e) : "");
-    }
+    size_t size;
+    uint8_t *data = rk_read_regular_file(path, REQ_MAX_FILE_BYTES, "a rack-equity file", &size, err);
+    if (data == NULL) return -1;
     int rc = req_load_bytes(q, data, size, rt, path, err);
     free(data);
     return rc;
