@@ -18,26 +18,6 @@ typedef struct Env {
     Game g, g2;
 } Env;
 
-static void build_lex(Kwg *k, const LetterDist *ld, const char *const *words, size_t n) {
-    uint8_t(*ml)[32] = calloc(n, sizeof *ml);
-    const uint8_t **ptrs = calloc(n, sizeof *ptrs);
-    int *lens = calloc(n, sizeof *lens);
-    CU_ASSERT_FATAL(ml != NULL && ptrs != NULL && lens != NULL);
-    for (size_t i = 0; i < n; i++) {
-        lens[i] = ld_parse_tiles(ld, words[i], ml[i], 32, false);
-        CU_ASSERT_FATAL(lens[i] > 0);
-        ptrs[i] = ml[i];
-    }
-    KwgWords w = {ptrs, lens, n};
-    RkError err;
-    int rc = kwg_build(k, &w, true, &err);
-    if (rc != 0) printf("kwg_build: %s\n", err.msg);
-    CU_ASSERT_FATAL(rc == 0);
-    free(ml);
-    free(ptrs);
-    free(lens);
-}
-
 static Env *env_new(void) {
     static const char *const WORDS[] = {"QUARTZ", "QUARTZY", "AT", "TA", "ZA", "QI", "EH", "HE", "OX",
                                         "XI", "JO", "ZO", "RE", "ER", "ME", "EM", "CAT", "CATS", "SCAT"};
@@ -45,7 +25,7 @@ static Env *env_new(void) {
     CU_ASSERT_FATAL(e != NULL);
     ld_english(&e->ld);
     layout_standard15(&e->lay);
-    build_lex(&e->kwg, &e->ld, WORDS, sizeof WORDS / sizeof WORDS[0]);
+    tu_build_lex(&e->kwg, &e->ld, WORDS, sizeof WORDS / sizeof WORDS[0]);
     return e;
 }
 
@@ -75,20 +55,6 @@ static void expect_same_position(const Game *a, const Game *b) {
     CU_ASSERT(rack_equal(&ba, &bb));
 }
 
-/* Every tile of the distribution is on the board, on a rack or in the bag. */
-static void expect_conserved(const Game *g) {
-    int seen[RK_MAX_LETTERS] = {0};
-    int dim = g->board.dim;
-    for (int i = 0; i < dim * dim; i++) {
-        uint8_t t = g->board.sq[0][i];
-        if (t) seen[RK_IS_BLANKED(t) ? 0 : RK_LETTER(t)]++;
-    }
-    for (int p = 0; p < 2; p++)
-        for (int ml = 0; ml < g->ld->size; ml++) seen[ml] += g->racks[p].count[ml];
-    for (int i = 0; i < g->bag.count; i++) seen[g->bag.tiles[i]]++;
-    for (int ml = 0; ml < g->ld->size; ml++) CU_ASSERT_EQUAL(seen[ml], g->ld->count[ml]);
-}
-
 /* Parses s, writes it (with the same lex) and expects the canonical form
  * `canon` (s itself if NULL); the written form parses to the same
  * position. */
@@ -97,7 +63,7 @@ static void round_trip(Env *e, const char *s, const char *canon) {
     int rc = parse(e, &e->g, s, &err);
     if (rc != 0) printf("\nparse '%s': %s\n", s, err.msg);
     CU_ASSERT_FATAL(rc == 0);
-    expect_conserved(&e->g);
+    tu_expect_conserved(&e->g);
     CgpOps ops;
     CU_ASSERT_FATAL(cgp_read_ops(s, &ops, &err) == 0);
     char buf[1024];
@@ -206,7 +172,7 @@ static void test_reference_positions(void) {
         int rc = parse(e, &e->g, cols[1], &err);
         if (rc != 0) printf("\n%s: %s\n", cols[0], err.msg);
         CU_ASSERT_FATAL(rc == 0);
-        expect_conserved(&e->g);
+        tu_expect_conserved(&e->g);
         Rack want;
         CU_ASSERT_FATAL(rack_parse(&want, &e->ld, cols[2], &err) == 0);
         CU_ASSERT(rack_equal(&want, &e->g.racks[0]));
@@ -374,7 +340,7 @@ static void test_mutations(void) {
             continue;
         }
         parsed++;
-        expect_conserved(&e->g);
+        tu_expect_conserved(&e->g);
         cgp_write(&e->g, NULL, out, sizeof out);
         int rc = parse(e, &e->g2, out, &err);
         if (rc != 0) printf("\n'%s' -> '%s': %s\n", buf, out, err.msg);

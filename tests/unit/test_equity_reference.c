@@ -20,22 +20,6 @@ typedef struct EqRow {
     int32_t top_equity, second_equity; /* millipoints */
 } EqRow;
 
-/* Splits a TSV line in place into at most cap fields. */
-static int split_tabs(char *line, char **fields, int cap) {
-    int n = 0;
-    char *p = line;
-    while (n < cap) {
-        fields[n++] = p;
-        char *t = strchr(p, '\t');
-        if (t == NULL) break;
-        *t = '\0';
-        p = t + 1;
-    }
-    char *nl = strpbrk(fields[n - 1], "\r\n");
-    if (nl) *nl = '\0';
-    return n;
-}
-
 /* "79.300" -> 79300; the file gives exactly three decimals. */
 static int32_t parse_milli(const char *s) { return (int32_t)llround(strtod(s, NULL) * 1000.0); }
 
@@ -52,7 +36,7 @@ static int load_rows(const char *path, EqRow **out) {
     }
     while (fgets(line, sizeof line, f)) {
         char *fl[16];
-        int nf = split_tabs(line, fl, 16);
+        int nf = tu_split_tabs(line, fl, 16);
         if (nf < 7) continue;
         if (n == cap) {
             cap *= 2;

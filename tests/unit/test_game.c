@@ -21,33 +21,13 @@ typedef struct Env {
     Game g, g2;
 } Env;
 
-static void build_lex(Kwg *k, const LetterDist *ld, const char *const *words, size_t n) {
-    uint8_t(*ml)[32] = calloc(n, sizeof *ml);
-    const uint8_t **ptrs = calloc(n, sizeof *ptrs);
-    int *lens = calloc(n, sizeof *lens);
-    CU_ASSERT_FATAL(ml != NULL && ptrs != NULL && lens != NULL);
-    for (size_t i = 0; i < n; i++) {
-        lens[i] = ld_parse_tiles(ld, words[i], ml[i], 32, false);
-        CU_ASSERT_FATAL(lens[i] > 0);
-        ptrs[i] = ml[i];
-    }
-    KwgWords w = {ptrs, lens, n};
-    RkError err;
-    int rc = kwg_build(k, &w, true, &err);
-    if (rc != 0) printf("kwg_build: %s\n", err.msg);
-    CU_ASSERT_FATAL(rc == 0);
-    free(ml);
-    free(ptrs);
-    free(lens);
-}
-
 static Env *env_new(void) {
     static const char *const WORDS[] = {"QUARTZ", "QUARTZY", "AT", "TA", "AB", "BA", "EH", "HE", "OX"};
     Env *e = calloc(1, sizeof *e);
     CU_ASSERT_FATAL(e != NULL);
     ld_english(&e->ld);
     layout_standard15(&e->lay);
-    build_lex(&e->kwg, &e->ld, WORDS, sizeof WORDS / sizeof WORDS[0]);
+    tu_build_lex(&e->kwg, &e->ld, WORDS, sizeof WORDS / sizeof WORDS[0]);
     return e;
 }
 
@@ -80,32 +60,6 @@ static Rack rack_of(const Env *e, const char *s) {
 }
 
 /* board + racks + bag hold exactly the distribution */
-static void expect_conserved(const Game *g) {
-    int seen[RK_MAX_LETTERS] = {0};
-    int dim = g->board.dim, total = 0;
-    for (int i = 0; i < dim * dim; i++) {
-        uint8_t t = g->board.sq[0][i];
-        if (t) {
-            seen[RK_IS_BLANKED(t) ? 0 : RK_LETTER(t)]++;
-            total++;
-        }
-    }
-    for (int p = 0; p < 2; p++) {
-        int sum = 0;
-        for (int ml = 0; ml < g->ld->size; ml++) {
-            seen[ml] += g->racks[p].count[ml];
-            sum += g->racks[p].count[ml];
-        }
-        CU_ASSERT_EQUAL(sum, g->racks[p].total);
-        CU_ASSERT(g->racks[p].total <= RK_RACK_SIZE);
-        total += sum;
-    }
-    for (int i = 0; i < g->bag.count; i++) seen[g->bag.tiles[i]]++;
-    total += g->bag.count;
-    CU_ASSERT_EQUAL(total, g->ld->total_tiles);
-    for (int ml = 0; ml < g->ld->size; ml++) CU_ASSERT_EQUAL(seen[ml], g->ld->count[ml]);
-}
-
 /* ---------------------------------------------------------------- rng */
 
 static void test_rng_streams(void) {
@@ -281,7 +235,7 @@ static void test_new_game(void) {
     CU_ASSERT_EQUAL(e->g.scores[0] + e->g.scores[1], 0);
     CU_ASSERT_EQUAL(e->g.end, GAME_PLAYING);
     CU_ASSERT(board_is_empty(&e->g.board));
-    expect_conserved(&e->g);
+    tu_expect_conserved(&e->g);
     /* the same seed gives the same draws */
     CU_ASSERT(rack_equal(&e->g.racks[0], &e->g2.racks[0]));
     CU_ASSERT(rack_equal(&e->g.racks[1], &e->g2.racks[1]));
@@ -312,7 +266,7 @@ static void test_pass(void) {
     Rack want = rack_of(e, "AQRTUYZ");
     CU_ASSERT(rack_equal(&e->g.racks[0], &want));
     CU_ASSERT_EQUAL(e->g.end, GAME_PLAYING);
-    expect_conserved(&e->g);
+    tu_expect_conserved(&e->g);
     env_free(e);
 }
 
@@ -339,14 +293,14 @@ static void test_exchange(void) {
     bag_to_rack(&e->g.bag, &bag_after);
     CU_ASSERT_EQUAL(bag_after.count[17], 1);
     CU_ASSERT_EQUAL(bag_after.count[26], 1);
-    expect_conserved(&e->g);
+    tu_expect_conserved(&e->g);
     /* a blank can be exchanged */
     load(e, EMPTY15 " ??ABCDE/ 0/0 0");
     parse_move(e, &m, "(exch ?\?)");
     game_play(&e->g, &m);
     CU_ASSERT_EQUAL(e->g.racks[0].total, 7);
     CU_ASSERT_EQUAL(e->g.racks[0].count[0], 0);
-    expect_conserved(&e->g);
+    tu_expect_conserved(&e->g);
     env_free(e);
 }
 
@@ -366,7 +320,7 @@ static void test_placement(void) {
     CU_ASSERT_EQUAL(board_at(&e->g.board, 7, 3), 17);
     CU_ASSERT_EQUAL(e->g.on_turn, 1);
     CU_ASSERT_EQUAL(e->g.turn, 1);
-    expect_conserved(&e->g);
+    tu_expect_conserved(&e->g);
     /* the other player plays down through the U: (U)EE on plain squares,
      * 1 + 1 + 1 */
     parse_move(e, &m, "E8 (U)EE");
@@ -375,7 +329,7 @@ static void test_placement(void) {
     CU_ASSERT_EQUAL(e->g.racks[1].total, 7);
     CU_ASSERT_EQUAL(e->g.bag.count, 86 - 9);
     CU_ASSERT_EQUAL(e->g.on_turn, 0);
-    expect_conserved(&e->g);
+    tu_expect_conserved(&e->g);
     env_free(e);
 }
 
@@ -391,7 +345,7 @@ static void test_blank_placement(void) {
     CU_ASSERT_EQUAL(e->g.racks[0].count[0], 0);
     CU_ASSERT_EQUAL(e->g.racks[0].total, 7);
     CU_ASSERT_EQUAL(board_at(&e->g.board, 7, 6), 1 | RK_BLANK_BIT);
-    expect_conserved(&e->g);
+    tu_expect_conserved(&e->g);
     env_free(e);
 }
 
@@ -428,7 +382,7 @@ static void test_six_zeros(void) {
             m = x;
         }
         game_play(&e->g, &m);
-        expect_conserved(&e->g);
+        tu_expect_conserved(&e->g);
     }
     CU_ASSERT_EQUAL(e->g.end, GAME_SIX_ZEROS);
     env_free(e);
@@ -449,7 +403,7 @@ static void test_go_out(void) {
     }
     board_refresh(&e->g.board);
     CU_ASSERT_FATAL(k == 96 && k <= 10 * 15);
-    expect_conserved(&e->g);
+    tu_expect_conserved(&e->g);
     Move m;
     parse_move(e, &m, "8G AT");
     int score = board_score_move(&e->g.board, &m);
@@ -460,7 +414,7 @@ static void test_go_out(void) {
     CU_ASSERT_EQUAL(e->g.scores[1], 50);
     CU_ASSERT_EQUAL(e->g.racks[0].total, 0);
     CU_ASSERT_EQUAL(e->g.zeros, 0);
-    expect_conserved(&e->g);
+    tu_expect_conserved(&e->g);
     /* going out with a 0-point play still ends the game by going out */
     load(e, EMPTY15 " ?/QZ 0/0 5");
     k = 0;
@@ -549,7 +503,7 @@ static void play_constructed_game(Env *e, uint64_t seed, int *went_out, int *six
         int zeros_before = g->zeros, me = g->on_turn;
         int bag_before = g->bag.count, turn_before = g->turn;
         game_play(g, &m);
-        expect_conserved(g);
+        tu_expect_conserved(g);
         CU_ASSERT_EQUAL(g->turn, turn_before + 1);
         CU_ASSERT_EQUAL(g->on_turn, opp);
         CU_ASSERT_EQUAL(g->zeros, expect_score == 0 ? zeros_before + 1 : 0);

@@ -18,27 +18,6 @@ typedef struct Env {
     Board board;
 } Env;
 
-/* A tiny lexicon from uppercase words. */
-static void build_lex(Kwg *k, const LetterDist *ld, const char *const *words, size_t n) {
-    uint8_t(*ml)[32] = calloc(n, sizeof *ml);
-    const uint8_t **ptrs = calloc(n, sizeof *ptrs);
-    int *lens = calloc(n, sizeof *lens);
-    CU_ASSERT_FATAL(ml != NULL && ptrs != NULL && lens != NULL);
-    for (size_t i = 0; i < n; i++) {
-        lens[i] = ld_parse_tiles(ld, words[i], ml[i], 32, false);
-        CU_ASSERT_FATAL(lens[i] > 0);
-        ptrs[i] = ml[i];
-    }
-    KwgWords w = {ptrs, lens, n};
-    RkError err;
-    int rc = kwg_build(k, &w, true, &err);
-    if (rc != 0) printf("kwg_build: %s\n", err.msg);
-    CU_ASSERT_FATAL(rc == 0);
-    free(ml);
-    free(ptrs);
-    free(lens);
-}
-
 static Env *env_new(void) {
     static const char *const WORDS[] = {"QUARTZ", "QUARTZY", "OXYPHENBUTAZONE", "HEN", "BUT", "ON",
                                         "TAEL", "AT", "TA", "YE", "EH"};
@@ -46,7 +25,7 @@ static Env *env_new(void) {
     CU_ASSERT_FATAL(e != NULL);
     ld_english(&e->ld);
     layout_standard15(&e->lay);
-    build_lex(&e->kwg, &e->ld, WORDS, sizeof WORDS / sizeof WORDS[0]);
+    tu_build_lex(&e->kwg, &e->ld, WORDS, sizeof WORDS / sizeof WORDS[0]);
     board_init(&e->board, &e->lay, &e->ld, &e->kwg);
     return e;
 }

@@ -15,22 +15,6 @@ typedef struct RefRow {
     char top_move[128];
 } RefRow;
 
-/* Splits a TSV line in place into at most cap fields. */
-static int split_tabs(char *line, char **fields, int cap) {
-    int n = 0;
-    char *p = line;
-    while (n < cap) {
-        fields[n++] = p;
-        char *t = strchr(p, '\t');
-        if (t == NULL) break;
-        *t = '\0';
-        p = t + 1;
-    }
-    char *nl = strpbrk(fields[n - 1], "\r\n");
-    if (nl) *nl = '\0';
-    return n;
-}
-
 static int load_rows(const char *path, RefRow **out) {
     FILE *f = fopen(path, "r");
     if (f == NULL) return -1;
@@ -44,7 +28,7 @@ static int load_rows(const char *path, RefRow **out) {
     }
     while (fgets(line, sizeof line, f)) {
         char *fl[16];
-        int nf = split_tabs(line, fl, 16);
+        int nf = tu_split_tabs(line, fl, 16);
         if (nf < 11) continue;
         if (n == cap) {
             cap *= 2;

@@ -68,3 +68,64 @@ int tu_run(const char *suite, CU_TestInfo *tests) {
     if (ran == 0) return 3;
     return failed == 0 ? 0 : 1;
 }
+
+int tu_split_tabs(char *line, char **fields, int cap) {
+    int n = 0;
+    char *p = line;
+    while (n < cap) {
+        fields[n++] = p;
+        char *t = strchr(p, '\t');
+        if (t == NULL) break;
+        *t = '\0';
+        p = t + 1;
+    }
+    char *nl = strpbrk(fields[n - 1], "\r\n");
+    if (nl) *nl = '\0';
+    return n;
+}
+
+void tu_build_lex(Kwg *k, const LetterDist *ld, const char *const *words, size_t n) {
+    uint8_t(*ml)[32] = calloc(n, sizeof *ml);
+    const uint8_t **ptrs = calloc(n, sizeof *ptrs);
+    int *lens = calloc(n, sizeof *lens);
+    CU_ASSERT_FATAL(ml != NULL && ptrs != NULL && lens != NULL);
+    for (size_t i = 0; i < n; i++) {
+        lens[i] = ld_parse_tiles(ld, words[i], ml[i], 32, false);
+        CU_ASSERT_FATAL(lens[i] > 0);
+        ptrs[i] = ml[i];
+    }
+    KwgWords w = {ptrs, lens, n};
+    RkError err;
+    int rc = kwg_build(k, &w, true, &err);
+    if (rc != 0) printf("kwg_build: %s\n", err.msg);
+    CU_ASSERT_FATAL(rc == 0);
+    free(ml);
+    free(ptrs);
+    free(lens);
+}
+
+void tu_expect_conserved(const Game *g) {
+    int seen[RK_MAX_LETTERS] = {0};
+    int dim = g->board.dim, total = 0;
+    for (int i = 0; i < dim * dim; i++) {
+        uint8_t t = g->board.sq[0][i];
+        if (t) {
+            seen[RK_IS_BLANKED(t) ? 0 : RK_LETTER(t)]++;
+            total++;
+        }
+    }
+    for (int p = 0; p < 2; p++) {
+        int sum = 0;
+        for (int ml = 0; ml < g->ld->size; ml++) {
+            seen[ml] += g->racks[p].count[ml];
+            sum += g->racks[p].count[ml];
+        }
+        CU_ASSERT_EQUAL(sum, g->racks[p].total);
+        CU_ASSERT(g->racks[p].total <= RK_RACK_SIZE);
+        total += sum;
+    }
+    for (int i = 0; i < g->bag.count; i++) seen[g->bag.tiles[i]]++;
+    total += g->bag.count;
+    CU_ASSERT_EQUAL(total, g->ld->total_tiles);
+    for (int ml = 0; ml < g->ld->size; ml++) CU_ASSERT_EQUAL(seen[ml], g->ld->count[ml]);
+}

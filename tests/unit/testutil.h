@@ -1,10 +1,15 @@
 /* testutil.h - what every CUnit test executable shares: paths to the
- * reference data and the built lexicon, and a runner. */
+ * reference data and the built lexicon, small helpers used by several tests
+ * (TSV splitting, a tiny lexicon, tile conservation), and a runner. */
 #ifndef ROOKERY_TESTUTIL_H
 #define ROOKERY_TESTUTIL_H
 
 #include <CUnit/CUnit.h>
 #include <stdbool.h>
+
+#include "core/game.h"
+#include "core/kwg.h"
+#include "core/letters.h"
 
 /* ../shared, or NULL (with a SKIPPED line printed) if it is missing. */
 const char *tu_shared_path(const char *rel, char *buf, size_t cap);
@@ -16,6 +21,15 @@ void tu_skip(const char *test, const char *why);
 const char *tu_tmpdir(char *buf, size_t cap);
 /* Writes text to path; returns 0 on success. */
 int tu_write_file(const char *path, const char *text);
+/* Splits a TSV line in place into at most cap fields (the line end is cut
+ * off the last one); returns the number of fields. */
+int tu_split_tabs(char *line, char **fields, int cap);
+/* Builds a GADDAG lexicon from uppercase words (failing the test fatally if
+ * it cannot). */
+void tu_build_lex(Kwg *k, const LetterDist *ld, const char *const *words, size_t n);
+/* Every tile of the distribution is on the board, on a rack or in the bag,
+ * exactly once; rack totals match their counts. */
+void tu_expect_conserved(const Game *g);
 /* Registers one suite with the tests, runs it in verbose mode and returns the
  * process exit code (0 = all passed). */
 int tu_run(const char *suite, CU_TestInfo *tests);
