@@ -81,6 +81,46 @@ static int open_ld(LetterDist *ld, const char *name) {
     return 0;
 }
 
+/* The options of check and dump: --help, --ld NAME, then the lexicon; the
+ * operands after it are words (counted in *n_words) if `words`, otherwise an
+ * error. Returns -1 to go on, or the exit code. */
+static int lexicon_args(int argc, char **argv, const char *sub, void (*usage)(FILE *), bool words,
+                        const char **kwg_path, const char **ld_name, int *n_words) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--ld") == 0 && i + 1 < argc) {
+            *ld_name = argv[++i];
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "rookery lexicon %s: unknown or incomplete option '%s' (see --help)\n",
+                    sub, a);
+            return 2;
+        } else if (*kwg_path == NULL) {
+            *kwg_path = a;
+        } else if (words) {
+            (*n_words)++;
+        } else {
+            fprintf(stderr, "rookery lexicon %s: unexpected argument '%s' (see --help)\n", sub, a);
+            return 2;
+        }
+    }
+    return -1;
+}
+
+/* The letter distribution and the lexicon for check and dump: 0, or the
+ * exit code (2) after printing the error. */
+static int open_lexicon(LetterDist *ld, const char *ld_name, Kwg *k, const char *kwg_path) {
+    if (open_ld(ld, ld_name) != 0) return 2;
+    RkError err;
+    if (kwg_load(k, kwg_path, (uint32_t)ld->size, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 2;
+    }
+    return 0;
+}
+
 /* ---- build ---- */
 
 static int lexicon_build(int argc, char **argv) {
@@ -238,37 +278,17 @@ static int lexicon_check(int argc, char **argv) {
     const char *kwg_path = NULL, *ld_name = NULL;
     int n_words = 0;
     /* First pass: options and the lexicon; words are the other operands. */
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            usage_check(stdout);
-            return 0;
-        } else if (strcmp(a, "--ld") == 0 && i + 1 < argc) {
-            ld_name = argv[++i];
-        } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "rookery lexicon check: unknown or incomplete option '%s' (see --help)\n",
-                    a);
-            return 2;
-        } else if (kwg_path == NULL) {
-            kwg_path = a;
-        } else {
-            n_words++;
-        }
-    }
+    int rc = lexicon_args(argc, argv, "check", usage_check, true, &kwg_path, &ld_name, &n_words);
+    if (rc >= 0) return rc;
     if (kwg_path == NULL || n_words == 0) {
         fprintf(stderr, "rookery lexicon check: %s (see --help)\n",
                 kwg_path == NULL ? "a lexicon and words are required" : "no words to check");
         return 2;
     }
     LetterDist ld;
-    if (open_ld(&ld, ld_name) != 0) return 2;
     Kwg k;
-    RkError err;
-    if (kwg_load(&k, kwg_path, (uint32_t)ld.size, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
-        return 2;
-    }
-    int rc = 0;
+    if (open_lexicon(&ld, ld_name, &k, kwg_path) != 0) return 2;
+    rc = 0;
     bool seen_kwg = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -329,36 +349,16 @@ static int dump_word(const uint8_t *ml, int len, void *ctx) {
 
 static int lexicon_dump(int argc, char **argv) {
     const char *kwg_path = NULL, *ld_name = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            usage_dump(stdout);
-            return 0;
-        } else if (strcmp(a, "--ld") == 0 && i + 1 < argc) {
-            ld_name = argv[++i];
-        } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "rookery lexicon dump: unknown or incomplete option '%s' (see --help)\n",
-                    a);
-            return 2;
-        } else if (kwg_path == NULL) {
-            kwg_path = a;
-        } else {
-            fprintf(stderr, "rookery lexicon dump: unexpected argument '%s' (see --help)\n", a);
-            return 2;
-        }
-    }
+    int rc = lexicon_args(argc, argv, "dump", usage_dump, false, &kwg_path, &ld_name, NULL);
+    if (rc >= 0) return rc;
     if (kwg_path == NULL) {
         fprintf(stderr, "rookery lexicon dump: a lexicon is required (see --help)\n");
         return 2;
     }
     LetterDist ld;
-    if (open_ld(&ld, ld_name) != 0) return 2;
     Kwg k;
+    if (open_lexicon(&ld, ld_name, &k, kwg_path) != 0) return 2;
     RkError err;
-    if (kwg_load(&k, kwg_path, (uint32_t)ld.size, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
-        return 2;
-    }
     /* A cyclic DAWG would make the walk (depth-capped) print garbage for a
      * very long time; the word index refuses cycles. */
     KwgIndex ix;
