@@ -38,23 +38,6 @@ static int split_fields(const char *line, Span f[4], const char **ops) {
     return n;
 }
 
-/* Copies n bytes of user text into dst for quoting in a one-line message:
- * control characters are escaped as \xNN and long text is cut with "...". */
-static void quote_text(char *dst, size_t cap, const char *s, size_t n) {
-    size_t o = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (o + 8 >= cap && (c & 0xC0) != 0x80) {
-            memcpy(dst + o, "...", 4);
-            return;
-        }
-        if (o + 5 >= cap) break;
-        if (c < 0x20 || c == 0x7F) o += (size_t)snprintf(dst + o, cap - o, "\\x%02X", c);
-        else dst[o++] = (char)c;
-    }
-    dst[o] = '\0';
-}
-
 /* Copies an op argument (trimmed) into out. */
 static int set_op(char *out, size_t cap, const char *name, const char *b, const char *e, RkError *err) {
     while (b < e && isspace((unsigned char)*b)) b++;
@@ -63,13 +46,13 @@ static int set_op(char *out, size_t cap, const char *name, const char *b, const 
     if (n == 0) return rk_error(err, "CGP: op '%s' needs an argument", name);
     if (n >= cap) {
         char q[QUOTE_MAX * 2];
-        quote_text(q, sizeof q, b, n);
+        rk_quote_text(q, sizeof q, b, n);
         return rk_error(err, "CGP: %s name '%s' too long", name, q);
     }
     for (size_t i = 0; i < n; i++) {
         if ((unsigned char)b[i] < 0x20 || b[i] == 0x7F) {
             char q[QUOTE_MAX * 2];
-            quote_text(q, sizeof q, b, n);
+            rk_quote_text(q, sizeof q, b, n);
             return rk_error(err, "CGP: %s name '%s' holds a control character", name, q);
         }
     }
@@ -149,7 +132,7 @@ static int parse_row(const LetterDist *ld, int dim, int row_no, const char *p, c
             }
             if (*b == '0') {
                 char q[QUOTE_MAX * 2];
-                quote_text(q, sizeof q, b, (size_t)(p - b));
+                rk_quote_text(q, sizeof q, b, (size_t)(p - b));
                 return rk_error(err, "CGP row %d: bad empty-square run '%s'", row_no, q);
             }
             for (long i = 0; i < run && squares + i < dim; i++) tiles[squares + i] = 0;
@@ -161,7 +144,7 @@ static int parse_row(const LetterDist *ld, int dim, int row_no, const char *p, c
         int t = tile_in_span(ld, p, end, &nb);
         if (t < 0) {
             char q[32];
-            quote_text(q, sizeof q, p, (size_t)char_len(p, end));
+            rk_quote_text(q, sizeof q, p, (size_t)char_len(p, end));
             return rk_error(err, "CGP row %d: unknown letter '%s'", row_no, q);
         }
         if (t == 0)
@@ -181,7 +164,7 @@ static int parse_rack(Rack *r, const LetterDist *ld, const char *b, const char *
     size_t n = (size_t)(e - b);
     if (n >= sizeof buf) {
         char q[QUOTE_MAX * 2];
-        quote_text(q, sizeof q, b, n);
+        rk_quote_text(q, sizeof q, b, n);
         return rk_error(err, "CGP: rack '%s' has more than %d tiles", q, RK_RACK_SIZE);
     }
     memcpy(buf, b, n);
@@ -244,7 +227,7 @@ int cgp_parse(Game *g, const char *cgp, const LetterDist *ld, const Layout *lay,
     const char *slash = memchr(rb, '/', f[1].n);
     char q[QUOTE_MAX * 2];
     if (slash == NULL || memchr(slash + 1, '/', (size_t)(re - slash - 1)) != NULL) {
-        quote_text(q, sizeof q, rb, f[1].n);
+        rk_quote_text(q, sizeof q, rb, f[1].n);
         return rk_error(err, "CGP: bad racks '%s' (expected onturn/other)", q);
     }
     Rack racks[2];
@@ -257,14 +240,14 @@ int cgp_parse(Game *g, const char *cgp, const LetterDist *ld, const Layout *lay,
     long s0, s1;
     if (ss == NULL || parse_int(sb, ss, -1000000, 1000000, &s0) != 0 ||
         parse_int(ss + 1, se, -1000000, 1000000, &s1) != 0) {
-        quote_text(q, sizeof q, sb, f[2].n);
+        rk_quote_text(q, sizeof q, sb, f[2].n);
         return rk_error(err, "CGP: bad scores '%s'", q);
     }
 
     /* ZEROS */
     long zeros;
     if (parse_int(f[3].s, f[3].s + f[3].n, LONG_MIN, LONG_MAX, &zeros) != 0) {
-        quote_text(q, sizeof q, f[3].s, f[3].n);
+        rk_quote_text(q, sizeof q, f[3].s, f[3].n);
         return rk_error(err, "CGP: bad zeros '%s'", q);
     }
     if (zeros < 0 || zeros >= GAME_MAX_SCORELESS)

@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 int rk_error(RkError *err, const char *fmt, ...) {
     if (err != NULL) {
@@ -11,4 +12,27 @@ int rk_error(RkError *err, const char *fmt, ...) {
         va_end(ap);
     }
     return -1;
+}
+
+void rk_quote_text(char *dst, size_t cap, const char *s, size_t n) {
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (o + 8 >= cap && (c & 0xC0) != 0x80) {
+            memcpy(dst + o, "...", 4);
+            return;
+        }
+        if (o + 5 >= cap) break;
+        if (c < 0x20 || c == 0x7F) o += (size_t)snprintf(dst + o, cap - o, "\\x%02X", c);
+        else dst[o++] = (char)c;
+    }
+    dst[o] = '\0';
+}
+
+size_t rk_char_len(const char *s) {
+    unsigned char c = (unsigned char)*s;
+    size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    for (size_t i = 1; i < n; i++)
+        if (s[i] == '\0') return i;
+    return n;
 }

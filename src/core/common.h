@@ -35,4 +35,12 @@ typedef struct RkError {
 int rk_error(RkError *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Copies n bytes of user text into dst (cap bytes) for quoting in a
+ * one-line message: control characters are escaped as \xNN and long text is
+ * cut with "..." (never inside a UTF-8 character). */
+void rk_quote_text(char *dst, size_t cap, const char *s, size_t n);
+/* Bytes of the (UTF-8) character at s, at least 1 (fewer if the string ends
+ * inside it). */
+size_t rk_char_len(const char *s);
+
 #endif

@@ -89,32 +89,6 @@ void move_to_string(const Move *m, const Board *b, const LetterDist *ld, char *b
 
 /* ---------------------------------------------------------------- parsing */
 
-/* Copies n bytes of user text into dst for quoting in a one-line message:
- * control characters are escaped as \xNN and long text is cut with "...". */
-static void quote_text(char *dst, size_t cap, const char *s, size_t n) {
-    size_t o = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (o + 8 >= cap && (c & 0xC0) != 0x80) {
-            memcpy(dst + o, "...", 4);
-            return;
-        }
-        if (o + 5 >= cap) break;
-        if (c < 0x20 || c == 0x7F) o += (size_t)snprintf(dst + o, cap - o, "\\x%02X", c);
-        else dst[o++] = (char)c;
-    }
-    dst[o] = '\0';
-}
-
-/* Bytes of the (UTF-8) character at p, at least 1. */
-static size_t char_len(const char *p) {
-    unsigned char c = (unsigned char)*p;
-    size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-    for (size_t i = 1; i < n; i++)
-        if (p[i] == '\0') return i;
-    return n;
-}
-
 /* Reads 1-2 decimal digits as a 1-based row; returns the 0-based row or -1. */
 static int parse_row(const char **p) {
     const char *s = *p;
@@ -156,7 +130,7 @@ static int parse_exchange(Move *m, const char *s, const char *body, size_t blen,
         int t = ld_parse_tile(ld, &p);
         if (t < 0) {
             char qc[32];
-            quote_text(qc, sizeof qc, at, char_len(at));
+            rk_quote_text(qc, sizeof qc, at, rk_char_len(at));
             return rk_error(err, "move '%s': unknown tile '%s'", s, qc);
         }
         if (t & (int)RK_BLANK_BIT)
@@ -174,7 +148,7 @@ static int parse_exchange(Move *m, const char *s, const char *body, size_t blen,
 int move_parse(Move *m, const char *text, const Board *b, const LetterDist *ld, RkError *err) {
     memset(m, 0, sizeof *m);
     char s[96]; /* the text as quoted in messages */
-    quote_text(s, sizeof s, text, strlen(text));
+    rk_quote_text(s, sizeof s, text, strlen(text));
     const char *p = text;
     while (isspace((unsigned char)*p)) p++;
     size_t n = strlen(p);
@@ -240,7 +214,7 @@ int move_parse(Move *m, const char *text, const Board *b, const LetterDist *ld, 
         if (t < 0 || q > end) {
             if (isspace((unsigned char)*at)) return rk_error(err, "move '%s': unexpected space", s);
             char qc[32];
-            quote_text(qc, sizeof qc, at, char_len(at));
+            rk_quote_text(qc, sizeof qc, at, rk_char_len(at));
             return rk_error(err, "move '%s': unknown letter '%s'", s, qc);
         }
         uint8_t on_board = board_at(b, r, c);
