@@ -75,7 +75,7 @@ typedef struct Trainer {
     LeaveDeriver deriver;
     RackAccum acc;
     RackAccum delta; /* forced-rack observations of one batch, before they are summed */
-    float *prev_values, *new_values;
+    float *new_values; /* the next generation's leaves, before they replace klv's */
     Game *game;
     /* the last generation played, for `rookery bench train` */
     bool bench;
@@ -394,10 +394,9 @@ static int setup(Trainer *t, int *start_gen) {
     rc = leave_deriver_init(&t->deriver, &t->racks, &t->klv.kwg, &err);
     if (rc != 0) fprintf(stderr, "rookery: leaves: %s\n", err.msg);
     if (agree(t, rc != 0) != 0) return 2;
-    t->prev_values = malloc(t->klv.count * sizeof(float));
     t->new_values = malloc(t->klv.count * sizeof(float));
     t->game = malloc(sizeof *t->game);
-    if (!t->prev_values || !t->new_values || !t->game) {
+    if (!t->new_values || !t->game) {
         fprintf(stderr, "rookery: out of memory\n");
         return 1;
     }
@@ -515,7 +514,6 @@ int cmd_train(int argc, char **argv) {
                    100.0 * t->last_overhead / t->last_wall, (double)rss_kb / 1024.0);
     }
     free(t->game);
-    free(t->prev_values);
     free(t->new_values);
     leave_deriver_free(&t->deriver);
     rack_accum_free(&t->acc);
