@@ -13,10 +13,10 @@ expect_error() {
   err=$("$@" 2>&1 >/dev/null) || rc=$?
   [ "$rc" -eq "$code" ] || fail "'$*' exited $rc, expected $code (stderr: $err)"
   [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "'$*' printed more than one error line: $err"
-  printf '%s' "$err" | grep -q -- "$pattern" || fail "'$*' error '$err' does not mention '$pattern'"
+  printf '%s' "$err" | grep -- "$pattern" >/dev/null || fail "'$*' error '$err' does not mention '$pattern'"
 }
 
-"$bin" --help | grep -q movegen || fail "rookery --help lists no movegen"
+"$bin" --help | grep movegen >/dev/null || fail "rookery --help lists no movegen"
 for c in movegen selfplay bench lexicon; do
   "$bin" "$c" --help >/dev/null || fail "rookery $c --help failed"
 done
@@ -30,7 +30,7 @@ empty="15/15/15/15/15/15/15/15/15/15/15/15/15/15/15"
 
 # JSON output of the example position
 out=$("$bin" movegen --lexicon "$kwg" --json --top 3 --cgp "$empty AQRTUYZ/ 0/0 0 lex SOWPODS;")
-echo "$out" | grep -q '^{"placements": 123, "exchanges": 127, "passes": 1, "top": \[{"move": "8D QUARTZY", "score": 126}' \
+echo "$out" | grep '^{"placements": 123, "exchanges": 127, "passes": 1, "top": \[{"move": "8D QUARTZY", "score": 126}' >/dev/null \
   || fail "movegen --json output: $out"
 echo "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["top"])==3 and d["top"][0]["score"]>=d["top"][1]["score"]>=d["top"][2]["score"]' \
   || fail "movegen --json is not valid JSON sorted by score: $out"
@@ -57,9 +57,9 @@ b=$("$bin" selfplay --lexicon "$kwg" --games 3 --seed 7 --show | grep -v 'games/
 c=$("$bin" selfplay --lexicon "$kwg" --games 3 --seed 8 --show | grep -v 'games/s')
 [ "$a" = "$b" ] || fail "selfplay with the same seed differs"
 [ "$a" != "$c" ] || fail "selfplay with different seeds gives the same games"
-"$bin" selfplay --lexicon "$kwg" --games 2 --seed 1 | grep -q "games 2 " || fail "selfplay summary"
+"$bin" selfplay --lexicon "$kwg" --games 2 --seed 1 | grep "games 2 " >/dev/null || fail "selfplay summary"
 
 # bench runs and prints throughput
-"$bin" bench movegen --lexicon "$kwg" --positions 50 --seconds 0 | grep -q "moves/s" || fail "bench movegen"
-"$bin" bench selfplay --lexicon "$kwg" --games 2 | grep -q "games/s" || fail "bench selfplay"
+"$bin" bench movegen --lexicon "$kwg" --positions 50 --seconds 0 | grep "moves/s" >/dev/null || fail "bench movegen"
+"$bin" bench selfplay --lexicon "$kwg" --games 2 | grep "games/s" >/dev/null || fail "bench selfplay"
 echo "engine.sh: all checks passed"

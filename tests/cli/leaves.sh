@@ -13,7 +13,7 @@ expect_error() {
   err=$("$@" 2>&1 >/dev/null) || rc=$?
   [ "$rc" -eq "$code" ] || fail "'$*' exited $rc, expected $code (stderr: $err)"
   [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "'$*' printed more than one error line: $err"
-  printf '%s' "$err" | grep -q -- "$pattern" || fail "'$*' error '$err' does not mention '$pattern'"
+  printf '%s' "$err" | grep -- "$pattern" >/dev/null || fail "'$*' error '$err' does not mention '$pattern'"
 }
 
 if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
@@ -36,7 +36,7 @@ ref_move=$(awk -F'\t' 'NR == 2 { print $3 }' "$tsv")
 ref_eq=$(awk -F'\t' 'NR == 2 { print $5 }' "$tsv")
 [ "$ref_move" = "8C OVERDoG" ] && [ "$ref_eq" = "79.300" ] || fail "unexpected first row of $tsv: $ref_move $ref_eq"
 out=$("$bin" movegen --lexicon "$kwg" --leaves "$klv" --json --cgp "$cgp")
-echo "$out" | grep -q '"top": \[{"move": "8C OVERDoG", "score": 80, "equity": 79.300}' \
+echo "$out" | grep '"top": \[{"move": "8C OVERDoG", "score": 80, "equity": 79.300}' >/dev/null \
   || fail "movegen --leaves --json top move: $out"
 echo "$out" | python3 -c '
 import json, sys
@@ -47,17 +47,17 @@ assert all("equity" in m for m in d["top"])
 ' || fail "movegen --leaves --json is not valid JSON sorted by equity: $out"
 
 # Text output carries the equity too.
-"$bin" movegen --lexicon "$kwg" --leaves "$klv" --top 1 --cgp "$cgp" | grep -q '1\. 8C OVERDoG .* equity 79\.300' \
+"$bin" movegen --lexicon "$kwg" --leaves "$klv" --top 1 --cgp "$cgp" | grep '1\. 8C OVERDoG .* equity 79\.300' >/dev/null \
   || fail "movegen --leaves text output"
 
 # Without --leaves the output is as before: sorted by score, no equity.
 plain=$("$bin" movegen --lexicon "$kwg" --json --top 3 --cgp "$cgp")
-echo "$plain" | grep -q equity && fail "movegen without --leaves prints equity: $plain"
+echo "$plain" | grep equity >/dev/null && fail "movegen without --leaves prints equity: $plain"
 
 # An exchange ranks where its equity puts it (AUUUUVV: exchanging everything).
 ex=$(awk -F'\t' '$1 == "classic_empty_AUUUUVV" { print $2 }' "$tsv")
 "$bin" movegen --lexicon "$kwg" --leaves "$klv" --json --top 1 --cgp "$ex" \
-  | grep -q '"top": \[{"move": "(exch AUUUUVV)", "score": 0, "equity": 0.000}' || fail "exchange not ranked first"
+  | grep '"top": \[{"move": "(exch AUUUUVV)", "score": 0, "equity": 0.000}' >/dev/null || fail "exchange not ranked first"
 
 # selfplay and bench accept --leaves, and the leaves change the games.
 a=$("$bin" selfplay --lexicon "$kwg" --games 2 --seed 3 --show --leaves "$klv" | grep -v 'games/s')
@@ -65,8 +65,8 @@ b=$("$bin" selfplay --lexicon "$kwg" --games 2 --seed 3 --show --leaves "$klv" |
 c=$("$bin" selfplay --lexicon "$kwg" --games 2 --seed 3 --show | grep -v 'games/s')
 [ "$a" = "$b" ] || fail "selfplay --leaves is not deterministic"
 [ "$a" != "$c" ] || fail "selfplay --leaves plays the same games as without leaves"
-"$bin" bench selfplay --lexicon "$kwg" --games 2 --leaves "$klv" | grep -q "games/s" || fail "bench selfplay --leaves"
-"$bin" bench movegen --lexicon "$kwg" --positions 20 --seconds 0 --leaves "$klv" | grep -q "moves/s" \
+"$bin" bench selfplay --lexicon "$kwg" --games 2 --leaves "$klv" | grep "games/s" >/dev/null || fail "bench selfplay --leaves"
+"$bin" bench movegen --lexicon "$kwg" --positions 20 --seconds 0 --leaves "$klv" | grep "moves/s" >/dev/null \
   || fail "bench movegen --leaves"
 
 # Bad leave files: exit 2, one line naming the file.

@@ -35,7 +35,7 @@ expect_one_line_error() { # description
     local lines
     lines=$(wc -l <"$TMP/err")
     [ "$lines" -eq 1 ] || { cat "$TMP/err" >&2; fail "$1: expected a one-line error, got $lines lines"; }
-    grep -q '^rookery' "$TMP/err" || { cat "$TMP/err" >&2; fail "$1: error does not start with 'rookery'"; }
+    grep '^rookery' >/dev/null "$TMP/err" || { cat "$TMP/err" >&2; fail "$1: error does not start with 'rookery'"; }
 }
 
 # ---- a small word list: mixed case, CR line ends, blanks, duplicates, junk ----
@@ -48,16 +48,16 @@ expect_rc 0 "lexicon build"
 [ -s "$TMP/small.kwg" ] || fail "lexicon build wrote no $TMP/small.kwg"
 [ ! -e "$TMP/small.kwg.tmp" ] || fail "lexicon build left small.kwg.tmp behind"
 summary=$(tail -n 1 "$TMP/err")
-echo "$summary" | grep -q '14 words read, 12 kept, 2 skipped (1 unknown letters, 1 too long)' ||
+echo "$summary" | grep '14 words read, 12 kept, 2 skipped (1 unknown letters, 1 too long)' >/dev/null ||
     fail "build summary: '$summary'"
-echo "$summary" | grep -Eq '[0-9]+ nodes, [0-9.]+ MB, [0-9.]+ s$' || fail "build summary: '$summary'"
+echo "$summary" | grep -E '[0-9]+ nodes, [0-9.]+ MB, [0-9.]+ s$' >/dev/null || fail "build summary: '$summary'"
 size=$(wc -c <"$TMP/small.kwg")
 [ $((size % 4)) -eq 0 ] || fail "small.kwg size $size is not a multiple of 4"
 
 # --max-len keeps the long word when allowed.
 run "$ROOKERY" lexicon build "$TMP/words.txt" -o "$TMP/long.kwg" --max-len 16
 expect_rc 0 "lexicon build --max-len 16"
-grep -q '13 kept, 1 skipped (1 unknown letters, 0 too long)' "$TMP/err" || fail "--max-len 16: $(cat "$TMP/err")"
+grep '13 kept, 1 skipped (1 unknown letters, 0 too long)' >/dev/null "$TMP/err" || fail "--max-len 16: $(cat "$TMP/err")"
 
 # ---- check ----
 run "$ROOKERY" lexicon check "$TMP/small.kwg" CARE QUARTZ za
@@ -96,12 +96,12 @@ for sub in check dump; do
     if [ "$sub" = check ]; then run "$ROOKERY" lexicon check "$TMP/bad.kwg" CARE; else run "$ROOKERY" lexicon dump "$TMP/bad.kwg"; fi
     expect_rc 2 "$sub of a 7-byte kwg"
     expect_one_line_error "$sub of a 7-byte kwg"
-    grep -q "bad.kwg: size 7 is not a multiple of 4" "$TMP/err" || fail "$sub of a 7-byte kwg: $(cat "$TMP/err")"
+    grep "bad.kwg: size 7 is not a multiple of 4" >/dev/null "$TMP/err" || fail "$sub of a 7-byte kwg: $(cat "$TMP/err")"
 done
 run "$ROOKERY" lexicon dump "$TMP/missing.kwg"
 expect_rc 2 "dump of a missing file"
 expect_one_line_error "dump of a missing file"
-grep -q "missing.kwg" "$TMP/err" || fail "missing file not named: $(cat "$TMP/err")"
+grep "missing.kwg" >/dev/null "$TMP/err" || fail "missing file not named: $(cat "$TMP/err")"
 run "$ROOKERY" lexicon build "$TMP/missing.txt" -o "$TMP/x.kwg"
 expect_rc 2 "build from a missing list"
 expect_one_line_error "build from a missing list"
@@ -116,7 +116,7 @@ for args in "--help" "build --help" "check --help" "dump --help"; do
     # shellcheck disable=SC2086
     run "$ROOKERY" lexicon $args
     expect_rc 0 "lexicon $args"
-    grep -q 'usage' "$TMP/out" || fail "lexicon $args printed no usage"
+    grep 'usage' >/dev/null "$TMP/out" || fail "lexicon $args printed no usage"
 done
 for args in "" "frobnicate" "build" "build $TMP/words.txt" "dump" "build $TMP/words.txt -o" \
     "build $TMP/words.txt -o $TMP/y.kwg --max-len 0" "dump $TMP/small.kwg --bogus"; do

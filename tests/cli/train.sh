@@ -8,14 +8,14 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-"$bin" train --help | grep -q "Exit codes" || fail "train --help"
+"$bin" train --help | grep "Exit codes" >/dev/null || fail "train --help"
 jobs="$(cd "$(dirname "$0")/../../jobs" && pwd)"
 bash -n "$jobs/slurm/train.sbatch" || fail "jobs/slurm/train.sbatch has a syntax error"
 bash -n "$jobs/local.sh" || fail "jobs/local.sh has a syntax error"
-grep -q -- "--signal=B:USR1@300" "$jobs/slurm/train.sbatch" || fail "sbatch without the USR1 warning"
-"$bin" match --help | grep -q "SPEC" || fail "match --help"
+grep -- "--signal=B:USR1@300" >/dev/null "$jobs/slurm/train.sbatch" || fail "sbatch without the USR1 warning"
+"$bin" match --help | grep "SPEC" >/dev/null || fail "match --help"
 "$bin" train --print-default-config > "$work/default.ini"
-grep -q "games_per_generation" "$work/default.ini" || fail "--print-default-config"
+grep "games_per_generation" >/dev/null "$work/default.ini" || fail "--print-default-config"
 
 # expect CODE PATTERN cmd...: exit code and a stderr line matching PATTERN
 expect() {
@@ -23,7 +23,7 @@ expect() {
   local rc=0 err
   err=$("$@" 2>&1 >/dev/null) || rc=$?
   [ "$rc" -eq "$code" ] || fail "'$*' exited $rc, expected $code: $err"
-  printf '%s' "$err" | grep -q -- "$pattern" || fail "'$*': '$err' does not mention '$pattern'"
+  printf '%s' "$err" | grep -- "$pattern" >/dev/null || fail "'$*': '$err' does not mention '$pattern'"
 }
 printf '[run]\ngenerations = zero\n' > "$work/bad.ini"
 expect 2 "bad.ini:2" "$bin" train --config "$work/bad.ini" --run "$work/r0"
@@ -46,10 +46,10 @@ expect 2 "nope.klv2" "$bin" match --a static:leaves=/nope.klv2 --b static --pair
 [ "$(cat "$work/r1/LATEST")" = "gen-0001" ] || fail "LATEST after a one-process run"
 "$bin" train --config "$jobs/example.ini" --run "$work/r2" --set run.games_per_generation=10 \
   --set run.generations=1 > "$work/log2" 2>&1 || { cat "$work/log2"; fail "jobs/example.ini does not load"; }
-"$bin" train --run "$work/r1" --set run.generations=1 | grep -q "nothing to do" || fail "rerun of a finished run"
+"$bin" train --run "$work/r1" --set run.generations=1 | grep "nothing to do" >/dev/null || fail "rerun of a finished run"
 # a malformed LATEST is reported, not overwritten
 echo garbage > "$work/r1/LATEST"
 expect 2 "LATEST" "$bin" train --run "$work/r1" --set run.generations=2
 out=$("$bin" match --a static:leaves=zero --b static --pairs 3)
-echo "$out" | grep -q "pairs 3, games 6" || fail "match output: $out"
+echo "$out" | grep "pairs 3, games 6" >/dev/null || fail "match output: $out"
 echo "train.sh: all checks passed"

@@ -23,7 +23,7 @@ sleep 0.5
 
 mpirun_np 2 "$bin" train --run "$work/killed" "${args[@]}" > "$work/resume.log" 2>&1 \
   || { cat "$work/resume.log"; fail "resume"; }
-grep -q "resuming" "$work/resume.log" || fail "the second run did not resume"
+grep "resuming" >/dev/null "$work/resume.log" || fail "the second run did not resume"
 same_files "$work/straight" "$work/killed" 0001 0002 0003
 ls -d "$work/killed"/gen-*.tmp 2>/dev/null && fail "a .tmp generation was left behind"
 cmp -s "$work/straight/metrics.csv" "$work/killed/metrics.csv" && true  # timings differ; rows are checked below
@@ -34,6 +34,6 @@ printf 'x' | dd of="$work/killed/gen-0003/leaves.klv2" bs=1 seek=100 conv=notrun
 rc=0
 mpirun_np 1 "$bin" train --run "$work/killed" --set run.generations=4 > "$work/corrupt.log" 2>&1 || rc=$?
 [ "$rc" -eq 2 ] || { cat "$work/corrupt.log"; fail "resume from a corrupt snapshot exited $rc, expected 2"; }
-grep -q "sha256" "$work/corrupt.log" || fail "the corrupt-snapshot error does not mention sha256"
+grep "sha256" >/dev/null "$work/corrupt.log" || fail "the corrupt-snapshot error does not mention sha256"
 [ ! -d "$work/killed/gen-0004" ] || fail "trained on from a corrupt snapshot"
 echo "kill_resume: resumed run identical to the uninterrupted one"

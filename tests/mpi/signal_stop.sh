@@ -17,7 +17,7 @@ pkill -USR1 -f "train --run $work/sig" || fail "no rank to signal"
 rc=0
 wait "$pid" || rc=$?
 [ "$rc" -eq 3 ] || { cat "$work/sig.log"; fail "stopped run exited $rc, expected 3"; }
-grep -q "stop requested" "$work/sig.log" || fail "no stop message"
+grep "stop requested" >/dev/null "$work/sig.log" || fail "no stop message"
 [ "$(cat "$work/sig/LATEST")" = "gen-0001" ] || fail "LATEST moved past the interrupted generation"
 [ ! -d "$work/sig/gen-0002" ] || fail "a half generation was written"
 mpirun_np 2 "$bin" train --run "$work/sig" "${args[@]}" > "$work/resume.log" 2>&1 \
