@@ -9,7 +9,7 @@ mpirun_np 2 "$bin" train --run "$work/straight" "${args[@]}" > "$work/straight.l
 setsid "$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$bin" train --run "$work/killed" "${args[@]}" \
   > "$work/killed.log" 2>&1 &
 pid=$!
-for _ in $(seq 1 1200); do
+for _ in $(seq 1 4800); do  # up to 4 minutes (sanitizer builds on loaded machines)
   [ "$(cat "$work/killed/LATEST" 2>/dev/null)" = "gen-0001" ] && break
   sleep 0.05
 done
