@@ -16,7 +16,8 @@ static void usage(FILE *out) {
             "usage: rookery report RUN [--png FILE]\n"
             "\n"
             "Prints one line per generation from RUN/metrics.csv and draws the training curves\n"
-            "(games/s, mean best-move equity, leave change between generations, racks observed)\n"
+            "(games/s, mean best-move equity, leave change between generations, racks observed,\n"
+            "win %% of each generation's leaves against zero leaves)\n"
             "into FILE (default RUN/report.png) with gnuplot (Debian package gnuplot-nox).\n");
 }
 
@@ -66,9 +67,9 @@ int cmd_report(int argc, char **argv) {
     char *names[MAX_COLS];
     int ncols = header ? split(header, names, MAX_COLS) : 0;
     const char *want[] = {"generation", "games", "games_per_s", "wall_s", "mean_best_equity", "leave_change_rms",
-                          "racks_observed", "forced_games"};
+                          "racks_observed", "forced_games", "match_win_pct"};
     const int nwant = (int)(sizeof want / sizeof want[0]);
-    int idx[8];
+    int idx[9];
     for (int i = 0; i < nwant; i++) {
         idx[i] = column(names, ncols, want[i]);
         if (idx[i] < 0 && i < 6) {
@@ -77,8 +78,8 @@ int cmd_report(int argc, char **argv) {
             return 2;
         }
     }
-    printf("%4s %9s %9s %8s %12s %12s %14s %8s\n", "gen", "games", "games/s", "wall s", "mean equity",
-           "leave chg", "racks seen", "forced");
+    printf("%4s %9s %9s %8s %12s %12s %14s %8s %10s\n", "gen", "games", "games/s", "wall s", "mean equity",
+           "leave chg", "racks seen", "forced", "vs zero %");
     int rows = 0;
     for (char *line = strtok_r(NULL, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         char *f[MAX_COLS];
@@ -88,8 +89,8 @@ int cmd_report(int argc, char **argv) {
             free(text);
             return 2;
         }
-        printf("%4s %9s %9s %8s %12s %12s %14s %8s\n", f[idx[0]], f[idx[1]], f[idx[2]], f[idx[3]], f[idx[4]],
-               f[idx[5]], f[idx[6]], idx[7] >= 0 ? f[idx[7]] : "-");
+        printf("%4s %9s %9s %8s %12s %12s %14s %8s %10s\n", f[idx[0]], f[idx[1]], f[idx[2]], f[idx[3]], f[idx[4]],
+               f[idx[5]], f[idx[6]], idx[7] >= 0 ? f[idx[7]] : "-", idx[8] >= 0 ? f[idx[8]] : "-");
         rows++;
     }
     free(text);
@@ -113,14 +114,17 @@ int cmd_report(int argc, char **argv) {
     /* columns are 1-based in gnuplot */
     fprintf(gp,
             "set terminal pngcairo size 1200,800\nset output '%s'\nset datafile separator ','\n"
-            "set multiplot layout 2,2 title 'rookery run %s'\nset grid\nset xtics 1\nset xlabel 'generation'\n"
+            "set multiplot layout 3,2 title 'rookery run %s'\nset grid\nset xtics 1\nset xlabel 'generation'\n"
             "plot '%s' using %d:%d every ::1 with linespoints title 'games/s'\n"
             "plot '%s' using %d:%d every ::1 with linespoints title 'mean best-move equity'\n"
             "plot '%s' using %d:%d every ::1 with linespoints title 'leave change (rms, points)'\n"
-            "plot '%s' using %d:%d every ::1 with linespoints title 'racks observed'\n"
-            "unset multiplot\n",
+            "plot '%s' using %d:%d every ::1 with linespoints title 'racks observed'\n",
             png, run, path, idx[0] + 1, idx[2] + 1, path, idx[0] + 1, idx[4] + 1, path, idx[0] + 1, idx[5] + 1,
             path, idx[0] + 1, idx[6] + 1);
+    if (idx[8] >= 0)
+        fprintf(gp, "plot '%s' using %d:%d every ::1 with linespoints title 'win %% vs zero leaves'\n", path,
+                idx[0] + 1, idx[8] + 1);
+    fprintf(gp, "unset multiplot\n");
     int rc = pclose(gp);
     if (rc != 0 || access(png, F_OK) != 0) {
         fprintf(stderr, "rookery report: gnuplot failed writing %s\n", png);

@@ -30,6 +30,7 @@
 #include "reducer/comm.h"
 #include "reducer/rundir.h"
 #include "worker/generation.h"
+#include "worker/match.h"
 #include "worker/train_config.h"
 
 #define TRAIN_EXIT_STOPPED 3
@@ -121,14 +122,15 @@ static int write_generation0(Trainer *t, RkError *err) {
 
 static const char METRICS_HEADER[] =
     "generation,games,turns,ranks,games_per_s,wall_s,play_s,reduce_s,derive_s,write_s,mean_best_equity,"
-    "mean_final_score,bingos_per_game,racks_observed,baseline,leave_change_rms,forced_games,forced_observations";
+    "mean_final_score,bingos_per_game,racks_observed,baseline,leave_change_rms,forced_games,forced_observations,"
+    "match_pairs,match_win_pct,match_ci95_pct";
 
 typedef struct GenTimes {
     double play, reduce, derive, write, wall;
 } GenTimes;
 
 static int write_generation(Trainer *t, int gen, const GenerationTotals *tot, const DeriveInfo *info,
-                            GenTimes *tm, double change_rms, RkError *err) {
+                            GenTimes *tm, double change_rms, const MatchResult *match, RkError *err) {
     double t0 = cli_now();
     const char *run = t->cfg.output;
     char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 64];
@@ -152,22 +154,23 @@ static int write_generation(Trainer *t, int gen, const GenerationTotals *tot, co
              "  \"observations\": %" PRId64 ",\n  \"forced_games\": %" PRId64 ",\n"
              "  \"forced_observations\": %" PRId64 ",\n  \"racks_observed\": %" PRIu64 ",\n"
              "  \"baseline\": %.6f,\n  \"mean_best_equity\": %.6f,\n"
+             "  \"match_vs_zero_leaves\": {\"pairs\": %" PRIu64 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f},\n"
              "  \"timings_s\": {\"play\": %.3f, \"reduce\": %.3f, \"derive\": %.3f, \"write\": %.3f, "
              "\"wall\": %.3f},\n"
              "  \"files\": {\n    \"%s\": {\"bytes\": %" PRIu64 ", \"sha256\": \"%s\"},\n"
              "    \"%s\": {\"bytes\": %" PRIu64 ", \"sha256\": \"%s\"}\n  }\n}\n",
              gen, t->cfg.seed, gen, t->comm.size, tot->games, tot->turns, tot->observations, tot->forced_games,
              tot->forced_observations, info->racks_observed,
-             info->baseline, mean_eq, tm->play, tm->reduce, tm->derive, tm->write, tm->wall, files[0].name,
+             info->baseline, mean_eq, t->cfg.match_pairs, match->win_pct, match->ci95_pct, tm->play, tm->reduce, tm->derive, tm->write, tm->wall, files[0].name,
              files[0].bytes, files[0].sha256, files[1].name, files[1].bytes, files[1].sha256);
     snprintf(row, sizeof row,
              "%d,%" PRId64 ",%" PRId64 ",%d,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.3f,%" PRIu64 ",%.4f,%.5f,%" PRId64
-             ",%" PRId64 "\n",
+             ",%" PRId64 ",%" PRIu64 ",%.2f,%.2f\n",
              gen,
              tot->games, tot->turns, t->comm.size, tm->play > 0 ? games / tm->play : 0.0, tm->wall, tm->play,
              tm->reduce, tm->derive, tm->write, mean_eq, games > 0 ? (double)tot->score_sum / (2.0 * games) : 0.0,
              games > 0 ? (double)tot->bingos / games : 0.0, info->racks_observed, info->baseline, change_rms,
-             tot->forced_games, tot->forced_observations);
+             tot->forced_games, tot->forced_observations, t->cfg.match_pairs, match->win_pct, match->ci95_pct);
     return rundir_commit_generation(run, gen, manifest, METRICS_HEADER, row, err);
 }
 
@@ -246,6 +249,29 @@ static int forced_racks(Trainer *t, GenerationWorker *w, int gen, GenerationTota
     return rc;
 }
 
+/* The new leaves against zero leaves: match.pairs game pairs dealt to the
+ * ranks by index, the same pairs every generation. */
+static int match_vs_zero(Trainer *t, MatchResult *r) {
+    memset(r, 0, sizeof *r);
+    if (t->cfg.match_pairs == 0) return 0;
+    Player a = {.kind = PLAYER_STATIC, .spec = "new leaves", .leaves = &t->klv};
+    Player b = {.kind = PLAYER_STATIC, .spec = "zero leaves", .leaves = NULL};
+    MatchTotals m;
+    memset(&m, 0, sizeof m);
+    for (uint64_t i = (uint64_t)t->comm.rank; i < t->cfg.match_pairs; i += (uint64_t)t->comm.size)
+        match_play_pair(&a, &b, &t->engine.ld, &t->engine.layout, &t->engine.kwg, t->cfg.seed, i, t->game, &m);
+    int64_t arr[MATCH_TOTALS_FIELDS] = {m.pairs,      m.games,       m.a_wins,         m.draws, m.a_losses,
+                                        m.spread_sum, m.half_points, m.half_points_sq, m.turns};
+    RkError err;
+    if (comm_sum_i64(&t->comm, arr, MATCH_TOTALS_FIELDS, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 1;
+    }
+    m = (MatchTotals){arr[0], arr[1], arr[2], arr[3], arr[4], arr[5], arr[6], arr[7], arr[8]};
+    match_result(&m, r);
+    return 0;
+}
+
 /* Plays generation gen; returns 0 done, TRAIN_EXIT_STOPPED, or 1 (error). */
 static int run_generation(Trainer *t, int gen) {
     RkError err;
@@ -321,28 +347,32 @@ static int run_generation(Trainer *t, int gen) {
     double change_rms = t->klv.count ? sqrt(sq / t->klv.count) : 0.0;
     klv_set_values(&t->klv, t->new_values);
     double t_derive = cli_now();
+    MatchResult match = {0};
+    if (match_vs_zero(t, &match) != 0) return 1;
+    double t_match = cli_now(); /* evaluation, not part of the generation's overhead */
     /* write: rank 0, then everyone learns whether it worked */
     int status = 0;
     GenTimes tm = {t_play - t0 + (t_forced - t_reduce), t_reduce - t_play, t_derive - t_forced, 0, 0};
     if (t->comm.rank == 0) {
         tm.wall = cli_now() - t0;
-        if (write_generation(t, gen, &tot, &info, &tm, change_rms, &err) != 0) {
+        if (write_generation(t, gen, &tot, &info, &tm, change_rms, &match, &err) != 0) {
             fprintf(stderr, "rookery: %s\n", err.msg);
             status = 1;
         }
     }
     if (agree(t, status) != 0) return 1;
-    tm.write = cli_now() - t_derive; /* as every rank saw it */
+    tm.write = cli_now() - t_match; /* as every rank saw it */
     t->last_play = tm.play;
     t->last_overhead = tm.reduce + tm.derive + tm.write;
     t->last_wall = tm.wall;
     t->last_games = tot.games;
     SAY(t,
         "gen %d done: %" PRId64 " games, %" PRId64 " turns, %.1f games/s; mean best equity %.3f; racks observed "
-        "%" PRIu64 "; leave change rms %.4f; play %.2f s, reduce %.2f s, derive %.2f s, write %.2f s",
+        "%" PRIu64 "; leave change rms %.4f; vs zero leaves %.1f%% +/- %.1f; play %.2f s, reduce %.2f s, "
+        "derive %.2f s, match %.2f s, write %.2f s",
         gen, tot.games, tot.turns, (double)tot.games / tm.play,
         tot.observations ? (double)tot.equity_sum / 1000.0 / (double)tot.observations : 0.0, info.racks_observed,
-        change_rms, tm.play, tm.reduce, tm.derive, tm.write);
+        change_rms, match.win_pct, match.ci95_pct, tm.play, tm.reduce, tm.derive, t_match - t_derive, tm.write);
     return 0;
 }
 

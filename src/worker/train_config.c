@@ -27,7 +27,10 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "initial = zero\n"
     "min_rack_count = 0\n"
     "max_forced_games = 1000\n"
-    "shrink = 30\n";
+    "shrink = 30\n"
+    "\n"
+    "[match]\n"
+    "pairs = 200\n";
 
 void train_config_defaults(TrainConfig *c) {
     memset(c, 0, sizeof *c);
@@ -124,6 +127,9 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
         double k;
         if (parse_double(v, 0.0, 1e12, &k) != 0) return -1;
         c->shrink = k;
+    } else if (IS("match", "pairs")) {
+        if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
+        c->match_pairs = x;
     } else {
         return -2;
     }
@@ -159,7 +165,8 @@ int train_config_parse(TrainConfig *c, const char *text, const char *source, RkE
                 return rk_error(err, "%s:%d: bad section header '%s'", source, line_no, s);
             *close = '\0';
             snprintf(section, sizeof section, "%s", trim(s + 1));
-            if (strcmp(section, "run") != 0 && strcmp(section, "lexicon") != 0 && strcmp(section, "leaves") != 0)
+            if (strcmp(section, "run") != 0 && strcmp(section, "lexicon") != 0 && strcmp(section, "leaves") != 0 &&
+                strcmp(section, "match") != 0)
                 return rk_error(err, "%s:%d: unknown section [%s]", source, line_no, section);
             continue;
         }
@@ -216,8 +223,9 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      "\noutput = %s\nprogress_seconds = %d\n\n"
                      "[lexicon]\nkwg = %s\nld = %s\nlayout = %s\n\n"
                      "[leaves]\ninitial = %s\nmin_rack_count = %s\nmax_forced_games = %" PRIu64
-                     "\nshrink = %s\n",
+                     "\nshrink = %s\n\n"
+                     "[match]\npairs = %" PRIu64 "\n",
                      c->seed, c->generations, c->games_per_generation, c->output, c->progress_seconds, c->lexicon,
-                     c->ld, c->layout, c->initial_leaves, sched, c->max_forced_games, shrink);
+                     c->ld, c->layout, c->initial_leaves, sched, c->max_forced_games, shrink, c->match_pairs);
     return n > 0 && (size_t)n < cap ? n : -1;
 }

@@ -28,6 +28,9 @@
  *                                      (a number >= 0; 0 = the plain formula): a leave's own
  *                                      mean is pulled towards the mean of its one-tile-shorter
  *                                      sub-leaves as k/(n_eff+k) (src/eval/derive.h)
+ *   match.pairs               200      game pairs per generation between the new leaves and
+ *                                      zero leaves (0 = none); the same pairs every generation,
+ *                                      so the curve in metrics.csv compares like with like
  */
 #ifndef ROOKERY_TRAIN_CONFIG_H
 #define ROOKERY_TRAIN_CONFIG_H
@@ -51,6 +54,7 @@ typedef struct TrainConfig {
     uint32_t min_rack_count[TRAIN_MAX_SCHEDULE];
     uint64_t max_forced_games;
     double shrink;
+    uint64_t match_pairs;
 } TrainConfig;
 
 /* The embedded default configuration, as INI text (also what

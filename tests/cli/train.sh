@@ -41,11 +41,12 @@ export ROOKERY_LEXICON="$kwg"
 expect 2 "unknown kind" "$bin" match --a sim --b static --pairs 1
 expect 2 "nope.klv2" "$bin" match --a static:leaves=/nope.klv2 --b static --pairs 1
 # one process, no mpirun (MPI singleton)
-"$bin" train --run "$work/r1" --set run.games_per_generation=20 --set run.generations=1 > "$work/log" 2>&1 \
+"$bin" train --run "$work/r1" --set run.games_per_generation=20 --set run.generations=1 --set match.pairs=2 \
+  > "$work/log" 2>&1 \
   || { cat "$work/log"; fail "one-process run"; }
 [ "$(cat "$work/r1/LATEST")" = "gen-0001" ] || fail "LATEST after a one-process run"
 "$bin" train --config "$jobs/example.ini" --run "$work/r2" --set run.games_per_generation=10 \
-  --set run.generations=1 > "$work/log2" 2>&1 || { cat "$work/log2"; fail "jobs/example.ini does not load"; }
+  --set run.generations=1 --set match.pairs=0 > "$work/log2" 2>&1 || { cat "$work/log2"; fail "jobs/example.ini does not load"; }
 "$bin" train --run "$work/r1" --set run.generations=1 | grep "nothing to do" >/dev/null || fail "rerun of a finished run"
 # a malformed LATEST is reported, not overwritten
 echo garbage > "$work/r1/LATEST"

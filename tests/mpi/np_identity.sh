@@ -4,12 +4,17 @@ source "$(dirname "$0")/lib.sh"
 for np in 1 2 3; do
   mpirun_np "$np" "$bin" train --run "$work/np$np" --set run.games_per_generation=50 \
     --set run.generations=2 --set run.progress_seconds=0 \
-    --set leaves.min_rack_count=1 --set leaves.max_forced_games=48 > "$work/np$np.log" 2>&1 \
+    --set leaves.min_rack_count=1 --set leaves.max_forced_games=48 --set match.pairs=8 > "$work/np$np.log" 2>&1 \
     || { cat "$work/np$np.log"; fail "train at np $np"; }
   grep "ranks\": $np" "$work/np$np/gen-0002/manifest.json" >/dev/null || fail "manifest of np $np does not record $np ranks"
 done
 for np in 1 2 3; do
   grep '"forced_games": 48' >/dev/null "$work/np$np/gen-0002/manifest.json" || fail "np $np played no forced-rack games"
+done
+m1=$(grep match_vs_zero "$work/np1/gen-0002/manifest.json")
+[ -n "$m1" ] || fail "no match result in the manifest"
+for np in 2 3; do
+  [ "$(grep match_vs_zero "$work/np$np/gen-0002/manifest.json")" = "$m1" ] || fail "match result differs at np $np"
 done
 same_files "$work/np1" "$work/np2" 0001 0002
 same_files "$work/np1" "$work/np3" 0001 0002

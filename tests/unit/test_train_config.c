@@ -16,6 +16,12 @@ static void test_defaults(void) {
     CU_ASSERT_STRING_EQUAL(c.initial_leaves, "zero");
     CU_ASSERT_EQUAL(train_config_min_count(&c, 1), 0);
     CU_ASSERT_EQUAL(c.shrink, 30.0);
+    CU_ASSERT_EQUAL(c.match_pairs, 200);
+    RkError err;
+    CU_ASSERT_EQUAL(train_config_set(&c, "match.pairs", "0", &err), 0);
+    CU_ASSERT_EQUAL(c.match_pairs, 0);
+    CU_ASSERT_EQUAL(train_config_set(&c, "match.pairs", "-1", &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "match.pairs"));
 }
 
 static void test_parse_and_override(void) {
