@@ -81,13 +81,13 @@ int cmd_match(int argc, char **argv) {
     double t0 = cli_now();
     for (uint64_t i = (uint64_t)comm.rank; i < pairs; i += (uint64_t)comm.size)
         match_play_pair(&a, &b, &e->ld, &e->layout, &e->kwg, seed, i, g, &t);
-    int64_t arr[MATCH_TOTALS_FIELDS] = {t.pairs,      t.games,       t.a_wins,         t.draws, t.a_losses,
-                                        t.spread_sum, t.half_points, t.half_points_sq, t.turns};
+    int64_t arr[MATCH_TOTALS_FIELDS];
+    match_totals_pack(&t, arr);
     if (comm_sum_i64(&comm, arr, MATCH_TOTALS_FIELDS, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         rc = 1;
     } else if (comm.rank == 0) {
-        t = (MatchTotals){arr[0], arr[1], arr[2], arr[3], arr[4], arr[5], arr[6], arr[7], arr[8]};
+        match_totals_unpack(arr, &t);
         MatchResult r;
         match_result(&t, &r);
         double dt = cli_now() - t0;

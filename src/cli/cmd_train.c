@@ -260,14 +260,14 @@ static int match_vs_zero(Trainer *t, MatchResult *r) {
     memset(&m, 0, sizeof m);
     for (uint64_t i = (uint64_t)t->comm.rank; i < t->cfg.match_pairs; i += (uint64_t)t->comm.size)
         match_play_pair(&a, &b, &t->engine.ld, &t->engine.layout, &t->engine.kwg, t->cfg.seed, i, t->game, &m);
-    int64_t arr[MATCH_TOTALS_FIELDS] = {m.pairs,      m.games,       m.a_wins,         m.draws, m.a_losses,
-                                        m.spread_sum, m.half_points, m.half_points_sq, m.turns};
+    int64_t arr[MATCH_TOTALS_FIELDS];
+    match_totals_pack(&m, arr);
     RkError err;
     if (comm_sum_i64(&t->comm, arr, MATCH_TOTALS_FIELDS, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;
     }
-    m = (MatchTotals){arr[0], arr[1], arr[2], arr[3], arr[4], arr[5], arr[6], arr[7], arr[8]};
+    match_totals_unpack(arr, &m);
     match_result(&m, r);
     return 0;
 }

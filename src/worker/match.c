@@ -52,3 +52,13 @@ void match_result(const MatchTotals *t, MatchResult *r) {
     r->ci95_pct = 100.0 * 1.959964 * sqrt(var / n);
     r->mean_spread = (double)t->spread_sum / (double)t->games;
 }
+
+void match_totals_pack(const MatchTotals *t, int64_t out[MATCH_TOTALS_FIELDS]) {
+    const int64_t v[MATCH_TOTALS_FIELDS] = {t->pairs,      t->games,       t->a_wins,         t->draws,   t->a_losses,
+                                            t->spread_sum, t->half_points, t->half_points_sq, t->turns};
+    for (int i = 0; i < MATCH_TOTALS_FIELDS; i++) out[i] = v[i];
+}
+
+void match_totals_unpack(const int64_t in[MATCH_TOTALS_FIELDS], MatchTotals *t) {
+    *t = (MatchTotals){in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8]};
+}

@@ -28,6 +28,10 @@ typedef struct MatchResult {
     double mean_spread;
 } MatchResult;
 
+/* The totals as an int64 array of MATCH_TOTALS_FIELDS (for a reduction over
+ * ranks) and back. */
+void match_totals_pack(const MatchTotals *t, int64_t out[MATCH_TOTALS_FIELDS]);
+void match_totals_unpack(const int64_t in[MATCH_TOTALS_FIELDS], MatchTotals *t);
 /* Plays pair `index` and adds it to t. scratch holds a game. */
 void match_play_pair(const Player *a, const Player *b, const LetterDist *ld, const Layout *lay, const Kwg *kwg,
                      uint64_t seed, uint64_t index, Game *scratch, MatchTotals *t);
