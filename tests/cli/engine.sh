@@ -4,17 +4,7 @@
 #   engine.sh ROOKERY_BIN SOWPODS_KWG SHARED_DIR
 set -euo pipefail
 bin="$1"; kwg="${2:-}"; shared="${3:-}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-# expect_error CODE PATTERN cmd...: the command exits CODE with one stderr line matching PATTERN
-expect_error() {
-  local code="$1" pattern="$2"; shift 2
-  local err rc=0
-  err=$("$@" 2>&1 >/dev/null) || rc=$?
-  [ "$rc" -eq "$code" ] || fail "'$*' exited $rc, expected $code (stderr: $err)"
-  [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "'$*' printed more than one error line: $err"
-  printf '%s' "$err" | grep -- "$pattern" >/dev/null || fail "'$*' error '$err' does not mention '$pattern'"
-}
+source "$(dirname "$0")/lib.sh"
 
 "$bin" --help | grep movegen >/dev/null || fail "rookery --help lists no movegen"
 for c in movegen selfplay bench lexicon; do

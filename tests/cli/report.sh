@@ -3,7 +3,7 @@
 #   report.sh ROOKERY_BIN SOWPODS_KWG SHARED_DIR
 set -euo pipefail
 bin="$1"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/run"
 cat > "$work/run/metrics.csv" <<'CSV'

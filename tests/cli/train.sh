@@ -4,7 +4,7 @@
 #   train.sh ROOKERY_BIN SOWPODS_KWG SHARED_DIR
 set -euo pipefail
 bin="$1"; kwg="${2:-}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
@@ -17,29 +17,21 @@ grep -- "--signal=B:USR1@300" >/dev/null "$jobs/slurm/train.sbatch" || fail "sba
 "$bin" train --print-default-config > "$work/default.ini"
 grep "games_per_generation" >/dev/null "$work/default.ini" || fail "--print-default-config"
 
-# expect CODE PATTERN cmd...: exit code and a stderr line matching PATTERN
-expect() {
-  local code="$1" pattern="$2"; shift 2
-  local rc=0 err
-  err=$("$@" 2>&1 >/dev/null) || rc=$?
-  [ "$rc" -eq "$code" ] || fail "'$*' exited $rc, expected $code: $err"
-  printf '%s' "$err" | grep -- "$pattern" >/dev/null || fail "'$*': '$err' does not mention '$pattern'"
-}
 printf '[run]\ngenerations = zero\n' > "$work/bad.ini"
-expect 2 "bad.ini:2" "$bin" train --config "$work/bad.ini" --run "$work/r0"
-expect 2 "unknown key run.nope" "$bin" train --run "$work/r0" --set run.nope=1
-expect 2 "missing.ini" "$bin" train --config "$work/missing.ini" --run "$work/r0"
+expect_exit 2 "bad.ini:2" "$bin" train --config "$work/bad.ini" --run "$work/r0"
+expect_exit 2 "unknown key run.nope" "$bin" train --run "$work/r0" --set run.nope=1
+expect_exit 2 "missing.ini" "$bin" train --config "$work/missing.ini" --run "$work/r0"
 [ ! -e "$work/r0" ] || fail "a run directory was created despite a config error"
-expect 2 "SLURM_NTASKS" env SLURM_NTASKS=4 "$bin" train --run "$work/r0"
-expect 2 "pairs" "$bin" match --a static --b static
+expect_exit 2 "SLURM_NTASKS" env SLURM_NTASKS=4 "$bin" train --run "$work/r0"
+expect_exit 2 "pairs" "$bin" match --a static --b static
 
 if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
   echo "SKIPPED: SOWPODS.kwg not built; no training run"
   exit 0
 fi
 export ROOKERY_LEXICON="$kwg"
-expect 2 "unknown kind" "$bin" match --a sim --b static --pairs 1
-expect 2 "nope.klv2" "$bin" match --a static:leaves=/nope.klv2 --b static --pairs 1
+expect_exit 2 "unknown kind" "$bin" match --a sim --b static --pairs 1
+expect_exit 2 "nope.klv2" "$bin" match --a static:leaves=/nope.klv2 --b static --pairs 1
 # one process, no mpirun (MPI singleton)
 "$bin" train --run "$work/r1" --set run.games_per_generation=20 --set run.generations=1 --set match.pairs=2 \
   > "$work/log" 2>&1 \
@@ -50,7 +42,7 @@ expect 2 "nope.klv2" "$bin" match --a static:leaves=/nope.klv2 --b static --pair
 "$bin" train --run "$work/r1" --set run.generations=1 | grep "nothing to do" >/dev/null || fail "rerun of a finished run"
 # a malformed LATEST is reported, not overwritten
 echo garbage > "$work/r1/LATEST"
-expect 2 "LATEST" "$bin" train --run "$work/r1" --set run.generations=2
+expect_exit 2 "LATEST" "$bin" train --run "$work/r1" --set run.generations=2
 out=$("$bin" match --a static:leaves=zero --b static --pairs 3)
 echo "$out" | grep "pairs 3, games 6" >/dev/null || fail "match output: $out"
 echo "train.sh: all checks passed"

@@ -60,21 +60,29 @@ static int load_rows(const char *path, EqRow **out) {
 
 static int by_compare(const void *a, const void *b) { return movegen_compare(a, b); }
 
+/* English, the standard board, the built SOWPODS and the leaves at klv_path.
+ * False (with a SKIPPED line) if SOWPODS was not built. */
+static bool open_sowpods_csw21(LetterDist *ld, Layout *lay, Kwg *kwg, Klv *klv, const char *klv_path) {
+    const char *kwg_path = tu_sowpods_kwg();
+    if (kwg_path == NULL) return false;
+    RkError err;
+    ld_english(ld);
+    layout_standard15(lay);
+    CU_ASSERT_FATAL(kwg_load(kwg, kwg_path, (uint32_t)ld->size, &err) == 0);
+    CU_ASSERT_FATAL(klv_load(klv, klv_path, ld, &err) == 0);
+    return true;
+}
+
 static void test_reference_equity(void) {
     char path[4096], klv_path[4096];
     if (tu_shared_path("reference/equity_sowpods.tsv", path, sizeof path) == NULL) return;
     if (tu_shared_path("reference/CSW21.klv2", klv_path, sizeof klv_path) == NULL) return;
-    const char *kwg_path = tu_sowpods_kwg();
-    if (kwg_path == NULL) return;
     LetterDist ld;
     Layout lay;
     Kwg kwg;
     Klv klv;
     RkError err;
-    ld_english(&ld);
-    layout_standard15(&lay);
-    CU_ASSERT_FATAL(kwg_load(&kwg, kwg_path, (uint32_t)ld.size, &err) == 0);
-    CU_ASSERT_FATAL(klv_load(&klv, klv_path, &ld, &err) == 0);
+    if (!open_sowpods_csw21(&ld, &lay, &kwg, &klv, klv_path)) return;
     EqRow *rows = NULL;
     int n = load_rows(path, &rows);
     CU_ASSERT_FATAL(n == 49);
@@ -151,37 +159,31 @@ static void test_reference_equity(void) {
     kwg_free(&kwg);
 }
 
-typedef struct Check {
+typedef struct CheckCtx {
+    const Klv *klv;
     MoveList list;
     int positions, mismatches, exchanges_chosen;
-} Check;
-
-static int by_rank(const void *a, const void *b) { return movegen_compare(a, b); }
-
-typedef struct CheckCtx {
-    Check check;
-    const Klv *klv;
 } CheckCtx;
 
 /* At every self-play position: the move the best-move path chose must be the
  * first of the full list sorted by movegen_compare. */
 static void check_with_leaves(const Game *g, const Move *chosen, void *vctx) {
     CheckCtx *cc = vctx;
-    cc->check.positions++;
-    cc->check.exchanges_chosen += chosen->kind == MOVE_EXCHANGE;
+    cc->positions++;
+    cc->exchanges_chosen += chosen->kind == MOVE_EXCHANGE;
     MoveGenRequest req;
     movegen_request_for_game(&req, g);
     req.leave_value = klv_leave_value;
     req.leave_ctx = cc->klv;
-    movegen_all(&req, &cc->check.list);
-    qsort(cc->check.list.moves, cc->check.list.count, sizeof(Move), by_rank);
-    const Move *first = &cc->check.list.moves[0];
+    movegen_all(&req, &cc->list);
+    qsort(cc->list.moves, cc->list.count, sizeof(Move), by_compare);
+    const Move *first = &cc->list.moves[0];
     if (!move_same(first, chosen) || first->equity != chosen->equity) {
         char a[128], b[128], cgp[2048];
         move_to_string(chosen, &g->board, g->ld, a, sizeof a);
         move_to_string(first, &g->board, g->ld, b, sizeof b);
         cgp_write(g, NULL, cgp, sizeof cgp);
-        if (cc->check.mismatches++ < 5)
+        if (cc->mismatches++ < 5)
             printf("\nbest path chose %s (%d), sorted list has %s (%d) first: %s\n", a, chosen->equity, b,
                    first->equity, cgp);
     }
@@ -190,29 +192,23 @@ static void check_with_leaves(const Game *g, const Move *chosen, void *vctx) {
 static void test_selfplay_best_equals_sorted(void) {
     char path[4096];
     if (tu_shared_path("reference/CSW21.klv2", path, sizeof path) == NULL) return;
-    const char *kwg_path = tu_sowpods_kwg();
-    if (kwg_path == NULL) return;
     LetterDist ld;
     Layout lay;
     Kwg kwg;
     Klv klv;
-    RkError err;
-    ld_english(&ld);
-    layout_standard15(&lay);
-    CU_ASSERT_FATAL(kwg_load(&kwg, kwg_path, (uint32_t)ld.size, &err) == 0);
-    CU_ASSERT_FATAL(klv_load(&klv, path, &ld, &err) == 0);
+    if (!open_sowpods_csw21(&ld, &lay, &kwg, &klv, path)) return;
     SelfplayConfig cfg = {.ld = &ld, .layout = &lay, .kwg = &kwg, .leave_value = klv_leave_value,
                           .leave_ctx = &klv, .seed = 2026};
     CheckCtx cc = {.klv = &klv};
-    movelist_init(&cc.check.list);
+    movelist_init(&cc.list);
     Game *g = malloc(sizeof *g);
     for (uint64_t i = 0; i < 120; i++) selfplay_game(&cfg, i, g, NULL, check_with_leaves, &cc);
-    printf("\n%d self-play positions (CSW21 leaves): %d mismatches, %d exchanges chosen\n", cc.check.positions,
-           cc.check.mismatches, cc.check.exchanges_chosen);
-    CU_ASSERT(cc.check.positions > 2000);
-    CU_ASSERT_EQUAL(cc.check.mismatches, 0);
+    printf("\n%d self-play positions (CSW21 leaves): %d mismatches, %d exchanges chosen\n", cc.positions,
+           cc.mismatches, cc.exchanges_chosen);
+    CU_ASSERT(cc.positions > 2000);
+    CU_ASSERT_EQUAL(cc.mismatches, 0);
     free(g);
-    movelist_free(&cc.check.list);
+    movelist_free(&cc.list);
     klv_free(&klv);
     kwg_free(&kwg);
 }

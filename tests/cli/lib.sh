@@ -1,0 +1,20 @@
+# Shared helpers of the command-line tests (sourced, not a test itself).
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# check_exit ONE_LINE CODE PATTERN cmd...: runs cmd once; it must exit CODE,
+# its stderr must match PATTERN and, if ONE_LINE is 1, be exactly one line.
+check_exit() {
+  local one_line="$1" code="$2" pattern="$3"; shift 3
+  local err rc=0
+  err=$("$@" 2>&1 >/dev/null) || rc=$?
+  [ "$rc" -eq "$code" ] || fail "'$*' exited $rc, expected $code (stderr: $err)"
+  if [ "$one_line" -eq 1 ]; then
+    [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "'$*' printed more than one error line: $err"
+  fi
+  printf '%s' "$err" | grep -- "$pattern" >/dev/null || fail "'$*' error '$err' does not mention '$pattern'"
+}
+# expect_exit CODE PATTERN cmd...: exit code and stderr matching PATTERN
+expect_exit() { check_exit 0 "$@"; }
+# expect_error CODE PATTERN cmd...: the same, with exactly one stderr line
+expect_error() { check_exit 1 "$@"; }
