@@ -17,7 +17,9 @@ static void usage(FILE *out) {
             "played twice with the seats swapped. Pairs are dealt to the ranks by index, so the\n"
             "result does not depend on the number of ranks. Prints A's wins/draws/losses, A's win %%\n"
             "(draws count half) with a 95%% confidence interval over pairs, and A's mean spread.\n"
-            "SPEC: static[:leaves=FILE.klv2|zero], e.g. static:leaves=runs/default/gen-0003/leaves.klv2\n");
+            "SPEC: static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K], e.g.\n"
+            "      static:leaves=runs/default/gen-0003/leaves.klv2,spv=runs/default/gen-0003/positional.spv\n"
+            "      (spv_k: the spread scale K of the SPV variance weight, points, default 75)\n");
 }
 
 int cmd_match(int argc, char **argv) {
@@ -64,7 +66,8 @@ int cmd_match(int argc, char **argv) {
     int rc = 0;
     if (e == NULL || g == NULL) rc = 1;
     else if (engine_open(e, NULL, NULL, lexicon, NULL) != 0) rc = 2;
-    else if (player_open(&a, spec_a, &e->ld, &err) != 0 || player_open(&b, spec_b, &e->ld, &err) != 0) {
+    else if (player_open(&a, spec_a, &e->ld, &err) != 0 || player_open(&b, spec_b, &e->ld, &err) != 0 ||
+             player_check_board(&a, e->layout.dim, &err) != 0 || player_check_board(&b, e->layout.dim, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         rc = 2;
     }

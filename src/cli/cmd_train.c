@@ -1,9 +1,11 @@
 /* rookery train: the generational training loop, under MPI.
  *
- * A generation = play (every rank its share of the games) -> reduce
- * (Allreduce of the integer accumulators) -> derive (every rank computes the
- * same leaves from the same sums) -> write (rank 0: gen-NNNN.tmp, then
- * rename) -> reload (every rank uses the new leaves for the next one).
+ * A generation = play (every rank its share of the games) -> reduce (one
+ * Allreduce of the integer accumulators: rack equities, SPV cells, totals)
+ * -> derive (every rank computes the same leaves and SPV table from the same
+ * sums) -> evaluate (held-out residuals, matches) -> write (rank 0:
+ * gen-NNNN.tmp, then rename) -> every rank plays the next generation with
+ * the new tables.
  *
  * Signals: SIGTERM, SIGINT and SIGUSR1 set a flag; every CHECK_ROUNDS rounds
  * the ranks take the maximum of their flags, so all of them stop together,
@@ -27,6 +29,8 @@
 #include "eval/klv.h"
 #include "eval/racktable.h"
 #include "eval/req.h"
+#include "eval/spv.h"
+#include "eval/spv_derive.h"
 #include "reducer/comm.h"
 #include "reducer/rundir.h"
 #include "worker/generation.h"
@@ -76,6 +80,15 @@ typedef struct Trainer {
     LeaveDeriver deriver;
     RackAccum acc;
     RackAccum delta; /* forced-rack observations of one batch, before they are summed */
+    /* one buffer for the per-generation Allreduce: acc (2 x racks), then the
+     * SPV cells (spv_acc), then the generation totals */
+    int64_t *reduce_buf;
+    size_t reduce_words;
+    bool spv_on;     /* spv.schedule != off */
+    Spv spv;         /* the SPV table in force */
+    Spv new_spv;     /* this generation's derivation */
+    SpvAccum spv_acc;
+    GameResiduals *res; /* scratch */
     float *new_values; /* the next generation's leaves, before they replace klv's */
     Game *game;
     /* the last generation played, for `rookery bench train` */
@@ -100,6 +113,15 @@ typedef struct Trainer {
 /* Every rank agrees on a status: the worst (max) one wins. */
 static int agree(Trainer *t, int status) { return (int)comm_max_i64(&t->comm, status); }
 
+/* The "files" members of a manifest, one line each. */
+static void manifest_files(char *buf, size_t cap, const RunFile *f, int n) {
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && off < cap; i++)
+        off += (size_t)snprintf(buf + off, cap - off, "    \"%s\": {\"bytes\": %" PRIu64 ", \"sha256\": \"%s\"}%s\n",
+                                f[i].name, f[i].bytes, f[i].sha256, i + 1 < n ? "," : "");
+}
+
 static int write_generation0(Trainer *t, RkError *err) {
     const char *run = t->cfg.output;
     char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 64], text[8192];
@@ -111,26 +133,48 @@ static int write_generation0(Trainer *t, RkError *err) {
     rundir_gen_path(run, 0, true, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/leaves.klv2", dir);
     if (klv_write(&t->klv, path, err) != 0) return -1;
-    RunFile f = {.name = "leaves.klv2"};
-    if (rundir_describe_files(run, 0, &f, 1, err) != 0) return -1;
+    RunFile f[2] = {{.name = "leaves.klv2"}, {.name = "positional.spv"}};
+    int nf = t->spv_on ? 2 : 1;
+    snprintf(path, sizeof path, "%s/positional.spv", dir);
+    if (t->spv_on && spv_write(&t->spv, path, err) != 0) return -1;
+    if (rundir_describe_files(run, 0, f, nf, err) != 0) return -1;
+    char files[1024];
+    manifest_files(files, sizeof files, f, nf);
     snprintf(text, sizeof text,
              "{\n  \"generation\": 0,\n  \"run_seed\": %" PRIu64 ",\n  \"initial_leaves\": \"%s\",\n"
-             "  \"files\": {\n    \"%s\": {\"bytes\": %" PRIu64 ", \"sha256\": \"%s\"}\n  }\n}\n",
-             t->cfg.seed, t->cfg.initial_leaves, f.name, f.bytes, f.sha256);
+             "  \"initial_spv\": \"%s\",\n  \"files\": {\n%s  }\n}\n",
+             t->cfg.seed, t->cfg.initial_leaves, t->spv_on ? t->cfg.spv_initial : "none", files);
     return rundir_commit_generation(run, 0, text, NULL, NULL, err);
 }
 
 static const char METRICS_HEADER[] =
     "generation,games,turns,ranks,games_per_s,wall_s,play_s,reduce_s,derive_s,write_s,mean_best_equity,"
     "mean_final_score,bingos_per_game,racks_observed,baseline,leave_change_rms,forced_games,forced_observations,"
-    "match_pairs,match_win_pct,match_ci95_pct";
+    "match_pairs,match_win_pct,match_ci95_pct,leaves_trained,spv_trained,spv_cells_observed,spv_mean_abs,"
+    "heldout_moves,resid_var,resid_var_spv,spv_match_pairs,spv_match_win_pct,spv_match_ci95_pct";
 
 typedef struct GenTimes {
     double play, reduce, derive, write, wall;
 } GenTimes;
 
-static int write_generation(Trainer *t, int gen, const GenerationTotals *tot, const DeriveInfo *info,
-                            GenTimes *tm, double change_rms, const MatchResult *match, RkError *err) {
+/* What a generation found, for the manifest and metrics.csv. */
+typedef struct GenReport {
+    GenerationTotals tot;
+    DeriveInfo info;
+    double change_rms;
+    MatchResult match;       /* new leaves vs zero leaves */
+    bool leaves_trained, spv_trained;
+    SpvDeriveInfo spv_info;
+    ResidualStats heldout;
+    MatchResult spv_match;   /* new leaves with the new SPV vs without */
+    uint64_t spv_match_pairs;
+} GenReport;
+
+static int write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *tm, RkError *err) {
+    const GenerationTotals *tot = &rep->tot;
+    const DeriveInfo *info = &rep->info;
+    const MatchResult *match = &rep->match;
+    double change_rms = rep->change_rms;
     double t0 = cli_now();
     const char *run = t->cfg.output;
     char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 64];
@@ -140,13 +184,19 @@ static int write_generation(Trainer *t, int gen, const GenerationTotals *tot, co
     if (klv_write(&t->klv, path, err) != 0) return -1;
     snprintf(path, sizeof path, "%s/racks.req", dir);
     if (req_write_accum(path, &t->racks, &t->acc, err) != 0) return -1;
-    RunFile files[2] = {{.name = "leaves.klv2"}, {.name = "racks.req"}};
-    if (rundir_describe_files(run, gen, files, 2, err) != 0) return -1;
+    snprintf(path, sizeof path, "%s/positional.spv", dir);
+    if (t->spv_on && spv_write(&t->spv, path, err) != 0) return -1;
+    RunFile files[3] = {{.name = "leaves.klv2"}, {.name = "racks.req"}, {.name = "positional.spv"}};
+    int nfiles = t->spv_on ? 3 : 2;
+    if (rundir_describe_files(run, gen, files, nfiles, err) != 0) return -1;
+    char files_json[2048];
+    manifest_files(files_json, sizeof files_json, files, nfiles);
+    double var0 = residual_stats_variance(&rep->heldout, false), var1 = residual_stats_variance(&rep->heldout, true);
     tm->write = cli_now() - t0; /* the data files; the manifest follows */
     tm->wall += tm->write;
     double games = (double)tot->games;
     double mean_eq = tot->observations ? (double)tot->equity_sum / 1000.0 / (double)tot->observations : 0.0;
-    char manifest[8192], row[1024];
+    char manifest[8192], row[2048];
     snprintf(manifest, sizeof manifest,
              "{\n  \"generation\": %d,\n  \"run_seed\": %" PRIu64 ",\n"
              "  \"game_seed\": \"game i of this generation is seeded from (run_seed, %d, i)\",\n"
@@ -155,22 +205,32 @@ static int write_generation(Trainer *t, int gen, const GenerationTotals *tot, co
              "  \"forced_observations\": %" PRId64 ",\n  \"racks_observed\": %" PRIu64 ",\n"
              "  \"baseline\": %.6f,\n  \"mean_best_equity\": %.6f,\n"
              "  \"match_vs_zero_leaves\": {\"pairs\": %" PRIu64 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f},\n"
+             "  \"leaves_trained\": %s,\n  \"spv_trained\": %s,\n"
+             "  \"spv\": {\"schedule\": \"%s\", \"use\": %s, \"k\": %.17g, \"cells_observed\": %u, "
+             "\"tile_observations\": %" PRIu64 ", \"mean_abs\": %.6f},\n"
+             "  \"heldout\": {\"moves\": %" PRId64 ", \"resid_var\": %.4f, \"resid_var_spv\": %.4f},\n"
+             "  \"match_spv_on_vs_off\": {\"pairs\": %" PRIu64 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f},\n"
              "  \"timings_s\": {\"play\": %.3f, \"reduce\": %.3f, \"derive\": %.3f, \"write\": %.3f, "
              "\"wall\": %.3f},\n"
-             "  \"files\": {\n    \"%s\": {\"bytes\": %" PRIu64 ", \"sha256\": \"%s\"},\n"
-             "    \"%s\": {\"bytes\": %" PRIu64 ", \"sha256\": \"%s\"}\n  }\n}\n",
+             "  \"files\": {\n%s  }\n}\n",
              gen, t->cfg.seed, gen, t->comm.size, tot->games, tot->turns, tot->observations, tot->forced_games,
              tot->forced_observations, info->racks_observed,
-             info->baseline, mean_eq, t->cfg.match_pairs, match->win_pct, match->ci95_pct, tm->play, tm->reduce, tm->derive, tm->write, tm->wall, files[0].name,
-             files[0].bytes, files[0].sha256, files[1].name, files[1].bytes, files[1].sha256);
+             info->baseline, mean_eq, t->cfg.match_pairs, match->win_pct, match->ci95_pct,
+             rep->leaves_trained ? "true" : "false", rep->spv_trained ? "true" : "false",
+             train_config_schedule_name(t->cfg.spv_schedule), t->cfg.spv_use ? "true" : "false", t->cfg.spv_k,
+             rep->spv_info.cells_observed, rep->spv_info.observations, rep->spv_info.mean_abs, rep->heldout.moves,
+             var0, var1, rep->spv_match_pairs, rep->spv_match.win_pct, rep->spv_match.ci95_pct, tm->play, tm->reduce,
+             tm->derive, tm->write, tm->wall, files_json);
     snprintf(row, sizeof row,
              "%d,%" PRId64 ",%" PRId64 ",%d,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.3f,%" PRIu64 ",%.4f,%.5f,%" PRId64
-             ",%" PRId64 ",%" PRIu64 ",%.2f,%.2f\n",
+             ",%" PRId64 ",%" PRIu64 ",%.2f,%.2f,%d,%d,%u,%.5f,%" PRId64 ",%.4f,%.4f,%" PRIu64 ",%.2f,%.2f\n",
              gen,
              tot->games, tot->turns, t->comm.size, tm->play > 0 ? games / tm->play : 0.0, tm->wall, tm->play,
              tm->reduce, tm->derive, tm->write, mean_eq, games > 0 ? (double)tot->score_sum / (2.0 * games) : 0.0,
              games > 0 ? (double)tot->bingos / games : 0.0, info->racks_observed, info->baseline, change_rms,
-             tot->forced_games, tot->forced_observations, t->cfg.match_pairs, match->win_pct, match->ci95_pct);
+             tot->forced_games, tot->forced_observations, t->cfg.match_pairs, match->win_pct, match->ci95_pct,
+             rep->leaves_trained, rep->spv_trained, rep->spv_info.cells_observed, rep->spv_info.mean_abs,
+             rep->heldout.moves, var0, var1, rep->spv_match_pairs, rep->spv_match.win_pct, rep->spv_match.ci95_pct);
     return rundir_commit_generation(run, gen, manifest, METRICS_HEADER, row, err);
 }
 
@@ -249,17 +309,15 @@ static int forced_racks(Trainer *t, GenerationWorker *w, int gen, GenerationTota
     return rc;
 }
 
-/* The new leaves against zero leaves: match.pairs game pairs dealt to the
- * ranks by index, the same pairs every generation. */
-static int match_vs_zero(Trainer *t, MatchResult *r) {
+/* `pairs` game pairs between a and b dealt to the ranks by index, the same
+ * pairs every generation. */
+static int play_match(Trainer *t, const Player *a, const Player *b, uint64_t pairs, MatchResult *r) {
     memset(r, 0, sizeof *r);
-    if (t->cfg.match_pairs == 0) return 0;
-    Player a = {.kind = PLAYER_STATIC, .spec = "new leaves", .leaves = &t->klv};
-    Player b = {.kind = PLAYER_STATIC, .spec = "zero leaves", .leaves = NULL};
+    if (pairs == 0) return 0;
     MatchTotals m;
     memset(&m, 0, sizeof m);
-    for (uint64_t i = (uint64_t)t->comm.rank; i < t->cfg.match_pairs; i += (uint64_t)t->comm.size)
-        match_play_pair(&a, &b, &t->engine.ld, &t->engine.layout, &t->engine.kwg, t->cfg.seed, i, t->game, &m);
+    for (uint64_t i = (uint64_t)t->comm.rank; i < pairs; i += (uint64_t)t->comm.size)
+        match_play_pair(a, b, &t->engine.ld, &t->engine.layout, &t->engine.kwg, t->cfg.seed, i, t->game, &m);
     int64_t arr[MATCH_TOTALS_FIELDS];
     match_totals_pack(&m, arr);
     RkError err;
@@ -272,17 +330,70 @@ static int match_vs_zero(Trainer *t, MatchResult *r) {
     return 0;
 }
 
-/* Plays generation gen; returns 0 done, TRAIN_EXIT_STOPPED, or 1 (error). */
-static int run_generation(Trainer *t, int gen) {
-    RkError err;
-    double t0 = cli_now();
-    memset(t->acc.count, 0, t->acc.n * sizeof t->acc.count[0]);
-    memset(t->acc.sum_mp, 0, t->acc.n * sizeof t->acc.sum_mp[0]);
+/* The new leaves against zero leaves (match.pairs), and with the new SPV
+ * table against without it (spv.match_pairs). */
+static int evaluation_matches(Trainer *t, GenReport *rep) {
+    Player leaves = {.kind = PLAYER_STATIC, .spec = "new leaves", .leaves = &t->klv, .spv_k = t->cfg.spv_k};
+    Player zero = {.kind = PLAYER_STATIC, .spec = "zero leaves", .leaves = NULL};
+    if (play_match(t, &leaves, &zero, t->cfg.match_pairs, &rep->match) != 0) return 1;
+    if (!t->spv_on || t->cfg.spv_match_pairs == 0) return 0;
+    Player with_spv = leaves;
+    with_spv.spv = &t->spv;
+    rep->spv_match_pairs = t->cfg.spv_match_pairs;
+    return play_match(t, &with_spv, &leaves, t->cfg.spv_match_pairs, &rep->spv_match);
+}
+
+/* Residual variance on held-out games played with the new tables, without
+ * and with the new SPV table's adjustment. */
+static int heldout_residuals(Trainer *t, int gen, ResidualStats *st) {
+    memset(st, 0, sizeof *st);
+    if (!t->spv_on || t->cfg.spv_heldout_games == 0) return 0;
     SelfplayConfig play = {.ld = &t->engine.ld,
                            .layout = &t->engine.layout,
                            .kwg = &t->engine.kwg,
                            .leave_value = klv_leave_value,
                            .leave_ctx = &t->klv,
+                           .spv = t->cfg.spv_use ? &t->spv : NULL,
+                           .spv_k = t->cfg.spv_k,
+                           .seed = t->cfg.seed,
+                           .generation = HELDOUT_GENERATION(gen)};
+    for (uint64_t i = (uint64_t)t->comm.rank; i < t->cfg.spv_heldout_games; i += (uint64_t)t->comm.size)
+        generation_play_heldout(&play, &t->spv, t->cfg.spv_k, i, t->game, t->res, st);
+    int64_t arr[RESIDUAL_STATS_FIELDS];
+    residual_stats_pack(st, arr);
+    RkError err;
+    if (comm_sum_i64(&t->comm, arr, RESIDUAL_STATS_FIELDS, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 1;
+    }
+    residual_stats_unpack(arr, st);
+    return 0;
+}
+
+/* Replaces the table in force by the derived one (same dimensions). */
+static void spv_replace(Spv *dst, const Spv *src) {
+    size_t cells = (size_t)src->num_squares * src->num_buckets;
+    memcpy(dst->mean, src->mean, cells * sizeof(float));
+    if (dst->var && src->var) memcpy(dst->var, src->var, cells * sizeof(float));
+    memcpy(dst->openness, src->openness, sizeof dst->openness);
+}
+
+/* Plays generation gen; returns 0 done, TRAIN_EXIT_STOPPED, or 1 (error). */
+static int run_generation(Trainer *t, int gen) {
+    RkError err;
+    double t0 = cli_now();
+    GenReport rep;
+    memset(&rep, 0, sizeof rep);
+    rep.leaves_trained = train_config_leaves_train(&t->cfg, gen);
+    rep.spv_trained = t->spv_on && train_config_spv_trains(&t->cfg, gen);
+    memset(t->reduce_buf, 0, t->reduce_words * sizeof t->reduce_buf[0]);
+    SelfplayConfig play = {.ld = &t->engine.ld,
+                           .layout = &t->engine.layout,
+                           .kwg = &t->engine.kwg,
+                           .leave_value = klv_leave_value,
+                           .leave_ctx = &t->klv,
+                           .spv = t->spv_on && t->cfg.spv_use ? &t->spv : NULL,
+                           .spv_k = t->cfg.spv_k,
                            .seed = t->cfg.seed,
                            .generation = (uint64_t)gen};
     GenerationWorker w = {.play = &play,
@@ -291,6 +402,8 @@ static int run_generation(Trainer *t, int gen) {
                           .rank = t->comm.rank,
                           .nranks = t->comm.size,
                           .acc = &t->acc,
+                          .spv_acc = rep.spv_trained ? &t->spv_acc : NULL,
+                          .res = t->res,
                           .game = t->game};
     uint64_t rounds = generation_rounds(w.games, w.nranks);
     double last_progress = t0;
@@ -317,13 +430,14 @@ static int run_generation(Trainer *t, int gen) {
         }
     }
     double t_play = cli_now();
-    /* reduce: accumulators and totals, exact integer sums */
+    /* reduce: rack accumulators, SPV cells and totals in one buffer, one
+     * Allreduce, exact integer sums */
     GenerationTotals tot = w.totals;
-    int64_t tot_arr[GENERATION_TOTALS_FIELDS] = {tot.games,     tot.turns,      tot.observations, tot.bingos,
-                                                 tot.score_sum, tot.equity_sum, 0,                0};
-    if (comm_sum_i64(&t->comm, t->acc.count, t->acc.n, &err) != 0 ||
-        comm_sum_i64(&t->comm, t->acc.sum_mp, t->acc.n, &err) != 0 ||
-        comm_sum_i64(&t->comm, tot_arr, GENERATION_TOTALS_FIELDS, &err) != 0) {
+    int64_t *tot_arr = t->reduce_buf + t->reduce_words - GENERATION_TOTALS_FIELDS;
+    int64_t mine[GENERATION_TOTALS_FIELDS] = {tot.games,     tot.turns,      tot.observations, tot.bingos,
+                                              tot.score_sum, tot.equity_sum, 0,                0};
+    memcpy(tot_arr, mine, sizeof mine);
+    if (comm_sum_i64(&t->comm, t->reduce_buf, t->reduce_words, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;
     }
@@ -339,23 +453,37 @@ static int run_generation(Trainer *t, int gen) {
         fprintf(stderr, "rookery: derive: %s\n", err.msg);
         return 1;
     }
-    double sq = 0;
-    for (uint32_t i = 0; i < t->klv.count; i++) {
-        double d = (double)t->new_values[i] - (double)t->klv.values[i];
-        sq += d * d;
+    double change_rms = 0.0;
+    if (rep.leaves_trained) {
+        double sq = 0;
+        for (uint32_t i = 0; i < t->klv.count; i++) {
+            double d = (double)t->new_values[i] - (double)t->klv.values[i];
+            sq += d * d;
+        }
+        change_rms = t->klv.count ? sqrt(sq / t->klv.count) : 0.0;
+        klv_set_values(&t->klv, t->new_values);
     }
-    double change_rms = t->klv.count ? sqrt(sq / t->klv.count) : 0.0;
-    klv_set_values(&t->klv, t->new_values);
+    if (rep.spv_trained) {
+        SpvDeriveOptions sopt = {.prior_mean = t->cfg.spv_prior_mean, .prior_var = t->cfg.spv_prior_var};
+        if (spv_derive(&t->spv_acc, &sopt, &t->new_spv, &rep.spv_info, &err) != 0) {
+            fprintf(stderr, "rookery: spv: %s\n", err.msg);
+            return 1;
+        }
+        spv_replace(&t->spv, &t->new_spv);
+    }
     double t_derive = cli_now();
-    MatchResult match = {0};
-    if (match_vs_zero(t, &match) != 0) return 1;
+    rep.tot = tot;
+    rep.info = info;
+    rep.change_rms = change_rms;
+    if (heldout_residuals(t, gen, &rep.heldout) != 0 || evaluation_matches(t, &rep) != 0) return 1;
+    MatchResult match = rep.match;
     double t_match = cli_now(); /* evaluation, not part of the generation's overhead */
     /* write: rank 0, then everyone learns whether it worked */
     int status = 0;
     GenTimes tm = {t_play - t0 + (t_forced - t_reduce), t_reduce - t_play, t_derive - t_forced, 0, 0};
     if (t->comm.rank == 0) {
         tm.wall = cli_now() - t0;
-        if (write_generation(t, gen, &tot, &info, &tm, change_rms, &match, &err) != 0) {
+        if (write_generation(t, gen, &rep, &tm, &err) != 0) {
             fprintf(stderr, "rookery: %s\n", err.msg);
             status = 1;
         }
@@ -369,11 +497,53 @@ static int run_generation(Trainer *t, int gen) {
     SAY(t,
         "gen %d done: %" PRId64 " games, %" PRId64 " turns, %.1f games/s; mean best equity %.3f; racks observed "
         "%" PRIu64 "; leave change rms %.4f; vs zero leaves %.1f%% +/- %.1f; play %.2f s, reduce %.2f s, "
-        "derive %.2f s, match %.2f s, write %.2f s",
+        "derive %.2f s, evaluate %.2f s, write %.2f s",
         gen, tot.games, tot.turns, (double)tot.games / tm.play,
         tot.observations ? (double)tot.equity_sum / 1000.0 / (double)tot.observations : 0.0, info.racks_observed,
         change_rms, match.win_pct, match.ci95_pct, tm.play, tm.reduce, tm.derive, t_match - t_derive, tm.write);
+    if (t->spv_on)
+        SAY(t,
+            "gen %d spv: %s; %u cells observed, %" PRIu64 " tile observations, mean |adj| %.3f; held-out residual "
+            "variance %.1f -> %.1f with SPV (%" PRId64 " moves); SPV on vs off %.1f%% +/- %.1f (%" PRIu64 " pairs)",
+            gen, rep.spv_trained ? "derived" : "kept", rep.spv_info.cells_observed, rep.spv_info.observations,
+            rep.spv_info.mean_abs, residual_stats_variance(&rep.heldout, false),
+            residual_stats_variance(&rep.heldout, true), rep.heldout.moves, rep.spv_match.win_pct,
+            rep.spv_match.ci95_pct, rep.spv_match_pairs);
     return 0;
+}
+
+/* The SPV table in force: the last complete generation's positional.spv
+ * (a zero table if that generation has none: a run from before SPV), or
+ * spv.initial. It must have the board's squares, SPV_DEFAULT_BUCKETS buckets
+ * and a variance table; its multipliers are kept if it has
+ * SPV_DEFAULT_OPENNESS of them (else they start at 1). */
+static int load_spv(Trainer *t, int latest, RkError *err) {
+    char path[RUNDIR_PATH_MAX + 64], dir[RUNDIR_PATH_MAX];
+    const char *src = NULL;
+    if (latest >= 0) {
+        rundir_gen_path(t->cfg.output, latest, false, dir, sizeof dir);
+        snprintf(path, sizeof path, "%s/positional.spv", dir);
+        if (access(path, F_OK) == 0) src = path;
+    } else if (strcmp(t->cfg.spv_initial, "zero") != 0) {
+        src = t->cfg.spv_initial;
+    }
+    uint32_t squares = (uint32_t)(t->engine.layout.dim * t->engine.layout.dim);
+    if (spv_init_zero(&t->spv, squares, SPV_DEFAULT_BUCKETS, SPV_DEFAULT_OPENNESS, true, err) != 0) return -1;
+    if (src == NULL) return 0;
+    Spv in;
+    if (spv_load(&in, src, err) != 0) return -1;
+    int rc = spv_check_board(&in, t->engine.layout.dim, src, err);
+    if (rc == 0 && in.num_buckets != SPV_DEFAULT_BUCKETS)
+        rc = rk_error(err, "%s: %u buckets; training uses %d (face values 0..10)", src, in.num_buckets,
+                      SPV_DEFAULT_BUCKETS);
+    if (rc == 0) {
+        size_t cells = (size_t)squares * SPV_DEFAULT_BUCKETS;
+        memcpy(t->spv.mean, in.mean, cells * sizeof(float));
+        if (in.var) memcpy(t->spv.var, in.var, cells * sizeof(float));
+        if (in.num_openness == SPV_DEFAULT_OPENNESS) memcpy(t->spv.openness, in.openness, sizeof in.openness);
+    }
+    spv_free(&in);
+    return rc;
 }
 
 /* Loads everything every rank needs; returns 0 or an exit code. */
@@ -384,8 +554,27 @@ static int setup(Trainer *t, int *start_gen) {
                     t->cfg.lexicon) != 0)
         return 2;
     double t0 = cli_now();
-    if (racktable_build(&t->racks, &t->engine.ld, RK_RACK_SIZE, &err) != 0 ||
-        rack_accum_init(&t->acc, t->racks.num_racks, &err) != 0) {
+    if (racktable_build(&t->racks, &t->engine.ld, RK_RACK_SIZE, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 1;
+    }
+    t->spv_on = t->cfg.spv_schedule != SPV_SCHEDULE_OFF;
+    int dim = t->engine.layout.dim;
+    uint32_t squares = (uint32_t)(dim * dim);
+    size_t racks_words = 2 * (size_t)t->racks.num_racks;
+    size_t spv_words = t->spv_on ? spv_accum_words(SPV_DEFAULT_OPENNESS, squares, SPV_DEFAULT_BUCKETS) : 0;
+    t->reduce_words = racks_words + spv_words + GENERATION_TOTALS_FIELDS;
+    t->reduce_buf = calloc(t->reduce_words, sizeof t->reduce_buf[0]);
+    t->res = malloc(sizeof *t->res);
+    if (t->reduce_buf == NULL || t->res == NULL) {
+        fprintf(stderr, "rookery: out of memory for the accumulators (%zu words)\n", t->reduce_words);
+        return 1;
+    }
+    rack_accum_init_in(&t->acc, t->racks.num_racks, t->reduce_buf);
+    if (t->spv_on &&
+        (spv_accum_init(&t->spv_acc, SPV_DEFAULT_OPENNESS, squares, SPV_DEFAULT_BUCKETS, t->reduce_buf + racks_words,
+                        &err) != 0 ||
+         spv_init_zero(&t->new_spv, squares, SPV_DEFAULT_BUCKETS, SPV_DEFAULT_OPENNESS, true, &err) != 0)) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;
     }
@@ -420,6 +609,11 @@ static int setup(Trainer *t, int *start_gen) {
     if (agree(t, rc != 0) != 0) {
         if (rc != 0) fprintf(stderr, "rookery: %s\n", err.msg);
         return 2;
+    }
+    if (t->spv_on) {
+        rc = load_spv(t, latest, &err);
+        if (rc != 0) fprintf(stderr, "rookery: %s\n", err.msg);
+        if (agree(t, rc != 0) != 0) return 2;
     }
     rc = leave_deriver_init(&t->deriver, &t->racks, &t->klv.kwg, &err);
     if (rc != 0) fprintf(stderr, "rookery: leaves: %s\n", err.msg);
@@ -547,6 +741,11 @@ int cmd_train(int argc, char **argv) {
     free(t->new_values);
     leave_deriver_free(&t->deriver);
     rack_accum_free(&t->acc);
+    spv_accum_free(&t->spv_acc);
+    spv_free(&t->spv);
+    spv_free(&t->new_spv);
+    free(t->reduce_buf);
+    free(t->res);
     if (t->delta.n) rack_accum_free(&t->delta);
     klv_free(&t->klv);
     racktable_free(&t->racks);

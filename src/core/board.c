@@ -26,6 +26,12 @@ void board_init(Board *b, const Layout *lay, const LetterDist *ld, const Kwg *kw
 void board_put(Board *b, int row, int col, uint8_t tile) {
     int dim = b->dim;
     uint8_t *s0 = &b->sq[0][row * dim + col];
+    if (tile != 0) {
+        if (b->tiles_on_board == 0 || row < b->bb_min_row) b->bb_min_row = row;
+        if (b->tiles_on_board == 0 || row > b->bb_max_row) b->bb_max_row = row;
+        if (b->tiles_on_board == 0 || col < b->bb_min_col) b->bb_min_col = col;
+        if (b->tiles_on_board == 0 || col > b->bb_max_col) b->bb_max_col = col;
+    }
     if (*s0 == 0 && tile != 0) b->tiles_on_board++;
     if (*s0 != 0 && tile == 0) b->tiles_on_board--;
     *s0 = tile;
@@ -104,7 +110,17 @@ static void set_anchor(Board *b, int row, int col, uint8_t v) {
 void board_refresh(Board *b) {
     int dim = b->dim;
     int n = 0;
-    for (int i = 0; i < dim * dim; i++) n += b->sq[0][i] != 0;
+    b->bb_min_row = b->bb_min_col = dim;
+    b->bb_max_row = b->bb_max_col = -1;
+    for (int i = 0; i < dim * dim; i++) {
+        if (b->sq[0][i] == 0) continue;
+        n++;
+        int r = i / dim, c = i % dim;
+        if (r < b->bb_min_row) b->bb_min_row = r;
+        if (r > b->bb_max_row) b->bb_max_row = r;
+        if (c < b->bb_min_col) b->bb_min_col = c;
+        if (c > b->bb_max_col) b->bb_max_col = c;
+    }
     b->tiles_on_board = n;
     for (int r = 0; r < dim; r++) {
         for (int c = 0; c < dim; c++) {
@@ -163,6 +179,15 @@ void board_place_move(Board *b, const Move *m) {
             else update_cross(b, DIR_DOWN, c, r);              /* horizontal run: down moves */
         }
     }
+}
+
+int board_extent(const Board *b) {
+    if (b->tiles_on_board == 0) return 0;
+    int c = b->dim / 2, e = 0;
+    int d[4] = {c - b->bb_min_row, b->bb_max_row - c, c - b->bb_min_col, b->bb_max_col - c};
+    for (int i = 0; i < 4; i++)
+        if (d[i] > e) e = d[i];
+    return e;
 }
 
 int board_score_move(const Board *b, const Move *m) {

@@ -34,6 +34,9 @@ typedef struct Board {
     const Kwg *kwg;
     uint64_t all_letters;                     /* mask of letters 1..size-1 */
     int tiles_on_board;
+    /* bounding box of the tiles (rows and columns), valid if tiles_on_board > 0;
+     * board_put only grows it (board_refresh recomputes it) */
+    int bb_min_row, bb_max_row, bb_min_col, bb_max_col;
     uint8_t sq[2][RK_MAX_SQUARES];            /* 0 empty, ML | blank bit */
     uint8_t lm[2][RK_MAX_SQUARES];            /* letter multiplier */
     uint8_t wm[2][RK_MAX_SQUARES];            /* word multiplier */
@@ -47,6 +50,10 @@ typedef struct Board {
 void board_init(Board *b, const Layout *lay, const LetterDist *ld, const Kwg *kwg);
 static inline uint8_t board_at(const Board *b, int row, int col) { return b->sq[0][row * b->dim + col]; }
 static inline bool board_is_empty(const Board *b) { return b->tiles_on_board == 0; }
+/* How far play has spread from the centre square (dim/2, dim/2): the
+ * largest of the bounding box's distances from it, 0 on an empty board
+ * (the openness "extent" of ../shared/spv-design.md, option A). */
+int board_extent(const Board *b);
 /* Puts a tile without updating cross-sets (for loading positions); call
  * board_refresh() afterwards. */
 void board_put(Board *b, int row, int col, uint8_t tile);

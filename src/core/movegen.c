@@ -44,6 +44,14 @@ typedef struct Gen {
     int bag_count, opp_rack_score;
     bool empty_board;
     int32_t opening_penalty[RK_MAX_DIM]; /* per column of the start row, millipoints */
+    /* positional values (NULL: none, or the bag is empty): the table, the
+     * current line's part of it, each letter's bucket, and per square the
+     * largest value of any rack tile (for the shadow bounds) */
+    const int32_t *pv, *pv_line;
+    int pv_buckets;
+    int8_t bucket_of[RK_MAX_LETTERS];
+    int32_t pv_max[RK_MAX_SQUARES];
+    const int32_t *pv_max_line;
     /* output */
     MoveList *out;
     size_t placements;
@@ -103,6 +111,26 @@ static void setup_leaves(Gen *g, const MoveGenRequest *req) {
     g->leave_idx = n - 1; /* everything kept */
 }
 
+/* ---------------------------------------------------------------- positional */
+
+static void setup_positional(Gen *g, const PositionalValues *pv) {
+    int nb = pv->buckets, squares = g->dim * g->dim;
+    g->pv = pv->v;
+    g->pv_buckets = nb;
+    bool used[POS_MAX_BUCKETS] = {false};
+    for (int ml = 0; ml < g->ld->size; ml++) {
+        int v = ml == 0 ? 0 : g->ld->score[ml];
+        g->bucket_of[ml] = (int8_t)(v < nb - 1 ? v : nb - 1);
+        if (g->rack[ml] > 0) used[g->bucket_of[ml]] = true;
+    }
+    for (int sq = 0; sq < squares; sq++) {
+        int32_t best = INT32_MIN;
+        for (int b = 0; b < nb; b++)
+            if (used[b] && pv->v[sq * nb + b] > best) best = pv->v[sq * nb + b];
+        g->pv_max[sq] = best == INT32_MIN ? 0 : best;
+    }
+}
+
 /* ---------------------------------------------------------------- setup */
 
 static void gen_init(Gen *g, const MoveGenRequest *req, GenMode mode, MoveList *out) {
@@ -123,6 +151,7 @@ static void gen_init(Gen *g, const MoveGenRequest *req, GenMode mode, MoveList *
     g->opp_rack_score = req->opp_rack_score;
     g->empty_board = board_is_empty(req->board);
     setup_leaves(g, req);
+    if (req->positional != NULL && req->bag_count > 0) setup_positional(g, req->positional);
     int nv = 0;
     for (int ml = 0; ml < g->ld->size; ml++) {
         for (int c = 0; c < g->rack[ml] && nv < RK_RACK_SIZE; c++) g->tile_vals[nv++] = g->ld->score[ml];
@@ -163,6 +192,10 @@ static void set_line(Gen *g, int d, int line) {
     g->anchors = b->anchor[d] + off;
     g->cross = b->cross[d] + off;
     g->cscore = b->cross_score[d] + off;
+    if (g->pv != NULL) {
+        g->pv_line = g->pv + (size_t)off * (size_t)g->pv_buckets;
+        g->pv_max_line = g->pv_max + off;
+    }
 }
 
 /* ---------------------------------------------------------------- record */
@@ -173,12 +206,13 @@ static void set_line(Gen *g, int d, int line) {
  * in registers. */
 typedef struct Score {
     int main_sum, word_mult, cross_total;
+    int32_t positional; /* sum of the fresh tiles' positional values */
 } Score;
 
-static int32_t placement_equity(const Gen *g, int score, int lo, int hi) {
+static int32_t placement_equity(const Gen *g, int score, int32_t positional, int lo, int hi) {
     int32_t eq = score * 1000;
     if (g->bag_count > 0) {
-        eq += g->leave_val[g->leave_idx];
+        eq += g->leave_val[g->leave_idx] + positional;
         if (g->empty_board) {
             for (int p = lo; p <= hi; p++) {
                 uint8_t t = g->placed[p];
@@ -215,7 +249,7 @@ static void record(Gen *g, int lo, int hi, Score sc) {
     }
     int score = sc.main_sum * sc.word_mult + sc.cross_total +
                 (ntiles == RK_RACK_SIZE ? g->b->layout->bingo_bonus : 0);
-    int32_t eq = placement_equity(g, score, lo, hi);
+    int32_t eq = placement_equity(g, score, sc.positional, lo, hi);
     if (g->mode == GEN_ALL) {
         fill_move(g, movelist_push(g->out), lo, hi, score, eq);
         g->placements++;
@@ -293,7 +327,9 @@ static inline void fill_square(Gen *g, int pos, uint32_t list, Score sc, bool on
     int lm = g->lm[pos], wm = g->wm[pos];
     bool hc = g->hcross[pos] != 0;
     int cs = g->cscore[pos];
-    Score blank_sc = {sc.main_sum, sc.word_mult * wm, sc.cross_total + (hc ? cs * wm : 0)};
+    const int32_t *pv = g->pv != NULL ? g->pv_line + pos * g->pv_buckets : NULL;
+    Score blank_sc = {sc.main_sum, sc.word_mult * wm, sc.cross_total + (hc ? cs * wm : 0),
+                      sc.positional + (pv ? pv[0] : 0)};
     g->rack_total--;
     for (uint32_t j = list;; j++) {
         uint32_t node = nodes[j];
@@ -302,7 +338,8 @@ static inline void fill_square(Gen *g, int pos, uint32_t list, Score sc, bool on
         if ((usable >> x) & 1u) {
             if (g->rack[x] > 0) {
                 int v = g->ld->score[x] * lm;
-                Score nsc = {sc.main_sum + v, blank_sc.word_mult, sc.cross_total + (hc ? (cs + v) * wm : 0)};
+                Score nsc = {sc.main_sum + v, blank_sc.word_mult, sc.cross_total + (hc ? (cs + v) * wm : 0),
+                             sc.positional + (pv ? pv[g->bucket_of[x]] : 0)};
                 g->placed[pos] = (uint8_t)x;
                 if (--g->rack[x] == 0) g->rack_mask &= ~((uint64_t)1 << x);
                 g->leave_idx -= g->stride[x];
@@ -358,7 +395,7 @@ static void search_anchor(Gen *g, int d, int line, int pos) {
     g->anchor_right_free = pos == g->dim - 1 || g->sq[pos + 1] == 0;
     g->can_go_right = pos < g->dim - 1;
     uint32_t root = kwg_gaddag_root(g->k);
-    Score sc = {0, 1, 0};
+    Score sc = {0, 1, 0, 0};
     if (root != 0 && g->rack_total > 0) gen_left(g, pos, root, sc);
 }
 
@@ -438,6 +475,7 @@ typedef struct Shadow {
     int main_lm[RK_RACK_SIZE];   /* letter multipliers (main word) */
     int cross_lm[RK_RACK_SIZE];  /* letter x word multiplier of squares with a cross-word, else 0 */
     int word_mult, occupied, cross_fixed;
+    int32_t positional; /* per fresh square, the largest positional value of a rack tile */
 } Shadow;
 
 static void insert_desc(int *a, int n, int v) {
@@ -455,6 +493,7 @@ static void shadow_add(const Gen *g, Shadow *sh, int pos) {
     insert_desc(sh->cross_lm, sh->n, g->hcross[pos] ? lm * wm : 0);
     sh->word_mult *= wm;
     if (g->hcross[pos]) sh->cross_fixed += g->cscore[pos] * wm;
+    if (g->pv != NULL) sh->positional += g->pv_max_line[pos];
     sh->n++;
 }
 
@@ -469,7 +508,7 @@ static int32_t shadow_equity(const Gen *g, const Shadow *sh) {
     int score = sh->occupied * sh->word_mult + main_tiles * sh->word_mult + cross_tiles + sh->cross_fixed;
     int32_t eq = 1000 * score;
     int kept = g->full_rack_total - sh->n;
-    if (g->bag_count > 0) eq += g->best_leave_of_size[kept];
+    if (g->bag_count > 0) eq += g->best_leave_of_size[kept] + sh->positional;
     else if (kept == 0) eq += 2000 * g->opp_rack_score;
     /* the opening penalty and the empty-bag penalty for kept tiles are never
      * positive, so leaving them out keeps the bound admissible */
@@ -502,7 +541,7 @@ static int32_t anchor_bound(Gen *g, int d, int line, int a, int32_t *no_bingo) {
     if (total == 0 || square_blocked(g, a)) return INT32_MIN;
     int left_end;
     int left_occ = occupied_run(g, a - 1, -1, &left_end);
-    Shadow base = {.n = 0, .word_mult = 1, .occupied = left_occ, .cross_fixed = 0};
+    Shadow base = {.n = 0, .word_mult = 1, .occupied = left_occ, .cross_fixed = 0, .positional = 0};
     int max_left = 0;
     if (left_occ == 0 && left_end == a - 1) {
         for (int p = a - 1; p >= 0 && max_left < total - 1; p--) {
@@ -564,7 +603,9 @@ static void span_square(Gen *g, int pos, int hi, uint32_t list, Score sc) {
     int lm = g->lm[pos], wm = g->wm[pos];
     bool hc = g->hcross[pos] != 0;
     int cs = g->cscore[pos];
-    Score blank_sc = {sc.main_sum, sc.word_mult * wm, sc.cross_total + (hc ? cs * wm : 0)};
+    const int32_t *pv = g->pv != NULL ? g->pv_line + pos * g->pv_buckets : NULL;
+    Score blank_sc = {sc.main_sum, sc.word_mult * wm, sc.cross_total + (hc ? cs * wm : 0),
+                      sc.positional + (pv ? pv[0] : 0)};
     g->rack_total--;
     for (uint32_t j = list;; j++) {
         uint32_t node = nodes[j];
@@ -573,7 +614,8 @@ static void span_square(Gen *g, int pos, int hi, uint32_t list, Score sc) {
         if ((usable >> x) & 1u) {
             if (g->rack[x] > 0) {
                 int v = g->ld->score[x] * lm;
-                Score nsc = {sc.main_sum + v, blank_sc.word_mult, sc.cross_total + (hc ? (cs + v) * wm : 0)};
+                Score nsc = {sc.main_sum + v, blank_sc.word_mult, sc.cross_total + (hc ? (cs + v) * wm : 0),
+                             sc.positional + (pv ? pv[g->bucket_of[x]] : 0)};
                 g->placed[pos] = (uint8_t)x;
                 if (--g->rack[x] == 0) g->rack_mask &= ~((uint64_t)1 << x);
                 g->leave_idx -= g->stride[x];
@@ -606,7 +648,7 @@ static void anchor_bingos(Gen *g, int d, int line, int a) {
     if (total != RK_RACK_SIZE || root == 0 || square_blocked(g, a)) return;
     int left_end;
     int left_occ = occupied_run(g, a - 1, -1, &left_end);
-    Shadow base = {.n = 0, .word_mult = 1, .occupied = left_occ, .cross_fixed = 0};
+    Shadow base = {.n = 0, .word_mult = 1, .occupied = left_occ, .cross_fixed = 0, .positional = 0};
     int max_left = 0;
     if (left_occ == 0 && left_end == a - 1) {
         for (int p = a - 1; p >= 0 && max_left < total - 1; p--) {
@@ -629,7 +671,7 @@ static void anchor_bingos(Gen *g, int d, int line, int a) {
         if (eq < g->best.equity) continue;
         int lo = kl > 0 ? a - kl : left_end + 1;
         g->left_end = lo;
-        Score sc = {0, 1, 0};
+        Score sc = {0, 1, 0, 0};
         span_square(g, lo, p - 1, root, sc);
     }
 }

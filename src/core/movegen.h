@@ -14,6 +14,10 @@
  *   bag empty:     1000*score + 2000*opp_rack_score if the move goes out,
  *                  else 1000*score - 1000*(10 + 2*face value kept)
  *   exchange:      leave(kept tiles);  pass: below every other move.
+ * plus, for a placement while the bag is not empty and a PositionalValues
+ * table is given, the sum of its values over the move's fresh tiles (the
+ * SPV adjustment, eval/spv.h). The shadow bounds add, per fresh square, the
+ * largest value of any of the rack's tiles there, so they stay admissible.
  * Leave values come from a callback (NULL = every leave is worth 0); it is
  * asked once per sub-rack at the start of a call, never in the inner loop.
  *
@@ -34,6 +38,19 @@
  * worth 0. */
 typedef int32_t (*LeaveValueFn)(const void *ctx, const Rack *leave);
 
+/* Positional values for one position (prepared by eval/spv.h), in
+ * millipoints per fresh tile: v[(line * dim + pos) * buckets + bucket] is the
+ * value of a tile put at position pos of line `line` of the move's
+ * orientation (board.h) - for an across move that is square row*dim+col,
+ * for a down move the transposed square col*dim+row (the .spv indexing of
+ * ../shared/formats.md). bucket = min(face value, buckets - 1); a blank is 0.
+ * Only the buckets of the rack's tiles are read. */
+#define POS_MAX_BUCKETS 16
+typedef struct PositionalValues {
+    int buckets;
+    int32_t v[RK_MAX_SQUARES * POS_MAX_BUCKETS];
+} PositionalValues;
+
 typedef struct MoveGenRequest {
     const Board *board;
     const Rack *rack;          /* the mover's tiles */
@@ -42,6 +59,7 @@ typedef struct MoveGenRequest {
     int opp_rack_score;        /* face value of the opponent's rack (empty-bag rules) */
     LeaveValueFn leave_value;  /* NULL: leaves are worth 0 */
     const void *leave_ctx;
+    const PositionalValues *positional; /* NULL: no positional adjustment */
 } MoveGenRequest;
 
 typedef struct MoveGenStats {

@@ -59,10 +59,20 @@ int rack_accum_init(RackAccum *a, uint64_t n, RkError *err) {
     return 0;
 }
 
+void rack_accum_init_in(RackAccum *a, uint64_t n, int64_t *storage) {
+    memset(storage, 0, 2 * (size_t)n * sizeof *storage);
+    a->n = n;
+    a->count = storage;
+    a->sum_mp = storage + n;
+    a->borrowed = true;
+}
+
 void rack_accum_free(RackAccum *a) {
     if (a == NULL) return;
-    free(a->count);
-    free(a->sum_mp);
+    if (!a->borrowed) {
+        free(a->count);
+        free(a->sum_mp);
+    }
     memset(a, 0, sizeof *a);
 }
 

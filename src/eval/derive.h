@@ -67,10 +67,15 @@ typedef struct RackAccum {
     uint64_t n; /* racks (RackTable.num_racks) */
     int64_t *count; /* observations per rack */
     int64_t *sum_mp; /* sum of best-move equity per rack, millipoints */
+    bool borrowed; /* the arrays live in caller memory (rack_accum_init_in) */
 } RackAccum;
 
 /* Zeroed arrays for n racks. */
 int rack_accum_init(RackAccum *a, uint64_t n, RkError *err);
+/* Zeroed accumulators in caller memory of 2*n int64 words (count, then
+ * sum_mp), so that a reducer can sum them together with other accumulators
+ * in one call; rack_accum_free then leaves the memory alone. */
+void rack_accum_init_in(RackAccum *a, uint64_t n, int64_t *storage);
 void rack_accum_free(RackAccum *a);
 /* Records one best move of equity equity_mp (millipoints) for rack idx
  * (idx < a->n, unchecked). */

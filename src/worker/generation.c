@@ -9,8 +9,18 @@ typedef struct Observe {
     RkError *err;
 } Observe;
 
+/* The value of the tiles m keeps, with the game's leave callback. */
+static int32_t kept_value(const SelfplayConfig *play, const Game *g, const Move *m) {
+    if (play->leave_value == NULL) return 0;
+    Rack kept;
+    move_kept_tiles(&g->racks[g->on_turn], m, &kept);
+    return kept.total > 0 ? play->leave_value(play->leave_ctx, &kept) : 0;
+}
+
 static void observe_turn(const Game *g, const Move *m, void *vctx) {
     Observe *o = vctx;
+    if (o->w->spv_acc != NULL && g->bag.count > 0 && m->kind == MOVE_PLACE)
+        residuals_record(o->w->res, g, m, kept_value(o->w->play, g, m), 0);
     if (g->bag.count < RK_RACK_SIZE || o->failed) return;
     const Rack *rack = &g->racks[g->on_turn];
     int64_t idx = racktable_index(o->w->racks, rack);
@@ -31,8 +41,11 @@ int generation_play_round(GenerationWorker *w, uint64_t round, RkError *err) {
     if (index >= w->games) return 0;
     Observe o = {.w = w, .failed = 0, .err = err};
     SelfplayStats st = {0};
+    if (w->spv_acc != NULL)
+        residuals_begin(w->res, (int)w->spv_acc->num_openness, (int)w->spv_acc->num_buckets);
     selfplay_game(w->play, index, w->game, &st, observe_turn, &o);
     if (o.failed) return -1;
+    if (w->spv_acc != NULL) residuals_finish(w->res, w->game, w->spv_acc, NULL);
     w->totals.games += (int64_t)st.games;
     w->totals.turns += (int64_t)st.turns;
     w->totals.bingos += (int64_t)st.bingos;
@@ -136,4 +149,31 @@ int generation_play_forced(GenerationWorker *w, uint64_t game_index, const Force
     if (f.failed) return -1;
     w->totals.forced_games++;
     return 0;
+}
+
+/* ---------------------------------------------------------------- held-out games */
+
+typedef struct Heldout {
+    const SelfplayConfig *play;
+    const Spv *eval;
+    double k;
+    GameResiduals *res;
+    PositionalValues pv;
+} Heldout;
+
+static void observe_heldout(const Game *g, const Move *m, void *vctx) {
+    Heldout *h = vctx;
+    if (g->bag.count == 0 || m->kind != MOVE_PLACE) return;
+    int32_t adjust = 0;
+    const PositionalValues *pv = spv_prepare_for_game(h->eval, h->k, g, &h->pv);
+    if (pv != NULL) adjust = spv_move_adjust(pv, &g->board, m);
+    residuals_record(h->res, g, m, kept_value(h->play, g, m), adjust);
+}
+
+void generation_play_heldout(const SelfplayConfig *play, const Spv *eval, double k, uint64_t index, Game *scratch,
+                             GameResiduals *res, ResidualStats *st) {
+    Heldout h = {.play = play, .eval = eval, .k = k, .res = res};
+    residuals_begin(res, eval ? (int)eval->num_openness : 0, eval ? (int)eval->num_buckets : SPV_DEFAULT_BUCKETS);
+    selfplay_game(play, index, scratch, NULL, observe_heldout, &h);
+    residuals_finish(res, scratch, NULL, st);
 }

@@ -11,12 +11,16 @@
  *
  * Each turn whose bag holds at least RK_RACK_SIZE tiles adds the mover's full
  * rack and the equity of the best move found for it to the accumulators.
+ * With SPV accumulators, each placement played while the bag is not empty
+ * adds its residual (worker/residuals.h) to the SPV cells of its fresh tiles
+ * when the game ends.
  */
 #ifndef ROOKERY_GENERATION_H
 #define ROOKERY_GENERATION_H
 
 #include "eval/derive.h"
 #include "eval/racktable.h"
+#include "residuals.h"
 #include "selfplay.h"
 
 typedef struct GenerationTotals {
@@ -34,6 +38,8 @@ typedef struct GenerationWorker {
     uint64_t games;              /* G */
     int rank, nranks;
     RackAccum *acc;              /* this rank's accumulators */
+    SpvAccum *spv_acc;           /* this rank's SPV accumulators, or NULL */
+    GameResiduals *res;          /* scratch (needed with spv_acc) */
     GenerationTotals totals;     /* this rank's totals */
     Game *game;                  /* scratch */
 } GenerationWorker;
@@ -67,6 +73,14 @@ void forced_tasks_free(ForcedTasks *t);
  * adding substituted racks' observations to w->acc. */
 int generation_play_forced(GenerationWorker *w, uint64_t game_index, const ForcedTasks *t, uint64_t first,
                            uint64_t count, RkError *err);
+
+/* Held-out game `index` (seeded from (seed, HELDOUT_GENERATION(g), index),
+ * apart from every training game), played with play: adds the residuals of
+ * its placements to st, with the adjustment of each played move under the
+ * table `eval` (spread scale k; NULL: none). res is scratch. */
+#define HELDOUT_GENERATION(g) ((UINT64_C(1) << 40) + (uint64_t)(g))
+void generation_play_heldout(const SelfplayConfig *play, const Spv *eval, double k, uint64_t index, Game *scratch,
+                             GameResiduals *res, ResidualStats *st);
 
 /* Rounds needed for G games on P ranks. */
 static inline uint64_t generation_rounds(uint64_t games, int nranks) {

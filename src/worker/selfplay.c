@@ -3,11 +3,13 @@
 void selfplay_game(const SelfplayConfig *cfg, uint64_t game_index, Game *g, SelfplayStats *stats,
                    SelfplayObserver observe, void *ctx) {
     game_new(g, cfg->ld, cfg->layout, cfg->kwg, cfg->seed, cfg->generation, game_index);
+    PositionalValues pv;
     while (!game_over(g)) {
         MoveGenRequest req;
         movegen_request_for_game(&req, g);
         req.leave_value = cfg->leave_value;
         req.leave_ctx = cfg->leave_ctx;
+        req.positional = spv_prepare_for_game(cfg->spv, cfg->spv_k, g, &pv);
         Move m;
         movegen_best(&req, &m, NULL);
         if (observe) observe(g, &m, ctx);

@@ -9,6 +9,7 @@
 
 #include "core/game.h"
 #include "core/movegen.h"
+#include "eval/spv.h"
 
 typedef struct SelfplayStats {
     uint64_t games, turns, bingos;
@@ -25,6 +26,8 @@ typedef struct SelfplayConfig {
     const Kwg *kwg;
     LeaveValueFn leave_value; /* NULL: best score */
     const void *leave_ctx;
+    const Spv *spv;           /* NULL: no positional adjustment */
+    double spv_k;             /* its spread scale K, points */
     uint64_t seed, generation;
 } SelfplayConfig;
 

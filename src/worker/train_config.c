@@ -30,7 +30,18 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "shrink = 30\n"
     "\n"
     "[match]\n"
-    "pairs = 200\n";
+    "pairs = 200\n"
+    "\n"
+    "[spv]\n"
+    "schedule = both\n"
+    "start = 1\n"
+    "use = yes\n"
+    "initial = zero\n"
+    "k = 75\n"
+    "prior_mean = 1000\n"
+    "prior_var = 4000\n"
+    "heldout_games = 200\n"
+    "match_pairs = 200\n";
 
 void train_config_defaults(TrainConfig *c) {
     memset(c, 0, sizeof *c);
@@ -127,6 +138,32 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
         double k;
         if (parse_double(v, 0.0, 1e12, &k) != 0) return -1;
         c->shrink = k;
+    } else if (IS("spv", "schedule")) {
+        if (strcmp(v, "off") == 0) c->spv_schedule = SPV_SCHEDULE_OFF;
+        else if (strcmp(v, "both") == 0) c->spv_schedule = SPV_SCHEDULE_BOTH;
+        else if (strcmp(v, "alternate") == 0) c->spv_schedule = SPV_SCHEDULE_ALTERNATE;
+        else return -1;
+    } else if (IS("spv", "start")) {
+        if (parse_u64(v, 1, 100000, &x) != 0) return -1;
+        c->spv_start = (int)x;
+    } else if (IS("spv", "use")) {
+        if (strcmp(v, "yes") == 0) c->spv_use = true;
+        else if (strcmp(v, "no") == 0) c->spv_use = false;
+        else return -1;
+    } else if (IS("spv", "initial")) {
+        return set_string(c->spv_initial, v);
+    } else if (IS("spv", "k")) {
+        if (parse_double(v, 1e-3, 1e6, &c->spv_k) != 0) return -1;
+    } else if (IS("spv", "prior_mean")) {
+        if (parse_double(v, 0.0, 1e12, &c->spv_prior_mean) != 0) return -1;
+    } else if (IS("spv", "prior_var")) {
+        if (parse_double(v, 0.0, 1e12, &c->spv_prior_var) != 0) return -1;
+    } else if (IS("spv", "heldout_games")) {
+        if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
+        c->spv_heldout_games = x;
+    } else if (IS("spv", "match_pairs")) {
+        if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
+        c->spv_match_pairs = x;
     } else if (IS("match", "pairs")) {
         if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
         c->match_pairs = x;
@@ -166,7 +203,7 @@ int train_config_parse(TrainConfig *c, const char *text, const char *source, RkE
             *close = '\0';
             snprintf(section, sizeof section, "%s", trim(s + 1));
             if (strcmp(section, "run") != 0 && strcmp(section, "lexicon") != 0 && strcmp(section, "leaves") != 0 &&
-                strcmp(section, "match") != 0)
+                strcmp(section, "match") != 0 && strcmp(section, "spv") != 0)
                 return rk_error(err, "%s:%d: unknown section [%s]", source, line_no, section);
             continue;
         }
@@ -203,16 +240,38 @@ int train_config_set(TrainConfig *c, const char *dotted_key, const char *value, 
     return 0;
 }
 
+bool train_config_spv_trains(const TrainConfig *c, int generation) {
+    if (c->spv_schedule == SPV_SCHEDULE_OFF || generation < c->spv_start) return false;
+    return c->spv_schedule == SPV_SCHEDULE_BOTH || (generation - c->spv_start) % 2 == 0;
+}
+
+bool train_config_leaves_train(const TrainConfig *c, int generation) {
+    if (c->spv_schedule != SPV_SCHEDULE_ALTERNATE || generation < c->spv_start) return true;
+    return (generation - c->spv_start) % 2 == 1;
+}
+
 uint32_t train_config_min_count(const TrainConfig *c, int generation) {
     if (c->n_min_rack_count == 0 || generation < 1) return 0;
     int i = generation - 1 < c->n_min_rack_count ? generation - 1 : c->n_min_rack_count - 1;
     return c->min_rack_count[i];
 }
 
+/* The shortest of %.15g / %.17g that reads back exactly. */
+static void format_double(char *buf, size_t cap, double v) {
+    snprintf(buf, cap, "%.15g", v);
+    if (strtod(buf, NULL) != v) snprintf(buf, cap, "%.17g", v);
+}
+
+const char *train_config_schedule_name(SpvSchedule s) {
+    return s == SPV_SCHEDULE_OFF ? "off" : s == SPV_SCHEDULE_BOTH ? "both" : "alternate";
+}
+
 int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
-    char shrink[40]; /* the shortest of %.15g / %.17g that reads back exactly */
-    snprintf(shrink, sizeof shrink, "%.15g", c->shrink);
-    if (strtod(shrink, NULL) != c->shrink) snprintf(shrink, sizeof shrink, "%.17g", c->shrink);
+    char shrink[40], k[40], pm[40], pv[40];
+    format_double(shrink, sizeof shrink, c->shrink);
+    format_double(k, sizeof k, c->spv_k);
+    format_double(pm, sizeof pm, c->spv_prior_mean);
+    format_double(pv, sizeof pv, c->spv_prior_var);
     char sched[TRAIN_MAX_SCHEDULE * 12] = "";
     size_t off = 0;
     for (int i = 0; i < c->n_min_rack_count; i++)
@@ -224,8 +283,12 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      "[lexicon]\nkwg = %s\nld = %s\nlayout = %s\n\n"
                      "[leaves]\ninitial = %s\nmin_rack_count = %s\nmax_forced_games = %" PRIu64
                      "\nshrink = %s\n\n"
-                     "[match]\npairs = %" PRIu64 "\n",
+                     "[match]\npairs = %" PRIu64 "\n\n"
+                     "[spv]\nschedule = %s\nstart = %d\nuse = %s\ninitial = %s\nk = %s\nprior_mean = %s\n"
+                     "prior_var = %s\nheldout_games = %" PRIu64 "\nmatch_pairs = %" PRIu64 "\n",
                      c->seed, c->generations, c->games_per_generation, c->output, c->progress_seconds, c->lexicon,
-                     c->ld, c->layout, c->initial_leaves, sched, c->max_forced_games, shrink, c->match_pairs);
+                     c->ld, c->layout, c->initial_leaves, sched, c->max_forced_games, shrink, c->match_pairs,
+                     train_config_schedule_name(c->spv_schedule), c->spv_start, c->spv_use ? "yes" : "no",
+                     c->spv_initial, k, pm, pv, c->spv_heldout_games, c->spv_match_pairs);
     return n > 0 && (size_t)n < cap ? n : -1;
 }

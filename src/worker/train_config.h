@@ -31,6 +31,20 @@
  *   match.pairs               200      game pairs per generation between the new leaves and
  *                                      zero leaves (0 = none); the same pairs every generation,
  *                                      so the curve in metrics.csv compares like with like
+ *   spv.schedule              both     off | both | alternate: which generations derive a new
+ *                                      SPV table (docs/spv.md). both: from spv.start on, leaves
+ *                                      and SPV every generation. alternate: leaves only before
+ *                                      spv.start, then SPV at start, leaves at start+1, ...
+ *   spv.start                 1        first generation that derives an SPV table
+ *   spv.use                   yes      yes | no: self-play plays with the SPV table in force
+ *   spv.initial               zero     "zero" or an .spv file for generation 0
+ *   spv.k                     75       spread scale K of the variance weight, points
+ *   spv.prior_mean            1000     shrinkage prior of the mean table, observations
+ *   spv.prior_var             4000     shrinkage prior of the variance table, observations
+ *   spv.heldout_games         200      held-out games per generation for the residual variance
+ *                                      with and without the new table (0 = none)
+ *   spv.match_pairs           200      game pairs per generation: new leaves with the new SPV
+ *                                      against the new leaves without it (0 = none)
  */
 #ifndef ROOKERY_TRAIN_CONFIG_H
 #define ROOKERY_TRAIN_CONFIG_H
@@ -39,6 +53,8 @@
 
 #define TRAIN_MAX_SCHEDULE 64
 #define TRAIN_PATH_MAX 1024
+
+typedef enum { SPV_SCHEDULE_OFF, SPV_SCHEDULE_BOTH, SPV_SCHEDULE_ALTERNATE } SpvSchedule;
 
 typedef struct TrainConfig {
     uint64_t seed;
@@ -55,6 +71,12 @@ typedef struct TrainConfig {
     uint64_t max_forced_games;
     double shrink;
     uint64_t match_pairs;
+    SpvSchedule spv_schedule;
+    int spv_start;
+    bool spv_use;
+    char spv_initial[TRAIN_PATH_MAX];
+    double spv_k, spv_prior_mean, spv_prior_var;
+    uint64_t spv_heldout_games, spv_match_pairs;
 } TrainConfig;
 
 /* The embedded default configuration, as INI text (also what
@@ -67,6 +89,10 @@ int train_config_parse(TrainConfig *c, const char *text, const char *source, RkE
 int train_config_load(TrainConfig *c, const char *path, RkError *err);
 /* Sets one "section.key" to a value (command-line overrides). */
 int train_config_set(TrainConfig *c, const char *dotted_key, const char *value, RkError *err);
+/* Does generation g (1-based) derive a new SPV table / new leaves? */
+bool train_config_spv_trains(const TrainConfig *c, int generation);
+bool train_config_leaves_train(const TrainConfig *c, int generation);
+const char *train_config_schedule_name(SpvSchedule s);
 /* Minimum count per rack for generation g (1-based). */
 uint32_t train_config_min_count(const TrainConfig *c, int generation);
 /* Writes the configuration in force as INI text (for RUN/config.ini). */

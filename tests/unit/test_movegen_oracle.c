@@ -25,7 +25,9 @@
  *
  * For each position the full list from movegen_all (placements, exchanges,
  * one pass) must equal the oracle's under four equity settings (no leaves /
- * pseudo-random leaves, bag not empty / empty), and movegen_best must return
+ * pseudo-random leaves, bag not empty / empty, and random positional values
+ * per (square, tile bucket) with the bag not empty: the SPV adjustment,
+ * computed here from the move's fresh tiles), and movegen_best must return
  * the first move of that list in movegen_compare order.
  *
  * ROOKERY_TEST_QUICK=1 runs a tenth of the positions.
@@ -559,7 +561,31 @@ typedef struct Cfg {
     bool exch;
     LeaveValueFn leave;
     const LeaveCtx *lctx;
+    const PositionalValues *pv; /* NULL: none */
 } Cfg;
+
+/* The positional values of a placement's fresh tiles (bag not empty): the
+ * square is row*dim+col across and col*dim+row down (the transposed square),
+ * the bucket the face value clamped to buckets-1, 0 for a blank. */
+static int32_t oracle_positional(const Move *m, const PositionalValues *pv, const LetterDist *ld, int dim) {
+    int32_t sum = 0;
+    for (int i = 0; i < m->len; i++) {
+        uint8_t t = m->tiles[i];
+        if (t == 0) continue;
+        int r = m->dir == DIR_ACROSS ? m->row : m->row + i;
+        int c = m->dir == DIR_ACROSS ? m->col + i : m->col;
+        int sq = m->dir == DIR_ACROSS ? r * dim + c : c * dim + r;
+        int v = RK_IS_BLANKED(t) ? 0 : ld->score[t];
+        if (v > pv->buckets - 1) v = pv->buckets - 1;
+        sum += pv->v[sq * pv->buckets + v];
+    }
+    return sum;
+}
+
+static void random_positional(PositionalValues *pv, Prng *rng, int dim) {
+    pv->buckets = 1 + pr_below(rng, POS_MAX_BUCKETS);
+    for (int i = 0; i < dim * dim * pv->buckets; i++) pv->v[i] = pr_below(rng, 16001) - 8000;
+}
 
 static int32_t cfg_leave(const Cfg *cfg, const int kept[], int size) {
     Rack r;
@@ -590,6 +616,7 @@ static int32_t oracle_equity(const Move *m, const int rack[], const Cfg *cfg, co
     int32_t eq = m->score * 1000;
     if (cfg->bag_count > 0) {
         eq += cfg_leave(cfg, kept, ld->size);
+        if (cfg->pv != NULL) eq += oracle_positional(m, cfg->pv, ld, lay->dim);
         if (empty_board) {
             int dim = lay->dim, sr = lay->start_row;
             for (int i = 0; i < m->len; i++) {
@@ -717,6 +744,7 @@ typedef struct Ctx {
     long positions, configs, placements, exchanges_checked, best_checks, with_blanks[3];
     long nonempty_best, best_exchanges, oracle_placements, bingos, empty_boards, blank_plays;
     int failures;
+    PositionalValues pv;
 } Ctx;
 
 #define MAX_REPORTED_FAILURES 8
@@ -726,6 +754,7 @@ static void report_header(Ctx *cx, const Board *b, const int rack[], const char 
     if (cfg)
         printf(", config %s (bag %d, opp %d, exchanges %s, leaves %s)", cfg->name, cfg->bag_count,
                cfg->opp_score, cfg->exch ? "yes" : "no", cfg->leave ? "hashed" : "none");
+    if (cfg && cfg->pv) printf(" with positional values (%d buckets)", cfg->pv->buckets);
     printf("\n");
     print_board(b, cx->ld);
     print_rack(rack, cx->ld);
@@ -742,7 +771,7 @@ static bool check_config(Ctx *cx, const Board *b, const int rack[], const Cfg *c
         rk.count[ml] = (uint8_t)rack[ml];
         rk.total += rack[ml];
     }
-    MoveGenRequest req = {b, &rk, cfg->bag_count, cfg->exch, cfg->opp_score, cfg->leave, cfg->lctx};
+    MoveGenRequest req = {b, &rk, cfg->bag_count, cfg->exch, cfg->opp_score, cfg->leave, cfg->lctx, cfg->pv};
     size_t nplace = movegen_all(&req, &cx->got);
 
     /* expected: oracle placements (+ exchanges) with equities */
@@ -894,13 +923,16 @@ static bool check_position(Ctx *cx, const Board *b, const int rack[], Prng *rng,
     LeaveCtx lctx = {pr_next(rng), ld->size};
     int bag = real_bag > 0 ? real_bag : 1 + pr_below(rng, 20);
     int opp = pr_below(rng, 40);
-    Cfg cfgs[4] = {
-        {"A", bag, 0, bag >= RK_RACK_SIZE, NULL, NULL},
-        {"B", bag, 0, true, hash_leave, &lctx},
-        {"C", 0, opp, false, hash_leave, &lctx},
-        {"D", 0, opp, pr_below(rng, 2) == 0, NULL, NULL},
+    random_positional(&cx->pv, rng, b->dim);
+    Cfg cfgs[6] = {
+        {"A", bag, 0, bag >= RK_RACK_SIZE, NULL, NULL, NULL},
+        {"B", bag, 0, true, hash_leave, &lctx, NULL},
+        {"C", 0, opp, false, hash_leave, &lctx, NULL},
+        {"D", 0, opp, pr_below(rng, 2) == 0, NULL, NULL, NULL},
+        {"E", bag, 0, true, hash_leave, &lctx, &cx->pv},
+        {"F", 0, opp, false, hash_leave, &lctx, &cx->pv}, /* empty bag: no adjustment */
     };
-    for (int k = 0; k < 4; k++) ok = check_config(cx, b, rack, &cfgs[k]) && ok;
+    for (int k = 0; k < 6; k++) ok = check_config(cx, b, rack, &cfgs[k]) && ok;
     if (!ok) cx->failures++;
     return ok;
 }
@@ -912,6 +944,14 @@ static bool check_position(Ctx *cx, const Board *b, const int rack[], Prng *rng,
 static const char *board_diff(const Board *a, const Board *b, char *buf, size_t cap) {
     if (a->tiles_on_board != b->tiles_on_board) {
         snprintf(buf, cap, "tiles_on_board %d vs %d", a->tiles_on_board, b->tiles_on_board);
+        return buf;
+    }
+    if (a->tiles_on_board > 0 &&
+        (a->bb_min_row != b->bb_min_row || a->bb_max_row != b->bb_max_row || a->bb_min_col != b->bb_min_col ||
+         a->bb_max_col != b->bb_max_col || board_extent(a) != board_extent(b))) {
+        snprintf(buf, cap, "bounding box rows %d..%d cols %d..%d vs rows %d..%d cols %d..%d", a->bb_min_row,
+                 a->bb_max_row, a->bb_min_col, a->bb_max_col, b->bb_min_row, b->bb_max_row, b->bb_min_col,
+                 b->bb_max_col);
         return buf;
     }
     int dim = a->dim;
@@ -1247,7 +1287,7 @@ static void test_exchange_counts(void) {
             rk.total += rack[i];
         }
         for (int allowed = 0; allowed < 2; allowed++) {
-            MoveGenRequest req = {b, &rk, 80, allowed != 0, 0, NULL, NULL};
+            MoveGenRequest req = {b, &rk, 80, allowed != 0, 0, NULL, NULL, NULL};
             movegen_all(&req, &ml);
             size_t exch = 0, passes = 0;
             for (size_t i = 0; i < ml.count; i++) {
@@ -1267,7 +1307,7 @@ static void test_exchange_counts(void) {
     /* an empty rack: only the pass */
     Rack empty;
     rack_clear(&empty);
-    MoveGenRequest req = {b, &empty, 80, true, 0, NULL, NULL};
+    MoveGenRequest req = {b, &empty, 80, true, 0, NULL, NULL, NULL};
     movegen_all(&req, &ml);
     CU_ASSERT_EQUAL(ml.count, 1);
     if (ml.count == 1) CU_ASSERT_EQUAL(ml.moves[0].kind, MOVE_PASS);

@@ -1,0 +1,72 @@
+/*
+ * residuals.h - the equity residuals of one game's moves: what the SPV table
+ * (eval/spv_derive.h) is trained on, and how well an SPV table explains them.
+ *
+ * For each placement played while the bag is not empty, from the mover's
+ * point of view, in millipoints:
+ *   residual = 1000 * (final spread - spread before the move) - (1000*score + leave)
+ * where spread = mover's score minus the opponent's and leave = the value of
+ * the tiles the move keeps (the leave callback the game was played with).
+ * The final spread is only known when the game ends, so a game's moves are
+ * recorded as they are played (residuals_record) and turned into residuals
+ * at the end (residuals_finish). Exchanges and passes have no fresh tiles:
+ * they are not recorded.
+ *
+ * ResidualStats sums, over recorded moves, r and r^2 and the same for
+ * r - adjust (adjust = an SPV table's adjustment of the move, given at record
+ * time): the residual variance without and with SPV. All sums are int64
+ * (squares split in two words like spv_derive.h), so they add up exactly
+ * over ranks.
+ */
+#ifndef ROOKERY_RESIDUALS_H
+#define ROOKERY_RESIDUALS_H
+
+#include "core/game.h"
+#include "eval/spv_derive.h"
+
+#define RESIDUAL_MAX_MOVES 1024
+
+typedef struct ResidualMove {
+    int8_t mover;
+    uint8_t openness;      /* openness bucket of the board before the move */
+    uint8_t ntiles;        /* fresh tiles */
+    int32_t spread_before; /* points, mover's view */
+    int32_t predicted;     /* 1000*score + leave, millipoints */
+    int32_t adjust;        /* SPV adjustment of the move, millipoints (0: none) */
+    uint16_t square[RK_RACK_SIZE]; /* canonical squares of the fresh tiles */
+    uint8_t bucket[RK_RACK_SIZE];  /* their tile buckets */
+} ResidualMove;
+
+typedef struct GameResiduals {
+    int num_openness, num_buckets;
+    int n;
+    ResidualMove moves[RESIDUAL_MAX_MOVES];
+} GameResiduals;
+
+typedef struct ResidualStats {
+    int64_t moves;
+    int64_t sum, sq_hi, sq_lo;             /* r */
+    int64_t sum_adj, sq_adj_hi, sq_adj_lo; /* r - adjust */
+} ResidualStats;
+#define RESIDUAL_STATS_FIELDS 7
+
+/* Starts a game: tiles are bucketed for a table of num_buckets buckets and
+ * num_openness openness buckets (0: one stratum). */
+void residuals_begin(GameResiduals *r, int num_openness, int num_buckets);
+/* Records placement m, about to be played from position g, whose kept
+ * tiles are worth leave_mp and whose SPV adjustment is adjust_mp. Does
+ * nothing for other moves or when the bag is empty. */
+void residuals_record(GameResiduals *r, const Game *g, const Move *m, int32_t leave_mp, int32_t adjust_mp);
+/* The game in `final` has ended: adds every recorded move's residual to acc
+ * (one observation per fresh tile; acc may be NULL) and to st (may be NULL). */
+void residuals_finish(const GameResiduals *r, const Game *final, SpvAccum *acc, ResidualStats *st);
+
+/* The tiles of `rack` that move m does not use. */
+void move_kept_tiles(const Rack *rack, const Move *m, Rack *kept);
+
+void residual_stats_pack(const ResidualStats *s, int64_t out[RESIDUAL_STATS_FIELDS]);
+void residual_stats_unpack(const int64_t in[RESIDUAL_STATS_FIELDS], ResidualStats *s);
+/* Population variance of r (adjusted = false) or r - adjust, in points^2. */
+double residual_stats_variance(const ResidualStats *s, bool adjusted);
+
+#endif
