@@ -11,5 +11,6 @@ int cmd_bench(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_match(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 
 #endif

@@ -18,6 +18,7 @@ static const Command COMMANDS[] = {
     {"movegen", cmd_movegen, "generate the moves of a CGP position (counts and best moves)"},
     {"selfplay", cmd_selfplay, "play static-equity games against itself and summarize them"},
     {"bench", cmd_bench, "measure move generation and self-play throughput"},
+    {"info", cmd_info, "describe a data file: .spv tables (heat map, optional PNG), .klv2, .kwg"},
 };
 
 static void usage(FILE *out) {

@@ -1,0 +1,292 @@
+/* rookery info: what a data file holds. For a square placement table
+ * (.spv, recognised by its magic "SPV1") the header, the openness
+ * multipliers, per-bucket statistics and a heat map of one bucket, as text
+ * and optionally as a PNG (core/png.h). For leave values (.klv2) and lexicon
+ * graphs (.kwg), recognised by their extension, their counts. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "core/kwg.h"
+#include "core/kwg_index.h"
+#include "core/letters.h"
+#include "core/png.h"
+#include "eval/klv.h"
+#include "eval/spv.h"
+
+/* Pixels per heat-map cell in the PNG, grid line included. */
+#define INFO_CELL_PX 32
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: rookery info FILE [--bucket N] [--var] [--png OUT.png]\n"
+            "\n"
+            "Describes a data file.\n"
+            "  .spv   (magic SPV1) square placement values: the header, the openness\n"
+            "         multipliers, min/max/mean of each bucket, and a heat map (rows 1..,\n"
+            "         columns A..; points) of the mean table for one tile-value bucket.\n"
+            "         A cell is the value of a tile put there by an across move; a down\n"
+            "         move's tile uses the transposed square.\n"
+            "  .klv2  leave values (english distribution): leaves, graph nodes, value range\n"
+            "  .kwg   lexicon graph: nodes, whether it has a GADDAG, words\n"
+            "\n"
+            "options (.spv only):\n"
+            "  --bucket N     the bucket to map (default 1, or 0 for a one-bucket table)\n"
+            "  --var          map the variance table instead of the mean table\n"
+            "  --png OUT.png  also draw the map: %d-pixel cells, blue (negative) - white (0) -\n"
+            "                 red (positive), scaled to the largest |value| of the map\n",
+            INFO_CELL_PX);
+}
+
+typedef struct InfoOptions {
+    const char *path, *png;
+    int bucket; /* -1: the default */
+    bool var;
+} InfoOptions;
+
+static bool has_ext(const char *path, const char *ext) {
+    size_t n = strlen(path), e = strlen(ext);
+    return n > e && strcasecmp(path + n - e, ext) == 0;
+}
+
+/* Reads up to 4 bytes of path into magic; returns how many, or -1 (errno
+ * set) if the file cannot be opened. */
+static int read_magic(const char *path, char magic[4]) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return -1;
+    size_t got = fread(magic, 1, 4, f);
+    fclose(f);
+    return (int)got;
+}
+
+/* ---- .spv ---- */
+
+static void print_stats(const char *what, const float *table, const Spv *s) {
+    printf("%s by bucket (points):\n  %6s %10s %10s %10s\n", what, "bucket", "min", "max", "mean");
+    for (uint32_t b = 0; b < s->num_buckets; b++) {
+        double lo = INFINITY, hi = -INFINITY, sum = 0;
+        for (uint32_t sq = 0; sq < s->num_squares; sq++) {
+            double v = table[(size_t)sq * s->num_buckets + b];
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+            sum += v;
+        }
+        printf("  %6u %+10.3f %+10.3f %+10.3f\n", b, lo, hi, sum / s->num_squares);
+    }
+}
+
+/* Integer square root of n if n is a perfect square, else -1. */
+static int exact_sqrt(uint32_t n) {
+    int d = (int)lround(sqrt((double)n));
+    for (int c = d - 1 > 0 ? d - 1 : 0; c <= d + 1; c++)
+        if ((uint32_t)(c * c) == n) return c;
+    return -1;
+}
+
+static void print_map(const float *table, const Spv *s, int dim, int bucket) {
+    char cell[32];
+    int w = 5;
+    for (int sq = 0; sq < dim * dim; sq++) {
+        int n = snprintf(cell, sizeof cell, "%+.1f", (double)table[(size_t)sq * s->num_buckets + bucket]);
+        w = n > w ? n : w;
+    }
+    printf("   ");
+    for (int c = 0; c < dim; c++) printf(" %*c", w, 'A' + c);
+    printf("\n");
+    for (int r = 0; r < dim; r++) {
+        printf("%3d", r + 1);
+        for (int c = 0; c < dim; c++)
+            printf(" %+*.1f", w, (double)table[(size_t)(r * dim + c) * s->num_buckets + bucket]);
+        printf("\n");
+    }
+}
+
+/* Blue - white - red for t in [-1, 1]. */
+static void diverging(double t, uint8_t out[3]) {
+    static const double neg[3] = {33, 102, 172}, pos[3] = {178, 24, 43};
+    const double *end = t < 0 ? neg : pos;
+    double a = fabs(t) > 1 ? 1 : fabs(t);
+    for (int i = 0; i < 3; i++) out[i] = (uint8_t)lround(255.0 + a * (end[i] - 255.0));
+}
+
+static int draw_map(const char *png, const float *table, const Spv *s, int dim, int bucket, double maxabs) {
+    int side = dim * INFO_CELL_PX + 1;
+    uint8_t *rgb = malloc((size_t)side * side * 3);
+    if (rgb == NULL) {
+        fprintf(stderr, "rookery info: %s: out of memory\n", png);
+        return 1;
+    }
+    for (int y = 0; y < side; y++)
+        for (int x = 0; x < side; x++) {
+            uint8_t *px = rgb + ((size_t)y * side + x) * 3;
+            if (x % INFO_CELL_PX == 0 || y % INFO_CELL_PX == 0) {
+                px[0] = px[1] = px[2] = 150; /* grid */
+                continue;
+            }
+            int r = y / INFO_CELL_PX, c = x / INFO_CELL_PX;
+            double v = table[(size_t)(r * dim + c) * s->num_buckets + bucket];
+            diverging(maxabs > 0 ? v / maxabs : 0.0, px);
+        }
+    RkError err;
+    int rc = png_write_rgb(png, side, side, rgb, &err);
+    free(rgb);
+    if (rc != 0) {
+        fprintf(stderr, "rookery info: %s\n", err.msg);
+        return 1;
+    }
+    printf("picture: %s (%dx%d pixels; blue -%.3f, white 0, red +%.3f points)\n", png, side, side, maxabs, maxabs);
+    return 0;
+}
+
+static int info_spv(const InfoOptions *o) {
+    Spv s;
+    RkError err;
+    if (spv_load(&s, o->path, &err) != 0) {
+        fprintf(stderr, "rookery info: %s\n", err.msg);
+        return 2;
+    }
+    int rc = 2;
+    int nb = (int)s.num_buckets, dim = exact_sqrt(s.num_squares);
+    int bucket = o->bucket >= 0 ? o->bucket : nb > 1 ? 1 : 0;
+    if (bucket >= nb) {
+        fprintf(stderr, "rookery info: %s: --bucket %d is outside 0..%d (the table has %d buckets)\n", o->path,
+                bucket, nb - 1, nb);
+        goto done;
+    }
+    if (o->var && s.var == NULL) {
+        fprintf(stderr, "rookery info: %s: --var: the file has no variance table (flags 0x%x)\n", o->path, s.flags);
+        goto done;
+    }
+    if (dim < 0) {
+        fprintf(stderr, "rookery info: %s: num_squares %u is not a perfect square; cannot draw a board\n", o->path,
+                s.num_squares);
+        goto done;
+    }
+    printf("%s: SPV square placement values\n", o->path);
+    printf("  num_squares   %u (%dx%d)\n", s.num_squares, dim, dim);
+    printf("  num_buckets   %u\n", s.num_buckets);
+    printf("  num_openness  %u\n", s.num_openness);
+    printf("  flags         0x%x (variance table: %s)\n", s.flags, s.var ? "yes" : "no");
+    printf("  file size     %zu bytes\n", spv_file_size(&s));
+    printf("openness multipliers:");
+    if (s.num_openness == 0) printf(" none (1 everywhere)");
+    for (uint32_t i = 0; i < s.num_openness; i++) printf(" %.3f", (double)s.openness[i]);
+    printf("\n");
+    print_stats("mean", s.mean, &s);
+    if (s.var) print_stats("variance", s.var, &s);
+
+    const float *table = o->var ? s.var : s.mean;
+    double maxabs = 0;
+    for (int sq = 0; sq < dim * dim; sq++) {
+        double a = fabs((double)table[(size_t)sq * nb + bucket]);
+        maxabs = a > maxabs ? a : maxabs;
+    }
+    printf("%s, bucket %d (points; square row*%d+col of an across move, a down move uses the transposed "
+           "square):\n",
+           o->var ? "variance" : "mean", bucket, dim);
+    print_map(table, &s, dim, bucket);
+    rc = 0;
+    if (o->png) {
+        fflush(stdout);
+        rc = draw_map(o->png, table, &s, dim, bucket, maxabs);
+    }
+done:
+    spv_free(&s);
+    return rc;
+}
+
+/* ---- .klv2 and .kwg ---- */
+
+static int info_klv(const char *path) {
+    LetterDist ld;
+    ld_english(&ld);
+    Klv k;
+    RkError err;
+    if (klv_load(&k, path, &ld, &err) != 0) {
+        fprintf(stderr, "rookery info: %s\n", err.msg);
+        return 2;
+    }
+    double lo = 0, hi = 0;
+    for (uint32_t i = 0; i < k.count; i++) {
+        double v = k.values[i];
+        if (i == 0 || v < lo) lo = v;
+        if (i == 0 || v > hi) hi = v;
+    }
+    printf("%s: KLV2 leave values (english distribution)\n", path);
+    printf("  leaves        %u\n", k.count);
+    printf("  nodes         %u\n", k.kwg.n);
+    if (k.count > 0) printf("  values        %+.3f .. %+.3f points\n", lo, hi);
+    klv_free(&k);
+    return 0;
+}
+
+static int info_kwg(const char *path) {
+    Kwg k;
+    RkError err;
+    if (kwg_load(&k, path, 256, &err) != 0) {
+        fprintf(stderr, "rookery info: %s\n", err.msg);
+        return 2;
+    }
+    printf("%s: KWG lexicon graph\n", path);
+    printf("  nodes         %u\n", k.n);
+    printf("  gaddag        %s\n", kwg_gaddag_root(&k) != 0 ? "yes" : "no (DAWG only)");
+    KwgIndex ix;
+    if (kwg_index_init(&ix, &k, &err) == 0) {
+        printf("  words         %llu\n", (unsigned long long)kwg_index_word_count(&ix));
+        kwg_index_free(&ix);
+    } else {
+        printf("  words         unknown (%s)\n", err.msg);
+    }
+    kwg_free(&k);
+    return 0;
+}
+
+int cmd_info(int argc, char **argv) {
+    InfoOptions o = {NULL, NULL, -1, false};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--bucket") == 0) {
+            if (cli_parse_int("--bucket", i + 1 < argc ? argv[i + 1] : NULL, 0, INT_MAX, &o.bucket) != 0) return 2;
+            i++;
+        } else if (strcmp(a, "--var") == 0) {
+            o.var = true;
+        } else if (strcmp(a, "--png") == 0 && i + 1 < argc) {
+            o.png = argv[++i];
+        } else if (a[0] != '-' && o.path == NULL) {
+            o.path = a;
+        } else {
+            fprintf(stderr, "rookery info: unknown or incomplete option '%s' (see --help)\n", a);
+            return 2;
+        }
+    }
+    if (o.path == NULL) {
+        fprintf(stderr, "rookery info: give a file (see --help)\n");
+        return 2;
+    }
+    char magic[4];
+    int got = read_magic(o.path, magic);
+    if (got < 0) {
+        fprintf(stderr, "rookery info: %s: %s\n", o.path, strerror(errno));
+        return 2;
+    }
+    if ((got == 4 && memcmp(magic, SPV_MAGIC, 4) == 0) || has_ext(o.path, ".spv")) return info_spv(&o);
+    bool klv = has_ext(o.path, ".klv2"), kwg = has_ext(o.path, ".kwg");
+    if (!klv && !kwg) {
+        fprintf(stderr, "rookery info: %s: not a .spv, .klv2 or .kwg file\n", o.path);
+        return 2;
+    }
+    if (o.bucket >= 0 || o.var || o.png) {
+        fprintf(stderr, "rookery info: %s: --bucket, --var and --png apply to .spv files only\n", o.path);
+        return 2;
+    }
+    return klv ? info_klv(o.path) : info_kwg(o.path);
+}
