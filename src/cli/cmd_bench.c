@@ -6,25 +6,28 @@
 
 #include "cli_common.h"
 #include "commands.h"
-#include "eval/klv.h"
 #include "core/rng.h"
 #include "eval/derive.h"
 #include "eval/klv.h"
+#include "eval/spv.h"
 #include "eval/racktable.h"
 #include "worker/selfplay.h"
 
 static void usage(FILE *out) {
     fprintf(out,
             "usage: rookery bench movegen [--positions N] [--seconds T] [--seed S] [--lexicon FILE.kwg]\n"
-            "                             [--leaves FILE.klv2]\n"
+            "                             [--leaves FILE.klv2] [--spv FILE.spv [--spv-k K]]\n"
             "       rookery bench selfplay [--games N] [--seed S] [--lexicon FILE.kwg] [--leaves FILE.klv2]\n"
+            "                              [--spv FILE.spv [--spv-k K]]\n"
             "\n"
             "movegen:  plays self-play games (seed S) to collect N positions (default 2000), then\n"
             "          generates every move of each, repeatedly for at least T seconds (default 5),\n"
             "          and prints positions/s and moves/s. Then the same for the best-move path.\n"
             "selfplay: plays N games (default 1000) with the best-move path in one process and\n"
             "          prints games/s and turns/s.\n"
-            "--leaves: play (and generate) by static equity with these leave values.\n");
+            "--leaves: play (and generate) by static equity with these leave values.\n"
+            "--spv:    add the SPV positional adjustment of this table (spread scale K, default 75);\n"
+            "          its per-position preparation is inside the timed loops.\n");
 }
 
 typedef struct Collect {
@@ -38,17 +41,28 @@ static void collect(const Game *g, const Move *m, void *vctx) {
     if (c->count < c->cap) c->positions[c->count++] = *g;
 }
 
-static int bench_movegen(Engine *e, const Klv *klv, uint64_t npos, double seconds, uint64_t seed) {
+/* The evaluation tables a benchmark plays with (NULL: none). */
+typedef struct BenchTables {
+    const Klv *klv;
+    const Spv *spv;
+    double spv_k;
+} BenchTables;
+
+static int bench_movegen(Engine *e, const BenchTables *tb, uint64_t npos, double seconds, uint64_t seed) {
+    const Klv *klv = tb->klv;
+    PositionalValues *pv = malloc(sizeof *pv);
     Collect c = {.positions = malloc(npos * sizeof(Game)), .count = 0, .cap = npos};
     Game *g = malloc(sizeof *g);
-    if (c.positions == NULL || g == NULL) {
+    if (c.positions == NULL || g == NULL || pv == NULL) {
         fprintf(stderr, "rookery: out of memory\n");
         free(c.positions);
         free(g);
+        free(pv);
         return 1;
     }
     SelfplayConfig cfg = {.ld = &e->ld, .layout = &e->layout, .kwg = &e->kwg, .seed = seed,
-                          .leave_value = klv ? klv_leave_value : NULL, .leave_ctx = klv};
+                          .leave_value = klv ? klv_leave_value : NULL, .leave_ctx = klv, .spv = tb->spv,
+                          .spv_k = tb->spv_k};
     for (uint64_t i = 0; c.count < c.cap; i++) selfplay_game(&cfg, i, g, NULL, collect, &c);
     MoveList list;
     movelist_init(&list);
@@ -60,6 +74,7 @@ static int bench_movegen(Engine *e, const Klv *klv, uint64_t npos, double second
             movegen_request_for_game(&req, &c.positions[i]);
             req.leave_value = cfg.leave_value;
             req.leave_ctx = cfg.leave_ctx;
+            req.positional = spv_prepare_for_game(tb->spv, tb->spv_k, &c.positions[i], pv);
             movegen_all(&req, &list);
             moves += list.count;
         }
@@ -79,6 +94,7 @@ static int bench_movegen(Engine *e, const Klv *klv, uint64_t npos, double second
             movegen_request_for_game(&req, &c.positions[i]);
             req.leave_value = cfg.leave_value;
             req.leave_ctx = cfg.leave_ctx;
+            req.positional = spv_prepare_for_game(tb->spv, tb->spv_k, &c.positions[i], pv);
             Move m;
             movegen_best(&req, &m, &st);
         }
@@ -92,14 +108,16 @@ static int bench_movegen(Engine *e, const Klv *klv, uint64_t npos, double second
     movelist_free(&list);
     free(c.positions);
     free(g);
+    free(pv);
     return 0;
 }
 
-static int bench_selfplay(Engine *e, const Klv *klv, uint64_t games, uint64_t seed) {
+static int bench_selfplay(Engine *e, const BenchTables *tb, uint64_t games, uint64_t seed) {
     Game *g = malloc(sizeof *g);
     if (g == NULL) return 1;
     SelfplayConfig cfg = {.ld = &e->ld, .layout = &e->layout, .kwg = &e->kwg, .seed = seed,
-                          .leave_value = klv ? klv_leave_value : NULL, .leave_ctx = klv};
+                          .leave_value = tb->klv ? klv_leave_value : NULL, .leave_ctx = tb->klv, .spv = tb->spv,
+                          .spv_k = tb->spv_k};
     SelfplayStats st;
     memset(&st, 0, sizeof st);
     double t0 = cli_now();
@@ -214,7 +232,8 @@ int cmd_bench(int argc, char **argv) {
     }
     uint64_t npos = 2000, games = 1000, seed = 1;
     int secs = 5;
-    const char *lexicon = NULL, *leaves = NULL;
+    const char *lexicon = NULL, *leaves = NULL, *spv_path = NULL;
+    double spv_k = 75.0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -237,6 +256,16 @@ int cmd_bench(int argc, char **argv) {
             lexicon = argv[++i];
         } else if (strcmp(a, "--leaves") == 0 && v) {
             leaves = argv[++i];
+        } else if (strcmp(a, "--spv") == 0 && v) {
+            spv_path = argv[++i];
+        } else if (strcmp(a, "--spv-k") == 0 && v) {
+            char *end;
+            spv_k = strtod(v, &end);
+            if (*end != '\0' || end == v || !(spv_k > 0 && spv_k <= 1e6)) {
+                fprintf(stderr, "rookery bench: --spv-k '%s' is not a number in (0, 1e6]\n", v);
+                return 2;
+            }
+            i++;
         } else {
             fprintf(stderr, "rookery bench: unknown or incomplete option '%s' (see --help)\n", a);
             return 2;
@@ -251,10 +280,20 @@ int cmd_bench(int argc, char **argv) {
         engine_close(&e);
         return 2;
     }
-    const Klv *kp = leaves != NULL ? &klv : NULL;
-    int rc = strcmp(what, "movegen") == 0 ? bench_movegen(&e, kp, npos, secs, seed)
-                                          : bench_selfplay(&e, kp, games, seed);
+    Spv spv;
+    if (spv_path != NULL &&
+        (spv_load(&spv, spv_path, &err) != 0 || spv_check_board(&spv, e.layout.dim, spv_path, &err) != 0)) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        if (leaves != NULL) klv_free(&klv);
+        spv_free(&spv);
+        engine_close(&e);
+        return 2;
+    }
+    BenchTables tb = {leaves != NULL ? &klv : NULL, spv_path != NULL ? &spv : NULL, spv_k};
+    int rc = strcmp(what, "movegen") == 0 ? bench_movegen(&e, &tb, npos, secs, seed)
+                                          : bench_selfplay(&e, &tb, games, seed);
     if (leaves != NULL) klv_free(&klv);
+    if (spv_path != NULL) spv_free(&spv);
     engine_close(&e);
     return rc;
 }

@@ -52,10 +52,13 @@ static void usage(FILE *out) {
             "usage: mpirun -np N rookery train [--config FILE] [--run DIR] [--set section.key=value]...\n"
             "       rookery train --print-default-config\n"
             "\n"
-            "Runs generations of static self-play and leave training. Each generation plays\n"
-            "run.games_per_generation games over all ranks, sums the rack-equity accumulators,\n"
-            "derives the leaves and writes RUN/gen-NNNN/ (leaves.klv2, racks.req, manifest.json),\n"
-            "RUN/LATEST and RUN/metrics.csv. Without --config the embedded default is used.\n"
+            "Runs generations of static self-play, leave and SPV training. Each generation plays\n"
+            "run.games_per_generation games over all ranks, sums the rack-equity and SPV\n"
+            "accumulators, derives the leaves and the SPV positional table (per spv.schedule),\n"
+            "evaluates them (held-out residual variance, matches) and writes RUN/gen-NNNN/\n"
+            "(leaves.klv2, racks.req, positional.spv, manifest.json), RUN/LATEST and\n"
+            "RUN/metrics.csv. Without --config the embedded default is used\n"
+            "(--print-default-config shows it, with every key).\n"
             "If RUN already holds generations, its config.ini is used (plus --set overrides), the\n"
             "last complete generation is verified against its manifest, and training continues.\n"
             "  --run DIR      the run directory (overrides run.output)\n"
@@ -562,7 +565,8 @@ static int setup(Trainer *t, int *start_gen) {
     int dim = t->engine.layout.dim;
     uint32_t squares = (uint32_t)(dim * dim);
     size_t racks_words = 2 * (size_t)t->racks.num_racks;
-    size_t spv_words = t->spv_on ? spv_accum_words(SPV_DEFAULT_OPENNESS, squares, SPV_DEFAULT_BUCKETS) : 0;
+    size_t spv_words =
+        t->spv_on ? spv_accum_words(SPV_DEFAULT_OPENNESS, SPV_DEFAULT_PHASES, squares, SPV_DEFAULT_BUCKETS) : 0;
     t->reduce_words = racks_words + spv_words + GENERATION_TOTALS_FIELDS;
     t->reduce_buf = calloc(t->reduce_words, sizeof t->reduce_buf[0]);
     t->res = malloc(sizeof *t->res);
@@ -572,8 +576,8 @@ static int setup(Trainer *t, int *start_gen) {
     }
     rack_accum_init_in(&t->acc, t->racks.num_racks, t->reduce_buf);
     if (t->spv_on &&
-        (spv_accum_init(&t->spv_acc, SPV_DEFAULT_OPENNESS, squares, SPV_DEFAULT_BUCKETS, t->reduce_buf + racks_words,
-                        &err) != 0 ||
+        (spv_accum_init(&t->spv_acc, SPV_DEFAULT_OPENNESS, SPV_DEFAULT_PHASES, squares, SPV_DEFAULT_BUCKETS,
+                        t->reduce_buf + racks_words, &err) != 0 ||
          spv_init_zero(&t->new_spv, squares, SPV_DEFAULT_BUCKETS, SPV_DEFAULT_OPENNESS, true, &err) != 0)) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;

@@ -139,6 +139,12 @@ int spv_init_zero(Spv *s, uint32_t num_squares, uint32_t num_buckets, uint32_t n
 int spv_write(const Spv *s, const char *path, RkError *err) {
     if (s->mean == NULL) return rk_error(err, "%s: no SPV table to write", path);
     size_t size = spv_file_size(s), cells = (size_t)s->num_squares * s->num_buckets;
+    /* never write what spv_load would refuse */
+    for (size_t i = 0; i < 2 * cells + s->num_openness; i++) {
+        float v = i < cells ? s->mean[i] : i < 2 * cells ? (s->var ? s->var[i - cells] : 0.0f) : s->openness[i - 2 * cells];
+        if (!isfinite(v) || fabsf(v) > SPV_MAX_ABS_VALUE)
+            return rk_error(err, "%s: refusing to write a non-finite or out-of-range SPV value (%g)", path, (double)v);
+    }
     uint8_t *buf = malloc(size);
     if (buf == NULL) return rk_error(err, "%s: out of memory", path);
     memcpy(buf, SPV_MAGIC, 4);
@@ -189,8 +195,13 @@ void spv_prepare(const Spv *s, const Board *b, const Rack *rack, int opp_lead, d
     for (int bucket = 0; bucket < nb; bucket++) {
         if (!want[bucket]) continue;
         for (int sq = 0; sq < squares; sq++) {
-            double v = (double)spv_mean_at(s, sq, bucket) + w * (double)spv_var_at(s, sq, bucket);
-            pv->v[sq * nb + bucket] = (int32_t)lround(1000.0 * v * mult);
+            int i = sq * nb + bucket;
+            double x = 1000.0 * ((double)s->mean[i] + w * (s->var ? (double)s->var[i] : 0.0)) * mult;
+            /* clamped (a table may hold values up to 1e4 and multipliers up
+             * to 1e4 points), then lround without the call */
+            if (x > SPV_MAX_TILE_MP) x = SPV_MAX_TILE_MP;
+            if (x < -SPV_MAX_TILE_MP) x = -SPV_MAX_TILE_MP;
+            pv->v[i] = (int32_t)(x >= 0 ? x + 0.5 : x - 0.5);
         }
     }
 }

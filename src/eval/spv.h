@@ -19,7 +19,8 @@
  *                                     mover's, points; K > 0, points)
  *   o = min(board_extent / 2, num_openness - 1), multiplier 1 if none.
  * Each tile's term is rounded once to millipoints:
- *   lround(1000 * (mean + w*var) * mult), computed in double,
+ *   lround(1000 * (mean + w*var) * mult), computed in double and clamped to
+ *   +-SPV_MAX_TILE_MP (so that no table can overflow an equity),
  * and move generation sums those integers (so equities stay exact integers
  * and ties are exact). spv_prepare() computes them for one position.
  *
@@ -40,6 +41,8 @@
 #define SPV_MAX_OPENNESS 16
 /* Largest |value| accepted, in points (mean, var and multipliers). */
 #define SPV_MAX_ABS_VALUE 1.0e4
+/* Largest |per-tile value| after weighting, millipoints (1000 points). */
+#define SPV_MAX_TILE_MP 1.0e6
 /* rookery's own tables: 15x15 squares, face values 0..10, 5 openness buckets. */
 #define SPV_DEFAULT_BUCKETS 11
 #define SPV_DEFAULT_OPENNESS 5

@@ -42,7 +42,8 @@ int generation_play_round(GenerationWorker *w, uint64_t round, RkError *err) {
     Observe o = {.w = w, .failed = 0, .err = err};
     SelfplayStats st = {0};
     if (w->spv_acc != NULL)
-        residuals_begin(w->res, (int)w->spv_acc->num_openness, (int)w->spv_acc->num_buckets);
+        residuals_begin(w->res, (int)w->spv_acc->num_openness, (int)w->spv_acc->num_phases,
+                        (int)w->spv_acc->num_buckets);
     selfplay_game(w->play, index, w->game, &st, observe_turn, &o);
     if (o.failed) return -1;
     if (w->spv_acc != NULL) residuals_finish(w->res, w->game, w->spv_acc, NULL);
@@ -173,7 +174,7 @@ static void observe_heldout(const Game *g, const Move *m, void *vctx) {
 void generation_play_heldout(const SelfplayConfig *play, const Spv *eval, double k, uint64_t index, Game *scratch,
                              GameResiduals *res, ResidualStats *st) {
     Heldout h = {.play = play, .eval = eval, .k = k, .res = res};
-    residuals_begin(res, eval ? (int)eval->num_openness : 0, eval ? (int)eval->num_buckets : SPV_DEFAULT_BUCKETS);
+    residuals_begin(res, eval ? (int)eval->num_openness : 0, 1, eval ? (int)eval->num_buckets : SPV_DEFAULT_BUCKETS);
     selfplay_game(play, index, scratch, NULL, observe_heldout, &h);
     residuals_finish(res, scratch, NULL, st);
 }

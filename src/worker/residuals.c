@@ -4,8 +4,9 @@
 
 #include "eval/spv.h"
 
-void residuals_begin(GameResiduals *r, int num_openness, int num_buckets) {
+void residuals_begin(GameResiduals *r, int num_openness, int num_phases, int num_buckets) {
     r->num_openness = num_openness;
+    r->num_phases = num_phases > 0 ? num_phases : 1;
     r->num_buckets = num_buckets;
     r->n = 0;
 }
@@ -29,6 +30,7 @@ void residuals_record(GameResiduals *r, const Game *g, const Move *m, int32_t le
     int me = g->on_turn, dim = g->board.dim;
     rm->mover = (int8_t)me;
     rm->openness = (uint8_t)spv_openness_bucket_n(r->num_openness, &g->board);
+    rm->phase = (uint8_t)spv_phase_bucket(g->bag.count, r->num_phases);
     rm->spread_before = g->scores[me] - g->scores[1 - me];
     rm->predicted = 1000 * m->score + leave_mp;
     rm->adjust = adjust_mp;
@@ -61,7 +63,8 @@ void residuals_finish(const GameResiduals *r, const Game *final, SpvAccum *acc, 
         if (res < -SPV_RESIDUAL_MAX) res = -SPV_RESIDUAL_MAX;
         if (acc != NULL) {
             int o = rm->openness < acc->num_openness ? rm->openness : (int)acc->num_openness - 1;
-            for (int i = 0; i < rm->ntiles; i++) spv_accum_add(acc, o, rm->square[i], rm->bucket[i], res);
+            int p = rm->phase < acc->num_phases ? rm->phase : (int)acc->num_phases - 1;
+            for (int i = 0; i < rm->ntiles; i++) spv_accum_add(acc, o, p, rm->square[i], rm->bucket[i], res);
         }
         if (st != NULL) {
             int64_t adj = res - rm->adjust;

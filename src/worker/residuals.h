@@ -29,6 +29,7 @@
 typedef struct ResidualMove {
     int8_t mover;
     uint8_t openness;      /* openness bucket of the board before the move */
+    uint8_t phase;         /* game-phase bucket (tiles in the bag before the move) */
     uint8_t ntiles;        /* fresh tiles */
     int32_t spread_before; /* points, mover's view */
     int32_t predicted;     /* 1000*score + leave, millipoints */
@@ -38,7 +39,7 @@ typedef struct ResidualMove {
 } ResidualMove;
 
 typedef struct GameResiduals {
-    int num_openness, num_buckets;
+    int num_openness, num_phases, num_buckets;
     int n;
     ResidualMove moves[RESIDUAL_MAX_MOVES];
 } GameResiduals;
@@ -50,9 +51,10 @@ typedef struct ResidualStats {
 } ResidualStats;
 #define RESIDUAL_STATS_FIELDS 7
 
-/* Starts a game: tiles are bucketed for a table of num_buckets buckets and
- * num_openness openness buckets (0: one stratum). */
-void residuals_begin(GameResiduals *r, int num_openness, int num_buckets);
+/* Starts a game: tiles are bucketed for a table of num_buckets buckets,
+ * num_openness openness buckets (0: one) and num_phases phase buckets
+ * (spv_derive.h). */
+void residuals_begin(GameResiduals *r, int num_openness, int num_phases, int num_buckets);
 /* Records placement m, about to be played from position g, whose kept
  * tiles are worth leave_mp and whose SPV adjustment is adjust_mp. Does
  * nothing for other moves or when the bag is empty. */

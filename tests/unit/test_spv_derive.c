@@ -18,8 +18,9 @@ static bool one_line(const RkError *err) { return err->msg[0] != '\0' && strchr(
 /* |got - want| <= 1e-5 * max(1, |want|): the tables are floats. */
 static bool near(double got, double want) { return fabs(got - want) <= 1e-5 * fmax(1.0, fabs(want)); }
 
-static const int64_t *words_at(const SpvAccum *a, int o, int sq, int b) {
-    return a->data + (((size_t)o * a->num_squares + (size_t)sq) * a->num_buckets + (size_t)b) * SPV_ACCUM_WORDS;
+static const int64_t *words_at(const SpvAccum *a, int o, int p, int sq, int b) {
+    size_t t = (size_t)o * a->num_phases + (size_t)p;
+    return a->data + ((t * a->num_squares + (size_t)sq) * a->num_buckets + (size_t)b) * SPV_ACCUM_WORDS;
 }
 
 static void make_table(Spv *s, uint32_t squares, uint32_t buckets, uint32_t openness) {
@@ -34,26 +35,26 @@ static void make_table(Spv *s, uint32_t squares, uint32_t buckets, uint32_t open
 static void test_accum_words_and_clamp(void) {
     RkError err;
     SpvAccum a;
-    CU_ASSERT_EQUAL(spv_accum_words(5, 225, 11), (size_t)5 * 225 * 11 * 4);
-    CU_ASSERT_FATAL(spv_accum_init(&a, 1, 2, 2, NULL, &err) == 0);
+    CU_ASSERT_EQUAL(spv_accum_words(5, 4, 225, 11), (size_t)5 * 4 * 225 * 11 * 4);
+    CU_ASSERT_FATAL(spv_accum_init(&a, 1, 1, 2, 2, NULL, &err) == 0);
     CU_ASSERT_TRUE(a.owned);
     CU_ASSERT_EQUAL(a.n, 16u);
     /* 1.5e9^2 = 2250000000000000000 = 523868948 * 2^32 + 950075392 */
-    spv_accum_add(&a, 0, 1, 0, 1500000000);
-    const int64_t *w = words_at(&a, 0, 1, 0);
+    spv_accum_add(&a, 0, 0, 1, 0, 1500000000);
+    const int64_t *w = words_at(&a, 0, 0, 1, 0);
     CU_ASSERT_EQUAL(w[0], 1);
     CU_ASSERT_EQUAL(w[1], 1500000000);
     CU_ASSERT_EQUAL(w[2], 523868948);
     CU_ASSERT_EQUAL(w[3], 950075392);
     /* -3e9 is clamped to -2e9: 4e18 = 931322574 * 2^32 + 2643460096 */
-    spv_accum_add(&a, 0, 1, 1, -3000000000LL);
-    w = words_at(&a, 0, 1, 1);
+    spv_accum_add(&a, 0, 0, 1, 1, -3000000000LL);
+    w = words_at(&a, 0, 0, 1, 1);
     CU_ASSERT_EQUAL(w[0], 1);
     CU_ASSERT_EQUAL(w[1], -2000000000);
     CU_ASSERT_EQUAL(w[2], 931322574);
     CU_ASSERT_EQUAL(w[3], 2643460096LL);
     /* +3e9 likewise to +2e9; the other cells are untouched */
-    spv_accum_add(&a, 0, 1, 1, 3000000000LL);
+    spv_accum_add(&a, 0, 0, 1, 1, 3000000000LL);
     CU_ASSERT_EQUAL(w[0], 2);
     CU_ASSERT_EQUAL(w[1], 0);
     CU_ASSERT_EQUAL(w[2], 2 * 931322574LL);
@@ -78,7 +79,7 @@ static void test_accum_init_storage_and_errors(void) {
      * would report freeing a stack array) */
     int64_t buf[2 * 3 * 2 * SPV_ACCUM_WORDS + 1];
     memset(buf, 0xAB, sizeof buf);
-    CU_ASSERT_FATAL(spv_accum_init(&a, 2, 3, 2, buf, &err) == 0);
+    CU_ASSERT_FATAL(spv_accum_init(&a, 2, 1, 3, 2, buf, &err) == 0);
     CU_ASSERT_FALSE(a.owned);
     CU_ASSERT_PTR_EQUAL(a.data, buf);
     CU_ASSERT_EQUAL(a.n, 48u);
@@ -88,25 +89,26 @@ static void test_accum_init_storage_and_errors(void) {
     int64_t guard;
     memset(&guard, 0xAB, sizeof guard);
     CU_ASSERT_EQUAL(buf[48], guard); /* nothing beyond the words is touched */
-    spv_accum_add(&a, 1, 2, 1, 7);
+    spv_accum_add(&a, 1, 0, 2, 1, 7);
     CU_ASSERT_EQUAL(buf[47 - 3], 1); /* the last cell's count word */
     spv_accum_free(&a);
     CU_ASSERT_EQUAL(buf[47 - 3], 1);
 
     struct {
-        uint32_t o, s, b;
-    } bad[] = {{0, 225, 11}, {1, 0, 11}, {1, 225, 0}, {SPV_MAX_OPENNESS + 1, 225, 11},
-               {1, RK_MAX_SQUARES + 1, 11}, {1, 225, SPV_MAX_BUCKETS + 1}};
+        uint32_t o, p, s, b;
+    } bad[] = {{0, 1, 225, 11}, {1, 1, 0, 11}, {1, 1, 225, 0}, {SPV_MAX_OPENNESS + 1, 1, 225, 11},
+               {1, 1, RK_MAX_SQUARES + 1, 11}, {1, 1, 225, SPV_MAX_BUCKETS + 1}, {1, 0, 225, 11},
+               {1, SPV_MAX_PHASES + 1, 225, 11}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err.msg[0] = '\0';
         memset(buf, 0xAB, sizeof buf);
-        CU_ASSERT_EQUAL(spv_accum_init(&a, bad[i].o, bad[i].s, bad[i].b, buf, &err), -1);
+        CU_ASSERT_EQUAL(spv_accum_init(&a, bad[i].o, bad[i].p, bad[i].s, bad[i].b, buf, &err), -1);
         CU_ASSERT_TRUE(one_line(&err));
         CU_ASSERT_PTR_NULL(a.data);
         CU_ASSERT_EQUAL(buf[0], guard); /* storage untouched on failure */
     }
     /* the limits themselves are accepted */
-    CU_ASSERT_EQUAL(spv_accum_init(&a, SPV_MAX_OPENNESS, RK_MAX_SQUARES, SPV_MAX_BUCKETS, NULL, &err), 0);
+    CU_ASSERT_EQUAL(spv_accum_init(&a, SPV_MAX_OPENNESS, SPV_MAX_PHASES, RK_MAX_SQUARES, SPV_MAX_BUCKETS, NULL, &err), 0);
     spv_accum_free(&a);
 }
 
@@ -119,21 +121,27 @@ static void test_accum_init_storage_and_errors(void) {
  *       sq3 {-2}        n=1 mean -2 var 0
  *   b1: sq0 {4}         n=1 mean 4  var 0
  *       sq2 {10, 10}    n=2 mean 10 var 0
- * base_mean[0] = (4 + 18 - 2)/6 = 10/3;  base_var[0] = (2*1 + 3*8/3 + 0)/6 = 5/3
- * base_mean[1] = 24/3 = 8;               base_var[1] = 0 (so var' = 0 in b1)
- * sd[0] = sqrt(5/3), 2*sd[0] = 2.5819889... */
+ * base[0] = (4 + 18 - 2)/6 = 10/3;  base[1] = 24/3 = 8.
+ * Squared deviations about the baseline, M2 = sum (r - base)^2:
+ *   b0: sq0 (49 + 1)/9 = 50/9, sq1 (4 + 196 + 64)/9 = 264/9, sq3 256/9;
+ *       m2[0] = (570/9)/6 = 95/9 (the variance of all six), sd[0] = sqrt(95)/3
+ *   b1: sq0 16, sq2 4 + 4 = 8; m2[1] = 24/3 = 8, sd[1] = 2 sqrt(2)
+ * ex = (M2 - n m2)/n: b0: sq0 (50 - 190)/18 = -70/9, sq1 (264 - 285)/27 = -7/9,
+ *   sq3 161/9 (count-weighted sum 0); b1: sq0 8, sq2 (8 - 16)/2 = -4.
+ * var' = ex / (2 sd): b0 * 3/(2 sqrt 95): -35/(3 sqrt 95), -7/(6 sqrt 95),
+ *   161/(6 sqrt 95); b1 / (4 sqrt 2): sqrt 2, -1/sqrt 2. */
 static void fill_small(SpvAccum *a) {
     RkError err;
-    CU_ASSERT_FATAL(spv_accum_init(a, 1, 4, 2, NULL, &err) == 0);
-    spv_accum_add(a, 0, 0, 0, 1000);
-    spv_accum_add(a, 0, 0, 0, 3000);
-    spv_accum_add(a, 0, 1, 0, 4000);
-    spv_accum_add(a, 0, 1, 0, 8000);
-    spv_accum_add(a, 0, 1, 0, 6000);
-    spv_accum_add(a, 0, 3, 0, -2000);
-    spv_accum_add(a, 0, 0, 1, 4000);
-    spv_accum_add(a, 0, 2, 1, 10000);
-    spv_accum_add(a, 0, 2, 1, 10000);
+    CU_ASSERT_FATAL(spv_accum_init(a, 1, 1, 4, 2, NULL, &err) == 0);
+    spv_accum_add(a, 0, 0, 0, 0, 1000);
+    spv_accum_add(a, 0, 0, 0, 0, 3000);
+    spv_accum_add(a, 0, 0, 1, 0, 4000);
+    spv_accum_add(a, 0, 0, 1, 0, 8000);
+    spv_accum_add(a, 0, 0, 1, 0, 6000);
+    spv_accum_add(a, 0, 0, 3, 0, -2000);
+    spv_accum_add(a, 0, 0, 0, 1, 4000);
+    spv_accum_add(a, 0, 0, 2, 1, 10000);
+    spv_accum_add(a, 0, 0, 2, 1, 10000);
 }
 
 static void test_derive_small_no_prior(void) {
@@ -154,14 +162,13 @@ static void test_derive_small_no_prior(void) {
     CU_ASSERT_TRUE(near(spv_mean_at(&s, 3, 0), -16.0 / 3));
     CU_ASSERT_TRUE(near(spv_mean_at(&s, 0, 1), -4.0));
     CU_ASSERT_TRUE(near(spv_mean_at(&s, 2, 1), 2.0));
-    /* var' = (var - 5/3) / (2 sqrt(5/3)): sq0 -(2/3)/2.5819889 = -sqrt(15)/15,
-     * sq1 1/2.5819889 = sqrt(15)/10, sq3 -(5/3)/2.5819889 = -sqrt(5/3)/2;
-     * bucket 1 has base variance 0: var' = 0 (not 0/0) */
-    CU_ASSERT_TRUE(near(spv_var_at(&s, 0, 0), -sqrt(15.0) / 15));
-    CU_ASSERT_TRUE(near(spv_var_at(&s, 1, 0), sqrt(15.0) / 10));
-    CU_ASSERT_TRUE(near(spv_var_at(&s, 3, 0), -sqrt(5.0 / 3) / 2));
-    CU_ASSERT_EQUAL(spv_var_at(&s, 0, 1), 0.0f);
-    CU_ASSERT_EQUAL(spv_var_at(&s, 2, 1), 0.0f);
+    /* var' (see above) */
+    const double r95 = sqrt(95.0);
+    CU_ASSERT_TRUE(near(spv_var_at(&s, 0, 0), -35.0 / (3 * r95)));
+    CU_ASSERT_TRUE(near(spv_var_at(&s, 1, 0), -7.0 / (6 * r95)));
+    CU_ASSERT_TRUE(near(spv_var_at(&s, 3, 0), 161.0 / (6 * r95)));
+    CU_ASSERT_TRUE(near(spv_var_at(&s, 0, 1), sqrt(2.0)));
+    CU_ASSERT_TRUE(near(spv_var_at(&s, 2, 1), -1.0 / sqrt(2.0)));
     /* unobserved cells: 0 in both tables */
     CU_ASSERT_EQUAL(spv_mean_at(&s, 2, 0), 0.0f);
     CU_ASSERT_EQUAL(spv_var_at(&s, 2, 0), 0.0f);
@@ -183,8 +190,8 @@ static void test_derive_small_no_prior(void) {
     CU_ASSERT_EQUAL(info.cells_observed, 5u);
     CU_ASSERT_TRUE(near(info.base_mean[0], 10.0 / 3));
     CU_ASSERT_TRUE(near(info.base_mean[1], 8.0));
-    CU_ASSERT_TRUE(near(info.base_sd[0], sqrt(5.0 / 3)));
-    CU_ASSERT_EQUAL(info.base_sd[1], 0.0);
+    CU_ASSERT_TRUE(near(info.base_sd[0], sqrt(95.0) / 3));
+    CU_ASSERT_TRUE(near(info.base_sd[1], 2 * sqrt(2.0)));
     /* mean |mean'| = (2*4/3 + 3*8/3 + 16/3 + 4 + 2*2) / 9 = 24/9 */
     CU_ASSERT_TRUE(near(info.mean_abs, 24.0 / 9));
     spv_free(&s);
@@ -206,10 +213,13 @@ static void test_derive_small_priors(void) {
     CU_ASSERT_TRUE(near(spv_mean_at(&s, 3, 0), -16.0 / 9));
     CU_ASSERT_TRUE(near(spv_mean_at(&s, 0, 1), -4.0 / 3));
     CU_ASSERT_TRUE(near(spv_mean_at(&s, 2, 1), 1.0));
-    /* var' * n/(n+1): -sqrt(15)/15 * 2/3; sqrt(15)/10 * 3/4; -sqrt(5/3)/2 * 1/2 */
-    CU_ASSERT_TRUE(near(spv_var_at(&s, 0, 0), -sqrt(15.0) / 15 * 2 / 3));
-    CU_ASSERT_TRUE(near(spv_var_at(&s, 1, 0), sqrt(15.0) / 10 * 3 / 4));
-    CU_ASSERT_TRUE(near(spv_var_at(&s, 3, 0), -sqrt(5.0 / 3) / 4));
+    /* var' * n/(n+1): b0 * 2/3, 3/4, 1/2; b1 * 1/2, 2/3 */
+    const double r95 = sqrt(95.0);
+    CU_ASSERT_TRUE(near(spv_var_at(&s, 0, 0), -35.0 / (3 * r95) * 2 / 3));
+    CU_ASSERT_TRUE(near(spv_var_at(&s, 1, 0), -7.0 / (6 * r95) * 3 / 4));
+    CU_ASSERT_TRUE(near(spv_var_at(&s, 3, 0), 161.0 / (6 * r95) / 2));
+    CU_ASSERT_TRUE(near(spv_var_at(&s, 0, 1), sqrt(2.0) / 2));
+    CU_ASSERT_TRUE(near(spv_var_at(&s, 2, 1), -1.0 / sqrt(2.0) * 2 / 3));
     CU_ASSERT_EQUAL(spv_mean_at(&s, 2, 0), 0.0f);
     CU_ASSERT_EQUAL(spv_var_at(&s, 2, 0), 0.0f);
     /* m = sum n d^2 f / sum n d^2 f^2 (d = mean - base, f = n/(n+2)):
@@ -224,6 +234,7 @@ static void test_derive_small_priors(void) {
 /* -------------------------------------------- exactness and reductions */
 
 #define RO 2
+#define RP 3
 #define RS 5
 #define RB 3
 
@@ -238,24 +249,25 @@ static int64_t random_residual(Rng *r) {
 
 static void test_reduction_independent(void) {
     RkError err;
-    size_t words = spv_accum_words(RO, RS, RB);
+    size_t words = spv_accum_words(RO, RP, RS, RB);
     SpvAccum whole, part[3], sum;
-    CU_ASSERT_FATAL(spv_accum_init(&whole, RO, RS, RB, NULL, &err) == 0);
+    CU_ASSERT_FATAL(spv_accum_init(&whole, RO, RP, RS, RB, NULL, &err) == 0);
     /* the three parts in one caller buffer, as a reducer would keep them */
     int64_t *buf = malloc(3 * words * sizeof *buf);
     int64_t *sumbuf = malloc(words * sizeof *sumbuf);
     CU_ASSERT_FATAL(buf != NULL && sumbuf != NULL);
     memset(buf, 0x5A, 3 * words * sizeof *buf);
     memset(sumbuf, 0x5A, words * sizeof *sumbuf);
-    for (int k = 0; k < 3; k++) CU_ASSERT_FATAL(spv_accum_init(&part[k], RO, RS, RB, buf + k * words, &err) == 0);
+    for (int k = 0; k < 3; k++) CU_ASSERT_FATAL(spv_accum_init(&part[k], RO, RP, RS, RB, buf + k * words, &err) == 0);
 
     Rng r;
     rng_seed(&r, 20261122);
     for (int i = 0; i < 3000; i++) {
-        int o = (int)rng_below(&r, RO), sq = (int)rng_below(&r, RS), b = (int)rng_below(&r, 2);
+        int o = (int)rng_below(&r, RO), p = (int)rng_below(&r, RP), sq = (int)rng_below(&r, RS);
+        int b = (int)rng_below(&r, 2);
         int64_t res = random_residual(&r);
-        spv_accum_add(&whole, o, sq, b, res);
-        spv_accum_add(&part[rng_below(&r, 3)], o, sq, b, res);
+        spv_accum_add(&whole, o, p, sq, b, res);
+        spv_accum_add(&part[rng_below(&r, 3)], o, p, sq, b, res);
     }
     /* Bucket 2 holds one cell only: 4 x +1.5e9 and 4 x -1.5e9, split over the
      * parts. Its square sum is 8 * 2.25e18 = 1.8e19 > 2^63 = 9.22e18, so no
@@ -263,10 +275,10 @@ static void test_reduction_independent(void) {
      * so base_sd[2] = 1.5e6 points exactly. */
     for (int i = 0; i < 8; i++) {
         int64_t res = i % 2 ? 1500000000 : -1500000000;
-        spv_accum_add(&whole, 1, 4, 2, res);
-        spv_accum_add(&part[i % 3], 1, 4, 2, res);
+        spv_accum_add(&whole, 1, 2, 4, 2, res);
+        spv_accum_add(&part[i % 3], 1, 2, 4, 2, res);
     }
-    CU_ASSERT_FATAL(spv_accum_init(&sum, RO, RS, RB, sumbuf, &err) == 0);
+    CU_ASSERT_FATAL(spv_accum_init(&sum, RO, RP, RS, RB, sumbuf, &err) == 0);
     for (size_t i = 0; i < words; i++) sum.data[i] = buf[i] + buf[words + i] + buf[2 * words + i];
     CU_ASSERT(memcmp(sum.data, whole.data, words * sizeof *sum.data) == 0);
 
@@ -279,7 +291,7 @@ static void test_reduction_independent(void) {
     /* derive from the whole, from the element-wise sum, and from the parts
      * summed in another order: the same bytes */
     SpvAccum other;
-    CU_ASSERT_FATAL(spv_accum_init(&other, RO, RS, RB, NULL, &err) == 0);
+    CU_ASSERT_FATAL(spv_accum_init(&other, RO, RP, RS, RB, NULL, &err) == 0);
     for (int k = 2; k >= 0; k--)
         for (size_t i = 0; i < words; i++) other.data[i] += part[k].data[i];
 
@@ -329,35 +341,91 @@ static void test_reduction_independent(void) {
     free(sumbuf);
 }
 
-/* A cell mixing big and small residuals: the exact square sum gives the exact
- * variance where E[r^2] - E[r]^2 in double would lose it.
- * sq0 b0 {1.5e9, 1.5e9 + 2000} mp: n=2, mean 1500001 points, var 1 point^2
- * (deviations +-1 point). sq1 b0 {0, 2000}: mean 1, var 1.
- * base_var = 1, base_sd = 1 exactly; var' = 0 in both cells. In double,
- * E[r^2] ~ 2.25e18 mp^2 has a spacing of 256 mp^2: q/n - (s1/n)^2 gives
- * 999936 mp^2 for sq0 here (0.999936 points^2), not 1e6. */
+/* Residuals with a huge common offset: the exact square sums keep the small
+ * spread where E[r^2] - E[r]^2 in double would lose it (at 2.25e18 mp^2 the
+ * spacing of doubles is 256 mp^2).
+ * sq0 {1.5e9, 1.5e9 + 2000} mp, sq1 {1.5e9 + 1000, 1.5e9 + 1000}:
+ * base = 1500001 points, both cell means equal it: mean' = 0.
+ * M2 about the base: sq0 2 * 1 = 2 points^2, sq1 0; m2 = 2/4 = 1/2,
+ * sd = sqrt(1/2); ex: sq0 (2 - 1)/2 = 1/2, sq1 (0 - 1)/2 = -1/2;
+ * var' = ex / (2 sd) = +-sqrt(2)/4. */
 static void test_exact_variance_large_mean(void) {
     RkError err;
     SpvAccum a;
-    CU_ASSERT_FATAL(spv_accum_init(&a, 1, 2, 1, NULL, &err) == 0);
-    spv_accum_add(&a, 0, 0, 0, 1500000000);
-    spv_accum_add(&a, 0, 0, 0, 1500002000);
-    spv_accum_add(&a, 0, 1, 0, 0);
-    spv_accum_add(&a, 0, 1, 0, 2000);
+    CU_ASSERT_FATAL(spv_accum_init(&a, 1, 1, 2, 1, NULL, &err) == 0);
+    spv_accum_add(&a, 0, 0, 0, 0, 1500000000);
+    spv_accum_add(&a, 0, 0, 0, 0, 1500002000);
+    spv_accum_add(&a, 0, 0, 1, 0, 1500001000);
+    spv_accum_add(&a, 0, 0, 1, 0, 1500001000);
     Spv s;
     make_table(&s, 2, 1, 0);
     SpvDeriveInfo info;
     CU_ASSERT_FATAL(spv_derive(&a, NULL, &s, &info, &err) == 0);
-    CU_ASSERT_EQUAL(info.base_sd[0], 1.0);
-    CU_ASSERT_EQUAL(spv_var_at(&s, 0, 0), 0.0f);
-    CU_ASSERT_EQUAL(spv_var_at(&s, 1, 0), 0.0f);
-    /* base_mean = (3000002000 + 2000)/4 mp = 750001 points;
-     * mean' = 1500001 - 750001 = 750000 -> clamped to SPV_MAX_ABS_VALUE */
-    CU_ASSERT_EQUAL(info.base_mean[0], 750001.0);
+    CU_ASSERT_EQUAL(info.base_mean[0], 1500001.0);
+    CU_ASSERT_TRUE(near(info.base_sd[0], sqrt(0.5)));
+    CU_ASSERT_EQUAL(spv_mean_at(&s, 0, 0), 0.0f);
+    CU_ASSERT_EQUAL(spv_mean_at(&s, 1, 0), 0.0f);
+    CU_ASSERT_TRUE(near(spv_var_at(&s, 0, 0), sqrt(2.0) / 4));
+    CU_ASSERT_TRUE(near(spv_var_at(&s, 1, 0), -sqrt(2.0) / 4));
+    spv_free(&s);
+
+    /* a mean beyond the table's range is clamped so that the file loads:
+     * sq0 {1.5e9} mp, sq1 {0}: base 750000 points, mean' +-750000 */
+    spv_accum_clear(&a);
+    spv_accum_add(&a, 0, 0, 0, 0, 1500000000);
+    spv_accum_add(&a, 0, 0, 1, 0, 0);
+    make_table(&s, 2, 1, 0);
+    CU_ASSERT_FATAL(spv_derive(&a, NULL, &s, NULL, &err) == 0);
     CU_ASSERT_EQUAL(spv_mean_at(&s, 0, 0), (float)SPV_MAX_ABS_VALUE);
     CU_ASSERT_EQUAL(spv_mean_at(&s, 1, 0), (float)-SPV_MAX_ABS_VALUE);
     spv_free(&s);
     spv_accum_free(&a);
+}
+
+/* ----------------------------------------------------------- phase strata */
+
+/* 1 openness bucket, 2 phases, 2 squares, 1 bucket (points):
+ *   p0: sq0 {10}, sq1 {20, 20, 20}          base0 = 70/4 = 17.5
+ *   p1: sq0 {-30, -30, -30}, sq1 {-20}      base1 = -110/4 = -27.5
+ * Pooled without strata sq0 would be -80/4 = -20 and sq1 40/4 = 10 (mean'
+ * -15 and +15: only *when* the tiles were played). With strata:
+ *   dev sq0 = ((10 - 17.5) + 3(-30 + 27.5))/4 = -3.75, sq1 = +3.75.
+ * M2: p0 sq0 56.25, sq1 3 * 6.25 = 18.75, m2_0 = 75/4; p1 sq0 18.75,
+ * sq1 56.25, m2_1 = 75/4: ex = 0 in both cells (var' = 0), sd = sqrt(18.75).
+ * The openness bucket pools both phases: D = -15, +15, m = (15*3.75*2) /
+ * (4 * 3.75^2 * 2) = 1. The same data in one phase gives the pooled -15, +15. */
+static void test_phase_strata(void) {
+    RkError err;
+    SpvAccum a, flat;
+    CU_ASSERT_FATAL(spv_accum_init(&a, 1, 2, 2, 1, NULL, &err) == 0);
+    CU_ASSERT_FATAL(spv_accum_init(&flat, 1, 1, 2, 1, NULL, &err) == 0);
+    const struct {
+        int p, sq, pts;
+    } obs[] = {{0, 0, 10}, {0, 1, 20}, {0, 1, 20}, {0, 1, 20}, {1, 0, -30}, {1, 0, -30}, {1, 0, -30}, {1, 1, -20}};
+    for (size_t i = 0; i < sizeof obs / sizeof obs[0]; i++) {
+        spv_accum_add(&a, 0, obs[i].p, obs[i].sq, 0, obs[i].pts * 1000);
+        spv_accum_add(&flat, 0, 0, obs[i].sq, 0, obs[i].pts * 1000);
+    }
+    CU_ASSERT_EQUAL(words_at(&a, 0, 1, 0, 0)[0], 3); /* p1 sq0 holds three */
+    Spv s;
+    make_table(&s, 2, 1, 1);
+    SpvDeriveInfo info;
+    CU_ASSERT_FATAL(spv_derive(&a, NULL, &s, &info, &err) == 0);
+    CU_ASSERT_TRUE(near(spv_mean_at(&s, 0, 0), -3.75));
+    CU_ASSERT_TRUE(near(spv_mean_at(&s, 1, 0), 3.75));
+    CU_ASSERT_TRUE(fabs(spv_var_at(&s, 0, 0)) < 1e-6);
+    CU_ASSERT_TRUE(fabs(spv_var_at(&s, 1, 0)) < 1e-6);
+    CU_ASSERT_TRUE(near(info.base_sd[0], sqrt(18.75)));
+    CU_ASSERT_TRUE(near(info.base_mean[0], -5.0)); /* (70 - 110)/8 */
+    CU_ASSERT_TRUE(near(s.openness[0], 1.0));
+    CU_ASSERT_EQUAL(info.observations, 8u);
+    CU_ASSERT_EQUAL(info.cells_observed, 2u);
+    CU_ASSERT_FATAL(spv_derive(&flat, NULL, &s, NULL, &err) == 0);
+    CU_ASSERT_TRUE(near(spv_mean_at(&s, 0, 0), -15.0));
+    CU_ASSERT_TRUE(near(spv_mean_at(&s, 1, 0), 15.0));
+    spv_free(&s);
+    spv_accum_free(&a);
+    spv_accum_free(&flat);
 }
 
 /* ------------------------------------------------- openness multipliers */
@@ -384,11 +452,11 @@ static void test_exact_variance_large_mean(void) {
 static void test_openness_multipliers(void) {
     RkError err;
     SpvAccum a;
-    CU_ASSERT_FATAL(spv_accum_init(&a, 6, 3, 2, NULL, &err) == 0);
+    CU_ASSERT_FATAL(spv_accum_init(&a, 6, 1, 3, 2, NULL, &err) == 0);
     const int64_t pts[4][3] = {{1, 3, 5}, {6, 10, 14}, {10, 0, -10}, {-10, 0, 10}};
     for (int o = 0; o < 4; o++)
-        for (int sq = 0; sq < 3; sq++) spv_accum_add(&a, o, sq, 0, pts[o][sq] * 1000);
-    spv_accum_add(&a, 5, 1, 1, 50000);
+        for (int sq = 0; sq < 3; sq++) spv_accum_add(&a, o, 0, sq, 0, pts[o][sq] * 1000);
+    spv_accum_add(&a, 5, 0, 1, 1, 50000);
     Spv s;
     make_table(&s, 3, 2, 6);
     for (int o = 0; o < 6; o++) s.openness[o] = -7.0f;
@@ -449,8 +517,8 @@ static void test_dimension_mismatch(void) {
     RkError err;
     SpvAccum one, two;
     fill_small(&one); /* 1 x 4 x 2 */
-    CU_ASSERT_FATAL(spv_accum_init(&two, 2, 4, 2, NULL, &err) == 0);
-    spv_accum_add(&two, 1, 0, 0, 1000);
+    CU_ASSERT_FATAL(spv_accum_init(&two, 2, 1, 4, 2, NULL, &err) == 0);
+    spv_accum_add(&two, 1, 0, 0, 0, 1000);
     Spv s;
     make_table(&s, 5, 2, 1); /* squares */
     expect_mismatch(&one, &s);
@@ -486,7 +554,8 @@ int main(void) {
         {"derive: hand-computed tables, no priors", test_derive_small_no_prior},
         {"derive: hand-computed tables with shrinkage", test_derive_small_priors},
         {"derive: one or three summed accumulators give the same bytes", test_reduction_independent},
-        {"derive: exact variance under a huge mean", test_exact_variance_large_mean},
+        {"derive: exact variance under a huge offset; clamped means", test_exact_variance_large_mean},
+        {"derive: phase strata remove when a tile was played", test_phase_strata},
         {"derive: openness multipliers, clamping, empty strata", test_openness_multipliers},
         {"derive: one stratum into a table without multipliers", test_single_stratum_no_multipliers},
         {"derive: mismatched dimensions fail with a message", test_dimension_mismatch},
