@@ -504,14 +504,20 @@ static int run_generation(Trainer *t, int gen) {
         gen, tot.games, tot.turns, (double)tot.games / tm.play,
         tot.observations ? (double)tot.equity_sum / 1000.0 / (double)tot.observations : 0.0, info.racks_observed,
         change_rms, match.win_pct, match.ci95_pct, tm.play, tm.reduce, tm.derive, t_match - t_derive, tm.write);
-    if (t->spv_on)
+    if (t->spv_on) {
+        char mult[SPV_MAX_OPENNESS * 8 + 1] = "";
+        for (uint32_t o = 0, off = 0; o < t->new_spv.num_openness; o++)
+            off += (uint32_t)snprintf(mult + off, sizeof mult - off, "%s%.2f", o ? " " : "", t->new_spv.openness[o]);
         SAY(t,
-            "gen %d spv: %s; %u cells observed, %" PRIu64 " tile observations, mean |adj| %.3f; held-out residual "
+            "gen %d spv: %s; %u cells observed, %" PRIu64 " tile observations, mean |adj| %.3f; priors of "
+            "1-point tiles: mean %.3g, var %.3g; openness multipliers %s; held-out residual "
             "variance %.1f -> %.1f with SPV (%" PRId64 " moves); SPV on vs off %.1f%% +/- %.1f (%" PRIu64 " pairs)",
             gen, rep.spv_trained ? "derived" : "kept", rep.spv_info.cells_observed, rep.spv_info.observations,
-            rep.spv_info.mean_abs, residual_stats_variance(&rep.heldout, false),
+            rep.spv_info.mean_abs, rep.spv_info.prior_mean[1], rep.spv_info.prior_var[1], mult,
+            residual_stats_variance(&rep.heldout, false),
             residual_stats_variance(&rep.heldout, true), rep.heldout.moves, rep.spv_match.win_pct,
             rep.spv_match.ci95_pct, rep.spv_match_pairs);
+    }
     return 0;
 }
 

@@ -130,6 +130,40 @@ static double clamp_abs(double v) {
     return v;
 }
 
+static bool prior_ok(double k) { return k == SPV_PRIOR_AUTO || (k >= 0.0 && isfinite(k)); }
+
+/* The shrinkage factor n / (n + k). */
+static double shrink(double n, double k) { return n / (n + k); }
+
+/* The priors in force per bucket: the given ones, or with SPV_PRIOR_AUTO the
+ * empirical-Bayes estimate noise / signal (spv_derive.h), capped at
+ * SPV_PRIOR_MAX. */
+static double eb_prior(double sum_sq_over_n, double cells, double total_n, double noise) {
+    if (!(total_n > 0.0) || !(noise > 0.0)) return 0.0;
+    double tau2 = (sum_sq_over_n - (cells - 1.0) * noise) / total_n;
+    if (!(tau2 > 0.0)) return SPV_PRIOR_MAX;
+    double k = noise / tau2;
+    return k < SPV_PRIOR_MAX ? k : SPV_PRIOR_MAX;
+}
+
+static void empirical_priors(uint32_t S, uint32_t B, const int64_t *n, const double *dev, const double *ex,
+                             const int64_t *tot_n, const double *tot_m2, double prior_mean, double prior_var,
+                             double *k_mean, double *k_var) {
+    for (uint32_t b = 0; b < B; b++) {
+        double cells = 0.0, sd2 = 0.0, se2 = 0.0;
+        for (uint32_t sq = 0; sq < S; sq++) {
+            size_t at = (size_t)sq * B + b;
+            if (n[at] <= 0) continue;
+            cells += 1.0;
+            sd2 += dev[at] * dev[at] / (double)n[at];
+            se2 += ex[at] * ex[at] / (double)n[at];
+        }
+        double s2 = tot_n[b] > 0 ? tot_m2[b] / (double)tot_n[b] : 0.0;
+        k_mean[b] = prior_mean != SPV_PRIOR_AUTO ? prior_mean : eb_prior(sd2, cells, (double)tot_n[b], s2);
+        k_var[b] = prior_var != SPV_PRIOR_AUTO ? prior_var : eb_prior(se2, cells, (double)tot_n[b], 2.0 * s2 * s2);
+    }
+}
+
 /* Per stratum and bucket: the baseline (mp) and mean squared deviation (mp^2). */
 typedef struct Baselines {
     double base[SPV_MAX_BUCKETS], m2[SPV_MAX_BUCKETS];
@@ -175,9 +209,9 @@ int spv_derive(const SpvAccum *a, const SpvDeriveOptions *opt, Spv *out, SpvDeri
                         out->num_openness, a->num_openness);
     double prior_mean = opt != NULL ? opt->prior_mean : 0.0;
     double prior_var = opt != NULL ? opt->prior_var : 0.0;
-    if (!(prior_mean >= 0.0) || !(prior_var >= 0.0) || !isfinite(prior_mean) || !isfinite(prior_var))
-        return rk_error(err, "SPV derive: priors must be finite and >= 0 (mean %g, var %g)", prior_mean,
-                        prior_var);
+    if (!prior_ok(prior_mean) || !prior_ok(prior_var))
+        return rk_error(err, "SPV derive: priors must be finite and >= 0, or SPV_PRIOR_AUTO (mean %g, var %g)",
+                        prior_mean, prior_var);
 
     const uint32_t S = a->num_squares, B = a->num_buckets, T = a->num_openness * a->num_phases;
     const size_t cells = (size_t)S * B;
@@ -218,8 +252,9 @@ int spv_derive(const SpvAccum *a, const SpvDeriveOptions *opt, Spv *out, SpvDeri
                 tot_m2[b] += m2;
             }
     }
-    double sd[SPV_MAX_BUCKETS];
+    double sd[SPV_MAX_BUCKETS], k_mean[SPV_MAX_BUCKETS], k_var[SPV_MAX_BUCKETS];
     for (uint32_t b = 0; b < B; b++) sd[b] = tot_n[b] > 0 ? sqrt(tot_m2[b] / (double)tot_n[b]) / 1000.0 : 0.0;
+    empirical_priors(S, B, n, dev, ex, tot_n, tot_m2, prior_mean, prior_var, k_mean, k_var);
 
     /* The tables (points). */
     uint64_t observations = 0;
@@ -233,24 +268,27 @@ int spv_derive(const SpvAccum *a, const SpvDeriveOptions *opt, Spv *out, SpvDeri
             continue;
         }
         double nn = (double)n[at];
-        double mp = clamp_abs(dev[at] / nn / 1000.0 * (nn / (nn + prior_mean)));
+        double mp = clamp_abs(dev[at] / nn / 1000.0 * shrink(nn, k_mean[b]));
         double vp = 0.0;
-        if (sd[b] > 0.0) vp = clamp_abs(ex[at] / nn / 1.0e6 * (nn / (nn + prior_var)) / (2.0 * sd[b]));
+        if (sd[b] > 0.0) vp = clamp_abs(ex[at] / nn / 1.0e6 * shrink(nn, k_var[b]) / (2.0 * sd[b]));
         out->mean[at] = (float)mp;
         out->var[at] = (float)vp;
-        dev[at] = mp; /* kept for the multipliers */
         observations += (uint64_t)n[at];
         cells_observed++;
         abs_sum += nn * fabs(mp);
     }
 
-    /* Openness multipliers: least squares of the excess residuals on mean'. */
+    /* Openness multipliers: least squares of bucket o's excess residuals on
+     * the mean table derived without bucket o (leave one out). */
     for (uint32_t o = 0; o < out->num_openness; o++) {
         double num = 0.0, den = 0.0;
         for (size_t at = 0; at < cells; at++) {
-            if (on[o * cells + at] <= 0 || n[at] <= 0) continue;
-            num += od[o * cells + at] / 1000.0 * dev[at];
-            den += (double)on[o * cells + at] * dev[at] * dev[at];
+            int64_t no = on[o * cells + at], rest = n[at] - no;
+            if (no <= 0 || rest <= 0) continue;
+            double nr = (double)rest;
+            double mr = (dev[at] - od[o * cells + at]) / nr / 1000.0 * shrink(nr, k_mean[at % B]);
+            num += od[o * cells + at] / 1000.0 * mr;
+            den += (double)no * mr * mr;
         }
         double m = 1.0;
         if (den > 0.0) {
@@ -269,6 +307,8 @@ int spv_derive(const SpvAccum *a, const SpvDeriveOptions *opt, Spv *out, SpvDeri
         for (uint32_t b = 0; b < B; b++) {
             info->base_mean[b] = tot_n[b] > 0 ? (double)tot_s1[b] / (double)tot_n[b] / 1000.0 : 0.0;
             info->base_sd[b] = sd[b];
+            info->prior_mean[b] = k_mean[b];
+            info->prior_var[b] = k_var[b];
         }
         info->mean_abs = observations > 0 ? abs_sum / (double)observations : 0.0;
     }

@@ -36,8 +36,8 @@
  * Per cell (sq, b), pooling the strata (n = sum_t n_t):
  *   dev(sq, b) = sum_t (s1_t - n_t base_t[b]) / n     (excess mean)
  *   ex(sq, b)  = sum_t (M2_t - n_t m2_t[b]) / n       (excess squared deviation)
- *   mean' = dev * n / (n + prior_mean)
- *   var'  = ex * n / (n + prior_var) / (2 * sd[b]),
+ *   mean' = dev * n / (n + k_mean[b])
+ *   var'  = ex * n / (n + k_var[b]) / (2 * sd[b]),
  *           sd[b] = sqrt(sum_t sum_sq M2_t / sum_t sum_sq n_t) (0 if 0): the
  *           excess expressed in points, as the first-order change of the
  *           standard deviation (sqrt(v + d) - sqrt(v) ~ d / (2 sqrt(v))), so
@@ -45,12 +45,25 @@
  *   cells with n = 0 get 0 in both tables.
  * With one stratum this is the plain design: mean' is the cell's mean minus
  * the count-weighted mean over squares.
+ * PRIORS. k_mean and k_var are the configured priors, or, for SPV_PRIOR_AUTO,
+ * empirical Bayes per bucket: with C observed cells, s2 = sd[b]^2 the noise
+ * of one observation and N = sum n,
+ *   tau2 = (sum_cells n * dev^2 - (C - 1) * s2) / N   (spread of true cell means)
+ *   k_mean = s2 / tau2                                 (SPV_PRIOR_MAX if tau2 <= 0)
+ * and the same for the variance with ex in place of dev and the noise of a
+ * squared deviation taken as 2 * s2^2 (normal residuals). So a table that is
+ * mostly noise is shrunk to (nearly) zero, and one with signal keeps it:
+ * n / (n + k) is then the posterior-mean factor.
  * OPENNESS MULTIPLIERS. Within openness bucket o (pooling its phases), each
  * tile observation's centred residual r - base_t[b] is modelled as
- * m_o * mean'(sq, b); least squares gives
- *   m_o = sum_{sq,b} D_o(sq, b) * mean' / sum_{sq,b} n_o(sq, b) * mean'^2,
+ * m_o * mean_rest(sq, b), where mean_rest is mean' computed from the other
+ * openness buckets only (leave one out: fitting against a table that
+ * contains the same noise would give m = 1/shrinkage, undoing it):
+ *   m_o = sum_{sq,b} D_o(sq, b) * mean_rest / sum_{sq,b} n_o(sq, b) * mean_rest^2,
  *   D_o = sum_{t in o} (s1_t - n_t base_t[b]) / 1000   (points)
- * clamped to [0, SPV_MULT_MAX]; 1 if the denominator is 0.
+ *   mean_rest = (dev * n - D_o) / (n - n_o) * (n - n_o) / (n - n_o + k_mean[b])
+ * clamped to [0, SPV_MULT_MAX]; 1 if the denominator is 0 (e.g. a single
+ * openness bucket).
  * Arithmetic is double in one fixed order from exact integer sums; results
  * are rounded to float once, so the same sums give the same bytes.
  */
@@ -102,8 +115,12 @@ static inline void spv_accum_add(SpvAccum *a, int o, int p, int sq, int b, int64
     w[3] += (int64_t)(sq2 & 0xffffffffu);
 }
 
+/* A prior of SPV_PRIOR_AUTO is estimated from the data (see above). */
+#define SPV_PRIOR_AUTO (-1.0)
+#define SPV_PRIOR_MAX 1.0e15
+
 typedef struct SpvDeriveOptions {
-    double prior_mean; /* shrinkage prior for the mean table, observations (>= 0) */
+    double prior_mean; /* shrinkage prior for the mean table, observations (>= 0), or SPV_PRIOR_AUTO */
     double prior_var;  /* for the variance table */
 } SpvDeriveOptions;
 
@@ -113,6 +130,7 @@ typedef struct SpvDeriveInfo {
     double base_mean[SPV_MAX_BUCKETS], base_sd[SPV_MAX_BUCKETS]; /* points: pooled over strata, mean
                                                                    residual and sd[b] above */
     double mean_abs;          /* count-weighted mean |mean'|, points */
+    double prior_mean[SPV_MAX_BUCKETS], prior_var[SPV_MAX_BUCKETS]; /* the priors used, observations */
 } SpvDeriveInfo;
 
 /* Derives out from a (see above). out must have a->num_squares squares,

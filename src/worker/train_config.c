@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/textfile.h"
+#include "eval/spv_derive.h"
 
 const char TRAIN_DEFAULT_CONFIG[] =
     "# rookery training run: the embedded default (a short but real run)\n"
@@ -38,8 +39,8 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "use = yes\n"
     "initial = zero\n"
     "k = 75\n"
-    "prior_mean = 1000\n"
-    "prior_var = 4000\n"
+    "prior_mean = auto\n"
+    "prior_var = auto\n"
     "heldout_games = 200\n"
     "match_pairs = 200\n";
 
@@ -72,6 +73,16 @@ static int parse_double(const char *v, double lo, double hi, double *out) {
     *out = x;
     return 0;
 }
+
+/* An SPV shrinkage prior: "auto" (empirical Bayes) or observations >= 0. */
+static int parse_prior(const char *v, double *out) {
+    if (strcmp(v, "auto") == 0) {
+        *out = SPV_PRIOR_AUTO;
+        return 0;
+    }
+    return parse_double(v, 0.0, 1e12, out);
+}
+
 
 static int set_string(char *dst, const char *v) {
     size_t n = strlen(v);
@@ -155,9 +166,9 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
     } else if (IS("spv", "k")) {
         if (parse_double(v, 1e-3, 1e6, &c->spv_k) != 0) return -1;
     } else if (IS("spv", "prior_mean")) {
-        if (parse_double(v, 0.0, 1e12, &c->spv_prior_mean) != 0) return -1;
+        return parse_prior(v, &c->spv_prior_mean);
     } else if (IS("spv", "prior_var")) {
-        if (parse_double(v, 0.0, 1e12, &c->spv_prior_var) != 0) return -1;
+        return parse_prior(v, &c->spv_prior_var);
     } else if (IS("spv", "heldout_games")) {
         if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
         c->spv_heldout_games = x;
@@ -262,6 +273,11 @@ static void format_double(char *buf, size_t cap, double v) {
     if (strtod(buf, NULL) != v) snprintf(buf, cap, "%.17g", v);
 }
 
+static void format_prior(char *buf, size_t cap, double v) {
+    if (v == SPV_PRIOR_AUTO) snprintf(buf, cap, "auto");
+    else format_double(buf, cap, v);
+}
+
 const char *train_config_schedule_name(SpvSchedule s) {
     return s == SPV_SCHEDULE_OFF ? "off" : s == SPV_SCHEDULE_BOTH ? "both" : "alternate";
 }
@@ -270,8 +286,8 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
     char shrink[40], k[40], pm[40], pv[40];
     format_double(shrink, sizeof shrink, c->shrink);
     format_double(k, sizeof k, c->spv_k);
-    format_double(pm, sizeof pm, c->spv_prior_mean);
-    format_double(pv, sizeof pv, c->spv_prior_var);
+    format_prior(pm, sizeof pm, c->spv_prior_mean);
+    format_prior(pv, sizeof pv, c->spv_prior_var);
     char sched[TRAIN_MAX_SCHEDULE * 12] = "";
     size_t off = 0;
     for (int i = 0; i < c->n_min_rack_count; i++)

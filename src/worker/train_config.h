@@ -39,8 +39,10 @@
  *   spv.use                   yes      yes | no: self-play plays with the SPV table in force
  *   spv.initial               zero     "zero" or an .spv file for generation 0
  *   spv.k                     75       spread scale K of the variance weight, points
- *   spv.prior_mean            1000     shrinkage prior of the mean table, observations
- *   spv.prior_var             4000     shrinkage prior of the variance table, observations
+ *   spv.prior_mean            auto     shrinkage prior of the mean table, observations, or
+ *                                      auto: estimated per bucket by empirical Bayes
+ *                                      (eval/spv_derive.h)
+ *   spv.prior_var             auto     the same for the variance table
  *   spv.heldout_games         200      held-out games per generation for the residual variance
  *                                      with and without the new table (0 = none)
  *   spv.match_pairs           200      game pairs per generation: new leaves with the new SPV

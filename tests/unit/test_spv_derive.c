@@ -222,11 +222,9 @@ static void test_derive_small_priors(void) {
     CU_ASSERT_TRUE(near(spv_var_at(&s, 2, 1), -1.0 / sqrt(2.0) * 2 / 3));
     CU_ASSERT_EQUAL(spv_mean_at(&s, 2, 0), 0.0f);
     CU_ASSERT_EQUAL(spv_var_at(&s, 2, 0), 0.0f);
-    /* m = sum n d^2 f / sum n d^2 f^2 (d = mean - base, f = n/(n+2)):
-     *   num = 2*16/9*1/2 + 3*64/9*3/5 + 256/9*1/3 + 16*1/3 + 2*4*1/2 = 4508/135
-     *   den = 2*16/9*1/4 + 3*64/9*9/25 + 256/9*1/9 + 16*1/9 + 2*4*1/4 = 31402/2025
-     *   m = 4830/2243 = 2.15336603 */
-    CU_ASSERT_TRUE(near(s.openness[0], 4830.0 / 2243));
+    /* One openness bucket: nothing to leave it out against, m = 1 (an
+     * in-sample fit would give 1/shrinkage, 4830/2243 here) */
+    CU_ASSERT_EQUAL(s.openness[0], 1.0f);
     spv_free(&s);
     spv_accum_free(&a);
 }
@@ -430,30 +428,26 @@ static void test_phase_strata(void) {
 
 /* ------------------------------------------------- openness multipliers */
 
-/* 6 strata, 3 squares, 2 buckets, one observation per listed cell (points):
- *   b0, pattern p = (-2, 0, 2):
- *     o0: 1, 3, 5        base 3,  deviations p
- *     o1: 6, 10, 14      base 10, deviations 2p (exactly twice o0's)
- *     o2: 10, 0, -10     base 0,  deviations -5p
- *     o3: -10, 0, 10     base 0,  deviations 5p
- *     o4: nothing
- *     o5: nothing in b0
+/* 6 openness buckets, 3 squares, 2 buckets, one observation per listed
+ * cell (points). b0 follows the pattern p = (-2, 0, 2) with amplitude a_o:
+ *   o0: 1, 3, 5        base 3,  a = 1
+ *   o1: 6, 10, 14      base 10, a = 2
+ *   o2: 2, 0, -2       base 0,  a = -1
+ *   o3: -6, 0, 6       base 0,  a = 3
+ *   o4: nothing
+ *   o5: nothing in b0
  *   b1: o5 only, sq1: 50
- * Pooled b0 (o2 and o3 cancel): sq0 (1+6+10-10)/4 = 1.75, sq1 13/4 = 3.25,
- * sq2 19/4 = 4.75; base 39/12 = 3.25; mean' = -1.5, 0, 1.5.
+ * Pooled b0: dev = (1 + 2 - 1 + 3) p / 4 = 5p/4: mean' -2.5, 0, 2.5 (no prior).
  * Pooled b1: one cell, its own baseline: mean' = 0.
- * m_o = sum n_o dev_o mean' / sum n_o mean'^2, den = 2.25 + 0 + 2.25 = 4.5:
- *   o0: (-2*-1.5 + 2*1.5)/4.5 = 6/4.5 = 4/3
- *   o1: 12/4.5 = 8/3 (twice o0)
- *   o2: -30/4.5 < 0 -> 0
- *   o3: 30/4.5 = 20/3 > 4 -> SPV_MULT_MAX
+ * Leave one out: mean_rest = (5 - a_o) p / 3, so m_o = a_o * 3 / (5 - a_o):
+ *   o0: 3/4;  o1: 6/3 = 2;  o2: -3/6 < 0 -> 0;  o3: 9/2 > 4 -> SPV_MULT_MAX
  *   o4: no observations, den 0 -> 1
- *   o5: its only cell has mean' 0, den 0 -> 1 */
+ *   o5: its only cell has no other observations, den 0 -> 1 */
 static void test_openness_multipliers(void) {
     RkError err;
     SpvAccum a;
     CU_ASSERT_FATAL(spv_accum_init(&a, 6, 1, 3, 2, NULL, &err) == 0);
-    const int64_t pts[4][3] = {{1, 3, 5}, {6, 10, 14}, {10, 0, -10}, {-10, 0, 10}};
+    const int64_t pts[4][3] = {{1, 3, 5}, {6, 10, 14}, {2, 0, -2}, {-6, 0, 6}};
     for (int o = 0; o < 4; o++)
         for (int sq = 0; sq < 3; sq++) spv_accum_add(&a, o, 0, sq, 0, pts[o][sq] * 1000);
     spv_accum_add(&a, 5, 0, 1, 1, 50000);
@@ -461,17 +455,85 @@ static void test_openness_multipliers(void) {
     make_table(&s, 3, 2, 6);
     for (int o = 0; o < 6; o++) s.openness[o] = -7.0f;
     CU_ASSERT_FATAL(spv_derive(&a, NULL, &s, NULL, &err) == 0);
-    CU_ASSERT_TRUE(near(spv_mean_at(&s, 0, 0), -1.5));
+    CU_ASSERT_TRUE(near(spv_mean_at(&s, 0, 0), -2.5));
     CU_ASSERT_TRUE(near(spv_mean_at(&s, 1, 0), 0.0));
-    CU_ASSERT_TRUE(near(spv_mean_at(&s, 2, 0), 1.5));
+    CU_ASSERT_TRUE(near(spv_mean_at(&s, 2, 0), 2.5));
     CU_ASSERT_EQUAL(spv_mean_at(&s, 1, 1), 0.0f);
-    CU_ASSERT_TRUE(near(s.openness[0], 4.0 / 3));
-    CU_ASSERT_TRUE(near(s.openness[1], 8.0 / 3));
-    CU_ASSERT_TRUE(near(s.openness[1], 2.0 * s.openness[0]));
+    CU_ASSERT_TRUE(near(s.openness[0], 0.75));
+    CU_ASSERT_TRUE(near(s.openness[1], 2.0));
     CU_ASSERT_EQUAL(s.openness[2], 0.0f);
     CU_ASSERT_EQUAL(s.openness[3], (float)SPV_MULT_MAX);
     CU_ASSERT_EQUAL(s.openness[4], 1.0f);
     CU_ASSERT_EQUAL(s.openness[5], 1.0f);
+    spv_free(&s);
+    spv_accum_free(&a);
+}
+
+/* ------------------------------------------------- empirical-Bayes priors */
+
+/* One stratum, one bucket, two squares (points).
+ * Signal: sq0 {0, 2}, sq1 {4, 6}: base 3, dev sums -4, +4 (n = 2 each);
+ *   M2 10 and 10, s2 = 20/4 = 5; sum n dev^2 = 16/2 + 16/2 = 16;
+ *   tau2 = (16 - (2 - 1) * 5) / 4 = 11/4, k = 5 / (11/4) = 20/11;
+ *   mean' = -2 * 2/(2 + 20/11) = -22/21 and +22/21.
+ *   ex = 10 - 2*5 = 0 in both: the variance prior is SPV_PRIOR_MAX.
+ * Noise: sq0 {0, 4}, sq1 {2, 6}: base 3, dev -2, +2, sum n dev^2 = 4,
+ *   s2 = 5, tau2 = (4 - 5)/4 < 0: k = SPV_PRIOR_MAX, mean' = 0.
+ * Variance: sq0 {-6, 6, -6, 6}, sq1 {-1, 1, -1, 1}: base 0, dev 0 (mean' 0);
+ *   M2 144 and 4, s2 = 148/8 = 18.5, ex = 144 - 74 = 70 and -70;
+ *   noise of a squared deviation 2 * 18.5^2 = 684.5;
+ *   tau2 = (2 * 4900/4 - 684.5) / 8 = 220.6875, k = 684.5 / 220.6875;
+ *   var' = +-(70/4) / (2 sqrt(18.5)) * 4 / (4 + k). */
+static void test_empirical_bayes_priors(void) {
+    RkError err;
+    SpvAccum a;
+    Spv s;
+    SpvDeriveInfo info;
+    const SpvDeriveOptions autop = {SPV_PRIOR_AUTO, SPV_PRIOR_AUTO};
+    CU_ASSERT_FATAL(spv_accum_init(&a, 1, 1, 2, 1, NULL, &err) == 0);
+    make_table(&s, 2, 1, 0);
+
+    const int sig[2][2] = {{0, 2}, {4, 6}};
+    for (int sq = 0; sq < 2; sq++)
+        for (int i = 0; i < 2; i++) spv_accum_add(&a, 0, 0, sq, 0, sig[sq][i] * 1000);
+    CU_ASSERT_FATAL(spv_derive(&a, &autop, &s, &info, &err) == 0);
+    CU_ASSERT_TRUE(near(info.prior_mean[0], 20.0 / 11));
+    CU_ASSERT_EQUAL(info.prior_var[0], SPV_PRIOR_MAX);
+    CU_ASSERT_TRUE(near(spv_mean_at(&s, 0, 0), -22.0 / 21));
+    CU_ASSERT_TRUE(near(spv_mean_at(&s, 1, 0), 22.0 / 21));
+    CU_ASSERT_TRUE(fabs(spv_var_at(&s, 0, 0)) < 1e-9);
+    /* a fixed prior is used as given, the other one estimated */
+    const SpvDeriveOptions fixed = {2.0, SPV_PRIOR_AUTO};
+    CU_ASSERT_FATAL(spv_derive(&a, &fixed, &s, &info, &err) == 0);
+    CU_ASSERT_EQUAL(info.prior_mean[0], 2.0);
+    CU_ASSERT_TRUE(near(spv_mean_at(&s, 0, 0), -1.0)); /* -2 * 2/4 */
+
+    spv_accum_clear(&a);
+    const int noise[2][2] = {{0, 4}, {2, 6}};
+    for (int sq = 0; sq < 2; sq++)
+        for (int i = 0; i < 2; i++) spv_accum_add(&a, 0, 0, sq, 0, noise[sq][i] * 1000);
+    CU_ASSERT_FATAL(spv_derive(&a, &autop, &s, &info, &err) == 0);
+    CU_ASSERT_EQUAL(info.prior_mean[0], SPV_PRIOR_MAX);
+    CU_ASSERT_TRUE(fabs(spv_mean_at(&s, 0, 0)) < 1e-9);
+    CU_ASSERT_TRUE(fabs(spv_mean_at(&s, 1, 0)) < 1e-9);
+
+    spv_accum_clear(&a);
+    for (int i = 0; i < 4; i++) {
+        spv_accum_add(&a, 0, 0, 0, 0, i % 2 ? 6000 : -6000);
+        spv_accum_add(&a, 0, 0, 1, 0, i % 2 ? 1000 : -1000);
+    }
+    CU_ASSERT_FATAL(spv_derive(&a, &autop, &s, &info, &err) == 0);
+    double k = 684.5 / 220.6875, want = 17.5 / (2 * sqrt(18.5)) * 4 / (4 + k);
+    CU_ASSERT_TRUE(near(info.prior_var[0], k));
+    CU_ASSERT_TRUE(near(spv_var_at(&s, 0, 0), want));
+    CU_ASSERT_TRUE(near(spv_var_at(&s, 1, 0), -want));
+    CU_ASSERT_EQUAL(spv_mean_at(&s, 0, 0), 0.0f);
+
+    /* a negative prior other than SPV_PRIOR_AUTO is refused */
+    const SpvDeriveOptions bad = {-2.0, 0.0};
+    err.msg[0] = '\0';
+    CU_ASSERT_EQUAL(spv_derive(&a, &bad, &s, NULL, &err), -1);
+    CU_ASSERT_TRUE(one_line(&err));
     spv_free(&s);
     spv_accum_free(&a);
 }
@@ -556,7 +618,8 @@ int main(void) {
         {"derive: one or three summed accumulators give the same bytes", test_reduction_independent},
         {"derive: exact variance under a huge offset; clamped means", test_exact_variance_large_mean},
         {"derive: phase strata remove when a tile was played", test_phase_strata},
-        {"derive: openness multipliers, clamping, empty strata", test_openness_multipliers},
+        {"derive: leave-one-out openness multipliers, clamping, empty strata", test_openness_multipliers},
+        {"derive: empirical-Bayes priors (signal, noise, variance)", test_empirical_bayes_priors},
         {"derive: one stratum into a table without multipliers", test_single_stratum_no_multipliers},
         {"derive: mismatched dimensions fail with a message", test_dimension_mismatch},
         CU_TEST_INFO_NULL,

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "eval/spv_derive.h"
 #include "worker/train_config.h"
 
 static void test_defaults(void) {
@@ -104,11 +105,37 @@ static void test_errors(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent.ini"));
 }
 
+/* SPV priors: "auto" (empirical Bayes) by default, or a number; both
+ * survive the written form. */
+static void test_spv_priors(void) {
+    TrainConfig c, d;
+    RkError err;
+    char buf[8192];
+    train_config_defaults(&c);
+    CU_ASSERT_EQUAL(c.spv_prior_mean, SPV_PRIOR_AUTO);
+    CU_ASSERT_EQUAL(c.spv_prior_var, SPV_PRIOR_AUTO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(TRAIN_DEFAULT_CONFIG, "prior_mean = auto\n"));
+    CU_ASSERT_EQUAL(train_config_set(&c, "spv.prior_mean", "250", &err), 0);
+    CU_ASSERT_EQUAL(c.spv_prior_mean, 250.0);
+    CU_ASSERT_FATAL(train_config_write(&c, buf, sizeof buf) > 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "prior_mean = 250\nprior_var = auto\n"));
+    train_config_defaults(&d);
+    CU_ASSERT_EQUAL(train_config_set(&d, "spv.prior_var", "7", &err), 0);
+    CU_ASSERT_EQUAL_FATAL(train_config_parse(&d, buf, "written", &err), 0);
+    CU_ASSERT_EQUAL(d.spv_prior_mean, 250.0);
+    CU_ASSERT_EQUAL(d.spv_prior_var, SPV_PRIOR_AUTO);
+    CU_ASSERT_EQUAL(train_config_set(&d, "spv.prior_var", "-1", &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "spv.prior_var"));
+    CU_ASSERT_EQUAL(train_config_set(&d, "spv.prior_mean", "automatic", &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "spv.prior_mean"));
+}
+
 int main(void) {
     CU_TestInfo tests[] = {
         {"defaults", test_defaults},
         {"parse, override, write", test_parse_and_override},
         {"errors name file, line and key", test_errors},
+        {"spv priors: auto or a number, written back", test_spv_priors},
         CU_TEST_INFO_NULL,
     };
     return tu_run("train_config", tests);
