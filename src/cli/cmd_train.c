@@ -361,7 +361,7 @@ static int heldout_residuals(Trainer *t, int gen, ResidualStats *st) {
                            .seed = t->cfg.seed,
                            .generation = HELDOUT_GENERATION(gen)};
     for (uint64_t i = (uint64_t)t->comm.rank; i < t->cfg.spv_heldout_games; i += (uint64_t)t->comm.size)
-        generation_play_heldout(&play, &t->spv, t->cfg.spv_k, i, t->game, t->res, st);
+        generation_play_heldout(&play, &t->spv, t->cfg.spv_k, t->cfg.spv_target, i, t->game, t->res, st);
     int64_t arr[RESIDUAL_STATS_FIELDS];
     residual_stats_pack(st, arr);
     RkError err;
@@ -407,6 +407,7 @@ static int run_generation(Trainer *t, int gen) {
                           .acc = &t->acc,
                           .spv_acc = rep.spv_trained ? &t->spv_acc : NULL,
                           .res = t->res,
+                          .spv_target = t->cfg.spv_target,
                           .game = t->game};
     uint64_t rounds = generation_rounds(w.games, w.nranks);
     double last_progress = t0;

@@ -19,8 +19,9 @@ static int32_t kept_value(const SelfplayConfig *play, const Game *g, const Move 
 
 static void observe_turn(const Game *g, const Move *m, void *vctx) {
     Observe *o = vctx;
-    if (o->w->spv_acc != NULL && g->bag.count > 0 && m->kind == MOVE_PLACE)
-        residuals_record(o->w->res, g, m, kept_value(o->w->play, g, m), 0);
+    if (o->w->spv_acc != NULL)
+        residuals_record(o->w->res, g, m, g->bag.count > 0 && m->kind == MOVE_PLACE ? kept_value(o->w->play, g, m) : 0,
+                         0);
     if (g->bag.count < RK_RACK_SIZE || o->failed) return;
     const Rack *rack = &g->racks[g->on_turn];
     int64_t idx = racktable_index(o->w->racks, rack);
@@ -42,7 +43,7 @@ int generation_play_round(GenerationWorker *w, uint64_t round, RkError *err) {
     Observe o = {.w = w, .failed = 0, .err = err};
     SelfplayStats st = {0};
     if (w->spv_acc != NULL)
-        residuals_begin(w->res, (int)w->spv_acc->num_openness, (int)w->spv_acc->num_phases,
+        residuals_begin(w->res, w->spv_target, (int)w->spv_acc->num_openness, (int)w->spv_acc->num_phases,
                         (int)w->spv_acc->num_buckets);
     selfplay_game(w->play, index, w->game, &st, observe_turn, &o);
     if (o.failed) return -1;
@@ -164,17 +165,21 @@ typedef struct Heldout {
 
 static void observe_heldout(const Game *g, const Move *m, void *vctx) {
     Heldout *h = vctx;
-    if (g->bag.count == 0 || m->kind != MOVE_PLACE) return;
+    if (g->bag.count == 0 || m->kind != MOVE_PLACE) {
+        residuals_record(h->res, g, m, 0, 0); /* only a reply */
+        return;
+    }
     int32_t adjust = 0;
     const PositionalValues *pv = spv_prepare_for_game(h->eval, h->k, g, &h->pv);
     if (pv != NULL) adjust = spv_move_adjust(pv, &g->board, m);
     residuals_record(h->res, g, m, kept_value(h->play, g, m), adjust);
 }
 
-void generation_play_heldout(const SelfplayConfig *play, const Spv *eval, double k, uint64_t index, Game *scratch,
-                             GameResiduals *res, ResidualStats *st) {
+void generation_play_heldout(const SelfplayConfig *play, const Spv *eval, double k, ResidualTarget target,
+                             uint64_t index, Game *scratch, GameResiduals *res, ResidualStats *st) {
     Heldout h = {.play = play, .eval = eval, .k = k, .res = res};
-    residuals_begin(res, eval ? (int)eval->num_openness : 0, 1, eval ? (int)eval->num_buckets : SPV_DEFAULT_BUCKETS);
+    residuals_begin(res, target, eval ? (int)eval->num_openness : 0, 1,
+                    eval ? (int)eval->num_buckets : SPV_DEFAULT_BUCKETS);
     selfplay_game(play, index, scratch, NULL, observe_heldout, &h);
     residuals_finish(res, scratch, NULL, st);
 }

@@ -40,6 +40,7 @@ typedef struct GenerationWorker {
     RackAccum *acc;              /* this rank's accumulators */
     SpvAccum *spv_acc;           /* this rank's SPV accumulators, or NULL */
     GameResiduals *res;          /* scratch (needed with spv_acc) */
+    ResidualTarget spv_target;   /* what the SPV accumulators learn (residuals.h) */
     GenerationTotals totals;     /* this rank's totals */
     Game *game;                  /* scratch */
 } GenerationWorker;
@@ -75,12 +76,12 @@ int generation_play_forced(GenerationWorker *w, uint64_t game_index, const Force
                            uint64_t count, RkError *err);
 
 /* Held-out game `index` (seeded from (seed, HELDOUT_GENERATION(g), index),
- * apart from every training game), played with play: adds the residuals of
- * its placements to st, with the adjustment of each played move under the
+ * apart from every training game), played with play: adds the residuals
+ * (of the given target) of its placements to st, with the adjustment of each played move under the
  * table `eval` (spread scale k; NULL: none). res is scratch. */
 #define HELDOUT_GENERATION(g) ((UINT64_C(1) << 40) + (uint64_t)(g))
-void generation_play_heldout(const SelfplayConfig *play, const Spv *eval, double k, uint64_t index, Game *scratch,
-                             GameResiduals *res, ResidualStats *st);
+void generation_play_heldout(const SelfplayConfig *play, const Spv *eval, double k, ResidualTarget target,
+                             uint64_t index, Game *scratch, GameResiduals *res, ResidualStats *st);
 
 /* Rounds needed for G games on P ranks. */
 static inline uint64_t generation_rounds(uint64_t games, int nranks) {

@@ -4,7 +4,9 @@
 
 #include "eval/spv.h"
 
-void residuals_begin(GameResiduals *r, int num_openness, int num_phases, int num_buckets) {
+void residuals_begin(GameResiduals *r, ResidualTarget target, int num_openness, int num_phases, int num_buckets) {
+    r->target = target;
+    r->pending = -1;
     r->num_openness = num_openness;
     r->num_phases = num_phases > 0 ? num_phases : 1;
     r->num_buckets = num_buckets;
@@ -24,10 +26,24 @@ void move_kept_tiles(const Rack *rack, const Move *m, Rack *kept) {
     }
 }
 
+const char *residual_target_name(ResidualTarget t) { return t == RESIDUAL_EXPOSURE ? "exposure" : "final"; }
+
+int residual_target_parse(const char *s) {
+    if (strcmp(s, "final") == 0) return RESIDUAL_FINAL;
+    if (strcmp(s, "exposure") == 0) return RESIDUAL_EXPOSURE;
+    return -1;
+}
+
 void residuals_record(GameResiduals *r, const Game *g, const Move *m, int32_t leave_mp, int32_t adjust_mp) {
-    if (m->kind != MOVE_PLACE || g->bag.count == 0 || r->n >= RESIDUAL_MAX_MOVES) return;
-    ResidualMove *rm = &r->moves[r->n++];
     int me = g->on_turn, dim = g->board.dim;
+    if (r->pending >= 0 && r->moves[r->pending].mover != me) {
+        r->moves[r->pending].reply = m->score;
+        r->pending = -1;
+    }
+    if (m->kind != MOVE_PLACE || g->bag.count == 0 || r->n >= RESIDUAL_MAX_MOVES) return;
+    r->pending = r->n;
+    ResidualMove *rm = &r->moves[r->n++];
+    rm->reply = 0;
     rm->mover = (int8_t)me;
     rm->openness = (uint8_t)spv_openness_bucket_n(r->num_openness, &g->board);
     rm->phase = (uint8_t)spv_phase_bucket(g->bag.count, r->num_phases);
@@ -58,7 +74,8 @@ void residuals_finish(const GameResiduals *r, const Game *final, SpvAccum *acc, 
         const ResidualMove *rm = &r->moves[k];
         int me = rm->mover;
         int64_t final_spread = final->scores[me] - final->scores[1 - me];
-        int64_t res = 1000 * (final_spread - rm->spread_before) - rm->predicted;
+        int64_t res = r->target == RESIDUAL_EXPOSURE ? -1000 * (int64_t)rm->reply
+                                                     : 1000 * (final_spread - rm->spread_before) - rm->predicted;
         if (res > SPV_RESIDUAL_MAX) res = SPV_RESIDUAL_MAX;
         if (res < -SPV_RESIDUAL_MAX) res = -SPV_RESIDUAL_MAX;
         if (acc != NULL) {

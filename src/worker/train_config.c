@@ -35,6 +35,7 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "\n"
     "[spv]\n"
     "schedule = both\n"
+    "target = final\n"
     "start = 1\n"
     "use = yes\n"
     "initial = zero\n"
@@ -154,6 +155,10 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
         else if (strcmp(v, "both") == 0) c->spv_schedule = SPV_SCHEDULE_BOTH;
         else if (strcmp(v, "alternate") == 0) c->spv_schedule = SPV_SCHEDULE_ALTERNATE;
         else return -1;
+    } else if (IS("spv", "target")) {
+        int t = residual_target_parse(v);
+        if (t < 0) return -1;
+        c->spv_target = (ResidualTarget)t;
     } else if (IS("spv", "start")) {
         if (parse_u64(v, 1, 100000, &x) != 0) return -1;
         c->spv_start = (int)x;
@@ -300,11 +305,11 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      "[leaves]\ninitial = %s\nmin_rack_count = %s\nmax_forced_games = %" PRIu64
                      "\nshrink = %s\n\n"
                      "[match]\npairs = %" PRIu64 "\n\n"
-                     "[spv]\nschedule = %s\nstart = %d\nuse = %s\ninitial = %s\nk = %s\nprior_mean = %s\n"
+                     "[spv]\nschedule = %s\ntarget = %s\nstart = %d\nuse = %s\ninitial = %s\nk = %s\nprior_mean = %s\n"
                      "prior_var = %s\nheldout_games = %" PRIu64 "\nmatch_pairs = %" PRIu64 "\n",
                      c->seed, c->generations, c->games_per_generation, c->output, c->progress_seconds, c->lexicon,
                      c->ld, c->layout, c->initial_leaves, sched, c->max_forced_games, shrink, c->match_pairs,
-                     train_config_schedule_name(c->spv_schedule), c->spv_start, c->spv_use ? "yes" : "no",
+                     train_config_schedule_name(c->spv_schedule), residual_target_name(c->spv_target), c->spv_start, c->spv_use ? "yes" : "no",
                      c->spv_initial, k, pm, pv, c->spv_heldout_games, c->spv_match_pairs);
     return n > 0 && (size_t)n < cap ? n : -1;
 }

@@ -35,6 +35,8 @@
  *                                      SPV table (docs/spv.md). both: from spv.start on, leaves
  *                                      and SPV every generation. alternate: leaves only before
  *                                      spv.start, then SPV at start, leaves at start+1, ...
+ *   spv.target                final    final | exposure: the residual the table learns
+ *                                      (worker/residuals.h; docs/spv.md)
  *   spv.start                 1        first generation that derives an SPV table
  *   spv.use                   yes      yes | no: self-play plays with the SPV table in force
  *   spv.initial               zero     "zero" or an .spv file for generation 0
@@ -52,6 +54,7 @@
 #define ROOKERY_TRAIN_CONFIG_H
 
 #include "core/common.h"
+#include "worker/residuals.h"
 
 #define TRAIN_MAX_SCHEDULE 64
 #define TRAIN_PATH_MAX 1024
@@ -74,6 +77,7 @@ typedef struct TrainConfig {
     double shrink;
     uint64_t match_pairs;
     SpvSchedule spv_schedule;
+    ResidualTarget spv_target;
     int spv_start;
     bool spv_use;
     char spv_initial[TRAIN_PATH_MAX];
