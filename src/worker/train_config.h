@@ -38,7 +38,9 @@
  *   spv.target                final    final | exposure: the residual the table learns
  *                                      (worker/residuals.h; docs/spv.md)
  *   spv.start                 1        first generation that derives an SPV table
- *   spv.use                   yes      yes | no: self-play plays with the SPV table in force
+ *   spv.use                   no       yes | no: self-play plays with the SPV table in force
+ *                                      (no: measured no gain, docs/results.md "SPV"; the
+ *                                      tables are still trained and matched each generation)
  *   spv.initial               zero     "zero" or an .spv file for generation 0
  *   spv.k                     75       spread scale K of the variance weight, points
  *   spv.prior_mean            auto     shrinkage prior of the mean table, observations, or

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # kill -9 of mpirun during generation 2, then a resume, gives the same bytes as
-# an uninterrupted run; a corrupted snapshot refuses to resume.
+# an uninterrupted run (SPV in play, exposure target); a corrupted snapshot
+# refuses to resume.
 source "$(dirname "$0")/lib.sh"
-args=(--set run.games_per_generation=240 --set run.generations=3 --set run.progress_seconds=0 --set match.pairs=0)
+args=(--set run.games_per_generation=240 --set run.generations=3 --set run.progress_seconds=0 --set match.pairs=0
+      --set spv.use=yes --set spv.target=exposure)
 mpirun_np 2 "$bin" train --run "$work/straight" "${args[@]}" > "$work/straight.log" 2>&1 \
   || { cat "$work/straight.log"; fail "uninterrupted run"; }
 
