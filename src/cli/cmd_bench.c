@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "core/rng.h"
 #include "eval/derive.h"
+#include "eval/dynleaves.h"
 #include "eval/klv.h"
 #include "eval/spv.h"
 #include "eval/racktable.h"
@@ -19,12 +20,21 @@ static void usage(FILE *out) {
             "                             [--leaves FILE.klv2] [--spv FILE.spv [--spv-k K]]\n"
             "       rookery bench selfplay [--games N] [--seed S] [--lexicon FILE.kwg] [--leaves FILE.klv2]\n"
             "                              [--spv FILE.spv [--spv-k K]]\n"
+            "       rookery bench derive [--observed PCT]\n"
+            "       rookery bench train [--games N] [--run DIR]\n"
+            "       rookery bench leaves --req FILE.req [--positions N] [--seed S] [--rerank N]\n"
             "\n"
             "movegen:  plays self-play games (seed S) to collect N positions (default 2000), then\n"
             "          generates every move of each, repeatedly for at least T seconds (default 5),\n"
             "          and prints positions/s and moves/s. Then the same for the best-move path.\n"
             "selfplay: plays N games (default 1000) with the best-move path in one process and\n"
             "          prints games/s and turns/s.\n"
+            "derive:   rack table build and leave derivation from random accumulators (PCT%% of the\n"
+            "          racks observed, default 75).\n"
+            "train:    one generation of the training loop (under mpirun), with its timings.\n"
+            "leaves:   bag-aware leaves: for self-play positions (N per row, default 5) at 93, 70, 50,\n"
+            "          30 and 15 unseen tiles, the time to derive every leave again from the .req for\n"
+            "          the position's pool, and to value the N best moves' leaves exactly (default 10).\n"
             "--leaves: play (and generate) by static equity with these leave values.\n"
             "--spv:    add the SPV positional adjustment of this table (spread scale K, default 75);\n"
             "          its per-position preparation is inside the timed loops.\n");
@@ -193,6 +203,140 @@ static int bench_derive(int argc, char **argv) {
     return 0;
 }
 
+/* Positions whose player on turn sees about `unseen` unseen tiles: the first
+ * position of each game with at most that many. */
+typedef struct UnseenCollect {
+    int target, want, got;
+    Game *out;
+    bool taken; /* this game already gave one */
+} UnseenCollect;
+
+static void collect_unseen(const Game *g, const Move *m, void *vctx) {
+    (void)m;
+    UnseenCollect *c = vctx;
+    int unseen = g->bag.count + g->racks[1 - g->on_turn].total;
+    if (c->taken || c->got >= c->want || unseen > c->target) return;
+    c->out[c->got++] = *g;
+    c->taken = true;
+}
+
+static int bench_leaves(int argc, char **argv) {
+    const char *req_path = NULL, *lexicon = NULL;
+    uint64_t npos = 5, seed = 1;
+    int rerank = 10;
+    for (int i = 2; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (cli_is_help(argv[i])) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--req") == 0 && v) {
+            req_path = argv[++i];
+        } else if (strcmp(argv[i], "--lexicon") == 0 && v) {
+            lexicon = argv[++i];
+        } else if (strcmp(argv[i], "--positions") == 0) {
+            if (cli_parse_u64(argv[i], v, 10000, &npos) != 0 || npos == 0) return 2;
+            i++;
+        } else if (strcmp(argv[i], "--seed") == 0) {
+            if (cli_parse_u64(argv[i], v, UINT64_MAX, &seed) != 0) return 2;
+            i++;
+        } else if (strcmp(argv[i], "--rerank") == 0) {
+            if (cli_parse_int(argv[i], v, 0, 1000, &rerank) != 0) return 2;
+            i++;
+        } else {
+            fprintf(stderr, "rookery bench leaves: unknown or incomplete option '%s' (see --help)\n", argv[i]);
+            return 2;
+        }
+    }
+    if (req_path == NULL) {
+        fprintf(stderr, "rookery bench leaves: --req FILE.req is required (see --help)\n");
+        return 2;
+    }
+    Engine e;
+    if (engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
+    RkError err;
+    RackTable rt;
+    Req req;
+    Klv klv;
+    LeaveDeriver d;
+    memset(&req, 0, sizeof req);
+    memset(&klv, 0, sizeof klv);
+    memset(&d, 0, sizeof d);
+    int rc = 0;
+    Game *pos = malloc(npos * sizeof *pos);
+    Game *scratch = malloc(sizeof *scratch);
+    if (pos == NULL || scratch == NULL || racktable_build(&rt, &e.ld, RK_RACK_SIZE, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", pos == NULL || scratch == NULL ? "out of memory" : err.msg);
+        free(pos), free(scratch), engine_close(&e);
+        return 1;
+    }
+    if (req_load(&req, req_path, &rt, &err) != 0 || klv_init_zero(&klv, &e.ld, &err) != 0 ||
+        leave_deriver_init(&d, &rt, &klv.kwg, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        rc = 2;
+        goto done;
+    }
+    printf("bench leaves: %s, %llu positions per row (self-play, seed %llu), one core\n", req_path,
+           (unsigned long long)npos, (unsigned long long)seed);
+    printf("%8s %14s %12s %16s\n", "unseen", "recompute ms", "racks used", "exact top-N ms");
+    SelfplayConfig cfg = {.ld = &e.ld, .layout = &e.layout, .kwg = &e.kwg, .seed = seed};
+    const int targets[] = {93, 70, 50, 30, 15};
+    for (size_t t = 0; t < sizeof targets / sizeof targets[0]; t++) {
+        UnseenCollect c = {.target = targets[t], .want = (int)npos, .got = 0, .out = pos};
+        for (uint64_t gi = 0; c.got < c.want && gi < 100 * npos; gi++) {
+            c.taken = false;
+            selfplay_game(&cfg, gi, scratch, NULL, collect_unseen, &c);
+        }
+        double t_re = 0.0, t_ex = 0.0, unseen_sum = 0.0, used = 0.0;
+        for (int i = 0; i < c.got; i++) {
+            Rack unseen, pool;
+            dynleaves_unseen_of_game(&pos[i], &unseen);
+            const Rack *rack = &pos[i].racks[pos[i].on_turn];
+            unseen_sum += unseen.total;
+            if (dynleaves_pool(&e.ld, &unseen, rack, &pool, &err) != 0) break;
+            DeriveOptions opt = {.shrink = 30.0, .n_eff = NULL, .holdable_only = true};
+            DeriveInfo info;
+            double t0 = cli_now();
+            if (dynleaves_recompute(&d, &req, &pool, &opt, &klv, &info, &err) != 0) break;
+            double t1 = cli_now();
+            used += (double)info.racks_used;
+            MoveGenRequest mreq;
+            movegen_request_for_game(&mreq, &pos[i]);
+            mreq.leave_value = klv_leave_value;
+            mreq.leave_ctx = &klv;
+            MoveList list;
+            movelist_init(&list);
+            movegen_all(&mreq, &list);
+            movelist_sort_by_equity(&list);
+            double t2 = cli_now();
+            int n = dynleaves_rerank(&rt, &req, klv_leave_value, &klv, rack, &unseen, &list, rerank, &err);
+            double t3 = cli_now();
+            movelist_free(&list);
+            if (n < 0) break;
+            t_re += t1 - t0;
+            t_ex += t3 - t2;
+        }
+        if (err.msg[0] != '\0' && c.got > 0) {
+            fprintf(stderr, "rookery: %s\n", err.msg);
+            rc = 1;
+            goto done;
+        }
+        if (c.got == 0) continue;
+        printf("%8.1f %14.1f %12.0f %16.1f\n", unseen_sum / c.got, 1000.0 * t_re / c.got, used / c.got,
+               1000.0 * t_ex / c.got);
+    }
+    printf("(recompute: every leave, shrinkage 30, pool = unseen + rack; exact: top %d moves' leaves "
+           "for the unseen tiles)\n", rerank);
+done:
+    leave_deriver_free(&d);
+    klv_free(&klv);
+    req_free(&req);
+    racktable_free(&rt);
+    free(pos);
+    free(scratch);
+    engine_close(&e);
+    return rc;
+}
+
 static int bench_train(int argc, char **argv) {
     uint64_t games = 2000;
     const char *run = "runs/bench";
@@ -226,6 +370,7 @@ int cmd_bench(int argc, char **argv) {
     const char *what = argv[1];
     if (strcmp(what, "train") == 0) return bench_train(argc, argv);
     if (strcmp(what, "derive") == 0) return bench_derive(argc, argv);
+    if (strcmp(what, "leaves") == 0) return bench_leaves(argc, argv);
     if (strcmp(what, "movegen") != 0 && strcmp(what, "selfplay") != 0) {
         fprintf(stderr, "rookery bench: unknown benchmark '%s' (movegen or selfplay)\n", what);
         return 2;

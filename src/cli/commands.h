@@ -12,5 +12,6 @@ int cmd_train(int argc, char **argv);
 int cmd_match(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_leaves(int argc, char **argv);
 
 #endif

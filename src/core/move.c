@@ -372,3 +372,16 @@ void movelist_sort_by_score(MoveList *ml) {
 void movelist_sort_by_equity(MoveList *ml) {
     if (ml->count > 1) qsort(ml->moves, ml->count, sizeof *ml->moves, by_equity);
 }
+
+void move_kept_tiles(const Rack *rack, const Move *m, Rack *kept) {
+    *kept = *rack;
+    if (m->kind == MOVE_PASS) return;
+    for (int i = 0; i < m->len; i++) {
+        uint8_t t = m->tiles[i];
+        if (m->kind == MOVE_PLACE) {
+            if (t == MOVE_PLAYED_THROUGH) continue;
+            t = RK_IS_BLANKED(t) ? 0 : t;
+        }
+        if (kept->count[t] > 0) rack_remove(kept, t);
+    }
+}

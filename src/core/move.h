@@ -19,6 +19,7 @@
 
 #include "common.h"
 #include "letters.h"
+#include "rack.h"
 
 #define MOVE_PLAYED_THROUGH 0
 #define DIR_ACROSS 0
@@ -45,6 +46,9 @@ void move_to_string(const Move *m, const struct Board *b, const LetterDist *ld, 
  * (tiles in parentheses must match the board, fresh tiles must land on empty
  * squares) but not the words or the rack. Score/equity are left 0. */
 int move_parse(Move *m, const char *s, const struct Board *b, const LetterDist *ld, RkError *err);
+/* The tiles of `rack` that move m does not use (a blank played as a letter
+ * uses the rack's blank). */
+void move_kept_tiles(const Rack *rack, const Move *m, Rack *kept);
 /* Same set of (square, tile) pairs, or same exchange multiset, or both pass. */
 bool move_same(const Move *a, const Move *b);
 

@@ -428,6 +428,12 @@ typedef struct Shrink {
     const LeaveDeriver *d;
     const double *acc; /* stride 3, see Work */
     double baseline, k;
+    const int *limit; /* per letter, the most copies a leave may hold: the bag's (holdable_only) */
+    bool plain;       /* k == 0: a leave without weight is 0, not its prior (holdable_only) */
+    /* holdable_only: the outputs are written as leaves are valued */
+    float *out;
+    double *out64, *n_eff_out;
+    uint64_t valued;
     double *v; /* per internal number; v[0] = 0 (the empty leave) */
     double *n_eff; /* per internal number, or NULL */
     uint32_t next; /* the number the next leave must have */
@@ -442,7 +448,10 @@ static uint32_t shrink_term(const Shrink *h, int ml, int s, int c) {
 
 /* Values the leave held in h (number num). */
 static void shrink_leave(Shrink *h, uint32_t num) {
-    if (num != h->next++) h->bad = true; /* the order argument above failed */
+    /* the order argument above: consecutive numbers, or (holdable_only,
+     * leaves skipped) increasing ones */
+    if (h->limit == NULL ? num != h->next : num < h->next) h->bad = true;
+    h->next = num + 1;
     if (h->bad) return;
     /* prior: the mean of the values of the distinct sub-leaves one tile
      * shorter, one per distinct letter, in letter order */
@@ -466,10 +475,19 @@ static void shrink_leave(Shrink *h, uint32_t num) {
     if (a[1] > 0.0) {
         double raw = a[0] / a[1] - h->baseline;
         ne = a[1] * a[1] / a[2];
-        v = (ne * raw + h->k * prior) / (ne + h->k);
+        v = h->plain ? raw : (ne * raw + h->k * prior) / (ne + h->k);
+        h->valued++;
+    } else if (h->plain) {
+        v = 0.0;
     }
     h->v[num] = v;
     if (h->n_eff != NULL) h->n_eff[num] = ne;
+    if (h->limit != NULL) {
+        uint32_t word = h->d->to_word[num];
+        if (h->out64 != NULL) h->out64[word] = v;
+        if (h->out != NULL) h->out[word] = (float)v;
+        if (h->n_eff_out != NULL) h->n_eff_out[word] = ne;
+    }
 }
 
 /* The leaves extending the one in h (num, s tiles) by letters >= from. */
@@ -479,6 +497,8 @@ static void shrink_walk(Shrink *h, int from, int s, uint32_t num) {
     if (s == S) return;
     for (int ml = rt->num_letters - 1; ml >= from; ml--) {
         int lim = rt->limit[ml] < S - s ? rt->limit[ml] : S - s;
+        if (h->limit != NULL && h->limit[ml] < lim) lim = h->limit[ml];
+        if (lim <= 0) continue;
         int j = h->n++;
         h->letter[j] = ml;
         h->before[j] = s;
@@ -501,6 +521,7 @@ static int derive_core(const LeaveDeriver *d, const Src *src, uint64_t n, const 
         return rk_error(err, "derive leaves: no leave deriver");
     double k = opt != NULL ? opt->shrink : 0.0;
     double *n_eff_out = opt != NULL ? opt->n_eff : NULL;
+    bool holdable = opt != NULL && opt->holdable_only;
     if (!(k >= 0.0) || !isfinite(k))
         return rk_error(err, "derive leaves: the shrinkage must be a finite number >= 0, not %g", k);
     const RackTable *rt = d->rt;
@@ -520,7 +541,7 @@ static int derive_core(const LeaveDeriver *d, const Src *src, uint64_t n, const 
         w.bag[ml] = bag ? bag->count[ml] : rt->dist[ml];
     size_t ws = (size_t)rt->rack_size + 1;
     w.kern = calloc((size_t)rt->num_letters * ws * ws, sizeof *w.kern);
-    w.stride = k > 0.0 || n_eff_out != NULL ? 3 : 2;
+    w.stride = k > 0.0 || n_eff_out != NULL || holdable ? 3 : 2;
     w.acc = calloc((size_t)w.stride * ((size_t)d->num_leaves + 1), sizeof *w.acc);
     if (w.kern == NULL || w.acc == NULL) {
         free(w.kern);
@@ -541,6 +562,32 @@ static int derive_core(const LeaveDeriver *d, const Src *src, uint64_t n, const 
     double baseline = w.acc[1] > 0.0 ? w.acc[0] / w.acc[1] : 0.0;
     uint64_t valued = 0;
     double *shrunk = NULL;
+    if (holdable) {
+        /* only the holdable leaves, written as they are valued */
+        if (out64 != NULL) memset(out64, 0, (size_t)d->num_leaves * sizeof *out64);
+        if (out != NULL) memset(out, 0, (size_t)d->num_leaves * sizeof *out);
+        if (n_eff_out != NULL) memset(n_eff_out, 0, (size_t)d->num_leaves * sizeof *n_eff_out);
+        /* v[] is read only for holdable sub-leaves, which are written first */
+        shrunk = malloc(((size_t)d->num_leaves + 1) * sizeof *shrunk);
+        if (shrunk == NULL) {
+            free(w.kern);
+            free(w.acc);
+            return rk_error(err, "derive leaves: out of memory for %llu leaves",
+                            (unsigned long long)d->num_leaves);
+        }
+        shrunk[0] = 0.0;
+        Shrink h = {.d = d, .acc = w.acc, .baseline = baseline, .k = k, .v = shrunk, .next = 1,
+                    .limit = w.bag, .plain = !(k > 0.0), .out = out, .out64 = out64, .n_eff_out = n_eff_out};
+        shrink_walk(&h, 0, 0, 0);
+        free(shrunk);
+        if (h.bad) {
+            free(w.kern);
+            free(w.acc);
+            return rk_error(err, "derive leaves: internal error: leave order");
+        }
+        valued = h.valued;
+        goto done;
+    }
     if (k > 0.0) {
         shrunk = malloc(((size_t)d->num_leaves + 1) * sizeof *shrunk);
         if (shrunk == NULL) {
@@ -575,6 +622,7 @@ static int derive_core(const LeaveDeriver *d, const Src *src, uint64_t n, const 
         }
     }
     free(shrunk);
+done:
     if (info != NULL) {
         info->baseline = baseline;
         info->racks_used = w.used;

@@ -125,6 +125,13 @@ typedef struct DeriveOptions {
     /* If not NULL: receives n_eff of every leave (0 where S0 == 0),
      * d->num_leaves doubles in the leave graph's word-index order. */
     double *n_eff;
+    /* Only the leaves the bag can hold (L <= B letter by letter) are
+     * derived; every other leave gets 0 (and n_eff 0). Their values are the
+     * same as without the option (a holdable leave's sub-leaves are
+     * holdable, so its shrinkage prior is too), and a rack drawn from B
+     * never looks the others up; the work no longer grows with the whole
+     * leave graph (bag-aware leaves for a late position, dynleaves.h). */
+    bool holdable_only;
 } DeriveOptions;
 
 /* Leave values (points) from accumulators, for bag (NULL = the full

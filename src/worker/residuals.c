@@ -13,19 +13,6 @@ void residuals_begin(GameResiduals *r, ResidualTarget target, int num_openness, 
     r->n = 0;
 }
 
-void move_kept_tiles(const Rack *rack, const Move *m, Rack *kept) {
-    *kept = *rack;
-    if (m->kind == MOVE_PASS) return;
-    for (int i = 0; i < m->len; i++) {
-        uint8_t t = m->tiles[i];
-        if (m->kind == MOVE_PLACE) {
-            if (t == MOVE_PLAYED_THROUGH) continue;
-            t = RK_IS_BLANKED(t) ? 0 : t;
-        }
-        if (kept->count[t] > 0) rack_remove(kept, t);
-    }
-}
-
 const char *residual_target_name(ResidualTarget t) { return t == RESIDUAL_EXPOSURE ? "exposure" : "final"; }
 
 int residual_target_parse(const char *s) {

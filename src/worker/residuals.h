@@ -82,8 +82,6 @@ void residuals_finish(const GameResiduals *r, const Game *final, SpvAccum *acc, 
 const char *residual_target_name(ResidualTarget t);
 int residual_target_parse(const char *s);
 
-/* The tiles of `rack` that move m does not use. */
-void move_kept_tiles(const Rack *rack, const Move *m, Rack *kept);
 
 void residual_stats_pack(const ResidualStats *s, int64_t out[RESIDUAL_STATS_FIELDS]);
 void residual_stats_unpack(const int64_t in[RESIDUAL_STATS_FIELDS], ResidualStats *s);

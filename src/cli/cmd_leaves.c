@@ -1,0 +1,270 @@
+/* rookery leaves: bag-aware leave values from a rack-equity table (.req),
+ * for a pool of tiles or a position (eval/dynleaves.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "core/bag.h"
+#include "core/cgp.h"
+#include "eval/dynleaves.h"
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: rookery leaves --req FILE.req --unseen TILES [--rack TILES] -o OUT.klv2 [--shrink K] [--all-leaves]\n"
+            "       rookery leaves --req FILE.req --cgp '<CGP>' [-o OUT.klv2] [--shrink K]\n"
+            "                      [--rerank N --leaves STATIC.klv2] [--lexicon FILE.kwg]\n"
+            "       (both: [--ld english|FILE.csv])\n"
+            "\n"
+            "Derives every leave value again for the tiles left in a game instead of the full\n"
+            "distribution, from the rack equities of a training generation (RUN/gen-NNNN/racks.req),\n"
+            "and writes them as a .klv2. The pool the leaves are drawn from is every tile not on the\n"
+            "board, from the player's view: the unseen tiles (bag + opponent's rack) plus the\n"
+            "player's rack (docs/leaves.md, \"Bag-aware leaves\").\n"
+            "  --unseen TILES  the unseen tiles, e.g. AEEIRST?; with --cgp it is optional and must be\n"
+            "                  what the position implies (bag + the opponent's rack)\n"
+            "  --rack TILES    the player's rack (with --unseen; default none)\n"
+            "  --cgp CGP       a position: unseen = bag + opponent's rack, rack = the rack on turn\n"
+            "  -o OUT.klv2     where to write the leaves (required without --rerank)\n"
+            "  --shrink K      the generation's shrinkage (leaves.shrink, default 30; 0 = plain formula)\n"
+            "  --all-leaves    value every leave; by default only the leaves the pool can hold are\n"
+            "                  (the others are 0: no rack drawn from the pool has them), which is\n"
+            "                  much faster late in a game\n"
+            "  --rerank N      with --cgp and --leaves: the N best moves by static equity, with their\n"
+            "                  leaves valued exactly for the unseen tiles (the top-N reranking)\n"
+            "  --leaves F      the static leaves the moves are generated with (for --rerank)\n");
+}
+
+typedef struct LeavesJob {
+    const char *req_path, *unseen_text, *rack_text, *cgp, *out_path, *lexicon, *ld_name, *static_path;
+    double shrink;
+    int rerank;
+    bool all_leaves;
+    LetterDist ld;
+    Engine engine; /* with --cgp */
+    bool have_engine;
+    Game *game;
+    Rack unseen, rack, pool;
+    RackTable rt;
+    Req req;
+    Klv klv, static_klv;
+    LeaveDeriver deriver;
+} LeavesJob;
+
+static void job_free(LeavesJob *j) {
+    leave_deriver_free(&j->deriver);
+    klv_free(&j->klv);
+    klv_free(&j->static_klv);
+    req_free(&j->req);
+    racktable_free(&j->rt);
+    free(j->game);
+    if (j->have_engine) engine_close(&j->engine);
+}
+
+static int parse_args(LeavesJob *j, int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char **slot = NULL;
+        if (cli_is_help(a)) {
+            usage(stdout);
+            return 1;
+        }
+        if (strcmp(a, "--req") == 0) slot = &j->req_path;
+        else if (strcmp(a, "--unseen") == 0) slot = &j->unseen_text;
+        else if (strcmp(a, "--rack") == 0) slot = &j->rack_text;
+        else if (strcmp(a, "--cgp") == 0) slot = &j->cgp;
+        else if (strcmp(a, "-o") == 0) slot = &j->out_path;
+        else if (strcmp(a, "--lexicon") == 0) slot = &j->lexicon;
+        else if (strcmp(a, "--ld") == 0) slot = &j->ld_name;
+        else if (strcmp(a, "--leaves") == 0) slot = &j->static_path;
+        if (slot != NULL && v != NULL) {
+            *slot = argv[++i];
+        } else if (strcmp(a, "--shrink") == 0 && v != NULL) {
+            char *end;
+            j->shrink = strtod(v, &end);
+            if (end == v || *end != '\0' || !(j->shrink >= 0.0 && j->shrink <= 1e12)) {
+                fprintf(stderr, "rookery leaves: --shrink '%s' is not a number in [0, 1e12]\n", v);
+                return -1;
+            }
+            i++;
+        } else if (strcmp(a, "--all-leaves") == 0) {
+            j->all_leaves = true;
+        } else if (strcmp(a, "--rerank") == 0) {
+            if (cli_parse_int("--rerank", v, 1, 100000, &j->rerank) != 0) return -1;
+            i++;
+        } else {
+            fprintf(stderr, "rookery leaves: unknown or incomplete option '%s' (see --help)\n", a);
+            return -1;
+        }
+    }
+    const char *problem = NULL;
+    if (j->req_path == NULL) problem = "--req is required";
+    else if (j->unseen_text == NULL && j->cgp == NULL) problem = "give --unseen or --cgp";
+    else if (j->cgp != NULL && j->rack_text != NULL) problem = "--rack goes with --unseen, not --cgp (its rack is on turn)";
+    else if (j->rerank > 0 && (j->cgp == NULL || j->static_path == NULL))
+        problem = "--rerank needs --cgp and --leaves";
+    else if (j->rerank == 0 && j->out_path == NULL) problem = "-o OUT.klv2 is required";
+    if (problem != NULL) {
+        fprintf(stderr, "rookery leaves: %s (see --help)\n", problem);
+        return -1;
+    }
+    return 0;
+}
+
+/* Parses a multiset of tiles (no blanked letters, any size). */
+static int parse_tiles(const LetterDist *ld, const char *what, const char *text, Rack *out) {
+    uint8_t tiles[RK_MAX_BAG];
+    int n = ld_parse_tiles(ld, text, tiles, RK_MAX_BAG, false);
+    if (n < 0) {
+        fprintf(stderr, "rookery leaves: %s '%s' is not a list of tiles of the distribution\n", what, text);
+        return -1;
+    }
+    rack_clear(out);
+    for (int i = 0; i < n; i++) rack_add(out, tiles[i]);
+    return 0;
+}
+
+/* The unseen tiles and the rack, from --unseen/--rack or from the CGP. */
+static int position(LeavesJob *j) {
+    RkError err;
+    if (j->cgp == NULL) {
+        if (ld_open(&j->ld, j->ld_name != NULL ? j->ld_name : "english", &err) != 0) {
+            fprintf(stderr, "rookery: %s\n", err.msg);
+            return -1;
+        }
+        rack_clear(&j->rack);
+        if (parse_tiles(&j->ld, "--unseen", j->unseen_text, &j->unseen) != 0) return -1;
+        if (j->rack_text != NULL && parse_tiles(&j->ld, "--rack", j->rack_text, &j->rack) != 0) return -1;
+        if (j->rack.total > RK_RACK_SIZE) {
+            fprintf(stderr, "rookery leaves: --rack '%s' holds %d tiles, a rack at most %d\n", j->rack_text,
+                    j->rack.total, RK_RACK_SIZE);
+            return -1;
+        }
+        return 0;
+    }
+    CgpOps ops;
+    if (cgp_read_ops(j->cgp, &ops, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return -1;
+    }
+    if (engine_open(&j->engine, j->ld_name, NULL, j->lexicon, ops.lex) != 0) return -1;
+    j->have_engine = true;
+    j->ld = j->engine.ld;
+    j->game = malloc(sizeof *j->game);
+    if (j->game == NULL || cgp_parse(j->game, j->cgp, &j->engine.ld, &j->engine.layout, &j->engine.kwg, 0, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", j->game == NULL ? "out of memory" : err.msg);
+        return -1;
+    }
+    dynleaves_unseen_of_game(j->game, &j->unseen);
+    j->rack = j->game->racks[j->game->on_turn];
+    if (j->unseen_text != NULL) {
+        Rack given;
+        if (parse_tiles(&j->ld, "--unseen", j->unseen_text, &given) != 0) return -1;
+        if (!rack_equal(&given, &j->unseen)) {
+            char want[RK_MAX_BAG * 4];
+            rack_to_string(&j->unseen, &j->ld, want, sizeof want);
+            fprintf(stderr, "rookery leaves: --unseen '%s' contradicts the position, whose unseen tiles are %s\n",
+                    j->unseen_text, want);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int load_tables(LeavesJob *j) {
+    RkError err;
+    if (racktable_build(&j->rt, &j->ld, RK_RACK_SIZE, &err) != 0 || req_load(&j->req, j->req_path, &j->rt, &err) != 0 ||
+        klv_init_zero(&j->klv, &j->ld, &err) != 0 || leave_deriver_init(&j->deriver, &j->rt, &j->klv.kwg, &err) != 0 ||
+        (j->static_path != NULL && klv_load(&j->static_klv, j->static_path, &j->ld, &err) != 0)) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int show_rerank(LeavesJob *j) {
+    RkError err;
+    MoveGenRequest mreq;
+    movegen_request_for_game(&mreq, j->game);
+    mreq.leave_value = klv_leave_value;
+    mreq.leave_ctx = &j->static_klv;
+    MoveList list;
+    movelist_init(&list);
+    movegen_all(&mreq, &list);
+    movelist_sort_by_equity(&list);
+    size_t n = (size_t)j->rerank < list.count ? (size_t)j->rerank : list.count;
+    Move *orig = malloc((n > 0 ? n : 1) * sizeof *orig);
+    if (orig == NULL) {
+        fprintf(stderr, "rookery: out of memory\n");
+        free(orig), movelist_free(&list);
+        return 1;
+    }
+    memcpy(orig, list.moves, n * sizeof *orig);
+    double t0 = cli_now();
+    int rc = dynleaves_rerank(&j->rt, &j->req, klv_leave_value, &j->static_klv, &j->rack, &j->unseen, &list,
+                              (int)n, &err);
+    double ms = 1000.0 * (cli_now() - t0);
+    if (rc < 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        free(orig), movelist_free(&list);
+        return 1;
+    }
+    printf("%d unseen tiles; the %zu best moves by static equity, reranked with exact bag-aware leaves "
+           "(%.1f ms):\n", j->unseen.total, n, ms);
+    printf("%4s  %-24s %7s %10s %10s\n", "rank", "move", "score", "static", "bag-aware");
+    for (size_t i = 0; i < n; i++) {
+        const Move *m = &list.moves[i];
+        int32_t st = 0;
+        for (size_t k = 0; k < n; k++)
+            if (move_same(&orig[k], m)) st = orig[k].equity;
+        char text[128];
+        move_to_string(m, &j->game->board, &j->ld, text, sizeof text);
+        printf("%4zu  %-24s %7d %10.3f %10.3f\n", i + 1, text, m->score, st / 1000.0, m->equity / 1000.0);
+    }
+    free(orig), movelist_free(&list);
+    return 0;
+}
+
+int cmd_leaves(int argc, char **argv) {
+    LeavesJob j;
+    memset(&j, 0, sizeof j);
+    j.shrink = 30.0;
+    int a = parse_args(&j, argc, argv);
+    if (a != 0) return a > 0 ? 0 : 2;
+    int rc = 0;
+    if (position(&j) != 0 || load_tables(&j) != 0) {
+        job_free(&j);
+        return 2;
+    }
+    RkError err;
+    if (dynleaves_pool(&j.ld, &j.unseen, &j.rack, &j.pool, &err) != 0) {
+        fprintf(stderr, "rookery leaves: %s\n", err.msg);
+        job_free(&j);
+        return 2;
+    }
+    if (j.out_path != NULL) {
+        DeriveOptions opt = {.shrink = j.shrink, .n_eff = NULL, .holdable_only = !j.all_leaves};
+        DeriveInfo info;
+        double t0 = cli_now();
+        if (dynleaves_recompute(&j.deriver, &j.req, &j.pool, &opt, &j.klv, &info, &err) != 0) {
+            fprintf(stderr, "rookery: %s\n", err.msg);
+            job_free(&j);
+            return 1;
+        }
+        double ms = 1000.0 * (cli_now() - t0);
+        if (klv_write(&j.klv, j.out_path, &err) != 0) {
+            fprintf(stderr, "rookery: %s\n", err.msg);
+            job_free(&j);
+            return 1;
+        }
+        printf("%s: %u leaves for a pool of %d tiles (%d unseen + %d on the rack): %llu observed racks drawable "
+               "of %llu, %llu leaves valued, baseline %.3f; derived in %.1f ms\n",
+               j.out_path, j.klv.count, j.pool.total, j.unseen.total, j.rack.total,
+               (unsigned long long)info.racks_used, (unsigned long long)info.racks_observed,
+               (unsigned long long)info.leaves_valued, info.baseline, ms);
+    }
+    if (j.rerank > 0) rc = show_rerank(&j);
+    job_free(&j);
+    return rc;
+}
