@@ -142,28 +142,22 @@ not_leave:
     return 1;
 }
 
-int leave_deriver_init(LeaveDeriver *d, const RackTable *rt, const Kwg *leave_kwg, RkError *err) {
-    memset(d, 0, sizeof *d);
-    if (rt == NULL || rt->fill == NULL) return rk_error(err, "leave deriver: no rack table");
-    if (rt->rack_size < 2)
-        return rk_error(err, "leave deriver: racks of %d tile have no leaves", rt->rack_size);
-    d->rt = rt;
-    d->max_leave = rt->rack_size - 1;
-    int nl = rt->num_letters, S = d->max_leave;
-    size_t w = (size_t)rt->rack_size + 1;
+/* The numbering of the leaves of 1..S tiles whose letter ml holds at most
+ * limit[ml] copies (see the top of this file): term[] (nl * (S+2)^2
+ * entries, zeroed by the caller) and the number of leaves. */
+static int build_terms(const int *limit, int nl, int S, uint32_t *term, uint64_t *num_leaves, RkError *err) {
+    size_t w = (size_t)S + 2; /* = rack_size + 1 */
     /* upto[m][r], m = 0..nl, r = 0..S: multisets of <= r tiles from m.. */
     uint64_t *exact = calloc((size_t)(nl + 1) * w, sizeof *exact);
     uint64_t *upto = calloc((size_t)(nl + 1) * w, sizeof *upto);
-    d->term = calloc((size_t)nl * w * w, sizeof *d->term);
-    if (exact == NULL || upto == NULL || d->term == NULL) {
+    if (exact == NULL || upto == NULL) {
         free(exact);
         free(upto);
-        leave_deriver_free(d);
         return rk_error(err, "leave deriver: out of memory");
     }
     exact[(size_t)nl * w + 0] = 1;
     for (int ml = nl; ml >= 0; ml--) {
-        int lim = ml < nl ? (rt->limit[ml] < S ? rt->limit[ml] : S) : 0;
+        int lim = ml < nl ? (limit[ml] < S ? limit[ml] : S) : 0;
         for (int r = 0; r <= S; r++) {
             if (ml < nl) {
                 uint64_t e = 0;
@@ -179,23 +173,43 @@ int leave_deriver_init(LeaveDeriver *d, const RackTable *rt, const Kwg *leave_kw
     if (total - 1 >= UINT32_MAX) {
         free(exact);
         free(upto);
-        leave_deriver_free(d);
-        return rk_error(err, "leave deriver: %llu leaves, too many",
-                        (unsigned long long)(total - 1));
+        return rk_error(err, "leave deriver: %llu leaves, too many", (unsigned long long)(total - 1));
     }
-    d->num_leaves = total - 1;
+    *num_leaves = total - 1;
     for (int ml = 0; ml < nl; ml++) {
-        int lim = rt->limit[ml] < S ? rt->limit[ml] : S;
+        int lim = limit[ml] < S ? limit[ml] : S;
         for (int s = 0; s <= S; s++) {
             uint64_t t = 0;
             for (int c = 0; c <= lim && s + c <= S; c++) {
-                d->term[term_at(d, ml, s, c)] = (uint32_t)t;
+                term[((size_t)ml * w + (size_t)s) * w + (size_t)c] = (uint32_t)t;
                 t += upto[(size_t)(ml + 1) * w + (size_t)(S - s - c)];
             }
         }
     }
     free(exact);
     free(upto);
+    return 0;
+}
+
+int leave_deriver_init(LeaveDeriver *d, const RackTable *rt, const Kwg *leave_kwg, RkError *err) {
+    memset(d, 0, sizeof *d);
+    if (rt == NULL || rt->fill == NULL) return rk_error(err, "leave deriver: no rack table");
+    if (rt->rack_size < 2)
+        return rk_error(err, "leave deriver: racks of %d tile have no leaves", rt->rack_size);
+    d->rt = rt;
+    d->max_leave = rt->rack_size - 1;
+    int nl = rt->num_letters, S = d->max_leave;
+    d->term = calloc((size_t)nl * ((size_t)rt->rack_size + 1) * ((size_t)rt->rack_size + 1), sizeof *d->term);
+    if (d->term == NULL) {
+        leave_deriver_free(d);
+        return rk_error(err, "leave deriver: out of memory");
+    }
+    int limit[RK_MAX_LETTERS];
+    for (int ml = 0; ml < nl; ml++) limit[ml] = rt->limit[ml];
+    if (build_terms(limit, nl, S, d->term, &d->num_leaves, err) != 0) {
+        leave_deriver_free(d);
+        return -1;
+    }
 
     /* Map the leave graph's words. */
     KwgIndex ix;
@@ -273,6 +287,7 @@ typedef struct Part {
 
 typedef struct Work {
     const LeaveDeriver *d;
+    const uint32_t *term; /* the numbering of acc: d->term, or the pool's (holdable_only) */
     const RackTable *rt;
     Src src;
     /* per internal leave number n: acc[stride*n] = sum W*m,
@@ -317,7 +332,7 @@ static void finish_rack(Work *w, int ml, int x, int d) {
     w->used++; /* drawable: W(R, {}, B) > 0 */
     size_t ws = (size_t)w->rt->rack_size + 1;
     const double *k = w->kern + ((size_t)ml * ws + (size_t)x) * ws;
-    const uint32_t *term = w->d->term + (size_t)ml * ws * ws;
+    const uint32_t *term = w->term + (size_t)ml * ws * ws;
     const Part *p = w->part[d];
     int n = w->npart[d];
     double *acc = w->acc;
@@ -353,7 +368,7 @@ static void finish_rack(Work *w, int ml, int x, int d) {
 static void extend_parts(Work *w, int ml, int x, int d) {
     size_t ws = (size_t)w->rt->rack_size + 1;
     const double *k = w->kern + ((size_t)ml * ws + (size_t)x) * ws;
-    const uint32_t *term = w->d->term + (size_t)ml * ws * ws;
+    const uint32_t *term = w->term + (size_t)ml * ws * ws;
     const Part *p = w->part[d];
     Part *q = w->part[d + 1];
     int n = w->npart[d], out = 0;
@@ -426,6 +441,7 @@ static double binom(int n, int k) {
  * copy fewer of letter j makes the vector smaller at j). */
 typedef struct Shrink {
     const LeaveDeriver *d;
+    const uint32_t *term; /* the numbering of acc and v (Work.term) */
     const double *acc; /* stride 3, see Work */
     double baseline, k;
     const int *limit; /* per letter, the most copies a leave may hold: the bag's (holdable_only) */
@@ -442,16 +458,18 @@ typedef struct Shrink {
     bool bad;
 } Shrink;
 
-static uint32_t shrink_term(const Shrink *h, int ml, int s, int c) {
-    return h->d->term[term_at(h->d, ml, s, c)];
+static uint32_t shrink_term(const Shrink *h, int ml, int s, int c) { return h->term[term_at(h->d, ml, s, c)]; }
+
+/* The leave graph's word index of the leave held in h. */
+static uint32_t shrink_word(const Shrink *h) {
+    uint32_t num = 0;
+    for (int i = 0; i < h->n; i++) num += h->d->term[term_at(h->d, h->letter[i], h->before[i], h->cnt[i])];
+    return h->d->to_word[num];
 }
 
 /* Values the leave held in h (number num). */
 static void shrink_leave(Shrink *h, uint32_t num) {
-    /* the order argument above: consecutive numbers, or (holdable_only,
-     * leaves skipped) increasing ones */
-    if (h->limit == NULL ? num != h->next : num < h->next) h->bad = true;
-    h->next = num + 1;
+    if (num != h->next++) h->bad = true; /* the order argument above failed */
     if (h->bad) return;
     /* prior: the mean of the values of the distinct sub-leaves one tile
      * shorter, one per distinct letter, in letter order */
@@ -483,7 +501,7 @@ static void shrink_leave(Shrink *h, uint32_t num) {
     h->v[num] = v;
     if (h->n_eff != NULL) h->n_eff[num] = ne;
     if (h->limit != NULL) {
-        uint32_t word = h->d->to_word[num];
+        uint32_t word = shrink_word(h);
         if (h->out64 != NULL) h->out64[word] = v;
         if (h->out != NULL) h->out[word] = (float)v;
         if (h->n_eff_out != NULL) h->n_eff_out[word] = ne;
@@ -535,19 +553,36 @@ static int derive_core(const LeaveDeriver *d, const Src *src, uint64_t n, const 
     Work w;
     memset(&w, 0, sizeof w);
     w.d = d;
+    w.term = d->term;
     w.rt = rt;
     w.src = *src;
     for (int ml = 0; ml < rt->num_letters; ml++)
         w.bag[ml] = bag ? bag->count[ml] : rt->dist[ml];
     size_t ws = (size_t)rt->rack_size + 1;
+    /* holdable_only: acc is numbered densely over the holdable leaves only */
+    uint64_t acc_leaves = d->num_leaves;
+    uint32_t *pool_term = NULL;
+    int pool_limit[RK_MAX_LETTERS];
+    if (holdable) {
+        for (int ml = 0; ml < rt->num_letters; ml++)
+            pool_limit[ml] = w.bag[ml] < rt->limit[ml] ? w.bag[ml] : rt->limit[ml];
+        pool_term = calloc((size_t)rt->num_letters * ws * ws, sizeof *pool_term);
+        if (pool_term == NULL) return rk_error(err, "derive leaves: out of memory");
+        if (build_terms(pool_limit, rt->num_letters, d->max_leave, pool_term, &acc_leaves, err) != 0) {
+            free(pool_term);
+            return -1;
+        }
+        w.term = pool_term;
+    }
     w.kern = calloc((size_t)rt->num_letters * ws * ws, sizeof *w.kern);
     w.stride = k > 0.0 || n_eff_out != NULL || holdable ? 3 : 2;
-    w.acc = calloc((size_t)w.stride * ((size_t)d->num_leaves + 1), sizeof *w.acc);
+    w.acc = calloc((size_t)w.stride * ((size_t)acc_leaves + 1), sizeof *w.acc);
     if (w.kern == NULL || w.acc == NULL) {
         free(w.kern);
         free(w.acc);
+        free(pool_term);
         return rk_error(err, "derive leaves: out of memory for %llu leaves",
-                        (unsigned long long)d->num_leaves);
+                        (unsigned long long)acc_leaves);
     }
     for (int ml = 0; ml < rt->num_letters; ml++)
         for (int r = 0; r <= rt->rack_size; r++)
@@ -567,25 +602,26 @@ static int derive_core(const LeaveDeriver *d, const Src *src, uint64_t n, const 
         if (out64 != NULL) memset(out64, 0, (size_t)d->num_leaves * sizeof *out64);
         if (out != NULL) memset(out, 0, (size_t)d->num_leaves * sizeof *out);
         if (n_eff_out != NULL) memset(n_eff_out, 0, (size_t)d->num_leaves * sizeof *n_eff_out);
-        /* v[] is read only for holdable sub-leaves, which are written first */
-        shrunk = malloc(((size_t)d->num_leaves + 1) * sizeof *shrunk);
+        shrunk = malloc(((size_t)acc_leaves + 1) * sizeof *shrunk);
+        int rc = 0;
         if (shrunk == NULL) {
-            free(w.kern);
-            free(w.acc);
-            return rk_error(err, "derive leaves: out of memory for %llu leaves",
-                            (unsigned long long)d->num_leaves);
+            rc = rk_error(err, "derive leaves: out of memory for %llu leaves", (unsigned long long)acc_leaves);
+        } else {
+            shrunk[0] = 0.0;
+            Shrink h = {.d = d, .term = pool_term, .acc = w.acc, .baseline = baseline, .k = k, .v = shrunk,
+                        .next = 1, .limit = pool_limit, .plain = !(k > 0.0), .out = out, .out64 = out64,
+                        .n_eff_out = n_eff_out};
+            shrink_walk(&h, 0, 0, 0);
+            if (h.bad || h.next != acc_leaves + 1) rc = rk_error(err, "derive leaves: internal error: leave order");
+            valued = h.valued;
         }
-        shrunk[0] = 0.0;
-        Shrink h = {.d = d, .acc = w.acc, .baseline = baseline, .k = k, .v = shrunk, .next = 1,
-                    .limit = w.bag, .plain = !(k > 0.0), .out = out, .out64 = out64, .n_eff_out = n_eff_out};
-        shrink_walk(&h, 0, 0, 0);
         free(shrunk);
-        if (h.bad) {
+        free(pool_term);
+        if (rc != 0) {
             free(w.kern);
             free(w.acc);
-            return rk_error(err, "derive leaves: internal error: leave order");
+            return rc;
         }
-        valued = h.valued;
         goto done;
     }
     if (k > 0.0) {
@@ -597,7 +633,7 @@ static int derive_core(const LeaveDeriver *d, const Src *src, uint64_t n, const 
                             (unsigned long long)d->num_leaves);
         }
         shrunk[0] = 0.0;
-        Shrink h = {.d = d, .acc = w.acc, .baseline = baseline, .k = k, .v = shrunk, .next = 1};
+        Shrink h = {.d = d, .term = d->term, .acc = w.acc, .baseline = baseline, .k = k, .v = shrunk, .next = 1};
         shrink_walk(&h, 0, 0, 0);
         if (h.bad || h.next != d->num_leaves + 1) {
             free(shrunk);

@@ -1161,6 +1161,90 @@ static void test_shrink_english(void) {
     racktable_free(&rt);
 }
 
+/* holdable_only: the leaves the bag can hold get the same bits as without
+ * the option (plain and shrunk, n_eff too), every other leave 0, and the
+ * same DeriveInfo. Tiny distribution with random bags, then English with a
+ * late-game pool. */
+static void check_holdable(const LeaveDeriver *d, const Klv *klv, const RackAccum *acc, const Rack *bag,
+                           double shrink) {
+    RkError err;
+    uint64_t L = d->num_leaves;
+    double *all = malloc(L * sizeof *all), *hold = malloc(L * sizeof *hold);
+    double *ne_all = malloc(L * sizeof *ne_all), *ne_hold = malloc(L * sizeof *ne_hold);
+    CU_ASSERT_FATAL(all != NULL && hold != NULL && ne_all != NULL && ne_hold != NULL);
+    DeriveOptions o_all = {.shrink = shrink, .n_eff = ne_all};
+    DeriveOptions o_hold = {.shrink = shrink, .n_eff = ne_hold, .holdable_only = true};
+    DeriveInfo i_all, i_hold;
+    for (uint64_t j = 0; j < L; j++) hold[j] = ne_hold[j] = 99.0; /* must be overwritten */
+    CU_ASSERT_FATAL(derive_leaves_f64_opt(d, acc, bag, &o_all, all, L, &i_all, &err) == 0);
+    CU_ASSERT_FATAL(derive_leaves_f64_opt(d, acc, bag, &o_hold, hold, L, &i_hold, &err) == 0);
+    int bad = 0;
+    uint64_t holdable = 0;
+    for (uint64_t j = 0; j < L; j++) {
+        uint8_t s[RK_RACK_SIZE];
+        int len = kwg_index_word_at(&klv->kwg, &klv->ix, j, s, RK_RACK_SIZE);
+        int need[RK_MAX_LETTERS] = {0};
+        bool ok = true;
+        for (int i = 0; i < len; i++) ok = ok && ++need[s[i]] <= bag->count[s[i]];
+        if (ok) {
+            holdable++;
+            bad += memcmp(&all[j], &hold[j], sizeof(double)) != 0 || memcmp(&ne_all[j], &ne_hold[j], sizeof(double)) != 0;
+        } else {
+            bad += hold[j] != 0.0 || ne_hold[j] != 0.0;
+        }
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(holdable > 0);
+    CU_ASSERT(memcmp(&i_all.baseline, &i_hold.baseline, sizeof(double)) == 0);
+    CU_ASSERT_EQUAL(i_all.racks_used, i_hold.racks_used);
+    CU_ASSERT_EQUAL(i_all.leaves_valued, i_hold.leaves_valued);
+    free(all);
+    free(hold);
+    free(ne_all);
+    free(ne_hold);
+}
+
+static void test_holdable_only(void) {
+    Tiny t;
+    tiny_setup(&t);
+    RackAccum acc;
+    RkError err;
+    CU_ASSERT_FATAL(rack_accum_init(&acc, t.rt.num_racks, &err) == 0);
+    Rng rng;
+    rng_seed(&rng, 11);
+    for (int trial = 0; trial < 12; trial++) {
+        random_accum(&acc, 500 + (uint64_t)trial);
+        Rack bag;
+        rack_clear(&bag);
+        for (int ml = 0; ml < t.ld.size; ml++) {
+            bag.count[ml] = (uint8_t)rng_below(&rng, (uint64_t)t.ld.count[ml] + 1);
+            bag.total += bag.count[ml];
+        }
+        check_holdable(&t.d, &t.klv, &acc, &bag, trial % 2 ? 4.0 : 0.0);
+    }
+    rack_accum_free(&acc);
+    tiny_free(&t);
+
+    /* English: a pool of 33 tiles late in a game */
+    LetterDist ld;
+    ld_english(&ld);
+    RackTable rt;
+    Klv klv;
+    LeaveDeriver d;
+    CU_ASSERT_FATAL(racktable_build(&rt, &ld, RK_RACK_SIZE, &err) == 0);
+    CU_ASSERT_FATAL(klv_init_zero(&klv, &ld, &err) == 0);
+    CU_ASSERT_FATAL(leave_deriver_init(&d, &rt, &klv.kwg, &err) == 0);
+    CU_ASSERT_FATAL(rack_accum_init(&acc, rt.num_racks, &err) == 0);
+    random_accum(&acc, 77);
+    Rack pool;
+    bag_of(&ld, "AAABCDEEEEEEGIIILMNNOORRSSTTUUYQ?", &pool);
+    check_holdable(&d, &klv, &acc, &pool, 30.0);
+    rack_accum_free(&acc);
+    leave_deriver_free(&d);
+    klv_free(&klv);
+    racktable_free(&rt);
+}
+
 /* ------------------------------------------------------------------- .req */
 
 static int spill(const char *path, const uint8_t *b, size_t n) {
@@ -1513,6 +1597,7 @@ int main(void) {
         {"shrink: n_eff of one rack seen c times is c", test_shrink_neff_single_rack},
         {"shrink: growing k pulls towards the priors", test_shrink_monotone},
         {"shrink: English timing and determinism", test_shrink_english},
+        {"holdable_only: the same bits for holdable leaves, 0 for the rest", test_holdable_only},
         {"req: round trip, write errors, corrupt files", test_req_roundtrip_and_errors},
         {"req: English round trip", test_req_english},
         CU_TEST_INFO_NULL,
