@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rookery train / match without mpirun: usage, config errors, the Slurm/PMI
-# guard, and a one-process run.
+# guard, and a one-process run; then rookery leaves on that run's racks.req.
 #   train.sh ROOKERY_BIN SOWPODS_KWG SHARED_DIR
 set -euo pipefail
 bin="$1"; kwg="${2:-}"
@@ -45,4 +45,29 @@ echo garbage > "$work/r1/LATEST"
 expect_exit 2 "LATEST" "$bin" train --run "$work/r1" --set run.generations=2
 out=$("$bin" match --a static:leaves=zero --b static --pairs 3)
 echo "$out" | grep "pairs 3, games 6" >/dev/null || fail "match output: $out"
+# rookery leaves: bag-aware leaves from the run's rack equities
+req="$work/r1/gen-0001/racks.req"
+full='AAAAAAAAABBCCDDDDEEEEEEEEEEEEFFGGGHHIIIIIIIIIJKLLLLMMNNNNNNOOOOOOOOPPQRRRRRRSSSSTTTTTTUUUUVVWWXYYZ??'
+"$bin" leaves --help | grep -- "--unseen" >/dev/null || fail "leaves --help"
+"$bin" leaves --req "$req" --unseen "$full" -o "$work/full.klv2" > "$work/lv.log" || fail "leaves, full pool"
+grep "914624 leaves for a pool of 100 tiles" "$work/lv.log" >/dev/null || fail "leaves output: $(cat "$work/lv.log")"
+empty='15/15/15/15/15/15/15/15/15/15/15/15/15/15/15'
+"$bin" movegen --cgp "$empty EEQS/ 0/0 0" --leaves "$work/full.klv2" --top 1 >/dev/null || fail "derived leaves do not load"
+"$bin" leaves --req "$req" --cgp "$empty EEQS/ 0/0 0" -o "$work/cgp.klv2" > "$work/lv2.log" || fail "leaves --cgp"
+grep "pool of 100 tiles (96 unseen + 4 on the rack)" "$work/lv2.log" >/dev/null || fail "leaves --cgp: $(cat "$work/lv2.log")"
+out=$("$bin" leaves --req "$req" --cgp "$empty EEQS/ 0/0 0" --rerank 3 --leaves "$work/full.klv2")
+echo "$out" | grep "bag-aware" >/dev/null || fail "leaves --rerank: $out"
+[ "$(echo "$out" | grep -c '^ *[0-9] ')" -eq 3 ] || fail "leaves --rerank 3 shows 3 moves: $out"
+expect_error 2 "contradicts the position" "$bin" leaves --req "$req" --cgp "$empty EEQS/ 0/0 0" --unseen ABC -o "$work/x.klv2"
+expect_error 2 "2 Z" "$bin" leaves --req "$req" --unseen ZZ -o "$work/x.klv2"
+expect_error 2 "--unseen 'A1'" "$bin" leaves --req "$req" --unseen A1 -o "$work/x.klv2"
+expect_error 2 "8 tiles" "$bin" leaves --req "$req" --unseen A --rack ABCDEFGH -o "$work/x.klv2"
+expect_error 2 "-o OUT.klv2" "$bin" leaves --req "$req" --unseen A
+expect_error 2 "--rerank needs" "$bin" leaves --req "$req" --unseen A --rerank 3
+printf 'REQ2garbage' > "$work/bad.req"
+expect_error 2 "bad.req" "$bin" leaves --req "$work/bad.req" --unseen A -o "$work/x.klv2"
+head -c 100000 "$req" > "$work/short.req"
+expect_error 2 "short.req" "$bin" leaves --req "$work/short.req" --unseen A -o "$work/x.klv2"
+expect_error 2 "missing.req" "$bin" leaves --req "$work/missing.req" --unseen A -o "$work/x.klv2"
+[ ! -e "$work/x.klv2" ] || fail "a .klv2 was written despite an error"
 echo "train.sh: all checks passed"
