@@ -308,7 +308,7 @@ static int bench_leaves(int argc, char **argv) {
             movegen_all(&mreq, &list);
             movelist_sort_by_equity(&list);
             double t2 = cli_now();
-            int n = dynleaves_rerank(&rt, &req, klv_leave_value, &klv, rack, &unseen, &list, rerank, &err);
+            int n = dynleaves_rerank(&rt, &req, klv_leave_value, &klv, rack, &unseen, &list, rerank, NULL, &err);
             double t3 = cli_now();
             movelist_free(&list);
             if (n < 0) break;

@@ -1,5 +1,6 @@
 /* rookery leaves: bag-aware leave values from a rack-equity table (.req),
  * for a pool of tiles or a position (eval/dynleaves.h). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,13 +10,15 @@
 #include "core/bag.h"
 #include "core/cgp.h"
 #include "eval/dynleaves.h"
+#include "worker/leave_study.h"
 
 static void usage(FILE *out) {
     fprintf(out,
             "usage: rookery leaves --req FILE.req --unseen TILES [--rack TILES] -o OUT.klv2 [--shrink K] [--all-leaves]\n"
             "       rookery leaves --req FILE.req --cgp '<CGP>' [-o OUT.klv2] [--shrink K]\n"
             "                      [--rerank N --leaves STATIC.klv2] [--lexicon FILE.kwg]\n"
-            "       (both: [--ld english|FILE.csv])\n"
+            "       rookery leaves --req FILE.req --study GAMES [--rerank N] [--seed S] [--lexicon FILE.kwg]\n"
+            "       (all: [--ld english|FILE.csv])\n"
             "\n"
             "Derives every leave value again for the tiles left in a game instead of the full\n"
             "distribution, from the rack equities of a training generation (RUN/gen-NNNN/racks.req),\n"
@@ -33,7 +36,12 @@ static void usage(FILE *out) {
             "                  much faster late in a game\n"
             "  --rerank N      with --cgp and --leaves: the N best moves by static equity, with their\n"
             "                  leaves valued exactly for the unseen tiles (the top-N reranking)\n"
-            "  --leaves F      the static leaves the moves are generated with (for --rerank)\n");
+            "  --leaves F      the static leaves the moves are generated with (for --rerank)\n"
+            "  --study GAMES   plays GAMES static self-play games (seed S, default 1) with the .req's\n"
+            "                  own leaves and, per unseen-tile bucket, prints how often reranking the\n"
+            "                  N best moves (default 10) with exact bag-aware leaves changes the best\n"
+            "                  move, and how well static and bag-aware leaves predict the player's next\n"
+            "                  best-move equity (mean and rms residual; worker/leave_study.h)\n");
 }
 
 typedef struct LeavesJob {
@@ -41,6 +49,7 @@ typedef struct LeavesJob {
     double shrink;
     int rerank;
     bool all_leaves;
+    uint64_t study_games, seed;
     LetterDist ld;
     Engine engine; /* with --cgp */
     bool have_engine;
@@ -88,6 +97,12 @@ static int parse_args(LeavesJob *j, int argc, char **argv) {
                 return -1;
             }
             i++;
+        } else if (strcmp(a, "--study") == 0) {
+            if (cli_parse_u64("--study", v, 1000000, &j->study_games) != 0 || j->study_games == 0) return -1;
+            i++;
+        } else if (strcmp(a, "--seed") == 0) {
+            if (cli_parse_u64("--seed", v, UINT64_MAX, &j->seed) != 0) return -1;
+            i++;
         } else if (strcmp(a, "--all-leaves") == 0) {
             j->all_leaves = true;
         } else if (strcmp(a, "--rerank") == 0) {
@@ -100,9 +115,10 @@ static int parse_args(LeavesJob *j, int argc, char **argv) {
     }
     const char *problem = NULL;
     if (j->req_path == NULL) problem = "--req is required";
+    else if (j->study_games > 0) problem = j->unseen_text || j->cgp || j->out_path ? "--study takes no position or -o" : NULL;
     else if (j->unseen_text == NULL && j->cgp == NULL) problem = "give --unseen or --cgp";
     else if (j->cgp != NULL && j->rack_text != NULL) problem = "--rack goes with --unseen, not --cgp (its rack is on turn)";
-    else if (j->rerank > 0 && (j->cgp == NULL || j->static_path == NULL))
+    else if (j->rerank > 0 && (j->cgp == NULL || j->static_path == NULL) && j->study_games == 0)
         problem = "--rerank needs --cgp and --leaves";
     else if (j->rerank == 0 && j->out_path == NULL) problem = "-o OUT.klv2 is required";
     if (problem != NULL) {
@@ -203,7 +219,7 @@ static int show_rerank(LeavesJob *j) {
     memcpy(orig, list.moves, n * sizeof *orig);
     double t0 = cli_now();
     int rc = dynleaves_rerank(&j->rt, &j->req, klv_leave_value, &j->static_klv, &j->rack, &j->unseen, &list,
-                              (int)n, &err);
+                              (int)n, NULL, &err);
     double ms = 1000.0 * (cli_now() - t0);
     if (rc < 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
@@ -226,12 +242,77 @@ static int show_rerank(LeavesJob *j) {
     return 0;
 }
 
+/* --study: the .req's own static leaves, then leave_study over the games. */
+static int run_study(LeavesJob *j) {
+    RkError err;
+    if (engine_open(&j->engine, j->ld_name, NULL, j->lexicon, NULL) != 0) return 2;
+    j->have_engine = true;
+    j->ld = j->engine.ld;
+    if (load_tables(j) != 0) return 2;
+    Rack full;
+    racktable_full_bag(&j->rt, &full);
+    DeriveOptions opt = {.shrink = j->shrink};
+    DeriveInfo info;
+    j->game = malloc(sizeof *j->game);
+    if (j->game == NULL || dynleaves_recompute(&j->deriver, &j->req, &full, &opt, &j->klv, &info, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", j->game == NULL ? "out of memory" : err.msg);
+        return 1;
+    }
+    SelfplayConfig play = {.ld = &j->engine.ld, .layout = &j->engine.layout, .kwg = &j->engine.kwg,
+                           .leave_value = klv_leave_value, .leave_ctx = &j->klv, .seed = j->seed};
+    LeaveStudy s;
+    memset(&s, 0, sizeof s);
+    s.play = &play;
+    s.rt = &j->rt;
+    s.req = &j->req;
+    s.static_klv = &j->klv;
+    s.static_baseline = info.baseline;
+    s.rerank = j->rerank > 0 ? j->rerank : 10;
+    double t0 = cli_now(), last = t0;
+    for (uint64_t i = 0; i < j->study_games; i++) {
+        if (leave_study_game(&s, i, j->game, &err) != 0) {
+            fprintf(stderr, "rookery: %s\n", err.msg);
+            return 1;
+        }
+        if (cli_now() - last > 10.0) {
+            last = cli_now();
+            fprintf(stderr, "study: %llu/%llu games, %.0f s\n", (unsigned long long)(i + 1),
+                    (unsigned long long)j->study_games, last - t0);
+        }
+    }
+    printf("leave study: %s, %llu static self-play games (seed %llu), top %d reranked; static baseline %.3f; "
+           "%.1f s (%.1f s in exact values)\n",
+           j->req_path, (unsigned long long)j->study_games, (unsigned long long)j->seed, s.rerank, info.baseline,
+           cli_now() - t0, s.seconds_exact);
+    printf("%8s %10s %10s %10s %14s %14s %14s %14s\n", "unseen", "positions", "changed", "changed%", "predictions",
+           "static mean", "static rms", "bag-aware rms");
+    for (int b = 0; b < LEAVE_STUDY_BUCKETS; b++) {
+        const LeaveStudyBucket *k = &s.bucket[b];
+        double n = (double)k->residuals;
+        char range[16];
+        snprintf(range, sizeof range, "%d-%d", b * LEAVE_STUDY_BUCKET_TILES + 1, (b + 1) * LEAVE_STUDY_BUCKET_TILES);
+        printf("%8s %10llu %10llu %9.1f%% %14llu %14.3f %14.3f %14.3f   (bag-aware mean %.3f)\n", range,
+               (unsigned long long)k->positions, (unsigned long long)k->changed,
+               k->positions ? 100.0 * (double)k->changed / (double)k->positions : 0.0,
+               (unsigned long long)k->residuals, n > 0 ? k->sum_static / n : 0.0,
+               n > 0 ? sqrt(k->sq_static / n) : 0.0, n > 0 ? sqrt(k->sq_dynamic / n) : 0.0,
+               n > 0 ? k->sum_dynamic / n : 0.0);
+    }
+    return 0;
+}
+
 int cmd_leaves(int argc, char **argv) {
     LeavesJob j;
     memset(&j, 0, sizeof j);
     j.shrink = 30.0;
+    j.seed = 1;
     int a = parse_args(&j, argc, argv);
     if (a != 0) return a > 0 ? 0 : 2;
+    if (j.study_games > 0) {
+        int rc = run_study(&j);
+        job_free(&j);
+        return rc;
+    }
     int rc = 0;
     if (position(&j) != 0 || load_tables(&j) != 0) {
         job_free(&j);

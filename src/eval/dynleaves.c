@@ -123,7 +123,7 @@ int dynleaves_exact(const RackTable *rt, const Req *req, const Rack *unseen, con
 static int by_equity(const void *a, const void *b) { return movegen_compare(a, b); }
 
 int dynleaves_rerank(const RackTable *rt, const Req *req, LeaveValueFn static_leave, const void *static_ctx,
-                     const Rack *rack, const Rack *unseen, MoveList *list, int n, RkError *err) {
+                     const Rack *rack, const Rack *unseen, MoveList *list, int n, double *baseline, RkError *err) {
     if (n < 0) n = 0;
     if ((size_t)n > list->count) n = (int)list->count;
     Rack *kept = calloc((size_t)(n > 0 ? n : 1), sizeof *kept);
@@ -134,7 +134,7 @@ int dynleaves_rerank(const RackTable *rt, const Req *req, LeaveValueFn static_le
         return rk_error(err, "dynamic leaves: out of memory");
     }
     for (int i = 0; i < n; i++) move_kept_tiles(rack, &list->moves[i], &kept[i]);
-    int rc = dynleaves_exact(rt, req, unseen, kept, n, dlv, NULL, err);
+    int rc = dynleaves_exact(rt, req, unseen, kept, n, dlv, baseline, err);
     if (rc == 0) {
         for (int i = 0; i < n; i++) {
             Move *m = &list->moves[i];

@@ -70,8 +70,9 @@ int dynleaves_exact(const RackTable *rt, const Req *req, const Rack *unseen, con
  * replaced by the exact DLV (millipoints, rounded once; keeping nothing is
  * worth 0 in both), the other parts of its equity unchanged; a pass is left
  * alone. Those n are then sorted again, in front of the rest. rack: the
- * player's rack; unseen: U. Returns the number reranked, or -1 (err set). */
+ * player's rack; unseen: U; *baseline (may be NULL) gets baseline(U).
+ * Returns the number reranked, or -1 (err set). */
 int dynleaves_rerank(const RackTable *rt, const Req *req, LeaveValueFn static_leave, const void *static_ctx,
-                     const Rack *rack, const Rack *unseen, MoveList *list, int n, RkError *err);
+                     const Rack *rack, const Rack *unseen, MoveList *list, int n, double *baseline, RkError *err);
 
 #endif

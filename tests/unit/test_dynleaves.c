@@ -236,7 +236,7 @@ static void test_rerank_definition(void) {
     CU_ASSERT_FATAL(list.count >= 10);
     Move before[10];
     memcpy(before, list.moves, sizeof before);
-    CU_ASSERT_EQUAL(dynleaves_rerank(&t.rt, &t.req, klv_leave_value, &t.klv, rack, &unseen, &list, 10, &err), 10);
+    CU_ASSERT_EQUAL(dynleaves_rerank(&t.rt, &t.req, klv_leave_value, &t.klv, rack, &unseen, &list, 10, NULL, &err), 10);
     int found = 0, bad = 0;
     for (int i = 0; i < 10; i++) {
         Rack kept;
