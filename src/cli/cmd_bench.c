@@ -254,27 +254,21 @@ static int bench_leaves(int argc, char **argv) {
     Engine e;
     if (engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
     RkError err;
-    RackTable rt;
-    Req req;
-    Klv klv;
-    LeaveDeriver d;
-    memset(&req, 0, sizeof req);
-    memset(&klv, 0, sizeof klv);
-    memset(&d, 0, sizeof d);
+    DynLeaves dl;
     int rc = 0;
     Game *pos = malloc(npos * sizeof *pos);
     Game *scratch = malloc(sizeof *scratch);
-    if (pos == NULL || scratch == NULL || racktable_build(&rt, &e.ld, RK_RACK_SIZE, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", pos == NULL || scratch == NULL ? "out of memory" : err.msg);
+    if (pos == NULL || scratch == NULL) {
+        fprintf(stderr, "rookery: out of memory\n");
         free(pos), free(scratch), engine_close(&e);
         return 1;
     }
-    if (req_load(&req, req_path, &rt, &err) != 0 || klv_init_zero(&klv, &e.ld, &err) != 0 ||
-        leave_deriver_init(&d, &rt, &klv.kwg, &err) != 0) {
+    if (dynleaves_open(&dl, &e.ld, req_path, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         rc = 2;
         goto done;
     }
+    err.msg[0] = '\0'; /* set by a failure in the rows below */
     printf("bench leaves: %s, %llu positions per row (self-play, seed %llu), one core\n", req_path,
            (unsigned long long)npos, (unsigned long long)seed);
     printf("%8s %14s %12s %16s\n", "unseen", "recompute ms", "racks used", "exact top-N ms");
@@ -296,19 +290,19 @@ static int bench_leaves(int argc, char **argv) {
             DeriveOptions opt = {.shrink = 30.0, .n_eff = NULL, .holdable_only = true};
             DeriveInfo info;
             double t0 = cli_now();
-            if (dynleaves_recompute(&d, &req, &pool, &opt, &klv, &info, &err) != 0) break;
+            if (dynleaves_recompute(&dl.deriver, &dl.req, &pool, &opt, &dl.klv, &info, &err) != 0) break;
             double t1 = cli_now();
             used += (double)info.racks_used;
             MoveGenRequest mreq;
             movegen_request_for_game(&mreq, &pos[i]);
             mreq.leave_value = klv_leave_value;
-            mreq.leave_ctx = &klv;
+            mreq.leave_ctx = &dl.klv;
             MoveList list;
             movelist_init(&list);
             movegen_all(&mreq, &list);
             movelist_sort_by_equity(&list);
             double t2 = cli_now();
-            int n = dynleaves_rerank(&rt, &req, klv_leave_value, &klv, rack, &unseen, &list, rerank, NULL, &err);
+            int n = dynleaves_rerank(&dl.rt, &dl.req, klv_leave_value, &dl.klv, rack, &unseen, &list, rerank, NULL, &err);
             double t3 = cli_now();
             movelist_free(&list);
             if (n < 0) break;
@@ -327,10 +321,7 @@ static int bench_leaves(int argc, char **argv) {
     printf("(recompute: every leave, shrinkage 30, pool = unseen + rack; exact: top %d moves' leaves "
            "for the unseen tiles)\n", rerank);
 done:
-    leave_deriver_free(&d);
-    klv_free(&klv);
-    req_free(&req);
-    racktable_free(&rt);
+    dynleaves_close(&dl);
     free(pos);
     free(scratch);
     engine_close(&e);

@@ -55,18 +55,13 @@ typedef struct LeavesJob {
     bool have_engine;
     Game *game;
     Rack unseen, rack, pool;
-    RackTable rt;
-    Req req;
-    Klv klv, static_klv;
-    LeaveDeriver deriver;
+    DynLeaves dl;
+    Klv static_klv;
 } LeavesJob;
 
 static void job_free(LeavesJob *j) {
-    leave_deriver_free(&j->deriver);
-    klv_free(&j->klv);
+    dynleaves_close(&j->dl);
     klv_free(&j->static_klv);
-    req_free(&j->req);
-    racktable_free(&j->rt);
     free(j->game);
     if (j->have_engine) engine_close(&j->engine);
 }
@@ -190,8 +185,7 @@ static int position(LeavesJob *j) {
 
 static int load_tables(LeavesJob *j) {
     RkError err;
-    if (racktable_build(&j->rt, &j->ld, RK_RACK_SIZE, &err) != 0 || req_load(&j->req, j->req_path, &j->rt, &err) != 0 ||
-        klv_init_zero(&j->klv, &j->ld, &err) != 0 || leave_deriver_init(&j->deriver, &j->rt, &j->klv.kwg, &err) != 0 ||
+    if (dynleaves_open(&j->dl, &j->ld, j->req_path, &err) != 0 ||
         (j->static_path != NULL && klv_load(&j->static_klv, j->static_path, &j->ld, &err) != 0)) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return -1;
@@ -218,7 +212,7 @@ static int show_rerank(LeavesJob *j) {
     }
     memcpy(orig, list.moves, n * sizeof *orig);
     double t0 = cli_now();
-    int rc = dynleaves_rerank(&j->rt, &j->req, klv_leave_value, &j->static_klv, &j->rack, &j->unseen, &list,
+    int rc = dynleaves_rerank(&j->dl.rt, &j->dl.req, klv_leave_value, &j->static_klv, &j->rack, &j->unseen, &list,
                               (int)n, NULL, &err);
     double ms = 1000.0 * (cli_now() - t0);
     if (rc < 0) {
@@ -250,22 +244,22 @@ static int run_study(LeavesJob *j) {
     j->ld = j->engine.ld;
     if (load_tables(j) != 0) return 2;
     Rack full;
-    racktable_full_bag(&j->rt, &full);
+    racktable_full_bag(&j->dl.rt, &full);
     DeriveOptions opt = {.shrink = j->shrink};
     DeriveInfo info;
     j->game = malloc(sizeof *j->game);
-    if (j->game == NULL || dynleaves_recompute(&j->deriver, &j->req, &full, &opt, &j->klv, &info, &err) != 0) {
+    if (j->game == NULL || dynleaves_recompute(&j->dl.deriver, &j->dl.req, &full, &opt, &j->dl.klv, &info, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", j->game == NULL ? "out of memory" : err.msg);
         return 1;
     }
     SelfplayConfig play = {.ld = &j->engine.ld, .layout = &j->engine.layout, .kwg = &j->engine.kwg,
-                           .leave_value = klv_leave_value, .leave_ctx = &j->klv, .seed = j->seed};
+                           .leave_value = klv_leave_value, .leave_ctx = &j->dl.klv, .seed = j->seed};
     LeaveStudy s;
     memset(&s, 0, sizeof s);
     s.play = &play;
-    s.rt = &j->rt;
-    s.req = &j->req;
-    s.static_klv = &j->klv;
+    s.rt = &j->dl.rt;
+    s.req = &j->dl.req;
+    s.static_klv = &j->dl.klv;
     s.static_baseline = info.baseline;
     s.rerank = j->rerank > 0 ? j->rerank : 10;
     double t0 = cli_now(), last = t0;
@@ -328,20 +322,20 @@ int cmd_leaves(int argc, char **argv) {
         DeriveOptions opt = {.shrink = j.shrink, .n_eff = NULL, .holdable_only = !j.all_leaves};
         DeriveInfo info;
         double t0 = cli_now();
-        if (dynleaves_recompute(&j.deriver, &j.req, &j.pool, &opt, &j.klv, &info, &err) != 0) {
+        if (dynleaves_recompute(&j.dl.deriver, &j.dl.req, &j.pool, &opt, &j.dl.klv, &info, &err) != 0) {
             fprintf(stderr, "rookery: %s\n", err.msg);
             job_free(&j);
             return 1;
         }
         double ms = 1000.0 * (cli_now() - t0);
-        if (klv_write(&j.klv, j.out_path, &err) != 0) {
+        if (klv_write(&j.dl.klv, j.out_path, &err) != 0) {
             fprintf(stderr, "rookery: %s\n", err.msg);
             job_free(&j);
             return 1;
         }
         printf("%s: %u leaves for a pool of %d tiles (%d unseen + %d on the rack): %llu observed racks drawable "
                "of %llu, %llu leaves valued, baseline %.3f; derived in %.1f ms\n",
-               j.out_path, j.klv.count, j.pool.total, j.unseen.total, j.rack.total,
+               j.out_path, j.dl.klv.count, j.pool.total, j.unseen.total, j.rack.total,
                (unsigned long long)info.racks_used, (unsigned long long)info.racks_observed,
                (unsigned long long)info.leaves_valued, info.baseline, ms);
     }

@@ -13,5 +13,6 @@ int cmd_match(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_leaves(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
 
 #endif

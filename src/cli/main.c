@@ -16,6 +16,7 @@ static const Command COMMANDS[] = {
     {"report", cmd_report, "per-generation table of a run and a PNG of its training curves"},
     {"lexicon", cmd_lexicon, "build, check and dump .kwg lexicon graphs"},
     {"movegen", cmd_movegen, "generate the moves of a CGP position (counts and best moves)"},
+    {"sim", cmd_sim, "Monte Carlo simulation of the best candidate moves of a CGP position"},
     {"leaves", cmd_leaves, "bag-aware leave values from a rack-equity table (.req) for a position"},
     {"selfplay", cmd_selfplay, "play static-equity games against itself and summarize them"},
     {"bench", cmd_bench, "measure move generation and self-play throughput"},

@@ -149,3 +149,32 @@ int dynleaves_rerank(const RackTable *rt, const Req *req, LeaveValueFn static_le
     free(dlv);
     return rc == 0 ? n : -1;
 }
+
+/* ---------------------------------------------------------------- tables */
+
+int dynleaves_open(DynLeaves *t, const LetterDist *ld, const char *req_path, RkError *err) {
+    memset(t, 0, sizeof *t);
+    if (racktable_build(&t->rt, ld, RK_RACK_SIZE, err) != 0 || req_load(&t->req, req_path, &t->rt, err) != 0 ||
+        klv_init_zero(&t->klv, ld, err) != 0 || leave_deriver_init(&t->deriver, &t->rt, &t->klv.kwg, err) != 0) {
+        dynleaves_close(t);
+        return -1;
+    }
+    return 0;
+}
+
+void dynleaves_close(DynLeaves *t) {
+    if (t == NULL) return;
+    leave_deriver_free(&t->deriver);
+    klv_free(&t->klv);
+    req_free(&t->req);
+    racktable_free(&t->rt);
+    memset(t, 0, sizeof *t);
+}
+
+int dynleaves_for_game(DynLeaves *t, const Game *g, double shrink, DeriveInfo *info, RkError *err) {
+    Rack unseen, pool;
+    dynleaves_unseen_of_game(g, &unseen);
+    if (dynleaves_pool(g->ld, &unseen, &g->racks[g->on_turn], &pool, err) != 0) return -1;
+    DeriveOptions opt = {.shrink = shrink, .holdable_only = true};
+    return dynleaves_recompute(&t->deriver, &t->req, &pool, &opt, &t->klv, info, err);
+}

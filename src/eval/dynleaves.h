@@ -75,4 +75,24 @@ int dynleaves_exact(const RackTable *rt, const Req *req, const Rack *unseen, con
 int dynleaves_rerank(const RackTable *rt, const Req *req, LeaveValueFn static_leave, const void *static_ctx,
                      const Rack *rack, const Rack *unseen, MoveList *list, int n, double *baseline, RkError *err);
 
+/* Everything bag-aware leaves need, loaded once: the rack table of the
+ * distribution, the .req, a leave graph with its deriver, and `klv`, which
+ * dynleaves_for_game() fills for one position (so one DynLeaves serves one
+ * thread). */
+typedef struct DynLeaves {
+    RackTable rt;
+    Req req;
+    Klv klv;
+    LeaveDeriver deriver;
+} DynLeaves;
+
+/* Builds the rack table for ld (about 0.5 s for English) and loads req_path
+ * against it. On error -1 with a one-line message naming the file; t is then
+ * empty (dynleaves_close is harmless). */
+int dynleaves_open(DynLeaves *t, const LetterDist *ld, const char *req_path, RkError *err);
+void dynleaves_close(DynLeaves *t);
+/* t->klv = the leaves of the holdable leaves of the pool of the player on
+ * turn in g (unseen + own rack), with shrinkage `shrink`. */
+int dynleaves_for_game(DynLeaves *t, const Game *g, double shrink, DeriveInfo *info, RkError *err);
+
 #endif

@@ -6,10 +6,68 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PLAYER_USAGE "static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K]"
+#include "core/rng.h"
+
+#define PLAYER_USAGE                                                                                          \
+    "static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K] or "                                             \
+    "sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S][,leaves=FILE.klv2|zero|,req=FILE.req]"
+
+/* A number option of a sim player in [lo, hi]. */
+static int number_option(const char *spec, const char *key, const char *val, double lo, double hi, double *out,
+                         RkError *err) {
+    char *end;
+    errno = 0;
+    double x = strtod(val, &end);
+    if (errno != 0 || *end != '\0' || end == val || !isfinite(x) || x < lo || x > hi)
+        return rk_error(err, "player '%s': %s '%s' is not a number in [%g, %g]", spec, key, val, lo, hi);
+    *out = x;
+    return 0;
+}
+
+static int sim_option(Player *p, const char *spec, const char *key, const char *val, const LetterDist *ld,
+                      RkError *err) {
+    double x;
+    if (strcmp(key, "plies") == 0) {
+        if (number_option(spec, key, val, 0, 100, &x, err) != 0) return -1;
+        p->sim.plies = (int)x;
+    } else if (strcmp(key, "candidates") == 0) {
+        if (number_option(spec, key, val, 1, SIM_MAX_CANDIDATES, &x, err) != 0) return -1;
+        p->sim.candidates = (int)x;
+    } else if (strcmp(key, "iterations") == 0) {
+        if (number_option(spec, key, val, 1, 1e9, &x, err) != 0) return -1;
+        p->sim.iterations = (uint64_t)x;
+    } else if (strcmp(key, "stop_z") == 0) {
+        if (number_option(spec, key, val, 0, 100, &p->sim.stop_z, err) != 0) return -1;
+    } else if (strcmp(key, "seed") == 0) {
+        if (number_option(spec, key, val, 0, 9e15, &x, err) != 0) return -1;
+        p->sim.seed = (uint64_t)x;
+    } else if (strcmp(key, "shrink") == 0) {
+        if (number_option(spec, key, val, 0, 1e12, &p->dyn_shrink, err) != 0) return -1;
+    } else if (strcmp(key, "req") == 0) {
+        if (p->dyn != NULL || p->leaves != NULL)
+            return rk_error(err, "player '%s': give leaves= or req=, once", spec);
+        p->dyn = malloc(sizeof *p->dyn);
+        if (p->dyn == NULL) return rk_error(err, "out of memory");
+        if (dynleaves_open(p->dyn, ld, val, err) != 0) {
+            free(p->dyn);
+            p->dyn = NULL;
+            return -1;
+        }
+    } else if (strcmp(key, "leaves") == 0) {
+        if (p->dyn != NULL) return rk_error(err, "player '%s': give leaves= or req=, once", spec);
+        return -2; /* the common option */
+    } else {
+        return rk_error(err, "player '%s': unknown option '%s' (expected %s)", spec, key, PLAYER_USAGE);
+    }
+    return 0;
+}
 
 static int open_option(Player *p, const char *spec, const char *key, const char *val, const LetterDist *ld,
                        RkError *err) {
+    if (p->kind == PLAYER_SIM) {
+        int rc = sim_option(p, spec, key, val, ld, err);
+        if (rc != -2) return rc;
+    }
     if (strcmp(key, "leaves") == 0) {
         if (p->leaves != NULL) return rk_error(err, "player '%s': leaves given twice", spec);
         if (strcmp(val, "zero") == 0) return 0;
@@ -22,7 +80,7 @@ static int open_option(Player *p, const char *spec, const char *key, const char 
         }
         return 0;
     }
-    if (strcmp(key, "spv") == 0) {
+    if (strcmp(key, "spv") == 0 && p->kind == PLAYER_STATIC) {
         if (p->spv != NULL) return rk_error(err, "player '%s': spv given twice", spec);
         p->spv = malloc(sizeof *p->spv);
         if (p->spv == NULL) return rk_error(err, "out of memory");
@@ -33,7 +91,7 @@ static int open_option(Player *p, const char *spec, const char *key, const char 
         }
         return 0;
     }
-    if (strcmp(key, "spv_k") == 0) {
+    if (strcmp(key, "spv_k") == 0 && p->kind == PLAYER_STATIC) {
         char *end;
         errno = 0;
         double k = strtod(val, &end);
@@ -52,9 +110,15 @@ int player_open(Player *p, const char *spec, const LetterDist *ld, RkError *err)
     snprintf(p->spec, sizeof p->spec, "%s", spec);
     const char *colon = strchr(spec, ':');
     size_t kind_len = colon ? (size_t)(colon - spec) : strlen(spec);
-    if (kind_len != 6 || strncmp(spec, "static", 6) != 0)
+    if (kind_len == 6 && strncmp(spec, "static", 6) == 0) {
+        p->kind = PLAYER_STATIC;
+    } else if (kind_len == 3 && strncmp(spec, "sim", 3) == 0) {
+        p->kind = PLAYER_SIM;
+        sim_config_defaults(&p->sim);
+        p->dyn_shrink = 30.0;
+    } else {
         return rk_error(err, "player '%s': unknown kind (expected %s)", spec, PLAYER_USAGE);
-    p->kind = PLAYER_STATIC;
+    }
     if (colon == NULL) return 0;
     /* options: key=value, comma-separated */
     char opts[512];
@@ -93,11 +157,41 @@ void player_close(Player *p) {
         free(p->spv);
         p->spv = NULL;
     }
+    if (p->dyn != NULL) {
+        dynleaves_close(p->dyn);
+        free(p->dyn);
+        p->dyn = NULL;
+    }
 }
 
 LeaveValueFn player_leave_fn(const Player *p) { return p->leaves ? klv_leave_value : NULL; }
 
+/* The sim player's decision; -1 if the simulation failed. */
+static int sim_choose(const Player *p, const Game *g, Move *out) {
+    SimConfig cfg = p->sim;
+    RkError err;
+    if (p->dyn != NULL) {
+        if (dynleaves_for_game(p->dyn, g, p->dyn_shrink, NULL, &err) != 0) return -1;
+        cfg.leave_value = klv_leave_value;
+        cfg.leave_ctx = &p->dyn->klv;
+    } else {
+        cfg.leave_value = player_leave_fn(p);
+        cfg.leave_ctx = p->leaves;
+    }
+    Rng r = g->rng; /* the game's own stream: the same game gives the same decisions */
+    cfg.seed = p->sim.seed ^ rng_next(&r) ^ ((uint64_t)g->turn << 48);
+    SimResult *res = malloc(sizeof *res);
+    if (res == NULL || sim_run(g, &cfg, res, &err) != 0) {
+        free(res);
+        return -1;
+    }
+    *out = res->cand[res->best].move;
+    free(res);
+    return 0;
+}
+
 void player_choose(const Player *p, const Game *g, Move *out) {
+    if (p->kind == PLAYER_SIM && sim_choose(p, g, out) == 0) return;
     MoveGenRequest req;
     PositionalValues pv;
     movegen_request_for_game(&req, g);

@@ -8,7 +8,15 @@
  *        adjustments, + the SPV positional adjustment of eval/spv.h with
  *        spread scale K points, default PLAYER_DEFAULT_SPV_K, if spv is given)
  *
- * Simulation and graph search players join with later issues.
+ *   sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S]
+ *      [,leaves=FILE.klv2|zero | ,req=FILE.req[,shrink=K]]
+ *        Monte Carlo simulation of the K best static moves (search/sim.h;
+ *        defaults: 2 plies, 15 candidates, 100 iterations, z = 2), with
+ *        static leaves, or with bag-aware leaves derived at every root from
+ *        a rack-equity table (req=). Deterministic: each decision's seed is
+ *        S mixed with the game's own random stream.
+ *
+ * Graph search players join with a later issue.
  */
 #ifndef ROOKERY_PLAYER_H
 #define ROOKERY_PLAYER_H
@@ -16,11 +24,13 @@
 #include "core/game.h"
 #include "core/movegen.h"
 #include "eval/klv.h"
+#include "eval/dynleaves.h"
 #include "eval/spv.h"
+#include "search/sim.h"
 
 #define PLAYER_DEFAULT_SPV_K 75.0
 
-typedef enum { PLAYER_STATIC = 0 } PlayerKind;
+typedef enum { PLAYER_STATIC = 0, PLAYER_SIM = 1 } PlayerKind;
 
 typedef struct Player {
     PlayerKind kind;
@@ -28,6 +38,9 @@ typedef struct Player {
     Klv *leaves;     /* owned; NULL = every leave is worth 0 */
     Spv *spv;        /* owned; NULL = no positional adjustment */
     double spv_k;
+    SimConfig sim;   /* PLAYER_SIM (its leave callback is set per decision) */
+    DynLeaves *dyn;  /* owned; PLAYER_SIM with req=: bag-aware leaves (one thread) */
+    double dyn_shrink;
 } Player;
 
 /* Parses a SPEC like "static:leaves=RUN/gen-0003/leaves.klv2" and loads its
@@ -37,7 +50,8 @@ int player_open(Player *p, const char *spec, const LetterDist *ld, RkError *err)
  * dim*dim squares). */
 int player_check_board(const Player *p, int dim, RkError *err);
 void player_close(Player *p);
-/* The player's move for the side on turn. */
+/* The player's move for the side on turn. A sim player falls back to the
+ * static choice if its simulation fails (it cannot for a game in progress). */
 void player_choose(const Player *p, const Game *g, Move *out);
 /* The leave callback for movegen (NULL if the player has no leaves). */
 LeaveValueFn player_leave_fn(const Player *p);

@@ -30,7 +30,9 @@ if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
   exit 0
 fi
 export ROOKERY_LEXICON="$kwg"
-expect_exit 2 "unknown kind" "$bin" match --a sim --b static --pairs 1
+expect_exit 2 "unknown kind" "$bin" match --a mcgs --b static --pairs 1
+expect_exit 2 "candidates" "$bin" match --a sim:candidates=0 --b static --pairs 1
+expect_exit 2 "leaves= or req=" "$bin" match --a sim:leaves=zero,req=x.req --b static --pairs 1
 expect_exit 2 "nope.klv2" "$bin" match --a static:leaves=/nope.klv2 --b static --pairs 1
 # one process, no mpirun (MPI singleton)
 "$bin" train --run "$work/r1" --set run.games_per_generation=20 --set run.generations=1 --set match.pairs=2 \

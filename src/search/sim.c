@@ -1,0 +1,198 @@
+/* sim.c - Monte Carlo simulation of candidate moves (see sim.h). */
+#include "sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/rng.h"
+
+void sim_config_defaults(SimConfig *c) {
+    memset(c, 0, sizeof *c);
+    c->plies = 2;
+    c->candidates = 15;
+    c->iterations = 100;
+    c->min_iterations = 16;
+    c->stop_z = 2.0;
+    c->seed = 1;
+}
+
+double sim_mean(const SimCandidate *c) { return c->mean; }
+
+double sim_stderr(const SimCandidate *c) {
+    if (c->n < 2) return 0.0;
+    double n = (double)c->n, var = c->m2 / (n - 1.0);
+    return var > 0.0 ? sqrt(var / n) : 0.0;
+}
+
+static void add_value(SimCandidate *c, double v) {
+    c->n++;
+    double d = v - c->mean;
+    c->mean += d / (double)c->n;
+    c->m2 += d * (v - c->mean);
+}
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Scratch of one simulation. */
+typedef struct Sim {
+    const SimConfig *cfg;
+    const Game *root;
+    Game world;   /* the sampled world of the iteration */
+    Game play;    /* one candidate's rollout */
+    uint8_t unseen[RK_MAX_BAG];
+    int n_unseen;
+} Sim;
+
+static int32_t leave_of(const Sim *s, const Rack *rack, const Move *m) {
+    if (s->cfg->leave_value == NULL) return 0;
+    Rack kept;
+    move_kept_tiles(rack, m, &kept);
+    return kept.total > 0 ? s->cfg->leave_value(s->cfg->leave_ctx, &kept) : 0;
+}
+
+/* The world of iteration i: the opponent's rack and the bag, from the
+ * unseen tiles in a random order; the game's stream for the draws. */
+static void sample_world(Sim *s, uint64_t i) {
+    Rng r;
+    rng_seed_stream(&r, s->cfg->seed, i, 0);
+    uint8_t t[RK_MAX_BAG];
+    memcpy(t, s->unseen, (size_t)s->n_unseen);
+    for (int k = s->n_unseen - 1; k > 0; k--) { /* Fisher-Yates */
+        int j = (int)rng_below(&r, (uint64_t)k + 1);
+        uint8_t x = t[k];
+        t[k] = t[j];
+        t[j] = x;
+    }
+    s->world = *s->root;
+    int opp = 1 - s->root->on_turn, held = s->root->racks[opp].total, at = 0;
+    rack_clear(&s->world.racks[opp]);
+    for (; at < held; at++) rack_add(&s->world.racks[opp], t[at]);
+    s->world.bag.count = 0;
+    for (; at < s->n_unseen; at++) bag_add(&s->world.bag, t[at]);
+    rng_seed_stream(&s->world.rng, s->cfg->seed, i, 1);
+}
+
+/* Plays candidate m in the world and `plies` static plies; its value. */
+static double rollout(Sim *s, const Move *m) {
+    Game *g = &s->play;
+    *g = s->world;
+    int me = g->on_turn;
+    int spread0 = g->scores[me] - g->scores[1 - me];
+    int32_t last_leave[2] = {0, 0};
+    Move cur = *m;
+    for (int ply = 0;; ply++) {
+        int mover = g->on_turn;
+        last_leave[mover] = g->bag.count > 0 ? leave_of(s, &g->racks[mover], &cur) : 0;
+        game_play(g, &cur);
+        if (game_over(g) || ply >= s->cfg->plies) break;
+        MoveGenRequest req;
+        movegen_request_for_game(&req, g);
+        req.leave_value = s->cfg->leave_value;
+        req.leave_ctx = s->cfg->leave_ctx;
+        movegen_best(&req, &cur, NULL);
+    }
+    double v = (double)(g->scores[me] - g->scores[1 - me] - spread0);
+    if (!game_over(g)) v += (last_leave[me] - last_leave[1 - me]) / 1000.0;
+    return v;
+}
+
+static int check_config(const SimConfig *c, RkError *err) {
+    if (c->plies < 0 || c->plies > 100) return rk_error(err, "sim: plies %d, expected 0..100", c->plies);
+    if (c->candidates < 1 || c->candidates > SIM_MAX_CANDIDATES)
+        return rk_error(err, "sim: candidates %d, expected 1..%d", c->candidates, SIM_MAX_CANDIDATES);
+    if (c->iterations < 1) return rk_error(err, "sim: iterations must be at least 1");
+    if (!(c->stop_z >= 0.0) || !isfinite(c->stop_z)) return rk_error(err, "sim: stop z must be >= 0");
+    if (!(c->seconds >= 0.0) || !isfinite(c->seconds)) return rk_error(err, "sim: seconds must be >= 0");
+    return 0;
+}
+
+/* The live candidate with the highest mean (ties: the earlier, i.e. better
+ * static equity). */
+static int leader(const SimResult *r) {
+    int best = -1;
+    for (int i = 0; i < r->count; i++)
+        if (r->cand[i].live && (best < 0 || sim_mean(&r->cand[i]) > sim_mean(&r->cand[best]))) best = i;
+    return best;
+}
+
+static int stop_behind(SimResult *r, double z) {
+    int lead = leader(r), live = 0;
+    double low = sim_mean(&r->cand[lead]) - z * sim_stderr(&r->cand[lead]);
+    for (int i = 0; i < r->count; i++) {
+        SimCandidate *c = &r->cand[i];
+        if (!c->live) continue;
+        if (i != lead && sim_mean(c) + z * sim_stderr(c) < low) c->live = false;
+        live += c->live;
+    }
+    return live;
+}
+
+int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err) {
+    memset(out, 0, sizeof *out);
+    if (check_config(cfg, err) != 0) return -1;
+    if (game_over(root)) return rk_error(err, "sim: the game is over");
+    Sim *s = malloc(sizeof *s);
+    if (s == NULL) return rk_error(err, "sim: out of memory");
+    s->cfg = cfg;
+    s->root = root;
+    s->n_unseen = 0;
+    const Rack *opp = &root->racks[1 - root->on_turn];
+    for (int ml = 0; ml < root->ld->size; ml++)
+        for (int c = 0; c < opp->count[ml]; c++) s->unseen[s->n_unseen++] = (uint8_t)ml;
+    for (int i = 0; i < root->bag.count; i++) s->unseen[s->n_unseen++] = root->bag.tiles[i];
+    /* tiles in a canonical order, so the worlds do not depend on the bag's order */
+    for (int i = 1; i < s->n_unseen; i++)
+        for (int j = i; j > 0 && s->unseen[j - 1] > s->unseen[j]; j--) {
+            uint8_t x = s->unseen[j];
+            s->unseen[j] = s->unseen[j - 1];
+            s->unseen[j - 1] = x;
+        }
+
+    /* candidates: the K best by static equity */
+    MoveGenRequest req;
+    movegen_request_for_game(&req, root);
+    req.leave_value = cfg->leave_value;
+    req.leave_ctx = cfg->leave_ctx;
+    MoveList list;
+    movelist_init(&list);
+    movegen_all(&req, &list);
+    movelist_sort_by_equity(&list);
+    if (list.count == 0) {
+        movelist_free(&list);
+        free(s);
+        return rk_error(err, "sim: the position has no move");
+    }
+    out->count = list.count < (size_t)cfg->candidates ? (int)list.count : cfg->candidates;
+    for (int i = 0; i < out->count; i++) out->cand[i] = (SimCandidate){.move = list.moves[i], .live = true};
+    movelist_free(&list);
+
+    double t0 = now_s();
+    int live = out->count;
+    for (uint64_t it = 0; it < cfg->iterations && live > 1; it++) {
+        sample_world(s, it);
+        for (int i = 0; i < out->count; i++) {
+            SimCandidate *c = &out->cand[i];
+            if (!c->live) continue;
+            add_value(c, rollout(s, &c->move));
+        }
+        out->iterations = it + 1;
+        if (cfg->stop_z > 0.0 && out->iterations >= cfg->min_iterations) live = stop_behind(out, cfg->stop_z);
+        if (cfg->seconds > 0.0 && now_s() - t0 >= cfg->seconds) break;
+    }
+    if (out->count == 1 && out->iterations == 0) { /* a single candidate needs no simulation, but give it a value */
+        sample_world(s, 0);
+        SimCandidate *c = &out->cand[0];
+        add_value(c, rollout(s, &c->move));
+        out->iterations = 1;
+    }
+    out->seconds = now_s() - t0;
+    out->best = leader(out);
+    free(s);
+    return 0;
+}

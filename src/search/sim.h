@@ -1,0 +1,83 @@
+/*
+ * sim.h - Monte Carlo simulation of candidate moves (Quackle/Macondo style).
+ *
+ * From a root position, the K best moves by static equity are candidates.
+ * Each ITERATION samples one world consistent with what the player on turn
+ * knows: the opponent's rack (as many tiles as the opponent holds) drawn
+ * uniformly from the unseen tiles (bag + opponent's rack), the rest forming
+ * the bag, and one random stream for the draws. Every live candidate is
+ * played in that same world (common random numbers: the comparison between
+ * candidates is not blurred by different luck), followed by `plies` plies of
+ * static best-equity play for both sides (or fewer if the game ends). Its
+ * value, from the root player's view, in points:
+ *
+ *   value = (spread at the horizon - spread at the root)
+ *           + leave(root player's last kept tiles in the rollout)
+ *           - leave(opponent's last kept tiles in the rollout)
+ *
+ * where each leave term counts only if that move was made with tiles left in
+ * the bag (leave values do not apply once it is empty), and is 0 once the
+ * game has ended (the final spread says it all). With plies = 0 the value is
+ * score + leave: the static equity without its other adjustments.
+ *
+ * STOPPING. After cfg->min_iterations iterations, a candidate whose upper
+ * bound mean + z*se is below the leader's lower bound mean - z*se stops
+ * being played (z = cfg->stop_z; 0 = never stop). The run ends after
+ * cfg->iterations iterations, when one candidate is left, or when
+ * cfg->seconds have passed (if > 0; that makes the result depend on the
+ * machine's speed).
+ *
+ * DETERMINISM. Iteration i's world comes from rng_seed_stream(seed, i, 0):
+ * the same seed gives the same table, whatever else runs.
+ *
+ * The best move is the candidate with the highest mean among those still
+ * live (ties: the better static equity). No global state; the root and the
+ * tables are only read.
+ */
+#ifndef ROOKERY_SIM_H
+#define ROOKERY_SIM_H
+
+#include "core/game.h"
+#include "core/movegen.h"
+
+#define SIM_MAX_CANDIDATES 64
+
+typedef struct SimConfig {
+    int plies;               /* static plies after each candidate, >= 0 */
+    int candidates;          /* K, 1..SIM_MAX_CANDIDATES */
+    uint64_t iterations;     /* at most this many, >= 1 */
+    uint64_t min_iterations; /* before any candidate is stopped */
+    double stop_z;           /* z of the stopping rule; 0 = never stop */
+    double seconds;          /* wall-clock limit, 0 = none */
+    uint64_t seed;
+    LeaveValueFn leave_value; /* the static leaves: candidates, rollouts and horizon */
+    const void *leave_ctx;
+} SimConfig;
+
+/* Defaults: 2 plies, 15 candidates, 100 iterations, stop after 16 at z = 2. */
+void sim_config_defaults(SimConfig *c);
+
+typedef struct SimCandidate {
+    Move move;               /* with its static equity */
+    double mean, m2;         /* of the values (points), Welford's running mean and sum of squared deviations */
+    uint64_t n;              /* iterations played */
+    bool live;
+} SimCandidate;
+
+typedef struct SimResult {
+    int count;
+    SimCandidate cand[SIM_MAX_CANDIDATES];
+    uint64_t iterations;
+    double seconds;
+    int best;                /* index into cand */
+} SimResult;
+
+/* Mean value and its standard error (0 with fewer than 2 iterations). */
+double sim_mean(const SimCandidate *c);
+double sim_stderr(const SimCandidate *c);
+
+/* Simulates the root position (which must not be over). Returns 0, or -1
+ * with err set on a bad config or when the position has no move. */
+int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err);
+
+#endif

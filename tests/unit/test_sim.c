@@ -1,0 +1,220 @@
+/* The simulation player (search/sim.h): with no plies every value is the
+ * candidate's score + leave, exactly and without variance; the same seed
+ * gives the same result and another seed another; candidates behind stop,
+ * the others run to the end; with an empty bag the worlds are all the same
+ * and every rollout equal; bad configurations are refused. Real positions
+ * from SOWPODS self-play with random leave values. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/layout.h"
+#include "search/sim.h"
+#include "testutil.h"
+
+typedef struct Env {
+    LetterDist ld;
+    Layout lay;
+    Kwg kwg;
+    Game *g;
+} Env;
+
+/* Leave values: a fixed pseudo-random function of the multiset. */
+static int32_t hash_leave(const void *ctx, const Rack *leave) {
+    (void)ctx;
+    uint64_t h = 1469598103934665603ULL;
+    for (int ml = 0; ml < RK_MAX_LETTERS; ml++) h = (h ^ leave->count[ml]) * 1099511628211ULL;
+    return (int32_t)(h % 20001) - 10000;
+}
+
+static bool env_open(Env *e) {
+    const char *path = tu_sowpods_kwg();
+    if (path == NULL) return false;
+    RkError err;
+    ld_english(&e->ld);
+    layout_standard15(&e->lay);
+    CU_ASSERT_FATAL(kwg_load(&e->kwg, path, (uint32_t)e->ld.size, &err) == 0);
+    e->g = malloc(sizeof *e->g);
+    CU_ASSERT_FATAL(e->g != NULL);
+    return true;
+}
+
+static void env_close(Env *e) {
+    free(e->g);
+    kwg_free(&e->kwg);
+}
+
+/* Game `index` played statically until the bag holds at most `bag` tiles. */
+static void position(Env *e, uint64_t index, int bag) {
+    game_new(e->g, &e->ld, &e->lay, &e->kwg, 17, 0, index);
+    while (!game_over(e->g) && e->g->bag.count > bag) {
+        MoveGenRequest req;
+        movegen_request_for_game(&req, e->g);
+        req.leave_value = hash_leave;
+        Move m;
+        movegen_best(&req, &m, NULL);
+        game_play(e->g, &m);
+    }
+}
+
+static SimConfig config(int plies, int candidates, uint64_t iterations) {
+    SimConfig c;
+    sim_config_defaults(&c);
+    c.plies = plies;
+    c.candidates = candidates;
+    c.iterations = iterations;
+    c.leave_value = hash_leave;
+    return c;
+}
+
+static void test_zero_plies_is_score_plus_leave(void) {
+    Env e;
+    if (!env_open(&e)) return;
+    RkError err;
+    SimResult *r = malloc(sizeof *r);
+    int bad = 0, checked = 0;
+    for (uint64_t gi = 0; gi < 6; gi++) {
+        position(&e, gi, 40);
+        if (game_over(e.g)) continue;
+        SimConfig c = config(0, 10, 5);
+        c.stop_z = 0.0;
+        CU_ASSERT_FATAL(sim_run(e.g, &c, r, &err) == 0);
+        for (int i = 0; i < r->count; i++) {
+            const SimCandidate *k = &r->cand[i];
+            if (k->move.kind == MOVE_PASS) continue;
+            Rack kept;
+            move_kept_tiles(&e.g->racks[e.g->on_turn], &k->move, &kept);
+            double want = k->move.score + (kept.total ? hash_leave(NULL, &kept) : 0) / 1000.0;
+            if (fabs(sim_mean(k) - want) > 1e-9 || sim_stderr(k) != 0.0 || k->n != 5) {
+                if (bad < 5) printf("\n  cand %d: mean %.6f want %.6f se %g n %llu kind %d", i, sim_mean(k), want, sim_stderr(k), (unsigned long long)k->n, k->move.kind);
+                bad++;
+            }
+            checked++;
+        }
+    }
+    CU_ASSERT(checked > 20);
+    CU_ASSERT_EQUAL(bad, 0);
+    free(r);
+    env_close(&e);
+}
+
+static void test_deterministic(void) {
+    Env e;
+    if (!env_open(&e)) return;
+    RkError err;
+    SimResult *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    position(&e, 3, 60);
+    SimConfig c = config(2, 6, 30);
+    CU_ASSERT_FATAL(sim_run(e.g, &c, a, &err) == 0);
+    CU_ASSERT_FATAL(sim_run(e.g, &c, b, &err) == 0);
+    CU_ASSERT_EQUAL(a->count, 6);
+    CU_ASSERT_EQUAL(a->iterations, b->iterations);
+    CU_ASSERT_EQUAL(a->best, b->best);
+    int same = 0;
+    for (int i = 0; i < a->count; i++)
+        same += memcmp(&a->cand[i].mean, &b->cand[i].mean, sizeof(double)) == 0 && a->cand[i].n == b->cand[i].n;
+    CU_ASSERT_EQUAL(same, a->count);
+    c.seed = 2;
+    CU_ASSERT_FATAL(sim_run(e.g, &c, b, &err) == 0);
+    int differ = 0;
+    for (int i = 0; i < a->count; i++) differ += a->cand[i].mean != b->cand[i].mean;
+    CU_ASSERT(differ > 0);
+    /* the values vary from world to world (2 plies, tiles in the bag) */
+    CU_ASSERT(sim_stderr(&a->cand[0]) > 0.0);
+    free(a);
+    free(b);
+    env_close(&e);
+}
+
+static void test_stopping(void) {
+    Env e;
+    if (!env_open(&e)) return;
+    RkError err;
+    SimResult *r = malloc(sizeof *r);
+    position(&e, 5, 50);
+    SimConfig c = config(1, 20, 400);
+    c.min_iterations = 10;
+    c.stop_z = 1.0;
+    CU_ASSERT_FATAL(sim_run(e.g, &c, r, &err) == 0);
+    int stopped = 0, live = 0, bad = 0;
+    for (int i = 0; i < r->count; i++) {
+        const SimCandidate *k = &r->cand[i];
+        if (k->live) {
+            live++;
+            bad += k->n != r->iterations;
+        } else {
+            stopped++;
+            bad += k->n < c.min_iterations || k->n > r->iterations;
+        }
+    }
+    CU_ASSERT(stopped > 0);
+    CU_ASSERT(live >= 1);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(r->cand[r->best].live);
+    for (int i = 0; i < r->count; i++)
+        if (r->cand[i].live) CU_ASSERT(sim_mean(&r->cand[i]) <= sim_mean(&r->cand[r->best]));
+    /* z = 0: nobody stops */
+    c.stop_z = 0.0;
+    c.iterations = 30;
+    CU_ASSERT_FATAL(sim_run(e.g, &c, r, &err) == 0);
+    for (int i = 0; i < r->count; i++) CU_ASSERT(r->cand[i].live && r->cand[i].n == 30);
+    free(r);
+    env_close(&e);
+}
+
+/* An empty bag: the opponent's rack is the unseen tiles, every world is the
+ * same, and with plies to spare every rollout plays the game out the same
+ * way: no variance. */
+static void test_empty_bag_is_exact(void) {
+    Env e;
+    if (!env_open(&e)) return;
+    RkError err;
+    SimResult *r = malloc(sizeof *r);
+    int positions = 0, bad = 0;
+    for (uint64_t gi = 0; gi < 10 && positions < 3; gi++) {
+        position(&e, gi, 0);
+        if (game_over(e.g) || e.g->bag.count != 0) continue;
+        positions++;
+        SimConfig c = config(30, 5, 8);
+        c.stop_z = 0.0;
+        CU_ASSERT_FATAL(sim_run(e.g, &c, r, &err) == 0);
+        for (int i = 0; i < r->count; i++) bad += sim_stderr(&r->cand[i]) != 0.0 || r->cand[i].n != 8;
+    }
+    CU_ASSERT(positions > 0);
+    CU_ASSERT_EQUAL(bad, 0);
+    free(r);
+    env_close(&e);
+}
+
+static void test_bad_config(void) {
+    Env e;
+    if (!env_open(&e)) return;
+    RkError err;
+    SimResult *r = malloc(sizeof *r);
+    position(&e, 1, 80);
+    SimConfig c = config(2, 0, 10);
+    err.msg[0] = '\0';
+    CU_ASSERT_EQUAL(sim_run(e.g, &c, r, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "candidates"));
+    c = config(2, 5, 0);
+    CU_ASSERT_EQUAL(sim_run(e.g, &c, r, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "iterations"));
+    c = config(-1, 5, 10);
+    CU_ASSERT_EQUAL(sim_run(e.g, &c, r, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "plies"));
+    free(r);
+    env_close(&e);
+}
+
+int main(void) {
+    CU_TestInfo tests[] = {
+        {"0 plies: value = score + leave, no variance", test_zero_plies_is_score_plus_leave},
+        {"same seed, same result; another seed, other values", test_deterministic},
+        {"candidates behind the leader stop; z = 0 never stops", test_stopping},
+        {"empty bag: every rollout the same", test_empty_bag_is_exact},
+        {"bad configurations are refused", test_bad_config},
+        CU_TEST_INFO_NULL,
+    };
+    return tu_run("sim", tests);
+}
