@@ -23,23 +23,10 @@
 #include "testutil.h"
 
 /* A small English-like distribution: 5 letters and 2 blanks, 17 tiles. */
-static const char TINY_CSV[] = "?,?,2,0,0\n"
-                               "A,a,4,1,1\n"
-                               "B,b,2,3,0\n"
-                               "C,c,3,3,0\n"
-                               "D,d,1,2,0\n"
-                               "E,e,5,1,1\n";
-
 static double now_s(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static void tiny_ld(LetterDist *ld) {
-    RkError err;
-    int rc = ld_parse(ld, TINY_CSV, "tiny", &err);
-    CU_ASSERT_FATAL(rc == 0);
 }
 
 static int rack_string(const Rack *r, uint8_t *out) {
@@ -164,7 +151,7 @@ static void check_table_order(const RackTable *rt, uint64_t step) {
 
 static void test_racktable_tiny(void) {
     LetterDist ld;
-    tiny_ld(&ld);
+    tu_tiny_ld(&ld);
     RackTable rt;
     RkError err;
     CU_ASSERT_FATAL(racktable_build(&rt, &ld, RK_RACK_SIZE, &err) == 0);
@@ -298,13 +285,20 @@ typedef struct Tiny {
     LeaveDeriver d;
 } Tiny;
 
-static void tiny_setup(Tiny *t) {
+/* The tables of distribution ld (tiny_setup: the tiny one). */
+static void tables_setup(Tiny *t, const LetterDist *ld) {
     RkError err;
-    tiny_ld(&t->ld);
+    t->ld = *ld;
     CU_ASSERT_FATAL(racktable_build(&t->rt, &t->ld, RK_RACK_SIZE, &err) == 0);
     CU_ASSERT_FATAL(klv_init_zero(&t->klv, &t->ld, &err) == 0);
     CU_ASSERT_FATAL(leave_deriver_init(&t->d, &t->rt, &t->klv.kwg, &err) == 0);
     CU_ASSERT_FATAL(t->d.num_leaves == t->klv.count);
+}
+
+static void tiny_setup(Tiny *t) {
+    LetterDist ld;
+    tu_tiny_ld(&ld);
+    tables_setup(t, &ld);
 }
 
 static void tiny_free(Tiny *t) {
@@ -1228,21 +1222,14 @@ static void test_holdable_only(void) {
     /* English: a pool of 33 tiles late in a game */
     LetterDist ld;
     ld_english(&ld);
-    RackTable rt;
-    Klv klv;
-    LeaveDeriver d;
-    CU_ASSERT_FATAL(racktable_build(&rt, &ld, RK_RACK_SIZE, &err) == 0);
-    CU_ASSERT_FATAL(klv_init_zero(&klv, &ld, &err) == 0);
-    CU_ASSERT_FATAL(leave_deriver_init(&d, &rt, &klv.kwg, &err) == 0);
-    CU_ASSERT_FATAL(rack_accum_init(&acc, rt.num_racks, &err) == 0);
+    tables_setup(&t, &ld);
+    CU_ASSERT_FATAL(rack_accum_init(&acc, t.rt.num_racks, &err) == 0);
     random_accum(&acc, 77);
     Rack pool;
     bag_of(&ld, "AAABCDEEEEEEGIIILMNNOORRSSTTUUYQ?", &pool);
-    check_holdable(&d, &klv, &acc, &pool, 30.0);
+    check_holdable(&t.d, &t.klv, &acc, &pool, 30.0);
     rack_accum_free(&acc);
-    leave_deriver_free(&d);
-    klv_free(&klv);
-    racktable_free(&rt);
+    tiny_free(&t);
 }
 
 /* ------------------------------------------------------------------- .req */

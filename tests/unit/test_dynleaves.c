@@ -12,13 +12,6 @@
 #include "eval/dynleaves.h"
 #include "testutil.h"
 
-static const char TINY_CSV[] = "?,?,2,0,0\n"
-                               "A,a,4,1,1\n"
-                               "B,b,2,3,0\n"
-                               "C,c,3,3,0\n"
-                               "D,d,1,2,0\n"
-                               "E,e,5,1,1\n";
-
 typedef struct Tables {
     LetterDist ld;
     RackTable rt;
@@ -35,7 +28,7 @@ static void tables_open(Tables *t, bool english, uint64_t seed) {
     if (english) {
         ld_english(&t->ld);
     } else {
-        CU_ASSERT_FATAL(ld_parse(&t->ld, TINY_CSV, "tiny", &err) == 0);
+        tu_tiny_ld(&t->ld);
     }
     CU_ASSERT_FATAL(racktable_build(&t->rt, &t->ld, RK_RACK_SIZE, &err) == 0);
     CU_ASSERT_FATAL(klv_init_zero(&t->klv, &t->ld, &err) == 0);

@@ -129,3 +129,14 @@ void tu_expect_conserved(const Game *g) {
     CU_ASSERT_EQUAL(total, g->ld->total_tiles);
     for (int ml = 0; ml < g->ld->size; ml++) CU_ASSERT_EQUAL(seen[ml], g->ld->count[ml]);
 }
+
+void tu_tiny_ld(LetterDist *ld) {
+    static const char csv[] = "?,?,2,0,0\n"
+                              "A,a,4,1,1\n"
+                              "B,b,2,3,0\n"
+                              "C,c,3,3,0\n"
+                              "D,d,1,2,0\n"
+                              "E,e,5,1,1\n";
+    RkError err;
+    CU_ASSERT_FATAL(ld_parse(ld, csv, "tiny", &err) == 0);
+}

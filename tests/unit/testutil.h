@@ -27,6 +27,9 @@ int tu_split_tabs(char *line, char **fields, int cap);
 /* Builds a GADDAG lexicon from uppercase words (failing the test fatally if
  * it cannot). */
 void tu_build_lex(Kwg *k, const LetterDist *ld, const char *const *words, size_t n);
+/* A tiny distribution for brute-force checks: ? A B C D E, 2 4 2 3 1 5
+ * tiles, worth 0 1 3 3 2 1 (A and E vowels). */
+void tu_tiny_ld(LetterDist *ld);
 /* Every tile of the distribution is on the board, on a rack or in the bag,
  * exactly once; rack totals match their counts. */
 void tu_expect_conserved(const Game *g);
