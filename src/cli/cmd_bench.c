@@ -11,6 +11,7 @@
 #include "eval/dynleaves.h"
 #include "eval/klv.h"
 #include "eval/spv.h"
+#include "search/sim.h"
 #include "eval/racktable.h"
 #include "worker/selfplay.h"
 
@@ -23,6 +24,8 @@ static void usage(FILE *out) {
             "       rookery bench derive [--observed PCT]\n"
             "       rookery bench train [--games N] [--run DIR]\n"
             "       rookery bench leaves --req FILE.req [--positions N] [--seed S] [--rerank N]\n"
+            "       rookery bench sim [--positions N] [--iterations N] [--plies P] [--candidates K]\n"
+            "                         [--leaves FILE.klv2] [--seed S]\n"
             "\n"
             "movegen:  plays self-play games (seed S) to collect N positions (default 2000), then\n"
             "          generates every move of each, repeatedly for at least T seconds (default 5),\n"
@@ -35,6 +38,11 @@ static void usage(FILE *out) {
             "leaves:   bag-aware leaves: for self-play positions (N per row, default 5) at 93, 70, 50,\n"
             "          30 and 15 unseen tiles, the time to derive every leave again from the .req for\n"
             "          the position's pool, and to value the N best moves' leaves exactly (default 10).\n"
+            "sim:      simulates N self-play positions (default 20; the first position of each game\n"
+            "          with 40 to 80 tiles in the bag) with K candidates (default 10), P plies (default\n"
+            "          2) and a fixed number of iterations (default 50, no stopping), on one core, and\n"
+            "          prints iterations/s and ms per iteration (an iteration = every candidate played\n"
+            "          out once).\n"
             "--leaves: play (and generate) by static equity with these leave values.\n"
             "--spv:    add the SPV positional adjustment of this table (spread scale K, default 75);\n"
             "          its per-position preparation is inside the timed loops.\n");
@@ -328,6 +336,113 @@ done:
     return rc;
 }
 
+/* A mid-game position per game: the first with at most 80 tiles in the bag. */
+typedef struct MidCollect {
+    Game *out;
+    int got, want;
+    bool taken;
+} MidCollect;
+
+static void collect_mid(const Game *g, const Move *m, void *vctx) {
+    (void)m;
+    MidCollect *c = vctx;
+    if (c->taken || c->got >= c->want || g->bag.count > 80 || g->bag.count < 40) return;
+    c->out[c->got++] = *g;
+    c->taken = true;
+}
+
+static int bench_sim(int argc, char **argv) {
+    const char *lexicon = NULL, *leaves = NULL;
+    uint64_t npos = 20, iterations = 50, seed = 1;
+    int plies = 2, candidates = 10;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int rc = 0;
+        if (cli_is_help(a)) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--lexicon") == 0 && v) {
+            lexicon = v;
+        } else if (strcmp(a, "--leaves") == 0 && v) {
+            leaves = v;
+        } else if (strcmp(a, "--positions") == 0) {
+            rc = cli_parse_u64(a, v, 100000, &npos);
+            if (rc == 0 && npos == 0) rc = fprintf(stderr, "rookery bench sim: --positions must be at least 1\n");
+        } else if (strcmp(a, "--iterations") == 0) {
+            rc = cli_parse_u64(a, v, 1000000, &iterations);
+            if (rc == 0 && iterations == 0) rc = fprintf(stderr, "rookery bench sim: --iterations must be at least 1\n");
+        } else if (strcmp(a, "--seed") == 0) {
+            rc = cli_parse_u64(a, v, UINT64_MAX, &seed);
+        } else if (strcmp(a, "--plies") == 0) {
+            rc = cli_parse_int(a, v, 0, 100, &plies);
+        } else if (strcmp(a, "--candidates") == 0) {
+            rc = cli_parse_int(a, v, 1, SIM_MAX_CANDIDATES, &candidates);
+        } else {
+            fprintf(stderr, "rookery bench sim: unknown or incomplete option '%s' (see --help)\n", a);
+            return 2;
+        }
+        if (rc != 0) return 2; /* the message is out */
+        i++;
+    }
+    Engine e;
+    if (engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
+    RkError err;
+    Klv klv;
+    memset(&klv, 0, sizeof klv);
+    if (leaves != NULL && klv_load(&klv, leaves, &e.ld, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        engine_close(&e);
+        return 2;
+    }
+    Game *pos = malloc(npos * sizeof *pos), *scratch = malloc(sizeof *scratch);
+    SimResult *r = malloc(sizeof *r);
+    int rc = 0;
+    if (pos == NULL || scratch == NULL || r == NULL) {
+        fprintf(stderr, "rookery: out of memory\n");
+        rc = 1;
+        goto done;
+    }
+    SelfplayConfig play = {.ld = &e.ld, .layout = &e.layout, .kwg = &e.kwg, .seed = seed,
+                           .leave_value = leaves ? klv_leave_value : NULL, .leave_ctx = &klv};
+    MidCollect c = {.out = pos, .want = (int)npos};
+    for (uint64_t gi = 0; c.got < c.want && gi < 10 * npos; gi++) {
+        c.taken = false;
+        selfplay_game(&play, gi, scratch, NULL, collect_mid, &c);
+    }
+    SimConfig cfg;
+    sim_config_defaults(&cfg);
+    cfg.plies = plies;
+    cfg.candidates = candidates;
+    cfg.iterations = iterations;
+    cfg.stop_z = 0.0;
+    cfg.leave_value = play.leave_value;
+    cfg.leave_ctx = play.leave_ctx;
+    uint64_t its = 0, rollouts = 0;
+    double secs = 0.0;
+    for (int i = 0; i < c.got; i++) {
+        cfg.seed = seed + (uint64_t)i;
+        if (sim_run(&pos[i], &cfg, r, &err) != 0) {
+            fprintf(stderr, "rookery: %s\n", err.msg);
+            rc = 1;
+            goto done;
+        }
+        its += r->iterations;
+        rollouts += r->iterations * (uint64_t)r->count;
+        secs += r->seconds;
+    }
+    printf("bench sim: %d positions, %d candidates, %d plies, %llu iterations each (no stopping), leaves %s\n",
+           c.got, candidates, plies, (unsigned long long)iterations, leaves ? leaves : "none");
+    printf("  %.1f iterations/s, %.3f ms per iteration, %.0f rollouts/s (one core)\n", (double)its / secs,
+           1000.0 * secs / (double)its, (double)rollouts / secs);
+done:
+    free(pos);
+    free(scratch);
+    free(r);
+    klv_free(&klv);
+    engine_close(&e);
+    return rc;
+}
+
 static int bench_train(int argc, char **argv) {
     uint64_t games = 2000;
     const char *run = "runs/bench";
@@ -362,6 +477,7 @@ int cmd_bench(int argc, char **argv) {
     if (strcmp(what, "train") == 0) return bench_train(argc, argv);
     if (strcmp(what, "derive") == 0) return bench_derive(argc, argv);
     if (strcmp(what, "leaves") == 0) return bench_leaves(argc, argv);
+    if (strcmp(what, "sim") == 0) return bench_sim(argc, argv);
     if (strcmp(what, "movegen") != 0 && strcmp(what, "selfplay") != 0) {
         fprintf(stderr, "rookery bench: unknown benchmark '%s' (movegen or selfplay)\n", what);
         return 2;

@@ -82,8 +82,16 @@ int cmd_match(int argc, char **argv) {
     MatchTotals t;
     memset(&t, 0, sizeof t);
     double t0 = cli_now();
-    for (uint64_t i = (uint64_t)comm.rank; i < pairs; i += (uint64_t)comm.size)
+    uint64_t mine = pairs > (uint64_t)comm.rank ? (pairs - (uint64_t)comm.rank + (uint64_t)comm.size - 1) / (uint64_t)comm.size : 0;
+    double last = t0;
+    for (uint64_t i = (uint64_t)comm.rank, k = 1; i < pairs; i += (uint64_t)comm.size, k++) {
         match_play_pair(&a, &b, &e->ld, &e->layout, &e->kwg, seed, i, g, &t);
+        if (comm.rank == 0 && cli_now() - last >= 10.0) { /* progress of rank 0's share */
+            last = cli_now();
+            fprintf(stderr, "match: rank 0 has played %llu of its %llu pairs (%.0f s)\n", (unsigned long long)k,
+                    (unsigned long long)mine, last - t0);
+        }
+    }
     int64_t arr[MATCH_TOTALS_FIELDS];
     match_totals_pack(&t, arr);
     if (comm_sum_i64(&comm, arr, MATCH_TOTALS_FIELDS, &err) != 0) {
