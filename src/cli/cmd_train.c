@@ -94,6 +94,9 @@ typedef struct Trainer {
     GameResiduals *res; /* scratch */
     float *new_values; /* the next generation's leaves, before they replace klv's */
     Game *game;
+    Player player;      /* run.player when it is not "static" */
+    bool have_player;
+    bool player_borrows;  /* player.leaves is &klv, not its own */
     /* the last generation played, for `rookery bench train` */
     bool bench;
     double last_play, last_overhead, last_wall;
@@ -398,7 +401,8 @@ static int run_generation(Trainer *t, int gen) {
                            .spv = t->spv_on && t->cfg.spv_use ? &t->spv : NULL,
                            .spv_k = t->cfg.spv_k,
                            .seed = t->cfg.seed,
-                           .generation = (uint64_t)gen};
+                           .generation = (uint64_t)gen,
+                           .player = t->have_player ? &t->player : NULL};
     GenerationWorker w = {.play = &play,
                           .racks = &t->racks,
                           .games = t->cfg.games_per_generation,
@@ -629,6 +633,16 @@ static int setup(Trainer *t, int *start_gen) {
     rc = leave_deriver_init(&t->deriver, &t->racks, &t->klv.kwg, &err);
     if (rc != 0) fprintf(stderr, "rookery: leaves: %s\n", err.msg);
     if (agree(t, rc != 0) != 0) return 2;
+    if (strcmp(t->cfg.player, "static") != 0) {
+        rc = player_open(&t->player, t->cfg.player, &t->engine.ld, &err);
+        if (rc != 0) fprintf(stderr, "rookery: run.player: %s\n", err.msg);
+        if (agree(t, rc != 0) != 0) return 2;
+        t->have_player = true;
+        if (t->player.leaves == NULL && t->player.dyn == NULL) { /* the leaves in force */
+            t->player.leaves = &t->klv;
+            t->player_borrows = true;
+        }
+    }
     t->new_values = malloc(t->klv.count * sizeof(float));
     t->game = malloc(sizeof *t->game);
     if (!t->new_values || !t->game) {
@@ -752,6 +766,10 @@ int cmd_train(int argc, char **argv) {
     free(t->new_values);
     leave_deriver_free(&t->deriver);
     rack_accum_free(&t->acc);
+    if (t->have_player) {
+        if (t->player_borrows) t->player.leaves = NULL;
+        player_close(&t->player);
+    }
     spv_accum_free(&t->spv_acc);
     spv_free(&t->spv);
     spv_free(&t->new_spv);

@@ -11,7 +11,8 @@ void selfplay_game(const SelfplayConfig *cfg, uint64_t game_index, Game *g, Self
         req.leave_ctx = cfg->leave_ctx;
         req.positional = spv_prepare_for_game(cfg->spv, cfg->spv_k, g, &pv);
         Move m;
-        movegen_best(&req, &m, NULL);
+        if (cfg->player != NULL) player_choose(cfg->player, g, &m);
+        else movegen_best(&req, &m, NULL);
         if (observe) observe(g, &m, ctx);
         if (stats) {
             stats->turns++;

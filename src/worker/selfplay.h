@@ -10,6 +10,7 @@
 #include "core/game.h"
 #include "core/movegen.h"
 #include "eval/spv.h"
+#include "search/player.h"
 
 typedef struct SelfplayStats {
     uint64_t games, turns, bingos;
@@ -29,6 +30,9 @@ typedef struct SelfplayConfig {
     const Spv *spv;           /* NULL: no positional adjustment */
     double spv_k;             /* its spread scale K, points */
     uint64_t seed, generation;
+    const Player *player;     /* NULL: the static player above; else this player chooses
+                               * every move (leave_value still values what moves keep for
+                               * the observers) */
 } SelfplayConfig;
 
 /* Plays game number game_index to its end in *g (caller-owned storage, so a

@@ -17,6 +17,7 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "generations = 3\n"
     "games_per_generation = 3000\n"
     "output = runs/default\n"
+    "player = static\n"
     "progress_seconds = 5\n"
     "\n"
     "[lexicon]\n"
@@ -130,6 +131,11 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
         c->games_per_generation = x;
     } else if (IS("run", "output")) {
         return set_string(c->output, v);
+    } else if (IS("run", "player")) {
+        /* the spec itself is opened (and its files loaded) by rookery train */
+        if (strcmp(v, "static") != 0 && strncmp(v, "sim", 3) != 0) return -1;
+        if (v[0] == 's' && v[1] == 'i' && v[3] != '\0' && v[3] != ':') return -1;
+        return set_string(c->player, v);
     } else if (IS("run", "progress_seconds")) {
         if (parse_u64(v, 0, 86400, &x) != 0) return -1;
         c->progress_seconds = (int)x;
@@ -300,14 +306,15 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
     if (c->n_min_rack_count == 0) snprintf(sched, sizeof sched, "0");
     int n = snprintf(buf, cap,
                      "[run]\nseed = %" PRIu64 "\ngenerations = %d\ngames_per_generation = %" PRIu64
-                     "\noutput = %s\nprogress_seconds = %d\n\n"
+                     "\noutput = %s\nplayer = %s\nprogress_seconds = %d\n\n"
                      "[lexicon]\nkwg = %s\nld = %s\nlayout = %s\n\n"
                      "[leaves]\ninitial = %s\nmin_rack_count = %s\nmax_forced_games = %" PRIu64
                      "\nshrink = %s\n\n"
                      "[match]\npairs = %" PRIu64 "\n\n"
                      "[spv]\nschedule = %s\ntarget = %s\nstart = %d\nuse = %s\ninitial = %s\nk = %s\nprior_mean = %s\n"
                      "prior_var = %s\nheldout_games = %" PRIu64 "\nmatch_pairs = %" PRIu64 "\n",
-                     c->seed, c->generations, c->games_per_generation, c->output, c->progress_seconds, c->lexicon,
+                     c->seed, c->generations, c->games_per_generation, c->output, c->player, c->progress_seconds,
+                     c->lexicon,
                      c->ld, c->layout, c->initial_leaves, sched, c->max_forced_games, shrink, c->match_pairs,
                      train_config_schedule_name(c->spv_schedule), residual_target_name(c->spv_target), c->spv_start, c->spv_use ? "yes" : "no",
                      c->spv_initial, k, pm, pv, c->spv_heldout_games, c->spv_match_pairs);

@@ -16,6 +16,10 @@
  *   run.generations           3        generations to reach (a resumed run continues up to this)
  *   run.games_per_generation  3000     self-play games per generation, all ranks together
  *   run.output                runs/default   the run directory
+ *   run.player                static   who plays the self-play games: static (best static
+ *                                      equity) or a sim player spec (search/player.h), e.g.
+ *                                      sim:plies=2,candidates=10,iterations=50; without
+ *                                      leaves= or req= it plays with the leaves in force
  *   run.progress_seconds      5        seconds between progress lines (0 = only per generation)
  *   lexicon.kwg               SOWPODS  lexicon name (looked up as README says) or .kwg path
  *   lexicon.ld                english  letter distribution name or .csv path
@@ -68,6 +72,7 @@ typedef struct TrainConfig {
     int generations;
     uint64_t games_per_generation;
     char output[TRAIN_PATH_MAX];
+    char player[TRAIN_PATH_MAX]; /* run.player */
     int progress_seconds;
     char lexicon[TRAIN_PATH_MAX];
     char ld[TRAIN_PATH_MAX];
