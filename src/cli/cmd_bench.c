@@ -409,6 +409,11 @@ static int bench_sim(int argc, char **argv) {
         c.taken = false;
         selfplay_game(&play, gi, scratch, NULL, collect_mid, &c);
     }
+    if (c.got == 0) {
+        fprintf(stderr, "rookery bench sim: no self-play game reached 40 to 80 tiles in the bag\n");
+        rc = 1;
+        goto done;
+    }
     SimConfig cfg;
     sim_config_defaults(&cfg);
     cfg.plies = plies;

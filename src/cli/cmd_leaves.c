@@ -132,7 +132,16 @@ static int parse_tiles(const LetterDist *ld, const char *what, const char *text,
         return -1;
     }
     rack_clear(out);
-    for (int i = 0; i < n; i++) rack_add(out, tiles[i]);
+    for (int i = 0; i < n; i++) {
+        if (out->count[tiles[i]] >= ld->count[tiles[i]]) {
+            char label[16] = "";
+            ld_tile_label(ld, tiles[i], label, sizeof label);
+            fprintf(stderr, "rookery leaves: %s '%s' holds more %s than the distribution's %d\n", what, text, label,
+                    ld->count[tiles[i]]);
+            return -1;
+        }
+        rack_add(out, tiles[i]);
+    }
     return 0;
 }
 
@@ -195,6 +204,10 @@ static int load_tables(LeavesJob *j) {
 
 static int show_rerank(LeavesJob *j) {
     RkError err;
+    if (j->game->bag.count == 0) {
+        fprintf(stderr, "rookery leaves: --rerank: the bag is empty, so leaves do not count in this position\n");
+        return 2;
+    }
     MoveGenRequest mreq;
     movegen_request_for_game(&mreq, j->game);
     mreq.leave_value = klv_leave_value;

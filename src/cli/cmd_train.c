@@ -636,8 +636,8 @@ static int setup(Trainer *t, int *start_gen) {
     if (strcmp(t->cfg.player, "static") != 0) {
         rc = player_open(&t->player, t->cfg.player, &t->engine.ld, &err);
         if (rc != 0) fprintf(stderr, "rookery: run.player: %s\n", err.msg);
+        t->have_player = rc == 0; /* closed at exit even if another rank failed */
         if (agree(t, rc != 0) != 0) return 2;
-        t->have_player = true;
         if (t->player.leaves == NULL && t->player.dyn == NULL) { /* the leaves in force */
             t->player.leaves = &t->klv;
             t->player_borrows = true;

@@ -133,7 +133,8 @@ int dynleaves_rerank(const RackTable *rt, const Req *req, LeaveValueFn static_le
         free(dlv);
         return rk_error(err, "dynamic leaves: out of memory");
     }
-    for (int i = 0; i < n; i++) move_kept_tiles(rack, &list->moves[i], &kept[i]);
+    for (int i = 0; i < n; i++) /* a pass is left alone: it values nothing */
+        if (list->moves[i].kind != MOVE_PASS) move_kept_tiles(rack, &list->moves[i], &kept[i]);
     int rc = dynleaves_exact(rt, req, unseen, kept, n, dlv, baseline, err);
     if (rc == 0) {
         for (int i = 0; i < n; i++) {

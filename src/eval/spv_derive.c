@@ -146,6 +146,13 @@ static double eb_prior(double sum_sq_over_n, double cells, double total_n, doubl
     return k < SPV_PRIOR_MAX ? k : SPV_PRIOR_MAX;
 }
 
+/* True if every bucket's mean prior is at SPV_PRIOR_MAX (no signal anywhere). */
+static bool k_mean_all_capped(const double *k_mean, uint32_t B) {
+    for (uint32_t b = 0; b < B; b++)
+        if (k_mean[b] < SPV_PRIOR_MAX) return false;
+    return true;
+}
+
 static void empirical_priors(uint32_t S, uint32_t B, const int64_t *n, const double *dev, const double *ex,
                              const int64_t *tot_n, const double *tot_m2, double prior_mean, double prior_var,
                              double *k_mean, double *k_var) {
@@ -291,6 +298,7 @@ int spv_derive(const SpvAccum *a, const SpvDeriveOptions *opt, Spv *out, SpvDeri
             den += (double)no * mr * mr;
         }
         double m = 1.0;
+        if (den > 0.0 && k_mean_all_capped(k_mean, B)) den = 0.0; /* no table to scale: report 1 */
         if (den > 0.0) {
             m = num / den;
             if (!(m > 0.0)) m = 0.0;

@@ -12,14 +12,15 @@
     "static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K] or "                                             \
     "sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S][,leaves=FILE.klv2|zero|,req=FILE.req]"
 
-/* A number option of a sim player in [lo, hi]. */
-static int number_option(const char *spec, const char *key, const char *val, double lo, double hi, double *out,
-                         RkError *err) {
+/* A number option of a sim player in [lo, hi] (a whole number if integer). */
+static int number_option(const char *spec, const char *key, const char *val, double lo, double hi, bool integer,
+                         double *out, RkError *err) {
     char *end;
     errno = 0;
     double x = strtod(val, &end);
-    if (errno != 0 || *end != '\0' || end == val || !isfinite(x) || x < lo || x > hi)
-        return rk_error(err, "player '%s': %s '%s' is not a number in [%g, %g]", spec, key, val, lo, hi);
+    if (errno != 0 || *end != '\0' || end == val || !isfinite(x) || x < lo || x > hi || (integer && x != floor(x)))
+        return rk_error(err, "player '%s': %s '%s' is not a %s in [%g, %g]", spec, key, val,
+                        integer ? "whole number" : "number", lo, hi);
     *out = x;
     return 0;
 }
@@ -28,24 +29,24 @@ static int sim_option(Player *p, const char *spec, const char *key, const char *
                       RkError *err) {
     double x;
     if (strcmp(key, "plies") == 0) {
-        if (number_option(spec, key, val, 0, 100, &x, err) != 0) return -1;
+        if (number_option(spec, key, val, 0, 100, true, &x, err) != 0) return -1;
         p->sim.plies = (int)x;
     } else if (strcmp(key, "candidates") == 0) {
-        if (number_option(spec, key, val, 1, SIM_MAX_CANDIDATES, &x, err) != 0) return -1;
+        if (number_option(spec, key, val, 1, SIM_MAX_CANDIDATES, true, &x, err) != 0) return -1;
         p->sim.candidates = (int)x;
     } else if (strcmp(key, "iterations") == 0) {
-        if (number_option(spec, key, val, 1, 1e9, &x, err) != 0) return -1;
+        if (number_option(spec, key, val, 1, 1e9, true, &x, err) != 0) return -1;
         p->sim.iterations = (uint64_t)x;
     } else if (strcmp(key, "stop_z") == 0) {
-        if (number_option(spec, key, val, 0, 100, &p->sim.stop_z, err) != 0) return -1;
+        if (number_option(spec, key, val, 0, 100, false, &p->sim.stop_z, err) != 0) return -1;
     } else if (strcmp(key, "seed") == 0) {
-        if (number_option(spec, key, val, 0, 9e15, &x, err) != 0) return -1;
+        if (number_option(spec, key, val, 0, 9e15, true, &x, err) != 0) return -1;
         p->sim.seed = (uint64_t)x;
     } else if (strcmp(key, "shrink") == 0) {
-        if (number_option(spec, key, val, 0, 1e12, &p->dyn_shrink, err) != 0) return -1;
+        if (number_option(spec, key, val, 0, 1e12, false, &p->dyn_shrink, err) != 0) return -1;
+        p->shrink_named = true;
     } else if (strcmp(key, "req") == 0) {
-        if (p->dyn != NULL || p->leaves != NULL)
-            return rk_error(err, "player '%s': give leaves= or req=, once", spec);
+        if (p->dyn != NULL || p->leaves_named) return rk_error(err, "player '%s': give leaves= or req=, once", spec);
         p->dyn = malloc(sizeof *p->dyn);
         if (p->dyn == NULL) return rk_error(err, "out of memory");
         if (dynleaves_open(p->dyn, ld, val, err) != 0) {
@@ -69,7 +70,8 @@ static int open_option(Player *p, const char *spec, const char *key, const char 
         if (rc != -2) return rc;
     }
     if (strcmp(key, "leaves") == 0) {
-        if (p->leaves != NULL) return rk_error(err, "player '%s': leaves given twice", spec);
+        if (p->leaves_named) return rk_error(err, "player '%s': leaves given twice", spec);
+        p->leaves_named = true;
         if (strcmp(val, "zero") == 0) return 0;
         p->leaves = malloc(sizeof *p->leaves);
         if (p->leaves == NULL) return rk_error(err, "out of memory");
@@ -135,6 +137,10 @@ int player_open(Player *p, const char *spec, const LetterDist *ld, RkError *err)
             player_close(p);
             return -1;
         }
+    }
+    if (p->shrink_named && p->dyn == NULL) {
+        player_close(p);
+        return rk_error(err, "player '%s': shrink= goes with req=", spec);
     }
     return 0;
 }

@@ -41,6 +41,7 @@ typedef struct Player {
     SimConfig sim;   /* PLAYER_SIM (its leave callback is set per decision) */
     DynLeaves *dyn;  /* owned; PLAYER_SIM with req=: bag-aware leaves (one thread) */
     double dyn_shrink;
+    bool leaves_named, shrink_named; /* leaves= (even zero) and shrink= were given */
 } Player;
 
 /* Parses a SPEC like "static:leaves=RUN/gen-0003/leaves.klv2" and loads its

@@ -108,6 +108,8 @@ static int check_config(const SimConfig *c, RkError *err) {
         return rk_error(err, "sim: candidates %d, expected 1..%d", c->candidates, SIM_MAX_CANDIDATES);
     if (c->iterations < 1) return rk_error(err, "sim: iterations must be at least 1");
     if (!(c->stop_z >= 0.0) || !isfinite(c->stop_z)) return rk_error(err, "sim: stop z must be >= 0");
+    if (c->stop_z > 0.0 && c->min_iterations < 2)
+        return rk_error(err, "sim: with a stop z, at least 2 iterations before stopping (a standard error needs 2)");
     if (!(c->seconds >= 0.0) || !isfinite(c->seconds)) return rk_error(err, "sim: seconds must be >= 0");
     return 0;
 }

@@ -32,9 +32,21 @@ static void observe_turn(const Game *g, const Move *m, void *vctx) {
         o->failed = 1;
         return;
     }
-    rack_accum_add(o->w->acc, (uint64_t)idx, m->equity);
+    int32_t equity = m->equity;
+    if (o->w->play->player != NULL) {
+        /* E(R) is the best static equity of R under the leaves in force,
+         * whoever plays (a sim player's move need not be the static best) */
+        MoveGenRequest req;
+        movegen_request_for_game(&req, g);
+        req.leave_value = o->w->play->leave_value;
+        req.leave_ctx = o->w->play->leave_ctx;
+        Move best;
+        movegen_best(&req, &best, NULL);
+        equity = best.equity;
+    }
+    rack_accum_add(o->w->acc, (uint64_t)idx, equity);
     o->w->totals.observations++;
-    o->w->totals.equity_sum += m->equity;
+    o->w->totals.equity_sum += equity;
 }
 
 int generation_play_round(GenerationWorker *w, uint64_t round, RkError *err) {

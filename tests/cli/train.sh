@@ -33,6 +33,8 @@ export ROOKERY_LEXICON="$kwg"
 expect_exit 2 "unknown kind" "$bin" match --a mcgs --b static --pairs 1
 expect_exit 2 "candidates" "$bin" match --a sim:candidates=0 --b static --pairs 1
 expect_exit 2 "leaves= or req=" "$bin" match --a sim:leaves=zero,req=x.req --b static --pairs 1
+expect_exit 2 "whole number" "$bin" match --a sim:plies=2.5 --b static --pairs 1
+expect_exit 2 "shrink= goes with req=" "$bin" match --a sim:shrink=3 --b static --pairs 1
 expect_exit 2 "nope.klv2" "$bin" match --a static:leaves=/nope.klv2 --b static --pairs 1
 # one process, no mpirun (MPI singleton)
 "$bin" train --run "$work/r1" --set run.games_per_generation=20 --set run.generations=1 --set match.pairs=2 \
@@ -61,7 +63,8 @@ out=$("$bin" leaves --req "$req" --cgp "$empty EEQS/ 0/0 0" --rerank 3 --leaves 
 echo "$out" | grep "bag-aware" >/dev/null || fail "leaves --rerank: $out"
 [ "$(echo "$out" | grep -c '^ *[0-9] ')" -eq 3 ] || fail "leaves --rerank 3 shows 3 moves: $out"
 expect_error 2 "contradicts the position" "$bin" leaves --req "$req" --cgp "$empty EEQS/ 0/0 0" --unseen ABC -o "$work/x.klv2"
-expect_error 2 "2 Z" "$bin" leaves --req "$req" --unseen ZZ -o "$work/x.klv2"
+expect_error 2 "more Z than the distribution" "$bin" leaves --req "$req" --unseen ZZ -o "$work/x.klv2"
+expect_error 2 "2 Z" "$bin" leaves --req "$req" --unseen Z --rack Z -o "$work/x.klv2"
 expect_error 2 "--unseen 'A1'" "$bin" leaves --req "$req" --unseen A1 -o "$work/x.klv2"
 expect_error 2 "8 tiles" "$bin" leaves --req "$req" --unseen A --rack ABCDEFGH -o "$work/x.klv2"
 expect_error 2 "-o OUT.klv2" "$bin" leaves --req "$req" --unseen A

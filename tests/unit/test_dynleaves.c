@@ -248,6 +248,22 @@ static void test_rerank_definition(void) {
     CU_ASSERT_EQUAL(found, 10);
     CU_ASSERT_EQUAL(bad, 0);
     for (int i = 1; i < 10; i++) CU_ASSERT(movegen_compare(&list.moves[i - 1], &list.moves[i]) <= 0);
+    /* every move, the pass included (it keeps its equity) */
+    movegen_all(&req, &list);
+    movelist_sort_by_equity(&list);
+    int32_t pass_equity = 0;
+    for (size_t i = 0; i < list.count; i++)
+        if (list.moves[i].kind == MOVE_PASS) pass_equity = list.moves[i].equity;
+    CU_ASSERT_EQUAL(dynleaves_rerank(&t.rt, &t.req, klv_leave_value, &t.klv, rack, &unseen, &list, (int)list.count,
+                                     NULL, &err),
+                    (int)list.count);
+    int passes = 0;
+    for (size_t i = 0; i < list.count; i++)
+        if (list.moves[i].kind == MOVE_PASS) {
+            passes++;
+            CU_ASSERT_EQUAL(list.moves[i].equity, pass_equity);
+        }
+    CU_ASSERT_EQUAL(passes, 1);
     movelist_free(&list);
     free(g);
     kwg_free(&kwg);
