@@ -45,7 +45,8 @@ static void usage(FILE *out) {
             "          out once).\n"
             "--leaves: play (and generate) by static equity with these leave values.\n"
             "--spv:    add the SPV positional adjustment of this table (spread scale K, default 75);\n"
-            "          its per-position preparation is inside the timed loops.\n");
+            "          its per-position preparation is inside the timed loops. movegen collects its\n"
+            "          positions without the table, so both runs time the same positions.\n");
 }
 
 typedef struct Collect {
@@ -78,9 +79,10 @@ static int bench_movegen(Engine *e, const BenchTables *tb, uint64_t npos, double
         free(pv);
         return 1;
     }
+    /* positions from games played without the SPV table, so that --spv is
+     * timed on the same positions as a run without it */
     SelfplayConfig cfg = {.ld = &e->ld, .layout = &e->layout, .kwg = &e->kwg, .seed = seed,
-                          .leave_value = klv ? klv_leave_value : NULL, .leave_ctx = klv, .spv = tb->spv,
-                          .spv_k = tb->spv_k};
+                          .leave_value = klv ? klv_leave_value : NULL, .leave_ctx = klv};
     for (uint64_t i = 0; c.count < c.cap; i++) selfplay_game(&cfg, i, g, NULL, collect, &c);
     MoveList list;
     movelist_init(&list);
