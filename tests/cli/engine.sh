@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Command-line checks for movegen, selfplay and bench: output format, exit
+# Command-line checks for movegen, selfplay, sim and bench: output format, exit
 # codes and one-line errors on bad input.
 #   engine.sh ROOKERY_BIN SOWPODS_KWG SHARED_DIR
 set -euo pipefail
@@ -7,7 +7,7 @@ bin="$1"; kwg="${2:-}"; shared="${3:-}"
 source "$(dirname "$0")/lib.sh"
 
 "$bin" --help | grep movegen >/dev/null || fail "rookery --help lists no movegen"
-for c in movegen selfplay bench lexicon; do
+for c in movegen selfplay bench lexicon sim leaves; do
   "$bin" "$c" --help >/dev/null || fail "rookery $c --help failed"
 done
 expect_error 2 "unknown command" "$bin" frobnicate
@@ -52,4 +52,21 @@ c=$("$bin" selfplay --lexicon "$kwg" --games 3 --seed 8 --show | grep -v 'games/
 # bench runs and prints throughput
 "$bin" bench movegen --lexicon "$kwg" --positions 50 --seconds 0 | grep "moves/s" >/dev/null || fail "bench movegen"
 "$bin" bench selfplay --lexicon "$kwg" --games 2 | grep "games/s" >/dev/null || fail "bench selfplay"
+"$bin" bench sim --lexicon "$kwg" --positions 2 --iterations 3 --candidates 3 | grep "iterations/s" >/dev/null \
+  || fail "bench sim"
+
+# rookery sim: a table, the same for the same seed, another for another seed
+pos="$empty AEINRST/ 0/0 0"
+s1=$("$bin" sim --lexicon "$kwg" --cgp "$pos" --candidates 4 --iterations 12 --seed 5 | tail -n +2)
+s2=$("$bin" sim --lexicon "$kwg" --cgp "$pos" --candidates 4 --iterations 12 --seed 5 | tail -n +2)
+s3=$("$bin" sim --lexicon "$kwg" --cgp "$pos" --candidates 4 --iterations 12 --seed 6 | tail -n +2)
+[ "$s1" = "$s2" ] || fail "sim is not deterministic for a seed: $s1 / $s2"
+[ "$s1" != "$s3" ] || fail "sim gives the same table for another seed"
+[ "$(echo "$s1" | grep -c ' best$')" -eq 1 ] || fail "sim marks one best move: $s1"
+[ "$(echo "$s1" | wc -l)" -eq 5 ] || fail "sim prints a header and 4 candidates: $s1"
+expect_error 2 "--cgp is required" "$bin" sim --lexicon "$kwg"
+expect_error 2 "--plies" "$bin" sim --lexicon "$kwg" --cgp "$pos" --plies x
+expect_error 2 "at least 1" "$bin" sim --lexicon "$kwg" --cgp "$pos" --iterations 0
+expect_error 2 "not both" "$bin" sim --lexicon "$kwg" --cgp "$pos" --leaves a.klv2 --req b.req
+expect_error 2 "nope.klv2" "$bin" sim --lexicon "$kwg" --cgp "$pos" --leaves nope.klv2
 echo "engine.sh: all checks passed"
