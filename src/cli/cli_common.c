@@ -101,10 +101,22 @@ int cli_parse_int(const char *opt, const char *value, int lo, int hi, int *out) 
     return 0;
 }
 
+int cli_parse_double(const char *opt, const char *value, double lo, double hi, double *out) {
+    if (value == NULL) {
+        fprintf(stderr, "rookery: %s needs a value\n", opt);
+        return -1;
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(value, &end);
+    if (errno != 0 || end == value || *end != '\0' || !(v >= lo && v <= hi)) {
+        fprintf(stderr, "rookery: %s: bad value '%s' (expected a number in [%g, %g])\n", opt, value, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 int cli_is_help(const char *s) { return strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0; }
 
-double cli_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+double cli_now(void) { return rk_seconds(); }

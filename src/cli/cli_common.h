@@ -30,6 +30,8 @@ void engine_close(Engine *e);
  * option and returns -1 on junk or out of range. */
 int cli_parse_u64(const char *opt, const char *value, uint64_t max, uint64_t *out);
 int cli_parse_int(const char *opt, const char *value, int lo, int hi, int *out);
+/* The same for a number in [lo, hi] (NaN and infinities refused). */
+int cli_parse_double(const char *opt, const char *value, double lo, double hi, double *out);
 /* True if s is --help or -h. */
 int cli_is_help(const char *s);
 /* Monotonic wall clock in seconds. */

@@ -213,21 +213,34 @@ static int bench_derive(int argc, char **argv) {
     return 0;
 }
 
-/* Positions whose player on turn sees about `unseen` unseen tiles: the first
- * position of each game with at most that many. */
-typedef struct UnseenCollect {
-    int target, want, got;
+/* The first position of each game whose bag (by_unseen: the unseen tiles
+ * of the player on turn) holds lo..hi tiles. */
+typedef struct FirstPerGame {
     Game *out;
+    int got, want, lo, hi;
+    bool by_unseen;
     bool taken; /* this game already gave one */
-} UnseenCollect;
+} FirstPerGame;
 
-static void collect_unseen(const Game *g, const Move *m, void *vctx) {
+static void collect_first(const Game *g, const Move *m, void *vctx) {
     (void)m;
-    UnseenCollect *c = vctx;
-    int unseen = g->bag.count + g->racks[1 - g->on_turn].total;
-    if (c->taken || c->got >= c->want || unseen > c->target) return;
+    FirstPerGame *c = vctx;
+    int n = g->bag.count + (c->by_unseen ? g->racks[1 - g->on_turn].total : 0);
+    if (c->taken || c->got >= c->want || n < c->lo || n > c->hi) return;
     c->out[c->got++] = *g;
     c->taken = true;
+}
+
+/* Up to `want` such positions into out, from games 0, 1, ... of play (at
+ * most 100 games a position wanted); returns how many. */
+static int positions_per_game(const SelfplayConfig *play, int lo, int hi, bool by_unseen, Game *out, int want,
+                              Game *scratch) {
+    FirstPerGame c = {.out = out, .want = want, .lo = lo, .hi = hi, .by_unseen = by_unseen};
+    for (uint64_t gi = 0; c.got < c.want && gi < 100 * (uint64_t)want; gi++) {
+        c.taken = false;
+        selfplay_game(play, gi, scratch, NULL, collect_first, &c);
+    }
+    return c.got;
 }
 
 static int bench_leaves(int argc, char **argv) {
@@ -285,15 +298,11 @@ static int bench_leaves(int argc, char **argv) {
     SelfplayConfig cfg = {.ld = &e.ld, .layout = &e.layout, .kwg = &e.kwg, .seed = seed};
     const int targets[] = {93, 70, 50, 30, 15};
     for (size_t t = 0; t < sizeof targets / sizeof targets[0]; t++) {
-        UnseenCollect c = {.target = targets[t], .want = (int)npos, .got = 0, .out = pos};
-        for (uint64_t gi = 0; c.got < c.want && gi < 100 * npos; gi++) {
-            c.taken = false;
-            selfplay_game(&cfg, gi, scratch, NULL, collect_unseen, &c);
-        }
+        int got = positions_per_game(&cfg, 0, targets[t], true, pos, (int)npos, scratch);
         double t_re = 0.0, t_ex = 0.0, unseen_sum = 0.0, used = 0.0;
-        for (int i = 0; i < c.got; i++) {
+        for (int i = 0; i < got; i++) {
             Rack unseen, pool;
-            dynleaves_unseen_of_game(&pos[i], &unseen);
+            game_unseen(&pos[i], &unseen);
             const Rack *rack = &pos[i].racks[pos[i].on_turn];
             unseen_sum += unseen.total;
             if (dynleaves_pool(&e.ld, &unseen, rack, &pool, &err) != 0) break;
@@ -319,14 +328,14 @@ static int bench_leaves(int argc, char **argv) {
             t_re += t1 - t0;
             t_ex += t3 - t2;
         }
-        if (err.msg[0] != '\0' && c.got > 0) {
+        if (err.msg[0] != '\0' && got > 0) {
             fprintf(stderr, "rookery: %s\n", err.msg);
             rc = 1;
             goto done;
         }
-        if (c.got == 0) continue;
-        printf("%8.1f %14.1f %12.0f %16.1f\n", unseen_sum / c.got, 1000.0 * t_re / c.got, used / c.got,
-               1000.0 * t_ex / c.got);
+        if (got == 0) continue;
+        printf("%8.1f %14.1f %12.0f %16.1f\n", unseen_sum / got, 1000.0 * t_re / got, used / got,
+               1000.0 * t_ex / got);
     }
     printf("(recompute: every leave, shrinkage 30, pool = unseen + rack; exact: top %d moves' leaves "
            "for the unseen tiles)\n", rerank);
@@ -336,21 +345,6 @@ done:
     free(scratch);
     engine_close(&e);
     return rc;
-}
-
-/* A mid-game position per game: the first with at most 80 tiles in the bag. */
-typedef struct MidCollect {
-    Game *out;
-    int got, want;
-    bool taken;
-} MidCollect;
-
-static void collect_mid(const Game *g, const Move *m, void *vctx) {
-    (void)m;
-    MidCollect *c = vctx;
-    if (c->taken || c->got >= c->want || g->bag.count > 80 || g->bag.count < 40) return;
-    c->out[c->got++] = *g;
-    c->taken = true;
 }
 
 static int bench_sim(int argc, char **argv) {
@@ -406,12 +400,8 @@ static int bench_sim(int argc, char **argv) {
     }
     SelfplayConfig play = {.ld = &e.ld, .layout = &e.layout, .kwg = &e.kwg, .seed = seed,
                            .leave_value = leaves ? klv_leave_value : NULL, .leave_ctx = &klv};
-    MidCollect c = {.out = pos, .want = (int)npos};
-    for (uint64_t gi = 0; c.got < c.want && gi < 10 * npos; gi++) {
-        c.taken = false;
-        selfplay_game(&play, gi, scratch, NULL, collect_mid, &c);
-    }
-    if (c.got == 0) {
+    int got = positions_per_game(&play, 40, 80, false, pos, (int)npos, scratch); /* mid-game */
+    if (got == 0) {
         fprintf(stderr, "rookery bench sim: no self-play game reached 40 to 80 tiles in the bag\n");
         rc = 1;
         goto done;
@@ -426,7 +416,7 @@ static int bench_sim(int argc, char **argv) {
     cfg.leave_ctx = play.leave_ctx;
     uint64_t its = 0, rollouts = 0;
     double secs = 0.0;
-    for (int i = 0; i < c.got; i++) {
+    for (int i = 0; i < got; i++) {
         cfg.seed = seed + (uint64_t)i;
         if (sim_run(&pos[i], &cfg, r, &err) != 0) {
             fprintf(stderr, "rookery: %s\n", err.msg);
@@ -438,7 +428,7 @@ static int bench_sim(int argc, char **argv) {
         secs += r->seconds;
     }
     printf("bench sim: %d positions, %d candidates, %d plies, %llu iterations each (no stopping), leaves %s\n",
-           c.got, candidates, plies, (unsigned long long)iterations, leaves ? leaves : "none");
+           got, candidates, plies, (unsigned long long)iterations, leaves ? leaves : "none");
     printf("  %.1f iterations/s, %.3f ms per iteration, %.0f rollouts/s (one core)\n", (double)its / secs,
            1000.0 * secs / (double)its, (double)rollouts / secs);
 done:
@@ -517,11 +507,10 @@ int cmd_bench(int argc, char **argv) {
             leaves = argv[++i];
         } else if (strcmp(a, "--spv") == 0 && v) {
             spv_path = argv[++i];
-        } else if (strcmp(a, "--spv-k") == 0 && v) {
-            char *end;
-            spv_k = strtod(v, &end);
-            if (*end != '\0' || end == v || !(spv_k > 0 && spv_k <= 1e6)) {
-                fprintf(stderr, "rookery bench: --spv-k '%s' is not a number in (0, 1e6]\n", v);
+        } else if (strcmp(a, "--spv-k") == 0) {
+            if (cli_parse_double(a, v, 0.0, 1e6, &spv_k) != 0) return 2;
+            if (spv_k == 0.0) {
+                fprintf(stderr, "rookery bench: --spv-k must be above 0\n");
                 return 2;
             }
             i++;

@@ -84,13 +84,8 @@ static int parse_args(LeavesJob *j, int argc, char **argv) {
         else if (strcmp(a, "--leaves") == 0) slot = &j->static_path;
         if (slot != NULL && v != NULL) {
             *slot = argv[++i];
-        } else if (strcmp(a, "--shrink") == 0 && v != NULL) {
-            char *end;
-            j->shrink = strtod(v, &end);
-            if (end == v || *end != '\0' || !(j->shrink >= 0.0 && j->shrink <= 1e12)) {
-                fprintf(stderr, "rookery leaves: --shrink '%s' is not a number in [0, 1e12]\n", v);
-                return -1;
-            }
+        } else if (strcmp(a, "--shrink") == 0) {
+            if (cli_parse_double(a, v, 0.0, 1e12, &j->shrink) != 0) return -1;
             i++;
         } else if (strcmp(a, "--study") == 0) {
             if (cli_parse_u64("--study", v, 1000000, &j->study_games) != 0 || j->study_games == 0) return -1;
@@ -176,7 +171,7 @@ static int position(LeavesJob *j) {
         fprintf(stderr, "rookery: %s\n", j->game == NULL ? "out of memory" : err.msg);
         return -1;
     }
-    dynleaves_unseen_of_game(j->game, &j->unseen);
+    game_unseen(j->game, &j->unseen);
     j->rack = j->game->racks[j->game->on_turn];
     if (j->unseen_text != NULL) {
         Rack given;

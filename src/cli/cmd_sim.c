@@ -36,17 +36,6 @@ typedef struct SimJob {
     double shrink;
 } SimJob;
 
-static int parse_double_opt(const char *opt, const char *v, double lo, double hi, double *out) {
-    char *end;
-    double x = v != NULL ? strtod(v, &end) : 0.0;
-    if (v == NULL || end == v || *end != '\0' || !(x >= lo && x <= hi)) {
-        fprintf(stderr, "rookery sim: %s '%s' is not a number in [%g, %g]\n", opt, v ? v : "", lo, hi);
-        return -1;
-    }
-    *out = x;
-    return 0;
-}
-
 static int parse_args(SimJob *j, int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -77,11 +66,11 @@ static int parse_args(SimJob *j, int argc, char **argv) {
         } else if (strcmp(a, "--seed") == 0) {
             rc = cli_parse_u64(a, v, UINT64_MAX, &j->cfg.seed);
         } else if (strcmp(a, "--seconds") == 0) {
-            rc = parse_double_opt(a, v, 0.0, 1e6, &j->cfg.seconds);
+            rc = cli_parse_double(a, v, 0.0, 1e6, &j->cfg.seconds);
         } else if (strcmp(a, "--stop-z") == 0) {
-            rc = parse_double_opt(a, v, 0.0, 100.0, &j->cfg.stop_z);
+            rc = cli_parse_double(a, v, 0.0, 100.0, &j->cfg.stop_z);
         } else if (strcmp(a, "--shrink") == 0) {
-            rc = parse_double_opt(a, v, 0.0, 1e12, &j->shrink);
+            rc = cli_parse_double(a, v, 0.0, 1e12, &j->shrink);
         } else {
             fprintf(stderr, "rookery sim: unknown or incomplete option '%s' (see --help)\n", a);
             return -1;

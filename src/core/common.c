@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 int rk_error(RkError *err, const char *fmt, ...) {
     if (err != NULL) {
@@ -35,4 +36,10 @@ size_t rk_char_len(const char *s) {
     for (size_t i = 1; i < n; i++)
         if (s[i] == '\0') return i;
     return n;
+}
+
+double rk_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }

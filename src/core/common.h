@@ -42,5 +42,7 @@ void rk_quote_text(char *dst, size_t cap, const char *s, size_t n);
 /* Bytes of the (UTF-8) character at s, at least 1 (fewer if the string ends
  * inside it). */
 size_t rk_char_len(const char *s);
+/* A monotonic wall clock, in seconds (for progress and time limits). */
+double rk_seconds(void);
 
 #endif

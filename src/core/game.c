@@ -96,3 +96,8 @@ void game_play(Game *g, const Move *m) {
     g->on_turn = opp;
     g->turn++;
 }
+
+void game_unseen(const Game *g, Rack *unseen) {
+    *unseen = g->racks[1 - g->on_turn];
+    for (int i = 0; i < g->bag.count; i++) rack_add(unseen, g->bag.tiles[i]);
+}

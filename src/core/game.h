@@ -38,6 +38,8 @@ typedef struct Game {
 /* A new game: empty board, full bag, both racks drawn (player 0 first). */
 void game_new(Game *g, const LetterDist *ld, const Layout *lay, const Kwg *kwg, uint64_t seed,
               uint64_t generation, uint64_t game_index);
+/* The tiles the player on turn cannot see: the bag plus the opponent's rack. */
+void game_unseen(const Game *g, Rack *unseen);
 /* Plays a legal move for the player on turn: places or exchanges or passes,
  * scores it, draws, applies the end rules and passes the turn. */
 void game_play(Game *g, const Move *m);

@@ -742,3 +742,10 @@ void movegen_request_for_game(MoveGenRequest *req, const Game *g) {
     req->exchanges_allowed = game_can_exchange(g);
     req->opp_rack_score = rack_score(&g->racks[1 - g->on_turn], g->ld);
 }
+
+int32_t move_leave_value(LeaveValueFn leave_value, const void *ctx, const Rack *rack, const Move *m) {
+    if (leave_value == NULL) return 0;
+    Rack kept;
+    move_kept_tiles(rack, m, &kept);
+    return kept.total > 0 ? leave_value(ctx, &kept) : 0;
+}

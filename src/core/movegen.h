@@ -37,6 +37,9 @@
 /* Leave value (millipoints) of the multiset `leave`; the empty leave must be
  * worth 0. */
 typedef int32_t (*LeaveValueFn)(const void *ctx, const Rack *leave);
+/* The value (millipoints) of what move m keeps of rack under leave_value
+ * (NULL: 0); 0 when it keeps nothing. */
+int32_t move_leave_value(LeaveValueFn leave_value, const void *ctx, const Rack *rack, const Move *m);
 
 /* Positional values for one position (prepared by eval/spv.h), in
  * millipoints per fresh tile: v[(line * dim + pos) * buckets + bucket] is the

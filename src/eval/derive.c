@@ -425,7 +425,7 @@ static uint64_t count_observed(const Src *src, uint64_t n) {
     return k;
 }
 
-static double binom(int n, int k) {
+double derive_binom(int n, int k) {
     if (k < 0 || n < 0 || k > n) return 0.0;
     double r = 1.0;
     for (int i = 1; i <= k; i++)
@@ -588,7 +588,7 @@ static int derive_core(const LeaveDeriver *d, const Src *src, uint64_t n, const 
         for (int r = 0; r <= rt->rack_size; r++)
             for (int c = 0; c <= r; c++)
                 w.kern[((size_t)ml * ws + (size_t)r) * ws + (size_t)c] =
-                    w.bag[ml] >= c ? binom(w.bag[ml] - c, r - c) : 0.0;
+                    w.bag[ml] >= c ? derive_binom(w.bag[ml] - c, r - c) : 0.0;
 
     w.part[0][0] = (Part){.w = 1.0, .num = 0, .s = 0};
     w.npart[0] = 1;

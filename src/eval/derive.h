@@ -88,6 +88,10 @@ int rack_accum_merge(RackAccum *dst, const RackAccum *src, RkError *err);
 /* Mean equity of rack idx in points; 0 if unobserved. */
 double rack_accum_mean(const RackAccum *a, uint64_t idx);
 
+/* C(n, k) as a double (0 outside 0 <= k <= n), exact below 2^53: the
+ * number of ways to draw k tiles from n. */
+double derive_binom(int n, int k);
+
 /* ---- leave derivation ---- */
 
 /* What derivation needs besides the equities, built once per (rack table,

@@ -9,15 +9,9 @@
  */
 #include "dynleaves.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-void dynleaves_unseen_of_game(const Game *g, Rack *unseen) {
-    const Rack *opp = &g->racks[1 - g->on_turn];
-    rack_clear(unseen);
-    *unseen = *opp;
-    for (int i = 0; i < g->bag.count; i++) rack_add(unseen, g->bag.tiles[i]);
-}
 
 int dynleaves_pool(const LetterDist *ld, const Rack *unseen, const Rack *rack, Rack *pool, RkError *err) {
     rack_clear(pool);
@@ -61,13 +55,6 @@ typedef struct Enum {
 
 static bool observed(const Req *req, int64_t idx) { return req->counts == NULL || req->counts[idx] > 0; }
 
-static double choose(int n, int k) {
-    if (k < 0 || k > n) return 0.0;
-    double r = 1.0;
-    for (int i = 1; i <= k; i++) r = r * (double)(n - k + i) / (double)i;
-    return r;
-}
-
 /* Draws `rem` more tiles from letters ml.. of the unseen tiles, weight w so far. */
 static void draw(Enum *e, int ml, int rem, double w) {
     if (rem == 0) {
@@ -85,7 +72,7 @@ static void draw(Enum *e, int ml, int rem, double w) {
         if (e->rack.count[ml] + c > e->rt->limit[ml]) break;
         e->rack.count[ml] = (uint8_t)(e->rack.count[ml] + c);
         e->rack.total += c;
-        draw(e, ml + 1, rem - c, w * choose(e->unseen->count[ml], c));
+        draw(e, ml + 1, rem - c, w * derive_binom(e->unseen->count[ml], c));
         e->rack.count[ml] = (uint8_t)(e->rack.count[ml] - c);
         e->rack.total -= c;
     }
@@ -140,9 +127,8 @@ int dynleaves_rerank(const RackTable *rt, const Req *req, LeaveValueFn static_le
         for (int i = 0; i < n; i++) {
             Move *m = &list->moves[i];
             if (m->kind == MOVE_PASS) continue;
-            int32_t old = kept[i].total > 0 && static_leave != NULL ? static_leave(static_ctx, &kept[i]) : 0;
-            int64_t mp = dlv[i] >= 0 ? (int64_t)(dlv[i] * 1000.0 + 0.5) : -(int64_t)(-dlv[i] * 1000.0 + 0.5);
-            m->equity = m->equity - old + (int32_t)mp;
+            int32_t old = move_leave_value(static_leave, static_ctx, rack, m);
+            m->equity = m->equity - old + (int32_t)lround(dlv[i] * 1000.0);
         }
         qsort(list->moves, (size_t)n, sizeof *list->moves, by_equity);
     }
@@ -174,7 +160,7 @@ void dynleaves_close(DynLeaves *t) {
 
 int dynleaves_for_game(DynLeaves *t, const Game *g, double shrink, DeriveInfo *info, RkError *err) {
     Rack unseen, pool;
-    dynleaves_unseen_of_game(g, &unseen);
+    game_unseen(g, &unseen);
     if (dynleaves_pool(g->ld, &unseen, &g->racks[g->on_turn], &pool, err) != 0) return -1;
     DeriveOptions opt = {.shrink = shrink, .holdable_only = true};
     return dynleaves_recompute(&t->deriver, &t->req, &pool, &opt, &t->klv, info, err);

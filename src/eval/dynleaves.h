@@ -39,10 +39,6 @@
 #include "eval/klv.h"
 #include "eval/req.h"
 
-/* The unseen tiles of the player on turn in g: the bag plus the opponent's
- * rack. */
-void dynleaves_unseen_of_game(const Game *g, Rack *unseen);
-
 /* pool = unseen + rack (rack may be NULL), checked against the distribution:
  * no letter beyond its count. On error -1 with a one-line message naming the
  * letter ("the unseen tiles and the rack hold 3 Z, the distribution 1"). */

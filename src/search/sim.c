@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/rng.h"
 
@@ -33,12 +32,6 @@ static void add_value(SimCandidate *c, double v) {
     c->m2 += d * (v - c->mean);
 }
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* Scratch of one simulation. */
 typedef struct Sim {
     const SimConfig *cfg;
@@ -48,13 +41,6 @@ typedef struct Sim {
     uint8_t unseen[RK_MAX_BAG];
     int n_unseen;
 } Sim;
-
-static int32_t leave_of(const Sim *s, const Rack *rack, const Move *m) {
-    if (s->cfg->leave_value == NULL) return 0;
-    Rack kept;
-    move_kept_tiles(rack, m, &kept);
-    return kept.total > 0 ? s->cfg->leave_value(s->cfg->leave_ctx, &kept) : 0;
-}
 
 /* The world of iteration i: the opponent's rack and the bag, from the
  * unseen tiles in a random order; the game's stream for the draws. */
@@ -88,7 +74,8 @@ static double rollout(Sim *s, const Move *m) {
     Move cur = *m;
     for (int ply = 0;; ply++) {
         int mover = g->on_turn;
-        last_leave[mover] = g->bag.count > 0 ? leave_of(s, &g->racks[mover], &cur) : 0;
+        last_leave[mover] =
+            g->bag.count > 0 ? move_leave_value(s->cfg->leave_value, s->cfg->leave_ctx, &g->racks[mover], &cur) : 0;
         game_play(g, &cur);
         if (game_over(g) || ply >= s->cfg->plies) break;
         MoveGenRequest req;
@@ -143,18 +130,12 @@ int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err
     if (s == NULL) return rk_error(err, "sim: out of memory");
     s->cfg = cfg;
     s->root = root;
+    /* the unseen tiles in letter order, so the worlds do not depend on the bag's order */
+    Rack unseen;
+    game_unseen(root, &unseen);
     s->n_unseen = 0;
-    const Rack *opp = &root->racks[1 - root->on_turn];
     for (int ml = 0; ml < root->ld->size; ml++)
-        for (int c = 0; c < opp->count[ml]; c++) s->unseen[s->n_unseen++] = (uint8_t)ml;
-    for (int i = 0; i < root->bag.count; i++) s->unseen[s->n_unseen++] = root->bag.tiles[i];
-    /* tiles in a canonical order, so the worlds do not depend on the bag's order */
-    for (int i = 1; i < s->n_unseen; i++)
-        for (int j = i; j > 0 && s->unseen[j - 1] > s->unseen[j]; j--) {
-            uint8_t x = s->unseen[j];
-            s->unseen[j] = s->unseen[j - 1];
-            s->unseen[j - 1] = x;
-        }
+        for (int c = 0; c < unseen.count[ml]; c++) s->unseen[s->n_unseen++] = (uint8_t)ml;
 
     /* candidates: the K best by static equity */
     MoveGenRequest req;
@@ -174,7 +155,7 @@ int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err
     for (int i = 0; i < out->count; i++) out->cand[i] = (SimCandidate){.move = list.moves[i], .live = true};
     movelist_free(&list);
 
-    double t0 = now_s();
+    double t0 = rk_seconds();
     int live = out->count;
     for (uint64_t it = 0; it < cfg->iterations && live > 1; it++) {
         sample_world(s, it);
@@ -185,7 +166,7 @@ int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err
         }
         out->iterations = it + 1;
         if (cfg->stop_z > 0.0 && out->iterations >= cfg->min_iterations) live = stop_behind(out, cfg->stop_z);
-        if (cfg->seconds > 0.0 && now_s() - t0 >= cfg->seconds) break;
+        if (cfg->seconds > 0.0 && rk_seconds() - t0 >= cfg->seconds) break;
     }
     if (out->count == 1 && out->iterations == 0) { /* a single candidate needs no simulation, but give it a value */
         sample_world(s, 0);
@@ -193,7 +174,7 @@ int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err
         add_value(c, rollout(s, &c->move));
         out->iterations = 1;
     }
-    out->seconds = now_s() - t0;
+    out->seconds = rk_seconds() - t0;
     out->best = leader(out);
     free(s);
     return 0;

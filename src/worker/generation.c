@@ -11,10 +11,7 @@ typedef struct Observe {
 
 /* The value of the tiles m keeps, with the game's leave callback. */
 static int32_t kept_value(const SelfplayConfig *play, const Game *g, const Move *m) {
-    if (play->leave_value == NULL) return 0;
-    Rack kept;
-    move_kept_tiles(&g->racks[g->on_turn], m, &kept);
-    return kept.total > 0 ? play->leave_value(play->leave_ctx, &kept) : 0;
+    return move_leave_value(play->leave_value, play->leave_ctx, &g->racks[g->on_turn], m);
 }
 
 static void observe_turn(const Game *g, const Move *m, void *vctx) {

@@ -2,7 +2,6 @@
 #include "leave_study.h"
 
 #include <string.h>
-#include <time.h>
 
 /* A prediction waiting for its player's next turn. */
 typedef struct Pending {
@@ -18,12 +17,6 @@ typedef struct StudyGame {
     int failed;
     RkError *err;
 } StudyGame;
-
-static double seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static void settle(StudyGame *sg, const Game *g, const Move *m) {
     Pending *p = &sg->pending[g->on_turn];
@@ -47,7 +40,7 @@ static void observe(const Game *g, const Move *played, void *vctx) {
     if (sg->failed) return;
     settle(sg, g, played);
     Rack unseen;
-    dynleaves_unseen_of_game(g, &unseen);
+    game_unseen(g, &unseen);
     if (g->bag.count == 0 || unseen.total < 1 || unseen.total > LEAVE_STUDY_BUCKETS * LEAVE_STUDY_BUCKET_TILES) return;
     int bucket = (unseen.total - 1) / LEAVE_STUDY_BUCKET_TILES;
     const Rack *rack = &g->racks[g->on_turn];
@@ -59,10 +52,10 @@ static void observe(const Game *g, const Move *played, void *vctx) {
     movelist_sort_by_equity(&sg->list);
     if (sg->list.count == 0) return;
     Move best = sg->list.moves[0];
-    double t0 = seconds(), baseline = 0.0;
+    double t0 = rk_seconds(), baseline = 0.0;
     int n = dynleaves_rerank(s->rt, s->req, s->play->leave_value, s->play->leave_ctx, rack, &unseen, &sg->list,
                              s->rerank, &baseline, sg->err);
-    s->seconds_exact += seconds() - t0;
+    s->seconds_exact += rk_seconds() - t0;
     if (n < 0) {
         sg->failed = 1;
         return;
@@ -72,9 +65,7 @@ static void observe(const Game *g, const Move *played, void *vctx) {
     b->changed += !move_same(&sg->list.moves[0], &best);
     /* the move played is the static best; its reranked equity tells its DLV */
     if (played->kind == MOVE_PASS || !move_same(played, &best)) return;
-    Rack kept;
-    move_kept_tiles(rack, played, &kept);
-    int32_t klv = kept.total > 0 ? s->play->leave_value(s->play->leave_ctx, &kept) : 0;
+    int32_t klv = move_leave_value(s->play->leave_value, s->play->leave_ctx, rack, played);
     int32_t dlv = klv;
     for (int i = 0; i < n; i++)
         if (move_same(&sg->list.moves[i], &best)) dlv = klv + (sg->list.moves[i].equity - best.equity);

@@ -67,6 +67,10 @@ s3=$("$bin" sim --lexicon "$kwg" --cgp "$pos" --candidates 4 --iterations 12 --s
 expect_error 2 "--cgp is required" "$bin" sim --lexicon "$kwg"
 expect_error 2 "--plies" "$bin" sim --lexicon "$kwg" --cgp "$pos" --plies x
 expect_error 2 "at least 1" "$bin" sim --lexicon "$kwg" --cgp "$pos" --iterations 0
+expect_error 2 "--stop-z: bad value 'x'" "$bin" sim --lexicon "$kwg" --cgp "$pos" --stop-z x
+expect_error 2 "--seconds: bad value '-1'" "$bin" sim --lexicon "$kwg" --cgp "$pos" --seconds -1
+expect_error 2 "--spv-k must be above 0" "$bin" bench movegen --lexicon "$kwg" --spv-k 0
+expect_error 2 "--spv-k: bad value 'nan'" "$bin" bench movegen --lexicon "$kwg" --spv-k nan
 expect_error 2 "not both" "$bin" sim --lexicon "$kwg" --cgp "$pos" --leaves a.klv2 --req b.req
 expect_error 2 "nope.klv2" "$bin" sim --lexicon "$kwg" --cgp "$pos" --leaves nope.klv2
 echo "engine.sh: all checks passed"

@@ -68,6 +68,7 @@ expect_error 2 "2 Z" "$bin" leaves --req "$req" --unseen Z --rack Z -o "$work/x.
 expect_error 2 "--unseen 'A1'" "$bin" leaves --req "$req" --unseen A1 -o "$work/x.klv2"
 expect_error 2 "8 tiles" "$bin" leaves --req "$req" --unseen A --rack ABCDEFGH -o "$work/x.klv2"
 expect_error 2 "-o OUT.klv2" "$bin" leaves --req "$req" --unseen A
+expect_error 2 "--shrink: bad value '-2'" "$bin" leaves --req "$req" --unseen A -o "$work/x.klv2" --shrink -2
 expect_error 2 "--rerank needs" "$bin" leaves --req "$req" --unseen A --rerank 3
 printf 'REQ2garbage' > "$work/bad.req"
 expect_error 2 "bad.req" "$bin" leaves --req "$work/bad.req" --unseen A -o "$work/x.klv2"

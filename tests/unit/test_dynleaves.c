@@ -169,16 +169,14 @@ static void test_pool_checks(void) {
 
     /* a new game: unseen = bag + opponent's rack; with the rack on turn it
      * is the whole distribution */
-    const char *kwg_path = tu_sowpods_kwg();
-    if (kwg_path == NULL) return;
     Kwg kwg;
+    if (!tu_load_sowpods(&kwg, &ld)) return;
     Layout lay;
     layout_standard15(&lay);
-    CU_ASSERT_FATAL(kwg_load(&kwg, kwg_path, (uint32_t)ld.size, &err) == 0);
     Game *g = malloc(sizeof *g);
     CU_ASSERT_FATAL(g != NULL);
     game_new(g, &ld, &lay, &kwg, 1, 0, 0);
-    dynleaves_unseen_of_game(g, &unseen);
+    game_unseen(g, &unseen);
     CU_ASSERT_EQUAL(unseen.total, 93);
     CU_ASSERT_EQUAL(dynleaves_pool(&ld, &unseen, &g->racks[g->on_turn], &pool, &err), 0);
     int off = 0;
@@ -191,15 +189,15 @@ static void test_pool_checks(void) {
 /* A late position of a real game: the reranked top 10 = static equity minus
  * the static leave plus the exact DLV of what each move keeps, re-sorted. */
 static void test_rerank_definition(void) {
-    const char *kwg_path = tu_sowpods_kwg();
-    if (kwg_path == NULL) return;
+    LetterDist english;
+    ld_english(&english);
+    Kwg kwg;
+    if (!tu_load_sowpods(&kwg, &english)) return;
     Tables t;
     tables_open(&t, true, 21);
     RkError err;
-    Kwg kwg;
     Layout lay;
     layout_standard15(&lay);
-    CU_ASSERT_FATAL(kwg_load(&kwg, kwg_path, (uint32_t)t.ld.size, &err) == 0);
     /* static leaves: the recompute for the full distribution */
     Rack full;
     racktable_full_bag(&t.rt, &full);
@@ -217,7 +215,7 @@ static void test_rerank_definition(void) {
     }
     CU_ASSERT_FATAL(g->end == GAME_PLAYING);
     Rack unseen;
-    dynleaves_unseen_of_game(g, &unseen);
+    game_unseen(g, &unseen);
     const Rack *rack = &g->racks[g->on_turn];
     movegen_request_for_game(&req, g);
     req.leave_value = klv_leave_value;

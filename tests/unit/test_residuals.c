@@ -96,15 +96,12 @@ static void check_game(const SelfplayConfig *cfg, uint64_t index, ResidualTarget
 }
 
 static void test_targets_against_log(void) {
-    const char *kwg_path = tu_sowpods_kwg();
-    if (kwg_path == NULL) return;
     LetterDist ld;
     Layout lay;
     Kwg kwg;
-    RkError err;
     ld_english(&ld);
+    if (!tu_load_sowpods(&kwg, &ld)) return;
     layout_standard15(&lay);
-    CU_ASSERT_FATAL(kwg_load(&kwg, kwg_path, (uint32_t)ld.size, &err) == 0);
     SelfplayConfig cfg = {.ld = &ld, .layout = &lay, .kwg = &kwg, .seed = 99};
     Game *g = malloc(sizeof *g);
     Log *l = malloc(sizeof *l);

@@ -29,12 +29,9 @@ static int32_t hash_leave(const void *ctx, const Rack *leave) {
 }
 
 static bool env_open(Env *e) {
-    const char *path = tu_sowpods_kwg();
-    if (path == NULL) return false;
-    RkError err;
     ld_english(&e->ld);
+    if (!tu_load_sowpods(&e->kwg, &e->ld)) return false;
     layout_standard15(&e->lay);
-    CU_ASSERT_FATAL(kwg_load(&e->kwg, path, (uint32_t)e->ld.size, &err) == 0);
     e->g = malloc(sizeof *e->g);
     CU_ASSERT_FATAL(e->g != NULL);
     return true;

@@ -140,3 +140,11 @@ void tu_tiny_ld(LetterDist *ld) {
     RkError err;
     CU_ASSERT_FATAL(ld_parse(ld, csv, "tiny", &err) == 0);
 }
+
+bool tu_load_sowpods(Kwg *k, const LetterDist *ld) {
+    const char *path = tu_sowpods_kwg();
+    if (path == NULL) return false;
+    RkError err;
+    CU_ASSERT_FATAL(kwg_load(k, path, (uint32_t)ld->size, &err) == 0);
+    return true;
+}

@@ -15,6 +15,9 @@
 const char *tu_shared_path(const char *rel, char *buf, size_t cap);
 /* The SOWPODS.kwg built by the build, or NULL (SKIPPED printed) if absent. */
 const char *tu_sowpods_kwg(void);
+/* Loads the built SOWPODS.kwg for ld into k (fatally on a load error);
+ * false, with SKIPPED printed, if it was not built. */
+bool tu_load_sowpods(Kwg *k, const LetterDist *ld);
 /* Prints "SKIPPED: <test>: <why>" so a skip is never silent. */
 void tu_skip(const char *test, const char *why);
 /* A fresh temporary directory (mkdtemp); the path is written to buf. */
