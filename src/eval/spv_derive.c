@@ -222,7 +222,6 @@ int spv_derive(const SpvAccum *a, const SpvDeriveOptions *opt, Spv *out, SpvDeri
 
     const uint32_t S = a->num_squares, B = a->num_buckets, T = a->num_openness * a->num_phases;
     const size_t cells = (size_t)S * B;
-    Baselines *bl = malloc(T * sizeof *bl);
     /* per cell, pooled over strata: n, sum of excess residual (mp), sum of
      * excess squared deviation (mp^2) */
     int64_t *n = calloc(cells, sizeof *n);
@@ -230,8 +229,8 @@ int spv_derive(const SpvAccum *a, const SpvDeriveOptions *opt, Spv *out, SpvDeri
     /* per openness bucket and cell: count and excess residual (for the multipliers) */
     int64_t *on = calloc(cells * a->num_openness, sizeof *on);
     double *od = calloc(cells * a->num_openness, sizeof *od);
-    if (bl == NULL || n == NULL || dev == NULL || ex == NULL || on == NULL || od == NULL) {
-        free(bl), free(n), free(dev), free(ex), free(on), free(od);
+    if (n == NULL || dev == NULL || ex == NULL || on == NULL || od == NULL) {
+        free(n), free(dev), free(ex), free(on), free(od);
         return rk_error(err, "SPV derive: out of memory");
     }
 
@@ -240,18 +239,19 @@ int spv_derive(const SpvAccum *a, const SpvDeriveOptions *opt, Spv *out, SpvDeri
     Wide tot_s1[SPV_MAX_BUCKETS] = {0};
     int64_t tot_n[SPV_MAX_BUCKETS] = {0};
     for (uint32_t t = 0; t < T; t++) {
-        stratum_baselines(a, t, &bl[t]);
+        Baselines bl;
+        stratum_baselines(a, t, &bl);
         uint32_t o = t / a->num_phases;
         for (uint32_t sq = 0; sq < S; sq++)
             for (uint32_t b = 0; b < B; b++) {
                 Sums s = cell_sums(a, t, sq, b);
                 if (s.n <= 0) continue;
                 size_t at = (size_t)sq * B + b;
-                double d = (double)s.s1 - (double)s.n * bl[t].base[b];
-                double m2 = sq_dev(&s, bl[t].base[b]);
+                double d = (double)s.s1 - (double)s.n * bl.base[b];
+                double m2 = sq_dev(&s, bl.base[b]);
                 n[at] += s.n;
                 dev[at] += d;
-                ex[at] += m2 - (double)s.n * bl[t].m2[b];
+                ex[at] += m2 - (double)s.n * bl.m2[b];
                 on[o * cells + at] += s.n;
                 od[o * cells + at] += d;
                 tot_n[b] += s.n;
@@ -320,6 +320,6 @@ int spv_derive(const SpvAccum *a, const SpvDeriveOptions *opt, Spv *out, SpvDeri
         }
         info->mean_abs = observations > 0 ? abs_sum / (double)observations : 0.0;
     }
-    free(bl), free(n), free(dev), free(ex), free(on), free(od);
+    free(n), free(dev), free(ex), free(on), free(od);
     return 0;
 }

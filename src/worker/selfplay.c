@@ -5,14 +5,17 @@ void selfplay_game(const SelfplayConfig *cfg, uint64_t game_index, Game *g, Self
     game_new(g, cfg->ld, cfg->layout, cfg->kwg, cfg->seed, cfg->generation, game_index);
     PositionalValues pv;
     while (!game_over(g)) {
-        MoveGenRequest req;
-        movegen_request_for_game(&req, g);
-        req.leave_value = cfg->leave_value;
-        req.leave_ctx = cfg->leave_ctx;
-        req.positional = spv_prepare_for_game(cfg->spv, cfg->spv_k, g, &pv);
         Move m;
-        if (cfg->player != NULL) player_choose(cfg->player, g, &m);
-        else movegen_best(&req, &m, NULL);
+        if (cfg->player != NULL) {
+            player_choose(cfg->player, g, &m);
+        } else {
+            MoveGenRequest req;
+            movegen_request_for_game(&req, g);
+            req.leave_value = cfg->leave_value;
+            req.leave_ctx = cfg->leave_ctx;
+            req.positional = spv_prepare_for_game(cfg->spv, cfg->spv_k, g, &pv);
+            movegen_best(&req, &m, NULL);
+        }
         if (observe) observe(g, &m, ctx);
         if (stats) {
             stats->turns++;

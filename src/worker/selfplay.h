@@ -31,8 +31,8 @@ typedef struct SelfplayConfig {
     double spv_k;             /* its spread scale K, points */
     uint64_t seed, generation;
     const Player *player;     /* NULL: the static player above; else this player chooses
-                               * every move (leave_value still values what moves keep for
-                               * the observers) */
+                               * every move (spv is then unused; leave_value still values
+                               * what moves keep for the observers) */
 } SelfplayConfig;
 
 /* Plays game number game_index to its end in *g (caller-owned storage, so a

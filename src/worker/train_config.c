@@ -133,8 +133,8 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
         return set_string(c->output, v);
     } else if (IS("run", "player")) {
         /* the spec itself is opened (and its files loaded) by rookery train */
-        if (strcmp(v, "static") != 0 && strncmp(v, "sim", 3) != 0) return -1;
-        if (v[0] == 's' && v[1] == 'i' && v[3] != '\0' && v[3] != ':') return -1;
+        bool sim = strncmp(v, "sim", 3) == 0 && (v[3] == '\0' || v[3] == ':');
+        if (strcmp(v, "static") != 0 && !sim) return -1;
         return set_string(c->player, v);
     } else if (IS("run", "progress_seconds")) {
         if (parse_u64(v, 0, 86400, &x) != 0) return -1;
