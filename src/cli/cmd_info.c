@@ -19,6 +19,7 @@
 #include "core/png.h"
 #include "eval/klv.h"
 #include "eval/spv.h"
+#include "nn/shard.h"
 
 /* Pixels per heat-map cell in the PNG, grid line included. */
 #define INFO_CELL_PX 32
@@ -35,6 +36,8 @@ static void usage(FILE *out) {
             "         move's tile uses the transposed square.\n"
             "  .klv2  leave values (english distribution): leaves, graph nodes, value range\n"
             "  .kwg   lexicon graph: nodes, whether it has a GADDAG, words\n"
+            "  .h5    a training shard (docs/shards.md): header, samples, games, targets;\n"
+            "         every value is validated as the trainer would\n"
             "\n"
             "options (.spv only):\n"
             "  --bucket N     the bucket to map (default 1, or 0 for a one-bucket table)\n"
@@ -201,6 +204,60 @@ done:
     return rc;
 }
 
+/* ---- HDF5 training shards ---- */
+
+static int info_shard(const char *path) {
+    RkError err;
+    ShardInfo in;
+    if (shard_read(path, NULL, &in, NULL, 0, &err) != 0) {
+        fprintf(stderr, "rookery info: %s\n", err.msg);
+        return 2;
+    }
+    LetterDist ld;
+    if (ld_open(&ld, in.distribution, &err) != 0) {
+        fprintf(stderr, "rookery info: %s: distribution '%s': %s\n", path, in.distribution, err.msg);
+        return 2;
+    }
+    ShardSet set;
+    shardset_init(&set);
+    if (shard_read(path, &set, &in, &ld, 0, &err) != 0) {
+        fprintf(stderr, "rookery info: %s\n", err.msg);
+        shardset_free(&set);
+        return 2;
+    }
+    uint64_t games = 0, wins = 0, draws = 0, known = 0, leave_tiles = 0, max_turn = 0;
+    double abs_spread = 0, top_prob = 0;
+    for (size_t i = 0; i < set.n; i++) {
+        const ShardSample *x = &set.s[i];
+        if (i == 0 || x->game != set.s[i - 1].game) games++;
+        wins += x->result > 0;
+        draws += x->result == 0;
+        if (x->opp_leave_known) known++, leave_tiles += (uint64_t)x->opp_leave.total;
+        if (x->turn > max_turn) max_turn = x->turn;
+        abs_spread += fabs((double)x->final_spread);
+        float best = 0;
+        for (uint32_t j = 0; j < x->policy_count; j++)
+            if (set.pprob[x->policy_start + j] > best) best = set.pprob[x->policy_start + j];
+        top_prob += best;
+    }
+    double n = set.n ? (double)set.n : 1.0;
+    printf("%s: rookery training shard, schema version %d\n", path, in.schema_version);
+    printf("  generation      %u\n", in.generation);
+    printf("  board           %dx%d, %s distribution (%d letters)\n", in.dim, in.dim, in.distribution, in.letters);
+    printf("  samples         %llu from %llu games (turns 0..%llu)\n", (unsigned long long)in.samples,
+           (unsigned long long)games, (unsigned long long)max_turn);
+    printf("  P target        %llu moves, %.1f a sample; mean top probability %.3f\n",
+           (unsigned long long)in.policy_entries, (double)in.policy_entries / n, top_prob / n);
+    printf("  V target        win %.1f%% draw %.1f%% loss %.1f%% (player on turn); mean |final spread| %.1f\n",
+           100.0 * (double)wins / n, 100.0 * (double)draws / n, 100.0 * (double)(set.n - wins - draws) / n,
+           abs_spread / n);
+    printf("  H target        opponent's leave known in %.1f%% of samples, %.2f tiles on average\n",
+           100.0 * (double)known / n, known ? (double)leave_tiles / (double)known : 0.0);
+    printf("  validated       every sample (positions, moves, targets)\n");
+    shardset_free(&set);
+    return 0;
+}
+
 /* ---- .klv2 and .kwg ---- */
 
 static int info_klv(const char *path) {
@@ -279,9 +336,16 @@ int cmd_info(int argc, char **argv) {
         return 2;
     }
     if ((got == 4 && memcmp(magic, SPV_MAGIC, 4) == 0) || has_ext(o.path, ".spv")) return info_spv(&o);
+    if ((got == 4 && memcmp(magic, "\x89HDF", 4) == 0) || has_ext(o.path, ".h5")) {
+        if (o.bucket >= 0 || o.var || o.png) {
+            fprintf(stderr, "rookery info: %s: --bucket, --var and --png apply to .spv files only\n", o.path);
+            return 2;
+        }
+        return info_shard(o.path);
+    }
     bool klv = has_ext(o.path, ".klv2"), kwg = has_ext(o.path, ".kwg");
     if (!klv && !kwg) {
-        fprintf(stderr, "rookery info: %s: not a .spv, .klv2 or .kwg file\n", o.path);
+        fprintf(stderr, "rookery info: %s: not a .spv, .klv2, .kwg or .h5 file\n", o.path);
         return 2;
     }
     if (o.bucket >= 0 || o.var || o.png) {

@@ -12,6 +12,7 @@
  * discard the generation in flight and exit with TRAIN_EXIT_STOPPED. The flag
  * is the one piece of file-scope mutable state in rookery: a signal handler
  * can reach nothing else. */
+#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -33,6 +34,7 @@
 #include "eval/spv_derive.h"
 #include "reducer/comm.h"
 #include "reducer/rundir.h"
+#include "reducer/shard_gather.h"
 #include "worker/generation.h"
 #include "worker/match.h"
 #include "worker/train_config.h"
@@ -98,6 +100,11 @@ typedef struct Trainer {
     bool have_player;
     bool player_borrows;  /* player.leaves is &klv, not its own */
     /* the last generation played, for `rookery bench train` */
+    /* training samples (nn.shards): this rank's, and the files rank 0 wrote */
+    ShardSet samples;
+    SampleRecorder recorder;
+    ShardFiles shard_files;
+    bool gen_begun;     /* rank 0 has created this generation's gen-NNNN.tmp/ */
     bool bench;
     double last_play, last_overhead, last_wall;
     int64_t last_games;
@@ -184,7 +191,7 @@ static int write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes 
     double t0 = cli_now();
     const char *run = t->cfg.output;
     char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 64];
-    if (rundir_begin_generation(run, gen, err) != 0) return -1;
+    if (!t->gen_begun && rundir_begin_generation(run, gen, err) != 0) return -1;
     rundir_gen_path(run, gen, true, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/leaves.klv2", dir);
     if (klv_write(&t->klv, path, err) != 0) return -1;
@@ -192,17 +199,21 @@ static int write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes 
     if (req_write_accum(path, &t->racks, &t->acc, err) != 0) return -1;
     snprintf(path, sizeof path, "%s/positional.spv", dir);
     if (t->spv_on && spv_write(&t->spv, path, err) != 0) return -1;
-    RunFile files[3] = {{.name = "leaves.klv2"}, {.name = "racks.req"}, {.name = "positional.spv"}};
-    int nfiles = t->spv_on ? 3 : 2;
+    RunFile files[3 + SHARD_GATHER_MAX_FILES] = {{.name = "leaves.klv2"}, {.name = "racks.req"}};
+    int nfiles = 2;
+    if (t->spv_on) snprintf(files[nfiles++].name, sizeof files[0].name, "positional.spv");
+    for (int i = 0; i < t->shard_files.count; i++)
+        snprintf(files[nfiles++].name, sizeof files[0].name, "%s", t->shard_files.name[i]);
     if (rundir_describe_files(run, gen, files, nfiles, err) != 0) return -1;
-    char files_json[2048];
+    char files_json[160 * (3 + SHARD_GATHER_MAX_FILES)];
     manifest_files(files_json, sizeof files_json, files, nfiles);
     double var0 = residual_stats_variance(&rep->heldout, false), var1 = residual_stats_variance(&rep->heldout, true);
     tm->write = cli_now() - t0; /* the data files; the manifest follows */
     tm->wall += tm->write;
     double games = (double)tot->games;
     double mean_eq = tot->observations ? (double)tot->equity_sum / 1000.0 / (double)tot->observations : 0.0;
-    char manifest[8192], row[2048];
+    static_assert(sizeof files_json < 65536 - 4096, "manifest buffer");
+    char manifest[65536], row[2048];
     snprintf(manifest, sizeof manifest,
              "{\n  \"generation\": %d,\n  \"run_seed\": %" PRIu64 ",\n"
              "  \"game_seed\": \"game i of this generation is seeded from (run_seed, %d, i)\",\n"
@@ -216,6 +227,7 @@ static int write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes 
              "\"tile_observations\": %" PRIu64 ", \"mean_abs\": %.6f},\n"
              "  \"heldout\": {\"moves\": %" PRId64 ", \"resid_var\": %.4f, \"resid_var_spv\": %.4f},\n"
              "  \"match_spv_on_vs_off\": {\"pairs\": %" PRIu64 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f},\n"
+             "  \"samples\": %" PRIu64 ",\n"
              "  \"timings_s\": {\"play\": %.3f, \"reduce\": %.3f, \"derive\": %.3f, \"write\": %.3f, "
              "\"wall\": %.3f},\n"
              "  \"files\": {\n%s  }\n}\n",
@@ -225,7 +237,8 @@ static int write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes 
              rep->leaves_trained ? "true" : "false", rep->spv_trained ? "true" : "false",
              train_config_schedule_name(t->cfg.spv_schedule), t->cfg.spv_use ? "true" : "false", t->cfg.spv_k,
              rep->spv_info.cells_observed, rep->spv_info.observations, rep->spv_info.mean_abs, rep->heldout.moves,
-             var0, var1, rep->spv_match_pairs, rep->spv_match.win_pct, rep->spv_match.ci95_pct, tm->play, tm->reduce,
+             var0, var1, rep->spv_match_pairs, rep->spv_match.win_pct, rep->spv_match.ci95_pct,
+             t->shard_files.samples, tm->play, tm->reduce,
              tm->derive, tm->write, tm->wall, files_json);
     snprintf(row, sizeof row,
              "%d,%" PRId64 ",%" PRId64 ",%d,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.3f,%" PRIu64 ",%.4f,%.5f,%" PRId64
@@ -384,6 +397,28 @@ static void spv_replace(Spv *dst, const Spv *src) {
     memcpy(dst->openness, src->openness, sizeof dst->openness);
 }
 
+/* Rank 0 opens gen-NNNN.tmp/ and writes the generation's samples there as
+ * shards (gathered from every rank, sorted: the same bytes for any rank
+ * count). */
+static int write_shards(Trainer *t, int gen) {
+    RkError err;
+    int status = 0;
+    if (t->comm.rank == 0) {
+        status = rundir_begin_generation(t->cfg.output, gen, &err) != 0;
+        if (status) fprintf(stderr, "rookery: %s\n", err.msg);
+        t->gen_begun = !status;
+    }
+    if (agree(t, status) != 0) return 1;
+    char dir[RUNDIR_PATH_MAX];
+    rundir_gen_path(t->cfg.output, gen, true, dir, sizeof dir);
+    if (shards_gather_write(&t->comm, &t->samples, dir, &t->engine.ld, t->engine.layout.dim, (uint32_t)gen,
+                            t->cfg.nn_shard_samples, &t->shard_files, &err) != 0) {
+        if (t->comm.rank == 0) fprintf(stderr, "rookery: shards: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
+
 /* Plays generation gen; returns 0 done, TRAIN_EXIT_STOPPED, or 1 (error). */
 static int run_generation(Trainer *t, int gen) {
     RkError err;
@@ -412,7 +447,11 @@ static int run_generation(Trainer *t, int gen) {
                           .spv_acc = rep.spv_trained ? &t->spv_acc : NULL,
                           .res = t->res,
                           .spv_target = t->cfg.spv_target,
+                          .samples = t->cfg.nn_shards ? &t->recorder : NULL,
                           .game = t->game};
+    shardset_clear(&t->samples);
+    memset(&t->shard_files, 0, sizeof t->shard_files);
+    t->gen_begun = false;
     uint64_t rounds = generation_rounds(w.games, w.nranks);
     double last_progress = t0;
     for (uint64_t r = 0; r < rounds; r++) {
@@ -450,6 +489,7 @@ static int run_generation(Trainer *t, int gen) {
         return 1;
     }
     tot = (GenerationTotals){tot_arr[0], tot_arr[1], tot_arr[2], tot_arr[3], tot_arr[4], tot_arr[5], 0, 0};
+    if (t->cfg.nn_shards && write_shards(t, gen) != 0) return 1;
     double t_reduce = cli_now();
     int frc = forced_racks(t, &w, gen, &tot);
     if (frc != 0) return frc;
@@ -643,6 +683,8 @@ static int setup(Trainer *t, int *start_gen) {
             t->player_borrows = true;
         }
     }
+    shardset_init(&t->samples);
+    samples_init(&t->recorder, &t->samples, t->cfg.nn_temperature, t->cfg.nn_top, klv_leave_value, &t->klv);
     t->new_values = malloc(t->klv.count * sizeof(float));
     t->game = malloc(sizeof *t->game);
     if (!t->new_values || !t->game) {
@@ -763,6 +805,8 @@ int cmd_train(int argc, char **argv) {
                    100.0 * t->last_overhead / t->last_wall, (double)rss_kb / 1024.0);
     }
     free(t->game);
+    samples_free(&t->recorder);
+    shardset_free(&t->samples);
     free(t->new_values);
     leave_deriver_free(&t->deriver);
     rack_accum_free(&t->acc);

@@ -70,3 +70,46 @@ int comm_bcast(const Comm *c, void *data, size_t n, RkError *err) {
     }
     return 0;
 }
+
+int comm_gather_bytes(const Comm *c, const void *mine, size_t len, uint8_t **all, size_t **offsets,
+                      RkError *err) {
+    *all = NULL;
+    *offsets = NULL;
+    if (len > (size_t)INT32_MAX) return rk_error(err, "rank %d: %zu bytes to gather (limit 2 GiB a rank)", c->rank, len);
+    int n = (int)len;
+    int *counts = NULL, *displs = NULL;
+    int bad = 0;
+    if (c->rank == 0) {
+        counts = calloc((size_t)c->size, sizeof *counts);
+        displs = calloc((size_t)c->size, sizeof *displs);
+        *offsets = calloc((size_t)c->size + 1, sizeof **offsets);
+        bad = !counts || !displs || !*offsets;
+    }
+    if (MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) bad = 1;
+    size_t total = 0;
+    if (c->rank == 0 && !bad) {
+        for (int r = 0; r < c->size; r++) {
+            (*offsets)[r] = total;
+            displs[r] = (int)total;
+            total += (size_t)counts[r];
+        }
+        (*offsets)[c->size] = total;
+        if (total > (size_t)INT32_MAX) bad = 2;
+        else if (!(*all = malloc(total + 1))) bad = 1;
+    }
+    /* everyone learns whether rank 0 can receive */
+    int64_t status = comm_max_i64(c, bad);
+    if (status == 0 && MPI_Gatherv(mine, n, MPI_BYTE, *all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        status = 1;
+    free(counts);
+    free(displs);
+    if (status != 0) {
+        free(*all);
+        free(*offsets);
+        *all = NULL;
+        *offsets = NULL;
+        if (status == 2) return rk_error(err, "more than 2 GiB to gather on rank 0 at once");
+        return rk_error(err, "gathering %zu bytes on rank 0 failed (out of memory?)", total);
+    }
+    return 0;
+}

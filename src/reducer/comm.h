@@ -27,6 +27,11 @@ int comm_sum_i64(const Comm *c, int64_t *data, size_t n, RkError *err);
 /* Maximum of one value over all ranks. */
 int64_t comm_max_i64(const Comm *c, int64_t v);
 void comm_barrier(const Comm *c);
+/* Gathers every rank's bytes on rank 0: *all is their concatenation in rank
+ * order and (*offsets)[r] .. (*offsets)[r+1] is rank r's part (both malloc'ed,
+ * rank 0 only; NULL elsewhere). Collective; at most 2 GiB in all. */
+int comm_gather_bytes(const Comm *c, const void *mine, size_t len, uint8_t **all, size_t **offsets,
+                      RkError *err);
 /* Broadcasts n bytes from rank 0. */
 int comm_bcast(const Comm *c, void *data, size_t n, RkError *err);
 

@@ -16,6 +16,7 @@ static int32_t kept_value(const SelfplayConfig *play, const Game *g, const Move 
 
 static void observe_turn(const Game *g, const Move *m, void *vctx) {
     Observe *o = vctx;
+    if (o->w->samples != NULL) samples_record(o->w->samples, g, m);
     if (o->w->spv_acc != NULL)
         residuals_record(o->w->res, g, m, g->bag.count > 0 && m->kind == MOVE_PLACE ? kept_value(o->w->play, g, m) : 0,
                          0);
@@ -54,8 +55,10 @@ int generation_play_round(GenerationWorker *w, uint64_t round, RkError *err) {
     if (w->spv_acc != NULL)
         residuals_begin(w->res, w->spv_target, (int)w->spv_acc->num_openness, (int)w->spv_acc->num_phases,
                         (int)w->spv_acc->num_buckets);
+    if (w->samples != NULL) samples_begin_game(w->samples, index, (uint32_t)w->play->generation);
     selfplay_game(w->play, index, w->game, &st, observe_turn, &o);
     if (o.failed) return -1;
+    if (w->samples != NULL) samples_finish_game(w->samples, w->game);
     if (w->spv_acc != NULL) residuals_finish(w->res, w->game, w->spv_acc, NULL);
     w->totals.games += (int64_t)st.games;
     w->totals.turns += (int64_t)st.turns;

@@ -21,6 +21,7 @@
 #include "eval/derive.h"
 #include "eval/racktable.h"
 #include "residuals.h"
+#include "samples.h"
 #include "selfplay.h"
 
 typedef struct GenerationTotals {
@@ -41,6 +42,7 @@ typedef struct GenerationWorker {
     SpvAccum *spv_acc;           /* this rank's SPV accumulators, or NULL */
     GameResiduals *res;          /* scratch (needed with spv_acc) */
     ResidualTarget spv_target;   /* what the SPV accumulators learn (residuals.h) */
+    SampleRecorder *samples;     /* training samples of this rank's games, or NULL */
     GenerationTotals totals;     /* this rank's totals */
     Game *game;                  /* scratch */
 } GenerationWorker;

@@ -44,7 +44,25 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "prior_mean = auto\n"
     "prior_var = auto\n"
     "heldout_games = 200\n"
-    "match_pairs = 200\n";
+    "match_pairs = 200\n"
+    "\n"
+    "[nn]\n"
+    "shards = yes\n"
+    "policy_temperature = 1\n"
+    "policy_top = 16\n"
+    "shard_samples = 100000\n"
+    "train = yes\n"
+    "window = 4\n"
+    "steps = 200\n"
+    "batch = 256\n"
+    "grad_chunks = 8\n"
+    "lr = 0.001\n"
+    "weight_decay = 0.0001\n"
+    "channels = 32\n"
+    "blocks = 4\n"
+    "embed = 64\n"
+    "head_hidden = 64\n"
+    "h_tiles = 1\n";
 
 void train_config_defaults(TrainConfig *c) {
     memset(c, 0, sizeof *c);
@@ -85,6 +103,13 @@ static int parse_prior(const char *v, double *out) {
     return parse_double(v, 0.0, 1e12, out);
 }
 
+
+static int parse_bool(const char *v, bool *out) {
+    if (strcmp(v, "yes") == 0) *out = true;
+    else if (strcmp(v, "no") == 0) *out = false;
+    else return -1;
+    return 0;
+}
 
 static int set_string(char *dst, const char *v) {
     size_t n = strlen(v);
@@ -169,9 +194,7 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
         if (parse_u64(v, 1, 100000, &x) != 0) return -1;
         c->spv_start = (int)x;
     } else if (IS("spv", "use")) {
-        if (strcmp(v, "yes") == 0) c->spv_use = true;
-        else if (strcmp(v, "no") == 0) c->spv_use = false;
-        else return -1;
+        return parse_bool(v, &c->spv_use);
     } else if (IS("spv", "initial")) {
         return set_string(c->spv_initial, v);
     } else if (IS("spv", "k")) {
@@ -186,6 +209,49 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
     } else if (IS("spv", "match_pairs")) {
         if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
         c->spv_match_pairs = x;
+    } else if (IS("nn", "shards")) {
+        return parse_bool(v, &c->nn_shards);
+    } else if (IS("nn", "train")) {
+        return parse_bool(v, &c->nn_train);
+    } else if (IS("nn", "policy_temperature")) {
+        return parse_double(v, 0.0, 1000.0, &c->nn_temperature);
+    } else if (IS("nn", "policy_top")) {
+        if (parse_u64(v, 1, 64, &x) != 0) return -1;
+        c->nn_top = (int)x;
+    } else if (IS("nn", "shard_samples")) {
+        if (parse_u64(v, 1, UINT64_C(1) << 32, &x) != 0) return -1;
+        c->nn_shard_samples = x;
+    } else if (IS("nn", "window")) {
+        if (parse_u64(v, 1, 1000, &x) != 0) return -1;
+        c->nn_window = (int)x;
+    } else if (IS("nn", "steps")) {
+        if (parse_u64(v, 0, UINT64_C(1) << 40, &x) != 0) return -1;
+        c->nn_steps = (int64_t)x;
+    } else if (IS("nn", "batch")) {
+        if (parse_u64(v, 1, 65536, &x) != 0) return -1;
+        c->nn_batch = (int)x;
+    } else if (IS("nn", "grad_chunks")) {
+        if (parse_u64(v, 1, 4096, &x) != 0) return -1;
+        c->nn_chunks = (int)x;
+    } else if (IS("nn", "lr")) {
+        return parse_double(v, 0.0, 10.0, &c->nn_lr);
+    } else if (IS("nn", "weight_decay")) {
+        return parse_double(v, 0.0, 10.0, &c->nn_weight_decay);
+    } else if (IS("nn", "channels")) {
+        if (parse_u64(v, 1, 512, &x) != 0) return -1;
+        c->nn_arch.channels = (int)x;
+    } else if (IS("nn", "blocks")) {
+        if (parse_u64(v, 0, 40, &x) != 0) return -1;
+        c->nn_arch.blocks = (int)x;
+    } else if (IS("nn", "embed")) {
+        if (parse_u64(v, 1, 4096, &x) != 0) return -1;
+        c->nn_arch.embed = (int)x;
+    } else if (IS("nn", "head_hidden")) {
+        if (parse_u64(v, 1, 4096, &x) != 0) return -1;
+        c->nn_arch.head_hidden = (int)x;
+    } else if (IS("nn", "h_tiles")) {
+        if (parse_u64(v, 1, 2, &x) != 0) return -1;
+        c->nn_arch.h_tiles = (int)x;
     } else if (IS("match", "pairs")) {
         if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
         c->match_pairs = x;
@@ -225,7 +291,7 @@ int train_config_parse(TrainConfig *c, const char *text, const char *source, RkE
             *close = '\0';
             snprintf(section, sizeof section, "%s", trim(s + 1));
             if (strcmp(section, "run") != 0 && strcmp(section, "lexicon") != 0 && strcmp(section, "leaves") != 0 &&
-                strcmp(section, "match") != 0 && strcmp(section, "spv") != 0)
+                strcmp(section, "match") != 0 && strcmp(section, "spv") != 0 && strcmp(section, "nn") != 0)
                 return rk_error(err, "%s:%d: unknown section [%s]", source, line_no, section);
             continue;
         }
@@ -299,6 +365,10 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
     format_double(k, sizeof k, c->spv_k);
     format_prior(pm, sizeof pm, c->spv_prior_mean);
     format_prior(pv, sizeof pv, c->spv_prior_var);
+    char temp[40], lr[40], wd[40];
+    format_double(temp, sizeof temp, c->nn_temperature);
+    format_double(lr, sizeof lr, c->nn_lr);
+    format_double(wd, sizeof wd, c->nn_weight_decay);
     char sched[TRAIN_MAX_SCHEDULE * 12] = "";
     size_t off = 0;
     for (int i = 0; i < c->n_min_rack_count; i++)
@@ -312,11 +382,17 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      "\nshrink = %s\n\n"
                      "[match]\npairs = %" PRIu64 "\n\n"
                      "[spv]\nschedule = %s\ntarget = %s\nstart = %d\nuse = %s\ninitial = %s\nk = %s\nprior_mean = %s\n"
-                     "prior_var = %s\nheldout_games = %" PRIu64 "\nmatch_pairs = %" PRIu64 "\n",
+                     "prior_var = %s\nheldout_games = %" PRIu64 "\nmatch_pairs = %" PRIu64 "\n\n"
+                     "[nn]\nshards = %s\npolicy_temperature = %s\npolicy_top = %d\nshard_samples = %" PRIu64
+                     "\ntrain = %s\nwindow = %d\nsteps = %" PRId64 "\nbatch = %d\ngrad_chunks = %d\nlr = %s\n"
+                     "weight_decay = %s\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\n",
                      c->seed, c->generations, c->games_per_generation, c->output, c->player, c->progress_seconds,
                      c->lexicon,
                      c->ld, c->layout, c->initial_leaves, sched, c->max_forced_games, shrink, c->match_pairs,
                      train_config_schedule_name(c->spv_schedule), residual_target_name(c->spv_target), c->spv_start, c->spv_use ? "yes" : "no",
-                     c->spv_initial, k, pm, pv, c->spv_heldout_games, c->spv_match_pairs);
+                     c->spv_initial, k, pm, pv, c->spv_heldout_games, c->spv_match_pairs,
+                     c->nn_shards ? "yes" : "no", temp, c->nn_top, c->nn_shard_samples, c->nn_train ? "yes" : "no",
+                     c->nn_window, c->nn_steps, c->nn_batch, c->nn_chunks, lr, wd, c->nn_arch.channels,
+                     c->nn_arch.blocks, c->nn_arch.embed, c->nn_arch.head_hidden, c->nn_arch.h_tiles);
     return n > 0 && (size_t)n < cap ? n : -1;
 }

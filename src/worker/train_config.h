@@ -55,11 +55,30 @@
  *                                      with and without the new table (0 = none)
  *   spv.match_pairs           200      game pairs per generation: new leaves with the new SPV
  *                                      against the new leaves without it (0 = none)
+ *   nn.shards                 yes      yes | no: record training samples and write
+ *                                      gen-NNNN/shard-XXXXX.h5 (docs/shards.md)
+ *   nn.policy_temperature     1        P target: softmax of the static equities of the best
+ *                                      moves at this temperature, points (0 = the played move)
+ *   nn.policy_top             16       moves in that softmax (1..64)
+ *   nn.shard_samples          100000   samples per shard file at most
+ *   nn.train                  yes      yes | no: train the network each generation (needs shards)
+ *   nn.window                 4        generations of shards the trainer samples from
+ *   nn.steps                  200      Adam steps per generation
+ *   nn.batch                  256      samples per step (all ranks together)
+ *   nn.grad_chunks            8        fixed slices of each batch: chunk c is computed by rank
+ *                                      c mod ranks and the chunks' gradients are summed in chunk
+ *                                      order, so weights do not depend on the number of ranks
+ *                                      (ranks beyond it idle while training; docs/nn.md)
+ *   nn.lr                     0.001    Adam learning rate
+ *   nn.weight_decay           0.0001   AdamW decoupled weight decay
+ *   nn.channels / blocks / embed / head_hidden / h_tiles   32 / 4 / 64 / 64 / 1
+ *                                      the architecture (nn/model.h)
  */
 #ifndef ROOKERY_TRAIN_CONFIG_H
 #define ROOKERY_TRAIN_CONFIG_H
 
 #include "core/common.h"
+#include "nn/model.h"
 #include "worker/residuals.h"
 
 #define TRAIN_MAX_SCHEDULE 64
@@ -90,6 +109,14 @@ typedef struct TrainConfig {
     char spv_initial[TRAIN_PATH_MAX];
     double spv_k, spv_prior_mean, spv_prior_var;
     uint64_t spv_heldout_games, spv_match_pairs;
+    bool nn_shards, nn_train;
+    double nn_temperature;
+    int nn_top;
+    uint64_t nn_shard_samples;
+    int nn_window, nn_batch, nn_chunks;
+    int64_t nn_steps;
+    double nn_lr, nn_weight_decay;
+    NnArch nn_arch;
 } TrainConfig;
 
 /* The embedded default configuration, as INI text (also what

@@ -1,0 +1,89 @@
+/*
+ * features.c - input planes and scalars (docs/features.md is the reference
+ * for the order; change both together and bump NN_FEATURE_VERSION).
+ */
+#include "features.h"
+
+#include <string.h>
+
+NnFeatureShape nn_feature_shape(const LetterDist *ld, int dim) {
+    NnFeatureShape s;
+    s.dim = dim;
+    s.squares = dim * dim;
+    s.letters = ld->size - 1;
+    s.planes = 3 * s.letters + 11;
+    s.scalars = 2 * (s.letters + 1) + 10;
+    return s;
+}
+
+void nn_feature_context(NnFeatureContext *fc, const LetterDist *ld, const Layout *lay, const Kwg *kwg) {
+    fc->ld = ld;
+    fc->layout = lay;
+    fc->kwg = kwg;
+    fc->shape = nn_feature_shape(ld, lay->dim);
+}
+
+void nn_features(const NnFeatureContext *fc, const Position *p, float *planes, float *scalars, Board *board) {
+    const NnFeatureShape *s = &fc->shape;
+    const LetterDist *ld = fc->ld;
+    Board local;
+    Board *b = board ? board : &local;
+    position_board(p, fc->layout, ld, fc->kwg, b);
+    int dim = s->dim, L = s->letters, P = s->planes;
+    memset(planes, 0, sizeof(float) * (size_t)s->squares * (size_t)P);
+    for (int r = 0; r < dim; r++) {
+        for (int c = 0; c < dim; c++) {
+            int i = r * dim + c, it = c * dim + r; /* square in orientation 0 and 1 */
+            float *f = planes + (size_t)i * (size_t)P;
+            uint8_t t = b->sq[0][i];
+            /* [0, L): the letter on the square; L: it is a blank */
+            if (t) {
+                f[RK_LETTER(t) - 1] = 1.0f;
+                if (RK_IS_BLANKED(t)) f[L] = 1.0f;
+            }
+            int k = L + 1;
+            /* premiums: double/triple letter, double/triple word */
+            int lm = fc->layout->letter_mult[i], wm = fc->layout->word_mult[i];
+            f[k + 0] = lm == 2;
+            f[k + 1] = lm == 3;
+            f[k + 2] = wm == 2;
+            f[k + 3] = wm == 3;
+            k += 4;
+            /* empty squares: letters an across / a down move may put here */
+            if (!t) {
+                for (int l = 1; l <= L; l++) {
+                    f[k + l - 1] = (b->cross[0][i] >> l) & 1u;
+                    f[k + L + l - 1] = (b->cross[1][it] >> l) & 1u;
+                }
+            }
+            k += 2 * L;
+            if (!t) {
+                f[k + 0] = b->has_cross[0][i];
+                f[k + 1] = b->has_cross[1][it];
+                f[k + 2] = (float)b->cross_score[0][i] / 10.0f;
+                f[k + 3] = (float)b->cross_score[1][it] / 10.0f;
+                f[k + 4] = b->anchor[0][i];
+                f[k + 5] = 1.0f;
+            }
+            k += 6;
+            /* k == 3L + 11 */
+        }
+    }
+    Rack unseen;
+    if (position_unseen(p, ld, &unseen) != 0) rack_clear(&unseen); /* checked positions never get here */
+    float *x = scalars;
+    for (int l = 0; l <= L; l++) x[l] = (float)p->rack.count[l];
+    x += L + 1;
+    for (int l = 0; l <= L; l++) x[l] = ld->count[l] ? (float)unseen.count[l] / (float)ld->count[l] : 0.0f;
+    x += L + 1;
+    x[0] = (float)p->score_self / 100.0f;
+    x[1] = (float)p->score_opp / 100.0f;
+    x[2] = (float)(p->score_self - p->score_opp) / 100.0f;
+    x[3] = (float)p->bag / 100.0f;
+    x[4] = p->bag == 0;
+    x[5] = p->bag >= RK_RACK_SIZE;          /* exchanges are allowed */
+    x[6] = (float)p->opp_tiles / (float)RK_RACK_SIZE;
+    x[7] = (float)p->zeros / (float)GAME_MAX_SCORELESS;
+    x[8] = (float)b->tiles_on_board / 100.0f;
+    x[9] = (float)unseen.total / 100.0f;
+}

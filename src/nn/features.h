@@ -1,0 +1,44 @@
+/*
+ * features.h - what the network sees: the input planes and scalars of a
+ * position, from the player on turn's point of view (docs/features.md).
+ *
+ * One function, nn_features(), computes them from a compact Position; the
+ * self-play inference path and the trainer both call it, so what the net
+ * is trained on is exactly what it is shown in play.
+ *
+ * Version NN_FEATURE_VERSION is stored in every model.h5; a model with
+ * another version is refused.
+ */
+#ifndef ROOKERY_NN_FEATURES_H
+#define ROOKERY_NN_FEATURES_H
+#include "core/board.h"
+#include "core/position.h"
+
+#define NN_FEATURE_VERSION 1
+
+/* Sizes for a letter distribution of ld->size letters (blank included) and
+ * a dim x dim board: L = ld->size - 1 real letters. */
+typedef struct NnFeatureShape {
+    int dim, squares;   /* dim, dim*dim */
+    int letters;        /* L */
+    int planes;         /* per square: 3L + 11 */
+    int scalars;        /* 2(L+1) + 10 */
+} NnFeatureShape;
+NnFeatureShape nn_feature_shape(const LetterDist *ld, int dim);
+
+/* Everything needed to turn a Position into features (the board's
+ * cross-sets need the lexicon). */
+typedef struct NnFeatureContext {
+    const LetterDist *ld;
+    const Layout *layout;
+    const Kwg *kwg;
+    NnFeatureShape shape;
+} NnFeatureContext;
+void nn_feature_context(NnFeatureContext *fc, const LetterDist *ld, const Layout *lay, const Kwg *kwg);
+
+/* Writes planes[squares * planes] (NHWC: square-major) and
+ * scalars[scalars]. If board is not NULL it receives the position's board
+ * (with cross-sets), which callers reuse for move generation. */
+void nn_features(const NnFeatureContext *fc, const Position *p, float *planes, float *scalars, Board *board);
+
+#endif

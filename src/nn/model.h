@@ -1,0 +1,67 @@
+/*
+ * model.h - the P/V/H network: one convolutional trunk over the board, a
+ * value head, a decomposed policy head and a hidden-leave head
+ * (docs/features.md describes inputs and outputs; docs/nn.md the design).
+ *
+ *   planes [sq, P] --conv3x3--> + scalars --dense--> (added per channel) -> relu
+ *        -> `blocks` residual blocks -> T [sq, C]            (the trunk)
+ *   E = relu(dense([avgpool(T), scalars]))  [embed]           (the embedding)
+ *   V:  relu(dense(E)) -> 4: win/draw/loss logits and the final spread / 100
+ *   P1: sub-move logits: per square dense(T[sq]) -> 14 (2 directions x 1..7
+ *       tiles), and dense(E) -> 8 (exchange 1..7 tiles, pass)
+ *   P2: the tile of each step: relu(dense([E, T[square of the step], step
+ *       context])) -> tokens (policy.h); the trunk runs once per position
+ *       and this cheap head once per step (the plan's requerying
+ *       optimisation)
+ *   H:  the opponent's leave, t = h_tiles tiles a step, in ML order:
+ *       relu(dense([E, tiles drawn so far, leave size, tiles left])) ->
+ *       (L+1)^t logits, masked by the unseen pool
+ *
+ * The model owns its parameters (params.h). NnWork holds the activations of
+ * one forward pass over a batch, and is reused across calls; a model is
+ * read-only during inference, so threads may share it, each with its own
+ * NnWork.
+ */
+#ifndef ROOKERY_NN_MODEL_H
+#define ROOKERY_NN_MODEL_H
+#include "features.h"
+#include "layers.h"
+#include "policy.h"
+
+typedef struct NnArch {
+    int channels;     /* C */
+    int blocks;
+    int embed;        /* E */
+    int head_hidden;  /* hidden units of the V, P2 and H heads */
+    int h_tiles;      /* t: 1 or 2 */
+} NnArch;
+/* Checks ranges (channels 1..512, blocks 0..40, embed and head_hidden
+ * 1..4096, h_tiles 1..2). */
+int nn_arch_check(const NnArch *a, RkError *err);
+
+#define NN_STEP_CONTEXT(L) (2 * RK_RACK_SIZE + 3 + (L) + 1)
+#define NN_H_CONTEXT(L) ((L) + 1 + 2 * (RK_RACK_SIZE + 1))
+
+typedef struct NnModel {
+    NnArch arch;
+    NnFeatureShape fs;
+    NnPolicyShape ps;
+    int h_outputs;              /* (L+1)^t */
+    NnParams params;
+    NnConv3 stem;
+    NnDense scalar_in;
+    NnResBlock *block;
+    NnDense embed;
+    NnDense v_hidden, v_out;
+    NnDense sub_sq, sub_glob;
+    NnDense step_hidden, step_out;
+    NnDense h_hidden, h_out;
+    int64_t train_step;         /* Adam steps taken */
+    uint32_t generation;        /* the generation that trained it */
+} NnModel;
+
+/* Declares and allocates the parameters, initialised from seed. */
+int nn_model_init(NnModel *m, const NnArch *arch, const LetterDist *ld, int dim, uint64_t seed, RkError *err);
+void nn_model_free(NnModel *m);
+
+#endif

@@ -1,0 +1,117 @@
+/*
+ * policy.c - sub-move and token indices, legal-move masks (see policy.h).
+ */
+#include "policy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+NnPolicyShape nn_policy_shape(const LetterDist *ld, int dim) {
+    NnPolicyShape s;
+    s.dim = dim;
+    s.squares = dim * dim;
+    s.letters = ld->size - 1;
+    s.placements = s.squares * 2 * RK_RACK_SIZE;
+    s.submoves = s.placements + RK_RACK_SIZE + 1;
+    s.tokens = 2 * s.letters + 1;
+    return s;
+}
+
+int nn_submove_index(const NnPolicyShape *s, const PackedMove *pm) {
+    switch (pm->kind) {
+    case MOVE_PLACE:
+        return ((pm->row * s->dim + pm->col) * 2 + pm->dir) * RK_RACK_SIZE + pm->n - 1;
+    case MOVE_EXCHANGE:
+        return s->placements + pm->n - 1;
+    default:
+        return s->placements + RK_RACK_SIZE;
+    }
+}
+
+int nn_step_token(const NnPolicyShape *s, const PackedMove *pm, int k) {
+    uint8_t t = pm->tiles[k];
+    if (pm->kind == MOVE_EXCHANGE) return t == 0 ? 2 * s->letters : t - 1;
+    return RK_IS_BLANKED(t) ? s->letters + RK_LETTER(t) - 1 : t - 1;
+}
+
+int nn_step_square(const PackedMove *pm, int k, const Board *b) {
+    if (pm->kind != MOVE_PLACE) return -1;
+    int dr = pm->dir == DIR_DOWN, dc = !dr, r = pm->row, c = pm->col, seen = 0;
+    while (r < b->dim && c < b->dim) {
+        if (!board_at(b, r, c)) {
+            if (seen == k) return r * b->dim + c;
+            seen++;
+        }
+        r += dr, c += dc;
+    }
+    return -1;
+}
+
+void nn_legal_init(NnLegal *lg) { memset(lg, 0, sizeof *lg); }
+void nn_legal_free(NnLegal *lg) {
+    free(lg->m);
+    memset(lg, 0, sizeof *lg);
+}
+
+static int cmp_legal(const void *pa, const void *pb) {
+    const NnLegalMove *a = pa, *b = pb;
+    if (a->submove != b->submove) return a->submove < b->submove ? -1 : 1;
+    return memcmp(a->tokens, b->tokens, RK_RACK_SIZE);
+}
+
+void nn_legal_build(NnLegal *lg, const NnPolicyShape *s, const MoveList *all, const Board *b) {
+    if ((size_t)lg->cap < all->count) {
+        size_t cap = all->count + 64;
+        NnLegalMove *m = realloc(lg->m, cap * sizeof *m);
+        if (!m) abort();
+        lg->m = m;
+        lg->cap = (int)cap;
+    }
+    lg->n = 0;
+    for (size_t i = 0; i < all->count; i++) {
+        NnLegalMove *x = &lg->m[lg->n++];
+        memset(x, 0, sizeof *x);
+        packed_from_move(&x->pm, &all->moves[i], b);
+        x->submove = nn_submove_index(s, &x->pm);
+        for (int k = 0; k < x->pm.n; k++) x->tokens[k] = (uint8_t)nn_step_token(s, &x->pm, k);
+    }
+    qsort(lg->m, (size_t)lg->n, sizeof *lg->m, cmp_legal);
+}
+
+void nn_legal_submove_mask(const NnLegal *lg, const NnPolicyShape *s, uint8_t *mask) {
+    memset(mask, 0, (size_t)s->submoves);
+    for (int i = 0; i < lg->n; i++) mask[lg->m[i].submove] = 1;
+}
+
+/* First index with submove >= sub. */
+static int lower_bound(const NnLegal *lg, int sub) {
+    int lo = 0, hi = lg->n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (lg->m[mid].submove < sub) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+int nn_legal_step_mask(const NnLegal *lg, const NnPolicyShape *s, int submove, const uint8_t *prefix, int k,
+                       uint8_t *mask) {
+    memset(mask, 0, (size_t)s->tokens);
+    int allowed = 0;
+    for (int i = lower_bound(lg, submove); i < lg->n && lg->m[i].submove == submove; i++) {
+        const NnLegalMove *x = &lg->m[i];
+        if (k >= x->pm.n || memcmp(x->tokens, prefix, (size_t)k) != 0) continue;
+        if (!mask[x->tokens[k]]) allowed++;
+        mask[x->tokens[k]] = 1;
+    }
+    return allowed;
+}
+
+int nn_legal_find(const NnLegal *lg, const NnPolicyShape *s, const PackedMove *pm) {
+    int sub = nn_submove_index(s, pm);
+    uint8_t tok[RK_RACK_SIZE] = {0};
+    for (int k = 0; k < pm->n && k < RK_RACK_SIZE; k++) tok[k] = (uint8_t)nn_step_token(s, pm, k);
+    for (int i = lower_bound(lg, sub); i < lg->n && lg->m[i].submove == sub; i++)
+        if (memcmp(lg->m[i].tokens, tok, RK_RACK_SIZE) == 0) return i;
+    return -1;
+}

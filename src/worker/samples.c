@@ -1,0 +1,85 @@
+/*
+ * samples.c - training samples from self-play (see samples.h).
+ */
+#include "samples.h"
+
+#include <math.h>
+#include <string.h>
+
+void samples_init(SampleRecorder *r, ShardSet *out, double temperature, int top, LeaveValueFn leave_value,
+                  const void *leave_ctx) {
+    memset(r, 0, sizeof *r);
+    r->out = out;
+    r->temperature = temperature;
+    r->top = top < 1 ? 1 : top;
+    r->leave_value = leave_value;
+    r->leave_ctx = leave_ctx;
+    movelist_init(&r->scratch);
+}
+
+void samples_free(SampleRecorder *r) { movelist_free(&r->scratch); }
+
+void samples_begin_game(SampleRecorder *r, uint64_t game, uint32_t generation) {
+    r->first = r->out->n;
+    r->game = game;
+    r->generation = generation;
+    r->leave_known[0] = r->leave_known[1] = false;
+    rack_clear(&r->leave[0]);
+    rack_clear(&r->leave[1]);
+}
+
+void samples_record(SampleRecorder *r, const Game *g, const Move *m) {
+    int me = g->on_turn;
+    ShardSample s;
+    memset(&s, 0, sizeof s);
+    position_from_game(&s.pos, g);
+    s.game = r->game;
+    s.generation = r->generation;
+    s.turn = (uint32_t)g->turn;
+    s.opp_leave_known = r->leave_known[1 - me];
+    s.opp_leave = r->leave[1 - me];
+    packed_from_move(&s.played, m, &g->board);
+
+    PackedMove moves[64];
+    float probs[64];
+    uint32_t count = 0;
+    int top = r->top < 64 ? r->top : 64;
+    if (r->temperature <= 0.0) {
+        moves[0] = s.played;
+        probs[0] = 1.0f;
+        count = 1;
+    } else {
+        MoveGenRequest req;
+        movegen_request_for_game(&req, g);
+        req.leave_value = r->leave_value;
+        req.leave_ctx = r->leave_ctx;
+        movegen_all(&req, &r->scratch);
+        movelist_sort_by_equity(&r->scratch);
+        size_t n = r->scratch.count < (size_t)top ? r->scratch.count : (size_t)top;
+        double best = r->scratch.moves[0].equity / 1000.0, z = 0.0, w[64];
+        for (size_t i = 0; i < n; i++) {
+            w[i] = exp((r->scratch.moves[i].equity / 1000.0 - best) / r->temperature);
+            z += w[i];
+        }
+        for (size_t i = 0; i < n; i++) {
+            packed_from_move(&moves[count], &r->scratch.moves[i], &g->board);
+            probs[count++] = (float)(w[i] / z);
+        }
+    }
+    shardset_add(r->out, &s, moves, probs, count);
+
+    Rack kept;
+    move_kept_tiles(&g->racks[me], m, &kept);
+    r->leave[me] = kept;
+    r->leave_known[me] = true;
+}
+
+void samples_finish_game(SampleRecorder *r, const Game *final) {
+    for (size_t i = r->first; i < r->out->n; i++) {
+        ShardSample *s = &r->out->s[i];
+        int me = (int)(s->turn % 2u); /* player 0 moves on even turns */
+        int spread = final->scores[me] - final->scores[1 - me];
+        s->final_spread = spread;
+        s->result = (int8_t)(spread > 0 ? 1 : spread < 0 ? -1 : 0);
+    }
+}

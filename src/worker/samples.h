@@ -1,0 +1,45 @@
+/*
+ * samples.h - recording training samples from self-play games (the input of
+ * the HDF5 shards, nn/shard.h).
+ *
+ * Every position of a game is recorded from the player on turn's view, with:
+ *   P target: the played move (temperature 0), or a softmax of the static
+ *             equities of the `top` best legal moves at `temperature` points;
+ *   V target: the final spread and result for that player (filled in when
+ *             the game ends);
+ *   H target: the opponent's leave, i.e. what they kept after their last
+ *             move (unknown on the first turn of each player's opponent).
+ * Usage: samples_begin_game, then samples_record from the self-play
+ * observer before each move, then samples_finish_game on the final game.
+ */
+#ifndef ROOKERY_SAMPLES_H
+#define ROOKERY_SAMPLES_H
+#include "core/game.h"
+#include "core/movegen.h"
+#include "nn/shard.h"
+
+typedef struct SampleRecorder {
+    double temperature;        /* points; 0 = the played move only */
+    int top;                   /* moves in a softmax target */
+    LeaveValueFn leave_value;  /* the equities' leaves (NULL: 0) */
+    const void *leave_ctx;
+    ShardSet *out;
+    /* per game */
+    size_t first;              /* the game's first sample in out */
+    uint64_t game;
+    uint32_t generation;
+    bool leave_known[2];
+    Rack leave[2];             /* each player's tiles kept after their last move */
+    MoveList scratch;
+} SampleRecorder;
+
+void samples_init(SampleRecorder *r, ShardSet *out, double temperature, int top, LeaveValueFn leave_value,
+                  const void *leave_ctx);
+void samples_free(SampleRecorder *r);
+void samples_begin_game(SampleRecorder *r, uint64_t game, uint32_t generation);
+/* The position before move m, and m. */
+void samples_record(SampleRecorder *r, const Game *before, const Move *m);
+/* Fills the V targets of the game's samples from the final scores. */
+void samples_finish_game(SampleRecorder *r, const Game *final);
+
+#endif
