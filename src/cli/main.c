@@ -1,4 +1,5 @@
 /* main.c - `rookery <command> ...`: dispatches to one file per command. */
+#include <hdf5.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,6 +32,10 @@ static void usage(FILE *out) {
 }
 
 int main(int argc, char **argv) {
+    /* Every HDF5 file is closed explicitly; HDF5's own teardown at exit
+     * would only print a spurious "infinite loop closing library" after a
+     * corrupt file was refused (its damaged metadata stays cached). */
+    H5dont_atexit();
     if (argc < 2) {
         usage(stderr);
         return 2;

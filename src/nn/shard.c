@@ -204,7 +204,8 @@ int shardset_unpack_append(ShardSet *set, const uint8_t *buf, size_t len, RkErro
 #define CHUNK_ROWS 4096
 
 /* One dataset: dims[0] rows of dims[1..] (rank 1 or 2), chunked with
- * shuffle + deflate when it has rows; no modification times, so the bytes
+ * shuffle + deflate + a Fletcher-32 checksum (so a damaged chunk is an error,
+ * not silent garbage) when it has rows; no modification times, so the bytes
  * depend only on the data. */
 static int write_dataset(hid_t file, const char *name, hid_t filetype, hid_t memtype, int rank,
                          const hsize_t *dims, const void *data) {
@@ -216,7 +217,8 @@ static int write_dataset(hid_t file, const char *name, hid_t filetype, hid_t mem
     if (dims[0] > 0) {
         hsize_t chunk[2] = {dims[0] < CHUNK_ROWS ? dims[0] : CHUNK_ROWS, rank > 1 ? dims[1] : 1};
         if (rank > 1 && chunk[1] == 0) chunk[1] = 1;
-        if (H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, 4) < 0)
+        if (H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, 4) < 0 ||
+            H5Pset_fletcher32(dcpl) < 0)
             goto done;
     }
     hid_t ds = H5Dcreate2(file, name, filetype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
@@ -250,6 +252,17 @@ static int write_attr_str(hid_t obj, const char *name, const char *v) {
     H5Sclose(space);
     H5Tclose(type);
     return rc;
+}
+
+/* File access: the 1.8+ format, whose object headers and superblock carry
+ * checksums (damaged metadata is an error, not a wrong value), and a strong
+ * close (closing the file closes whatever an error path left open). */
+static hid_t shard_fapl(void) {
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0) return H5P_DEFAULT;
+    H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+    return fapl;
 }
 
 /* fsync of a closed file by name. */
@@ -316,7 +329,9 @@ int shard_write(const char *path, const ShardSet *set, size_t first, size_t coun
     H5E_BEGIN_TRY {
         fcpl = H5Pcreate(H5P_FILE_CREATE);
         if (fcpl >= 0) H5Pset_obj_track_times(fcpl, 0);
-        file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+        hid_t fapl = shard_fapl();
+        file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);
+        if (fapl >= 0) H5Pclose(fapl);
     }
     H5E_END_TRY;
     if (file < 0) {
@@ -479,7 +494,9 @@ int shard_read(const char *path, ShardSet *set, ShardInfo *info, const LetterDis
     int32_t *spread = NULL;
     float *pp = NULL;
     H5E_BEGIN_TRY {
-        file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        hid_t fapl = shard_fapl();
+        file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+        if (fapl >= 0) H5Pclose(fapl);
     }
     H5E_END_TRY;
     if (file < 0) {

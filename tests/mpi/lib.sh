@@ -13,10 +13,14 @@ mpirun_np() { local np="$1"; shift; "$mpiexec" --allow-run-as-root --oversubscri
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # same_files DIR_A DIR_B GEN...: the snapshot files of those generations are byte-identical
+# (every .klv2, .req, .spv and .h5 file: leaves, rack table, SPV table, shards, model), and both
+# generations hold the same such files.
 same_files() {
-  local a="$1" b="$2"; shift 2
+  local a="$1" b="$2" names; shift 2
   for g in "$@"; do
-    for f in leaves.klv2 racks.req; do
+    names=$(cd "$a/gen-$g" && ls | grep -E '\.(klv2|req|spv|h5)$')
+    [ "$names" = "$(cd "$b/gen-$g" && ls | grep -E '\.(klv2|req|spv|h5)$')" ] || fail "gen-$g: $a and $b hold different files"
+    for f in $names; do
       cmp -s "$a/gen-$g/$f" "$b/gen-$g/$f" || fail "$a/gen-$g/$f and $b/gen-$g/$f differ"
     done
   done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The snapshots of a run are byte-identical for 1, 2 and 3 ranks, forced-rack games included,
+# The snapshots of a run (training shards included) are byte-identical for 1, 2 and 3 ranks, forced-rack games included,
 # with generation 2 playing with generation 1's SPV table.
 source "$(dirname "$0")/lib.sh"
 for np in 1 2 3; do
@@ -17,6 +17,7 @@ m1=$(grep match_vs_zero "$work/np1/gen-0002/manifest.json")
 for np in 2 3; do
   [ "$(grep match_vs_zero "$work/np$np/gen-0002/manifest.json")" = "$m1" ] || fail "match result differs at np $np"
 done
+[ -f "$work/np1/gen-0002/shard-00000.h5" ] || fail "no training shard in gen-0002"
 same_files "$work/np1" "$work/np2" 0001 0002
 same_files "$work/np1" "$work/np3" 0001 0002
 [ "$(cat "$work/np1/LATEST")" = "gen-0002" ] || fail "LATEST"

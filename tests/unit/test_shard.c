@@ -1,0 +1,359 @@
+/* Compact positions, packed moves, the policy's decomposition and masks, and
+ * HDF5 training shards: round trips against real self-play positions,
+ * masks against a brute force over the legal list, byte-identical rewrites,
+ * and corrupt, truncated and mismatched files refused with a message. */
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/layout.h"
+#include "nn/policy.h"
+#include "nn/shard.h"
+#include "testutil.h"
+#include "worker/samples.h"
+#include "worker/selfplay.h"
+
+typedef struct World {
+    LetterDist ld;
+    Layout lay;
+    Kwg kwg;
+} World;
+
+static bool world_open(World *w) {
+    ld_english(&w->ld);
+    layout_standard15(&w->lay);
+    return tu_load_sowpods(&w->kwg, &w->ld);
+}
+
+/* ---- positions and packed moves, on every position of a few games ---- */
+
+typedef struct Check {
+    World *w;
+    MoveList all;
+    NnLegal legal;
+    NnPolicyShape ps;
+    int positions, moves;
+} Check;
+
+static void check_position(const Game *g, const Move *played, void *vctx) {
+    Check *c = vctx;
+    Position p;
+    position_from_game(&p, g);
+    RkError err;
+    CU_ASSERT_EQUAL(position_check(&p, &c->w->ld, 15, &err), 0);
+    Board b;
+    position_board(&p, &c->w->lay, &c->w->ld, &c->w->kwg, &b);
+    /* the rebuilt board has the same tiles, cross-sets and anchors */
+    CU_ASSERT_EQUAL(memcmp(b.sq, g->board.sq, sizeof b.sq), 0);
+    CU_ASSERT_EQUAL(memcmp(b.cross, g->board.cross, sizeof b.cross), 0);
+    CU_ASSERT_EQUAL(memcmp(b.anchor, g->board.anchor, sizeof b.anchor), 0);
+    Rack unseen, want;
+    CU_ASSERT_EQUAL(position_unseen(&p, &c->w->ld, &unseen), 0);
+    game_unseen(g, &want);
+    CU_ASSERT_TRUE(rack_equal(&unseen, &want));
+
+    MoveGenRequest req;
+    movegen_request_for_game(&req, g);
+    movegen_all(&req, &c->all);
+    nn_legal_build(&c->legal, &c->ps, &c->all, &b);
+    CU_ASSERT_EQUAL((size_t)c->legal.n, c->all.count);
+    uint8_t *sub = malloc((size_t)c->ps.submoves);
+    nn_legal_submove_mask(&c->legal, &c->ps, sub);
+    for (size_t i = 0; i < c->all.count; i++) {
+        const Move *m = &c->all.moves[i];
+        PackedMove pm;
+        Move back;
+        packed_from_move(&pm, m, &b);
+        CU_ASSERT_EQUAL_FATAL(packed_to_move(&pm, &b, &back), 0);
+        CU_ASSERT_TRUE(move_same(m, &back));
+        uint8_t bytes[PACKED_MOVE_BYTES];
+        PackedMove again;
+        packed_to_bytes(&pm, bytes);
+        packed_from_bytes(&again, bytes);
+        CU_ASSERT_TRUE(packed_equal(&pm, &again));
+        int idx = nn_legal_find(&c->legal, &c->ps, &pm);
+        CU_ASSERT_TRUE_FATAL(idx >= 0);
+        int s = nn_submove_index(&c->ps, &pm);
+        CU_ASSERT_TRUE(s >= 0 && s < c->ps.submoves && sub[s]);
+        /* every step's mask = the brute force over the whole list */
+        uint8_t prefix[RK_RACK_SIZE], mask[64], want_mask[64];
+        for (int k = 0; k < pm.n; k++) {
+            int allowed = nn_legal_step_mask(&c->legal, &c->ps, s, prefix, k, mask);
+            memset(want_mask, 0, sizeof want_mask);
+            int want_allowed = 0;
+            for (size_t j = 0; j < c->all.count; j++) {
+                PackedMove q;
+                packed_from_move(&q, &c->all.moves[j], &b);
+                if (nn_submove_index(&c->ps, &q) != s) continue;
+                bool same = true;
+                for (int x = 0; x < k; x++) same &= nn_step_token(&c->ps, &q, x) == prefix[x];
+                if (!same) continue;
+                int t = nn_step_token(&c->ps, &q, k);
+                if (!want_mask[t]) want_allowed++;
+                want_mask[t] = 1;
+            }
+            CU_ASSERT_EQUAL(allowed, want_allowed);
+            CU_ASSERT_EQUAL(memcmp(mask, want_mask, (size_t)c->ps.tokens), 0);
+            prefix[k] = (uint8_t)nn_step_token(&c->ps, &pm, k);
+            CU_ASSERT_TRUE(mask[prefix[k]]);
+            if (pm.kind == MOVE_PLACE) {
+                int sq = nn_step_square(&pm, k, &b);
+                CU_ASSERT_TRUE(sq >= 0 && b.sq[0][sq] == 0);
+            }
+        }
+        c->moves++;
+        if (i > 60) break; /* the brute force is quadratic: the first moves of each position */
+    }
+    free(sub);
+    (void)played;
+    c->positions++;
+}
+
+static void test_positions_and_moves(void) {
+    World w;
+    if (!world_open(&w)) return;
+    Check c = {.w = &w};
+    movelist_init(&c.all);
+    nn_legal_init(&c.legal);
+    c.ps = nn_policy_shape(&w.ld, 15);
+    CU_ASSERT_EQUAL(c.ps.submoves, 15 * 15 * 14 + 8);
+    CU_ASSERT_EQUAL(c.ps.tokens, 53);
+    SelfplayConfig cfg = {.ld = &w.ld, .layout = &w.lay, .kwg = &w.kwg, .seed = 7};
+    Game *g = malloc(sizeof *g);
+    for (uint64_t i = 0; i < 3; i++) selfplay_game(&cfg, i, g, NULL, check_position, &c);
+    CU_ASSERT_TRUE(c.positions > 40);
+    CU_ASSERT_TRUE(c.moves > 1000);
+    free(g);
+    nn_legal_free(&c.legal);
+    movelist_free(&c.all);
+    kwg_free(&w.kwg);
+}
+
+static void test_position_check_rejects(void) {
+    LetterDist ld;
+    ld_english(&ld);
+    Position p;
+    memset(&p, 0, sizeof p);
+    p.dim = 15;
+    p.bag = 93;
+    p.opp_tiles = 7;
+    RkError err;
+    CU_ASSERT_EQUAL(position_check(&p, &ld, 15, &err), 0);
+    p.board[0] = 27; /* beyond Z */
+    CU_ASSERT_EQUAL(position_check(&p, &ld, 15, &err), -1);
+    p.board[0] = 26;
+    p.bag = 92; /* one tile on the board: 92 + 7 = 99 unseen */
+    CU_ASSERT_EQUAL(position_check(&p, &ld, 15, &err), 0);
+    p.bag = 93;
+    CU_ASSERT_EQUAL(position_check(&p, &ld, 15, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unseen"));
+    p.bag = 92;
+    p.board[1] = 26; /* a second Z: there is one */
+    CU_ASSERT_EQUAL(position_check(&p, &ld, 15, &err), -1);
+    CU_ASSERT_EQUAL(position_check(&p, &ld, 21, &err), -1);
+}
+
+/* ---- shards ---- */
+
+typedef struct Rec {
+    SampleRecorder *r;
+} Rec;
+
+static void record(const Game *g, const Move *m, void *vctx) { samples_record(((Rec *)vctx)->r, g, m); }
+
+/* Samples of games [0, n) with softmax targets. */
+static void make_samples(World *w, ShardSet *set, int n) {
+    SelfplayConfig cfg = {.ld = &w->ld, .layout = &w->lay, .kwg = &w->kwg, .seed = 11, .generation = 3};
+    SampleRecorder r;
+    samples_init(&r, set, 1.0, 8, NULL, NULL);
+    Rec rec = {&r};
+    Game *g = malloc(sizeof *g);
+    for (int i = n - 1; i >= 0; i--) { /* out of order: the writer's caller sorts */
+        samples_begin_game(&r, (uint64_t)i, 3);
+        selfplay_game(&cfg, (uint64_t)i, g, NULL, record, &rec);
+        samples_finish_game(&r, g);
+        /* V targets from the final scores, H targets inside the unseen pool */
+        for (size_t k = r.first; k < set->n; k++) {
+            const ShardSample *s = &set->s[k];
+            int me = (int)(s->turn % 2);
+            CU_ASSERT_EQUAL(s->final_spread, g->scores[me] - g->scores[1 - me]);
+            CU_ASSERT_EQUAL(s->opp_leave_known, s->turn >= 1);
+            float sum = 0;
+            for (uint32_t j = 0; j < s->policy_count; j++) sum += set->pprob[s->policy_start + j];
+            CU_ASSERT_DOUBLE_EQUAL(sum, 1.0, 1e-5);
+        }
+    }
+    free(g);
+    samples_free(&r);
+}
+
+static bool same_sample(const ShardSet *a, size_t i, const ShardSet *b, size_t j) {
+    const ShardSample *x = &a->s[i], *y = &b->s[j];
+    if (memcmp(x->pos.board, y->pos.board, RK_MAX_SQUARES) != 0 || !rack_equal(&x->pos.rack, &y->pos.rack))
+        return false;
+    if (x->pos.score_self != y->pos.score_self || x->pos.score_opp != y->pos.score_opp || x->pos.bag != y->pos.bag ||
+        x->pos.opp_tiles != y->pos.opp_tiles || x->pos.zeros != y->pos.zeros)
+        return false;
+    if (x->game != y->game || x->turn != y->turn || x->generation != y->generation ||
+        x->final_spread != y->final_spread || x->result != y->result || x->opp_leave_known != y->opp_leave_known ||
+        !rack_equal(&x->opp_leave, &y->opp_leave) || !packed_equal(&x->played, &y->played) ||
+        x->policy_count != y->policy_count)
+        return false;
+    for (uint32_t k = 0; k < x->policy_count; k++)
+        if (!packed_equal(&a->pmove[x->policy_start + k], &b->pmove[y->policy_start + k]) ||
+            a->pprob[x->policy_start + k] != b->pprob[y->policy_start + k])
+            return false;
+    return true;
+}
+
+static long file_bytes(const char *path, unsigned char **out) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    *out = malloc((size_t)n);
+    if (fread(*out, 1, (size_t)n, f) != (size_t)n) n = -1;
+    fclose(f);
+    return n;
+}
+
+static void put_bytes(const char *path, const unsigned char *b, long n) {
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_FATAL(f != NULL);
+    CU_ASSERT(fwrite(b, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+}
+
+static void test_shard_round_trip(void) {
+    World w;
+    if (!world_open(&w)) return;
+    ShardSet set, back;
+    shardset_init(&set);
+    shardset_init(&back);
+    make_samples(&w, &set, 4);
+    shardset_sort(&set);
+    for (size_t i = 1; i < set.n; i++)
+        CU_ASSERT_TRUE(set.s[i - 1].game < set.s[i].game ||
+                       (set.s[i - 1].game == set.s[i].game && set.s[i - 1].turn < set.s[i].turn));
+    char dir[256], a[512], b[512];
+    tu_tmpdir(dir, sizeof dir);
+    snprintf(a, sizeof a, "%s/a.h5", dir);
+    snprintf(b, sizeof b, "%s/b.h5", dir);
+    RkError err;
+    CU_ASSERT_EQUAL_FATAL(shard_write(a, &set, 0, set.n, &w.ld, 15, 3, &err), 0);
+    CU_ASSERT_EQUAL(access(a, F_OK), 0);
+    ShardInfo in;
+    CU_ASSERT_EQUAL_FATAL(shard_read(a, &back, &in, &w.ld, 15, &err), 0);
+    CU_ASSERT_EQUAL(in.samples, set.n);
+    CU_ASSERT_EQUAL(in.generation, 3);
+    CU_ASSERT_STRING_EQUAL(in.distribution, "english");
+    CU_ASSERT_EQUAL_FATAL(back.n, set.n);
+    for (size_t i = 0; i < set.n; i++) CU_ASSERT_TRUE(same_sample(&set, i, &back, i));
+    /* the same samples a second later: the same bytes (no timestamps) */
+    sleep(1);
+    CU_ASSERT_EQUAL_FATAL(shard_write(b, &set, 0, set.n, &w.ld, 15, 3, &err), 0);
+    unsigned char *ba, *bb;
+    long na = file_bytes(a, &ba), nb = file_bytes(b, &bb);
+    CU_ASSERT_TRUE_FATAL(na > 0 && na == nb);
+    CU_ASSERT_EQUAL(memcmp(ba, bb, (size_t)na), 0);
+    /* the byte form between ranks */
+    uint8_t *packed;
+    size_t len;
+    CU_ASSERT_EQUAL_FATAL(shardset_pack(&set, &packed, &len, &err), 0);
+    ShardSet un;
+    shardset_init(&un);
+    CU_ASSERT_EQUAL(shardset_unpack_append(&un, packed, len, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(un.n, set.n);
+    for (size_t i = 0; i < set.n; i++) CU_ASSERT_TRUE(same_sample(&set, i, &un, i));
+    shardset_clear(&un);
+    CU_ASSERT_EQUAL(shardset_unpack_append(&un, packed, len - 3, &err), -1);
+    free(packed);
+    shardset_free(&un);
+
+    /* damaged copies: a clean error or, where the byte is unused, the same samples */
+    char bad[512];
+    snprintf(bad, sizeof bad, "%s/bad.h5", dir);
+    int refused = 0, same = 0;
+    for (long off = 0; off < na; off += na / 97 + 1) {
+        ba[off] ^= 0x5a;
+        put_bytes(bad, ba, na);
+        ba[off] ^= 0x5a;
+        shardset_clear(&back);
+        if (shard_read(bad, &back, NULL, &w.ld, 15, &err) != 0) {
+            CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, bad));
+            refused++;
+        } else {
+            bool all = back.n == set.n;
+            for (size_t i = 0; all && i < set.n; i++) all = same_sample(&set, i, &back, i);
+            CU_ASSERT_TRUE(all);
+            same++;
+        }
+    }
+    /* many bytes are unused B-tree space; the metadata that is read has checksums */
+    CU_ASSERT_TRUE(refused >= 10);
+    /* a byte inside a data chunk: its Fletcher-32 checksum refuses it */
+    {
+        hid_t f0 = H5Fopen(a, H5F_ACC_RDONLY, H5P_DEFAULT);
+        hid_t ds = H5Dopen2(f0, "board", H5P_DEFAULT);
+        haddr_t addr = 0;
+        hsize_t size = 0, coff[2];
+        unsigned fmask;
+        hid_t space = H5Dget_space(ds);
+        CU_ASSERT_FATAL(H5Dget_chunk_info(ds, space, 0, coff, &fmask, &addr, &size) >= 0);
+        H5Sclose(space);
+        H5Dclose(ds);
+        H5Fclose(f0);
+        CU_ASSERT_FATAL(size > 8 && (long)(addr + size) <= na);
+        ba[addr + size / 2] ^= 0x01;
+        put_bytes(bad, ba, na);
+        ba[addr + size / 2] ^= 0x01;
+        CU_ASSERT_EQUAL(shard_read(bad, &back, NULL, &w.ld, 15, &err), -1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'board'"));
+    }
+    /* truncated */
+    put_bytes(bad, ba, na / 2);
+    CU_ASSERT_EQUAL(shard_read(bad, &back, NULL, &w.ld, 15, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, bad));
+    /* another board size or distribution */
+    CU_ASSERT_EQUAL(shard_read(a, &back, NULL, &w.ld, 21, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "board side"));
+    LetterDist tiny;
+    tu_tiny_ld(&tiny);
+    CU_ASSERT_EQUAL(shard_read(a, &back, NULL, &tiny, 15, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "letters"));
+    /* another schema version */
+    hid_t f = H5Fopen(b, H5F_ACC_RDWR, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    hid_t attr = H5Aopen(f, "schema_version", H5P_DEFAULT);
+    int64_t v = 99;
+    CU_ASSERT(H5Awrite(attr, H5T_NATIVE_INT64, &v) >= 0);
+    H5Aclose(attr);
+    H5Fclose(f);
+    CU_ASSERT_EQUAL(shard_read(b, &back, NULL, &w.ld, 15, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "schema version 99"));
+    /* a missing file */
+    CU_ASSERT_EQUAL(shard_read("/nonexistent/x.h5", &back, NULL, &w.ld, 15, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent/x.h5"));
+    /* an unwritable place: a clean error, no file left */
+    CU_ASSERT_EQUAL(shard_write("/nonexistent/dir/s.h5", &set, 0, set.n, &w.ld, 15, 3, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent/dir/s.h5"));
+    free(ba);
+    free(bb);
+    shardset_free(&set);
+    shardset_free(&back);
+    kwg_free(&w.kwg);
+}
+
+int main(void) {
+    H5dont_atexit(); /* as the CLI: no teardown message after the damaged files */
+    CU_TestInfo tests[] = {
+        {"positions and packed moves round-trip; step masks = brute force", test_positions_and_moves},
+        {"position_check rejects impossible positions", test_position_check_rejects},
+        {"shards: round trip, same bytes, damaged/truncated/mismatched files refused", test_shard_round_trip},
+        CU_TEST_INFO_NULL,
+    };
+    return tu_run("shard", tests);
+}
