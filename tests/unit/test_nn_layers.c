@@ -188,7 +188,10 @@ static void test_params_fill_normal(void) {
         s4 += x * x * x * x;
         beyond2 += fabs(x) > 1.0;
     }
+    double pair = 0.0; /* the two values of a Box-Muller pair are independent */
+    for (int i = 0; i + 1 < n; i += 2) pair += (double)w[i] * w[i + 1];
     double mean = s / n, var = s2 / n - mean * mean;
+    CU_ASSERT(fabs(pair / (n / 2) / var) < 0.05); /* sd of the correlation: 0.01 */
     CU_ASSERT(fabs(mean) < 0.02);                   /* sd of the mean: 0.0035 */
     CU_ASSERT(fabs(sqrt(var) - 0.5) < 0.015);       /* sd of the sd: 0.0025 */
     CU_ASSERT(fabs(s4 / n / (var * var) - 3.0) < 0.2); /* normal kurtosis */
