@@ -43,7 +43,8 @@ static inline size_t nn_conv3_col_floats(const NnConv3 *l, int batch) {
     return (size_t)batch * (size_t)(l->dim * l->dim) * 9u * (size_t)l->cin;
 }
 void nn_conv3_forward(const NnConv3 *l, const NnParams *ps, const float *x, int batch, float *y, float *col);
-/* col is scratch (its content on entry does not matter). */
+/* col is scratch (its content on entry does not matter). dx may alias x or
+ * dy (x is read and dy used up before dx is written). */
 void nn_conv3_backward(const NnConv3 *l, NnParams *ps, const float *x, const float *dy, int batch, float *dx,
                        float *col);
 
@@ -64,9 +65,12 @@ void nn_resblock_init(const NnResBlock *l, NnParams *ps, Rng *rng);
 static inline size_t nn_resblock_saved_floats(const NnResBlock *l, int batch) {
     return 2u * (size_t)batch * (size_t)(l->c1.dim * l->c1.dim) * (size_t)l->c1.cout;
 }
+/* y must not alias x. */
 void nn_resblock_forward(const NnResBlock *l, const NnParams *ps, const float *x, int batch, float *y, float *saved,
                          float *col);
-/* x, y and saved as in the forward pass; dx must not alias dy. */
+/* x, y and saved as in the forward pass; dx must not alias dy, x, y or
+ * saved. saved holds relu(conv1(x)) in its first half (the second half is
+ * not used at present; backward runs the convolutions in place in dx). */
 void nn_resblock_backward(const NnResBlock *l, NnParams *ps, const float *x, const float *y, const float *saved,
                           const float *dy, int batch, float *dx, float *col);
 
@@ -84,7 +88,8 @@ void nn_log_softmax_masked(const float *logits, const uint8_t *mask, int n, floa
  * with respect to the logits / prediction, times `scale`) ---- */
 /* Cross-entropy  -sum_i target[i] log softmax_masked(logits)[i]; the target
  * must put no mass on excluded entries. Gradient: scale*(p - target) on
- * allowed entries, 0 elsewhere. */
+ * allowed entries, 0 elsewhere (the exact gradient when the target sums to
+ * 1, as a distribution does). */
 float nn_xent_masked(const float *logits, const uint8_t *mask, const float *target, int n, float scale,
                      float *dlogits);
 /* Squared error (pred - target)^2 / 2 summed over n; gradient scale*(pred - target). */
