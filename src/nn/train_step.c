@@ -1,0 +1,258 @@
+/*
+ * train_step.c - losses and gradients of the P/V/H network on a chunk of
+ * samples (see train_step.h; the forward passes are infer.c's).
+ */
+#include "train_step.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+double nn_loss_total(const NnLossSums *s) {
+    if (s->samples <= 0) return 0.0;
+    return (s->wdl + s->spread + s->sub + s->steps + s->hidden) / s->samples;
+}
+
+int nn_grad_scratch_init(NnGradScratch *g, const NnModel *m, int cap, RkError *err) {
+    memset(g, 0, sizeof *g);
+    g->cap = cap;
+    size_t n = (size_t)cap, sq = (size_t)m->fs.squares, C = (size_t)m->arch.channels, E = (size_t)m->arch.embed;
+    size_t S = (size_t)m->fs.scalars, Hh = (size_t)m->arch.head_hidden;
+    g->dE = malloc(n * E * sizeof(float));
+    g->tmpE = malloc(n * E * sizeof(float));
+    g->dT = malloc(n * sq * C * sizeof(float));
+    g->dT2 = malloc(n * sq * C * sizeof(float));
+    g->dsub_sq = malloc(n * (size_t)m->ps.submoves * sizeof(float));
+    g->dglob = malloc(n * (RK_RACK_SIZE + 1) * sizeof(float));
+    g->dvout = malloc(n * 4 * sizeof(float));
+    g->dvh = malloc(n * Hh * sizeof(float));
+    g->dpin = malloc(n * (C + S) * sizeof(float));
+    g->dsb = malloc(n * C * sizeof(float));
+    size_t big = (size_t)m->ps.submoves > (size_t)m->h_outputs ? (size_t)m->ps.submoves : (size_t)m->h_outputs;
+    g->onehot = calloc(big, sizeof(float));
+    if (!g->dE || !g->tmpE || !g->dT || !g->dT2 || !g->dsub_sq || !g->dglob || !g->dvout || !g->dvh || !g->dpin ||
+        !g->dsb || !g->onehot) {
+        nn_grad_scratch_free(g);
+        return rk_error(err, "nn: out of memory for the gradients of %d samples", cap);
+    }
+    return 0;
+}
+
+void nn_grad_scratch_free(NnGradScratch *g) {
+    free(g->dE), free(g->tmpE), free(g->dT), free(g->dT2), free(g->dsub_sq), free(g->dglob), free(g->dvout);
+    free(g->dvh), free(g->dpin), free(g->dsb), free(g->onehot), free(g->rdout), free(g->rdhid), free(g->rdin);
+    memset(g, 0, sizeof *g);
+}
+
+static void row_scratch(NnGradScratch *g, const NnModel *m, const NnRows *r) {
+    size_t need = (size_t)r->n;
+    if (need <= g->rcap) return;
+    size_t cap = need + need / 2 + 64;
+    size_t wide = (size_t)(r->in_dim > r->out_dim ? r->in_dim : r->out_dim);
+    if ((size_t)m->arch.head_hidden > wide) wide = (size_t)m->arch.head_hidden;
+    free(g->rdout), free(g->rdhid), free(g->rdin);
+    g->rdout = malloc(cap * wide * sizeof(float));
+    g->rdhid = malloc(cap * wide * sizeof(float));
+    g->rdin = malloc(cap * wide * sizeof(float));
+    if (!g->rdout || !g->rdhid || !g->rdin) abort();
+    g->rcap = cap;
+}
+
+/* Backward through a two-layer row head: dE of each row's position gets
+ * the embedding part of din; policy rows also give dT at their square. */
+static void rows_backward(NnModel *m, NnGradScratch *g, const NnDense *hidden, const NnDense *out, const NnRows *r,
+                          bool policy) {
+    if (r->n == 0) return;
+    NnParams *ps = &m->params;
+    size_t Hh = (size_t)m->arch.head_hidden, E = (size_t)m->arch.embed, C = (size_t)m->arch.channels;
+    size_t sq = (size_t)m->fs.squares;
+    nn_dense_backward(out, ps, r->hid, g->rdout, r->n, g->rdhid);
+    nn_relu_backward(r->hid, g->rdhid, (size_t)r->n * Hh, g->rdhid);
+    nn_dense_backward(hidden, ps, r->in, g->rdhid, r->n, g->rdin);
+    for (int j = 0; j < r->n; j++) {
+        const float *din = g->rdin + (size_t)j * (size_t)r->in_dim;
+        float *de = g->dE + (size_t)r->pos[j] * E;
+        for (size_t e = 0; e < E; e++) de[e] += din[e];
+        if (policy && r->square[j] >= 0) {
+            float *dt = g->dT + ((size_t)r->pos[j] * sq + (size_t)r->square[j]) * C;
+            for (size_t c = 0; c < C; c++) dt[c] += din[E + c];
+        }
+    }
+}
+
+void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *set, const size_t *idx, int n,
+                     float scale, bool backward, NnLossSums *sums) {
+    NnParams *ps = &m->params;
+    const NnPolicyShape *pshape = &m->ps;
+    size_t sq = (size_t)m->fs.squares, C = (size_t)m->arch.channels, E = (size_t)m->arch.embed;
+    size_t S = (size_t)m->fs.scalars, per = (size_t)pshape->submoves, T = (size_t)pshape->tokens;
+    int Hh = m->arch.head_hidden;
+    for (int i = 0; i < n; i++) nn_batch_set(b, m, i, &set->s[idx[i]].pos);
+    nn_forward_trunk(m, b, n);
+    nn_forward_value(m, b, n);
+    nn_forward_submoves(m, b, n);
+    if (backward) {
+        memset(g->dE, 0, (size_t)n * E * sizeof(float));
+        memset(g->dT, 0, (size_t)n * sq * C * sizeof(float));
+    }
+
+    /* V */
+    for (int i = 0; i < n; i++) {
+        const ShardSample *s = &set->s[idx[i]];
+        float wdl[3] = {s->result > 0, s->result == 0, s->result < 0};
+        float spread = (float)s->final_spread / 100.0f;
+        sums->wdl += nn_xent_masked(b->vout + (size_t)i * 4, NULL, wdl, 3, scale, g->dvout + (size_t)i * 4);
+        sums->spread += nn_mse(b->vout + (size_t)i * 4 + 3, &spread, 1, scale, g->dvout + (size_t)i * 4 + 3);
+        sums->samples += 1.0;
+    }
+
+    /* P: sub-moves, and the step rows of every target move */
+    NnRows *r = &b->steps;
+    r->n = 0;
+    float *target = g->onehot;
+    for (int i = 0; i < n; i++) {
+        const ShardSample *s = &set->s[idx[i]];
+        const NnLegal *lg = &b->legal[i];
+        memset(target, 0, per * sizeof(float));
+        double mass = 0;
+        for (uint32_t j = 0; j < s->policy_count; j++) {
+            const PackedMove *pm = &set->pmove[s->policy_start + j];
+            float p = set->pprob[s->policy_start + j];
+            if (p <= 0.0f || nn_legal_find(lg, pshape, pm) < 0) continue; /* (always legal in our shards) */
+            target[nn_submove_index(pshape, pm)] += p;
+            mass += p;
+        }
+        if (mass <= 0) { /* no target: no sub-move loss or gradient */
+            memset(g->dsub_sq + (size_t)i * per, 0, per * sizeof(float));
+            continue;
+        }
+        for (size_t k = 0; k < per; k++) target[k] = (float)(target[k] / mass);
+        sums->sub += nn_xent_masked(b->sub + (size_t)i * per, b->sub_mask + (size_t)i * per, target, (int)per, scale,
+                                    g->dsub_sq + (size_t)i * per);
+        for (uint32_t j = 0; j < s->policy_count; j++) {
+            const PackedMove *pm = &set->pmove[s->policy_start + j];
+            float p = set->pprob[s->policy_start + j];
+            if (p <= 0.0f || nn_legal_find(lg, pshape, pm) < 0) continue;
+            int sub = nn_submove_index(pshape, pm);
+            uint8_t prefix[RK_RACK_SIZE];
+            for (int k = 0; k < pm->n; k++) {
+                int row = nn_rows_add(r, 1, Hh);
+                r->pos[row] = i;
+                r->square[row] = nn_step_square(pm, k, &b->board[i]);
+                r->target[row] = nn_step_token(pshape, pm, k);
+                r->weight[row] = (float)(p / mass);
+                nn_step_row_input(m, b, i, pm, k, r->in + (size_t)row * (size_t)r->in_dim);
+                nn_legal_step_mask(lg, pshape, sub, prefix, k, r->mask + (size_t)row * T);
+                prefix[k] = (uint8_t)r->target[row];
+            }
+        }
+    }
+    nn_rows_forward(m, &m->step_hidden, &m->step_out, r);
+    row_scratch(g, m, r);
+    for (int j = 0; j < r->n; j++) {
+        memset(target, 0, T * sizeof(float));
+        target[r->target[j]] = 1.0f;
+        sums->steps += r->weight[j] * nn_xent_masked(r->out + (size_t)j * T, r->mask + (size_t)j * T, target, (int)T,
+                                                     scale * r->weight[j], g->rdout + (size_t)j * T);
+    }
+    if (backward) rows_backward(m, g, &m->step_hidden, &m->step_out, r, true);
+
+    /* H: the opponent's leave, t tiles a step in ML order */
+    NnRows *h = &b->hidden;
+    h->n = 0;
+    int A = m->fs.letters + 1, t = m->arch.h_tiles;
+    for (int i = 0; i < n; i++) {
+        const ShardSample *s = &set->s[idx[i]];
+        int size = s->opp_leave.total;
+        if (!s->opp_leave_known || size == 0) continue;
+        Rack pool, drawn;
+        if (position_unseen(&s->pos, b->fc->ld, &pool) != 0) continue;
+        uint8_t tiles[RK_RACK_SIZE];
+        int nt = 0;
+        for (int l = 0; l < A && nt < RK_RACK_SIZE; l++)
+            for (int c = 0; c < s->opp_leave.count[l] && nt < RK_RACK_SIZE; c++) tiles[nt++] = (uint8_t)l;
+        rack_clear(&drawn);
+        int first = h->n, last = 0;
+        bool ok = true;
+        for (int at = 0; at < nt && ok; at += t) {
+            int left = nt - at;
+            int a = tiles[at], c = (t == 2 && left >= 2) ? tiles[at + 1] : a;
+            int row = nn_rows_add(h, 1, Hh);
+            h->pos[row] = i;
+            h->square[row] = -1;
+            h->target[row] = nn_hidden_index(m, a, c);
+            h->weight[row] = 1.0f / (float)size;
+            nn_hidden_row_input(m, b, i, &drawn, size, h->in + (size_t)row * (size_t)h->in_dim);
+            nn_hidden_mask(m, &pool, left, last, h->mask + (size_t)row * (size_t)h->out_dim);
+            ok = h->mask[(size_t)row * (size_t)h->out_dim + (size_t)h->target[row]] != 0;
+            int took = (t == 2 && left >= 2) ? 2 : 1;
+            for (int q = 0; q < took; q++) {
+                rack_add(&drawn, tiles[at + q]);
+                pool.count[tiles[at + q]]--, pool.total--;
+            }
+            last = tiles[at + took - 1];
+        }
+        if (!ok) h->n = first; /* a leave outside the pool (shards are validated against this) */
+        else sums->hidden_samples += 1.0;
+    }
+    nn_rows_forward(m, &m->h_hidden, &m->h_out, h);
+    row_scratch(g, m, h);
+    size_t HO = (size_t)h->out_dim;
+    for (int j = 0; j < h->n; j++) {
+        memset(target, 0, HO * sizeof(float));
+        target[h->target[j]] = 1.0f;
+        sums->hidden += h->weight[j] * nn_xent_masked(h->out + (size_t)j * HO, h->mask + (size_t)j * HO, target,
+                                                      (int)HO, scale * h->weight[j], g->rdout + (size_t)j * HO);
+    }
+    if (!backward) return;
+    rows_backward(m, g, &m->h_hidden, &m->h_out, h, false);
+
+    /* V backward */
+    nn_dense_backward(&m->v_out, ps, b->vh, g->dvout, n, g->dvh);
+    nn_relu_backward(b->vh, g->dvh, (size_t)n * (size_t)Hh, g->dvh);
+    nn_dense_backward(&m->v_hidden, ps, b->emb, g->dvh, n, g->tmpE);
+    for (size_t k = 0; k < (size_t)n * E; k++) g->dE[k] += g->tmpE[k];
+    /* sub-moves backward: the per-square part into dT, the global part into dE */
+    for (int i = 0; i < n; i++)
+        memcpy(g->dglob + (size_t)i * (RK_RACK_SIZE + 1), g->dsub_sq + (size_t)i * per + pshape->placements,
+               (RK_RACK_SIZE + 1) * sizeof(float));
+    float *T_out = b->act + (size_t)m->arch.blocks * (size_t)b->cap * sq * C;
+    /* dsub_sq holds [n, per]; the square part of position i is its first
+     * placements floats: compact it to [n*sq, 14] in place */
+    for (int i = 1; i < n; i++)
+        memmove(g->dsub_sq + (size_t)i * (size_t)pshape->placements, g->dsub_sq + (size_t)i * per,
+                (size_t)pshape->placements * sizeof(float));
+    nn_dense_backward(&m->sub_sq, ps, T_out, g->dsub_sq, n * (int)sq, g->dT2);
+    for (size_t k = 0; k < (size_t)n * sq * C; k++) g->dT[k] += g->dT2[k];
+    nn_dense_backward(&m->sub_glob, ps, b->emb, g->dglob, n, g->tmpE);
+    for (size_t k = 0; k < (size_t)n * E; k++) g->dE[k] += g->tmpE[k];
+    /* embedding backward */
+    nn_relu_backward(b->emb, g->dE, (size_t)n * E, g->dE);
+    nn_dense_backward(&m->embed, ps, b->pooled_in, g->dE, n, g->dpin);
+    float *dpool = g->dsb; /* [n, C] scratch; the scalars' part of dpin needs no use */
+    for (int i = 0; i < n; i++) memcpy(dpool + (size_t)i * C, g->dpin + (size_t)i * (C + S), C * sizeof(float));
+    nn_avgpool_backward(dpool, n, (int)sq, (int)C, g->dT2);
+    for (size_t k = 0; k < (size_t)n * sq * C; k++) g->dT[k] += g->dT2[k];
+    /* residual blocks, last first */
+    size_t saved = m->arch.blocks ? nn_resblock_saved_floats(&m->block[0], b->cap) : 0;
+    float *dy = g->dT, *dx = g->dT2;
+    for (int k = m->arch.blocks - 1; k >= 0; k--) {
+        float *x = b->act + (size_t)k * (size_t)b->cap * sq * C, *y = x + (size_t)b->cap * sq * C;
+        nn_resblock_backward(&m->block[k], ps, x, y, b->saved + (size_t)k * saved, dy, n, dx, b->col);
+        float *tmp = dy;
+        dy = dx;
+        dx = tmp;
+    }
+    /* stem: relu, the per-channel scalar bias, the convolution */
+    float *a0 = b->act;
+    nn_relu_backward(a0, dy, (size_t)n * sq * C, dy);
+    memset(g->dsb, 0, (size_t)n * C * sizeof(float));
+    for (size_t i = 0; i < (size_t)n; i++)
+        for (size_t s = 0; s < sq; s++) {
+            const float *d = dy + (i * sq + s) * C;
+            float *o = g->dsb + i * C;
+            for (size_t c = 0; c < C; c++) o[c] += d[c];
+        }
+    nn_dense_backward(&m->scalar_in, ps, b->scalars, g->dsb, n, NULL);
+    nn_conv3_backward(&m->stem, ps, b->planes, dy, n, NULL, b->col);
+}

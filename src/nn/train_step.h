@@ -1,0 +1,53 @@
+/*
+ * train_step.h - the losses of the P/V/H network on a set of samples and
+ * their gradients (one chunk of a minibatch; nn/trainer.h sums chunks).
+ *
+ * Per sample (docs/nn.md):
+ *   V: cross-entropy of the win/draw/loss logits with the result, plus
+ *      (pred - spread/100)^2 / 2;
+ *   P: cross-entropy of the sub-move softmax (masked to legal sub-moves)
+ *      with the target's mass per sub-move, plus, for each target move m of
+ *      probability p(m) and each of its steps, p(m) times the step's
+ *      cross-entropy (masked to continuations of legal moves);
+ *   H: the negative log-likelihood of the opponent's true leave, drawn t
+ *      tiles a step in ML order, per tile (samples whose leave is unknown
+ *      or empty have none).
+ * The loss is their sum, times `scale` (1/batch size) in the gradients.
+ */
+#ifndef ROOKERY_NN_TRAIN_STEP_H
+#define ROOKERY_NN_TRAIN_STEP_H
+#include "infer.h"
+#include "shard.h"
+
+typedef struct NnLossSums {
+    double wdl, spread, sub, steps, hidden; /* sums over samples (hidden: per-tile means) */
+    double samples, hidden_samples;
+} NnLossSums;
+#define NN_LOSS_FIELDS 7
+static inline void nn_loss_to_array(const NnLossSums *s, double *a) {
+    a[0] = s->wdl, a[1] = s->spread, a[2] = s->sub, a[3] = s->steps, a[4] = s->hidden, a[5] = s->samples,
+    a[6] = s->hidden_samples;
+}
+static inline void nn_loss_from_array(NnLossSums *s, const double *a) {
+    s->wdl = a[0], s->spread = a[1], s->sub = a[2], s->steps = a[3], s->hidden = a[4], s->samples = a[5],
+    s->hidden_samples = a[6];
+}
+/* The total loss per sample. */
+double nn_loss_total(const NnLossSums *s);
+
+typedef struct NnGradScratch {
+    int cap;
+    float *dE, *tmpE, *dT, *dT2, *dsub_sq, *dglob, *dvout, *dvh, *dpin, *dsb, *onehot;
+    float *rdout, *rdhid, *rdin;  /* per-row gradients */
+    size_t rcap;
+} NnGradScratch;
+int nn_grad_scratch_init(NnGradScratch *g, const NnModel *m, int cap, RkError *err);
+void nn_grad_scratch_free(NnGradScratch *g);
+
+/* Losses (added to sums) of samples idx[0..n) of set (n <= the batch's
+ * capacity), and if backward is true their gradients times scale, added to
+ * m->params.g. */
+void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *set, const size_t *idx, int n,
+                     float scale, bool backward, NnLossSums *sums);
+
+#endif
