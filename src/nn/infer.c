@@ -386,3 +386,35 @@ int nn_hidden_sample(const NnModel *m, NnBatch *b, int i, int size, Rng *rng, Ra
     }
     return 0;
 }
+
+double nn_hidden_logprob(const NnModel *m, NnBatch *b, int i, const Rack *leave) {
+    Rack pool, drawn;
+    if (position_unseen(&b->pos[i], b->fc->ld, &pool) != 0) return -INFINITY;
+    int A = m->fs.letters + 1, t = m->arch.h_tiles, size = leave->total, nt = 0, last = 0;
+    uint8_t tiles[RK_RACK_SIZE];
+    for (int l = 0; l < A && nt < RK_RACK_SIZE; l++)
+        for (int c = 0; c < leave->count[l] && nt < RK_RACK_SIZE; c++) tiles[nt++] = (uint8_t)l;
+    if (nt != size) return -INFINITY;
+    rack_clear(&drawn);
+    NnRows *r = &b->hidden;
+    double lp = 0;
+    for (int at = 0; at < nt; at += t) {
+        int left = nt - at, took = (t == 2 && left >= 2) ? 2 : 1;
+        int a = tiles[at], c = took == 2 ? tiles[at + 1] : a;
+        r->n = 0;
+        nn_rows_add(r, 1, m->arch.head_hidden);
+        nn_hidden_row_input(m, b, i, &drawn, size, r->in);
+        nn_hidden_mask(m, &pool, left, last, r->mask);
+        int idx = nn_hidden_index(m, a, c);
+        if (!r->mask[idx]) return -INFINITY;
+        nn_rows_forward(m, &m->h_hidden, &m->h_out, r);
+        nn_log_softmax_masked(r->out, r->mask, m->h_outputs, r->out);
+        lp += r->out[idx];
+        for (int q = 0; q < took; q++) {
+            rack_add(&drawn, tiles[at + q]);
+            pool.count[tiles[at + q]]--, pool.total--;
+        }
+        last = tiles[at + took - 1];
+    }
+    return lp;
+}

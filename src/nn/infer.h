@@ -85,6 +85,9 @@ int nn_policy_sample(const NnModel *m, NnBatch *b, int i, Rng *rng, PackedMove *
  * the unseen pool, t tiles a step (after nn_forward_trunk). Returns 0, or
  * -1 if the pool holds fewer than size tiles. */
 int nn_hidden_sample(const NnModel *m, NnBatch *b, int i, int size, Rng *rng, Rack *leave);
+/* log P(leave) under H for the opponent of position i (after
+ * nn_forward_trunk); -INFINITY if the leave is not in the unseen pool. */
+double nn_hidden_logprob(const NnModel *m, NnBatch *b, int i, const Rack *leave);
 /* H inputs for position i: tiles drawn so far, the leave size. */
 void nn_hidden_row_input(const NnModel *m, const NnBatch *b, int i, const Rack *drawn, int size, float *in);
 /* The mask of the next chunk. A leave is drawn in ML order (blank first),

@@ -1,0 +1,296 @@
+/* The P/V/H model end to end: policy log-probabilities sum to 1 over the
+ * legal moves and samples are legal; H's leave probabilities sum to 1 over
+ * every leave of the unseen pool (t = 1 and 2); the whole model's gradients
+ * (every tensor) match finite differences of its losses; and a small model
+ * overfits a few samples. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/layout.h"
+#include "nn/train_step.h"
+#include "testutil.h"
+#include "worker/samples.h"
+#include "worker/selfplay.h"
+
+typedef struct World {
+    LetterDist ld;
+    Layout lay;
+    Kwg kwg;
+    NnFeatureContext fc;
+    ShardSet set;
+} World;
+
+typedef struct Rec {
+    SampleRecorder *r;
+} Rec;
+static void record(const Game *g, const Move *m, void *vctx) { samples_record(((Rec *)vctx)->r, g, m); }
+
+static bool world_open(World *w) {
+    ld_english(&w->ld);
+    layout_standard15(&w->lay);
+    if (!tu_load_sowpods(&w->kwg, &w->ld)) return false;
+    nn_feature_context(&w->fc, &w->ld, &w->lay, &w->kwg);
+    shardset_init(&w->set);
+    SelfplayConfig cfg = {.ld = &w->ld, .layout = &w->lay, .kwg = &w->kwg, .seed = 5, .generation = 1};
+    SampleRecorder r;
+    samples_init(&r, &w->set, 1.0, 6, NULL, NULL);
+    Rec rec = {&r};
+    Game *g = malloc(sizeof *g);
+    for (uint64_t i = 0; i < 2; i++) {
+        samples_begin_game(&r, i, 1);
+        selfplay_game(&cfg, i, g, NULL, record, &rec);
+        samples_finish_game(&r, g);
+    }
+    free(g);
+    samples_free(&r);
+    return true;
+}
+
+static void world_close(World *w) {
+    shardset_free(&w->set);
+    kwg_free(&w->kwg);
+}
+
+static NnArch small_arch(int t) { return (NnArch){.channels = 4, .blocks = 1, .embed = 8, .head_hidden = 8, .h_tiles = t}; }
+
+/* Random weights, larger than the init, so every unit is exercised. */
+static void shake(NnModel *m, uint64_t seed) {
+    Rng rng;
+    rng_seed(&rng, seed);
+    for (int i = 0; i < m->params.count; i++) nnp_fill_normal(&m->params, i, 0.3f, &rng);
+}
+
+static void test_policy_normalised(void) {
+    World w;
+    if (!world_open(&w)) return;
+    NnModel m;
+    RkError err;
+    NnArch arch = small_arch(1);
+    CU_ASSERT_FATAL(nn_model_init(&m, &arch, &w.ld, 15, 1, &err) == 0);
+    shake(&m, 2);
+    NnBatch b;
+    CU_ASSERT_FATAL(nn_batch_init(&b, &m, &w.fc, 4, &err) == 0);
+    size_t picks[4] = {0, 5, 17, w.set.n - 2};
+    for (int i = 0; i < 4; i++) nn_batch_set(&b, &m, i, &w.set.s[picks[i]].pos);
+    nn_forward_trunk(&m, &b, 4);
+    nn_forward_submoves(&m, &b, 4);
+    Rng rng;
+    rng_seed(&rng, 3);
+    for (int i = 0; i < 4; i++) {
+        int n = b.legal[i].n;
+        CU_ASSERT_TRUE_FATAL(n > 0);
+        double *lp = malloc((size_t)n * sizeof *lp), sum = 0;
+        CU_ASSERT_EQUAL(nn_policy_all(&m, &b, i, lp), n);
+        for (int j = 0; j < n; j++) {
+            CU_ASSERT_TRUE(isfinite(lp[j]) && lp[j] <= 1e-9);
+            sum += exp(lp[j]);
+        }
+        CU_ASSERT_DOUBLE_EQUAL(sum, 1.0, 1e-4);
+        /* samples are legal, and the most probable move is drawn about as often as it should be */
+        int best = 0;
+        for (int j = 1; j < n; j++)
+            if (lp[j] > lp[best]) best = j;
+        int hits = 0, draws = 400;
+        for (int d = 0; d < draws; d++) {
+            PackedMove pm;
+            CU_ASSERT_EQUAL_FATAL(nn_policy_sample(&m, &b, i, &rng, &pm), 0);
+            int j = nn_legal_find(&b.legal[i], &m.ps, &pm);
+            CU_ASSERT_TRUE(j >= 0);
+            hits += j == best;
+        }
+        double p = exp(lp[best]), sd = sqrt(p * (1 - p) / draws);
+        CU_ASSERT_TRUE(fabs((double)hits / draws - p) < 5 * sd + 0.01);
+        free(lp);
+    }
+    nn_batch_free(&b);
+    nn_model_free(&m);
+    world_close(&w);
+}
+
+/* Sum of P(leave) over every multiset of `size` tiles of the pool. */
+static double leave_mass(const NnModel *m, NnBatch *b, int i, const Rack *pool, Rack *leave, int from, int size) {
+    if (leave->total == size) return exp(nn_hidden_logprob(m, b, i, leave));
+    double sum = 0;
+    for (int l = from; l < m->fs.letters + 1; l++) {
+        if (leave->count[l] >= pool->count[l]) continue;
+        rack_add(leave, (uint8_t)l);
+        sum += leave_mass(m, b, i, pool, leave, l, size);
+        rack_remove(leave, (uint8_t)l);
+    }
+    return sum;
+}
+
+static void test_hidden_normalised(void) {
+    World w;
+    if (!world_open(&w)) return;
+    RkError err;
+    for (int t = 1; t <= 2; t++) {
+        NnModel m;
+        NnArch arch = small_arch(t);
+        CU_ASSERT_FATAL(nn_model_init(&m, &arch, &w.ld, 15, 4, &err) == 0);
+        CU_ASSERT_EQUAL(m.h_outputs, t == 1 ? 27 : 729);
+        shake(&m, 5);
+        NnBatch b;
+        CU_ASSERT_FATAL(nn_batch_init(&b, &m, &w.fc, 1, &err) == 0);
+        /* a late position: a smaller pool */
+        nn_batch_set(&b, &m, 0, &w.set.s[w.set.n - 3].pos);
+        nn_forward_trunk(&m, &b, 1);
+        Rack pool, leave;
+        CU_ASSERT_FATAL(position_unseen(&b.pos[0], &w.ld, &pool) == 0);
+        for (int size = 1; size <= 3; size++) {
+            rack_clear(&leave);
+            double mass = leave_mass(&m, &b, 0, &pool, &leave, 0, size);
+            CU_ASSERT_DOUBLE_EQUAL(mass, 1.0, 1e-3);
+        }
+        Rng rng;
+        rng_seed(&rng, 9);
+        for (int d = 0; d < 50; d++) {
+            int size = 1 + d % 5;
+            if (size > pool.total) continue;
+            CU_ASSERT_EQUAL_FATAL(nn_hidden_sample(&m, &b, 0, size, &rng, &leave), 0);
+            CU_ASSERT_EQUAL(leave.total, size);
+            for (int l = 0; l < 27; l++) CU_ASSERT_TRUE(leave.count[l] <= pool.count[l]);
+            CU_ASSERT_TRUE(isfinite(nn_hidden_logprob(&m, &b, 0, &leave)));
+        }
+        nn_batch_free(&b);
+        nn_model_free(&m);
+    }
+    world_close(&w);
+}
+
+static double chunk_loss(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *set, const size_t *idx, int n) {
+    NnLossSums s = {0};
+    nn_chunk_losses(m, b, g, set, idx, n, 1.0f, false, &s);
+    return s.wdl + s.spread + s.sub + s.steps + s.hidden;
+}
+
+static void gradient_check(int t) {
+    World w;
+    if (!world_open(&w)) return;
+    RkError err;
+    NnModel m;
+    NnArch arch = small_arch(t);
+    CU_ASSERT_FATAL(nn_model_init(&m, &arch, &w.ld, 15, 7, &err) == 0);
+    Rng rng;
+    rng_seed(&rng, 8);
+    for (int i = 0; i < m.params.count; i++) nnp_fill_normal(&m.params, i, 0.15f, &rng);
+    NnBatch b;
+    NnGradScratch g;
+    CU_ASSERT_FATAL(nn_batch_init(&b, &m, &w.fc, 3, &err) == 0);
+    CU_ASSERT_FATAL(nn_grad_scratch_init(&g, &m, 3, &err) == 0);
+    size_t idx[3] = {3, 12, 24};
+    for (int i = 0; i < 3; i++) CU_ASSERT_TRUE(w.set.s[idx[i]].opp_leave_known && w.set.s[idx[i]].opp_leave.total > 0);
+    nnp_zero_grad(&m.params);
+    NnLossSums s = {0};
+    nn_chunk_losses(&m, &b, &g, &w.set, idx, 3, 1.0f, true, &s);
+    CU_ASSERT_TRUE(s.hidden_samples == 3 && s.steps > 0 && s.sub > 0 && s.wdl > 0);
+    float *grad = malloc(m.params.total * sizeof(float));
+    memcpy(grad, m.params.g, m.params.total * sizeof(float));
+    int checked = 0, bad = 0;
+    for (int ti = 0; ti < m.params.count; ti++) {
+        const NnParam *p = &m.params.p[ti];
+        float gmax = 0;
+        size_t top = 0;
+        for (size_t k = 0; k < p->n; k++)
+            if (fabsf(grad[p->offset + k]) > gmax) gmax = fabsf(grad[p->offset + k]), top = k;
+        CU_ASSERT_TRUE(gmax > 0); /* every tensor gets a gradient */
+        size_t which[3] = {top, (size_t)rng_below(&rng, p->n), (size_t)rng_below(&rng, p->n)};
+        for (int q = 0; q < 3; q++) {
+            size_t at = p->offset + which[q];
+            float keep = m.params.w[at];
+            const float eps = 2e-3f;
+            m.params.w[at] = keep + eps;
+            double up = chunk_loss(&m, &b, &g, &w.set, idx, 3);
+            m.params.w[at] = keep - eps;
+            double down = chunk_loss(&m, &b, &g, &w.set, idx, 3);
+            m.params.w[at] = keep;
+            double fd = (up - down) / (2.0 * eps), an = grad[at];
+            bool ok = fabs(fd - an) <= 0.03 * fabs(an) + 0.02 * gmax + 1e-3;
+            if (!ok) {
+                printf("\n  %s[%zu]: finite difference %.6g, backward %.6g", p->name, which[q], fd, an);
+                bad++;
+            }
+            checked++;
+        }
+    }
+    /* a ReLU kink between w - eps and w + eps can spoil an odd difference */
+    CU_ASSERT_TRUE(bad * 20 <= checked);
+    CU_ASSERT_TRUE(checked >= 3 * 20);
+    free(grad);
+    nn_grad_scratch_free(&g);
+    nn_batch_free(&b);
+    nn_model_free(&m);
+    world_close(&w);
+}
+
+static void test_gradients_t1(void) { gradient_check(1); }
+static void test_gradients_t2(void) { gradient_check(2); }
+
+static void test_overfit(void) {
+    World w;
+    if (!world_open(&w)) return;
+    RkError err;
+    NnModel m;
+    NnArch arch = {.channels = 16, .blocks = 1, .embed = 32, .head_hidden = 32, .h_tiles = 1};
+    CU_ASSERT_FATAL(nn_model_init(&m, &arch, &w.ld, 15, 11, &err) == 0);
+    enum { N = 6 };
+    NnBatch b;
+    NnGradScratch g;
+    CU_ASSERT_FATAL(nn_batch_init(&b, &m, &w.fc, N, &err) == 0);
+    CU_ASSERT_FATAL(nn_grad_scratch_init(&g, &m, N, &err) == 0);
+    size_t idx[N] = {2, 7, 11, 16, 21, 26};
+    NnAdam adam = nn_adam_default();
+    adam.lr = 3e-3f;
+    adam.weight_decay = 0;
+    double first = 0, last = 0;
+    for (int step = 1; step <= 250; step++) {
+        nnp_zero_grad(&m.params);
+        NnLossSums s = {0};
+        nn_chunk_losses(&m, &b, &g, &w.set, idx, N, 1.0f / N, true, &s);
+        CU_ASSERT_TRUE_FATAL(nnp_grads_finite(&m.params));
+        nn_adam_step(&m.params, &adam, step);
+        if (step == 1) first = nn_loss_total(&s);
+        last = nn_loss_total(&s);
+    }
+    printf("(loss %.3f -> %.3f) ", first, last);
+    CU_ASSERT_TRUE(last < 0.25 * first);
+    /* the most probable move is the target's most probable one */
+    nn_forward_trunk(&m, &b, N);
+    nn_forward_submoves(&m, &b, N);
+    int agree = 0;
+    for (int i = 0; i < N; i++) {
+        const ShardSample *s = &w.set.s[idx[i]];
+        double *lp = malloc((size_t)b.legal[i].n * sizeof *lp);
+        nn_policy_all(&m, &b, i, lp);
+        int best = 0;
+        for (int j = 1; j < b.legal[i].n; j++)
+            if (lp[j] > lp[best]) best = j;
+        int want = nn_legal_find(&b.legal[i], &m.ps, &w.set.pmove[s->policy_start]);
+        /* ties in the target: any move of the top probability counts */
+        for (uint32_t j = 0; j < s->policy_count; j++)
+            if (w.set.pprob[s->policy_start + j] == w.set.pprob[s->policy_start] &&
+                nn_legal_find(&b.legal[i], &m.ps, &w.set.pmove[s->policy_start + j]) == best)
+                want = best;
+        agree += best == want;
+        free(lp);
+    }
+    CU_ASSERT_TRUE(agree >= N - 1);
+    nn_grad_scratch_free(&g);
+    nn_batch_free(&b);
+    nn_model_free(&m);
+    world_close(&w);
+}
+
+int main(void) {
+    CU_TestInfo tests[] = {
+        {"policy: log P over the legal moves sums to 1; samples are legal and follow P", test_policy_normalised},
+        {"H: P(leave) sums to 1 over the pool's leaves (t = 1, 2); samples fit the pool", test_hidden_normalised},
+        {"gradients of the whole model = finite differences (t = 1)", test_gradients_t1},
+        {"gradients of the whole model = finite differences (t = 2)", test_gradients_t2},
+        {"a small model overfits a few samples", test_overfit},
+        CU_TEST_INFO_NULL,
+    };
+    return tu_run("nn_model", tests);
+}
