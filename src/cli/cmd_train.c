@@ -34,7 +34,9 @@
 #include "eval/spv_derive.h"
 #include "reducer/comm.h"
 #include "reducer/rundir.h"
+#include "reducer/nn_stage.h"
 #include "reducer/shard_gather.h"
+#include "nn/model_io.h"
 #include "worker/generation.h"
 #include "worker/match.h"
 #include "worker/train_config.h"
@@ -105,6 +107,11 @@ typedef struct Trainer {
     SampleRecorder recorder;
     ShardFiles shard_files;
     bool gen_begun;     /* rank 0 has created this generation's gen-NNNN.tmp/ */
+    /* the network (nn.train): the model in force, trained a little more each generation */
+    NnFeatureContext nn_fc;
+    NnModel model;
+    bool have_model, nn_trained;
+    NnStageReport nn_rep;
     bool bench;
     double last_play, last_overhead, last_wall;
     int64_t last_games;
@@ -164,7 +171,10 @@ static const char METRICS_HEADER[] =
     "generation,games,turns,ranks,games_per_s,wall_s,play_s,reduce_s,derive_s,write_s,mean_best_equity,"
     "mean_final_score,bingos_per_game,racks_observed,baseline,leave_change_rms,forced_games,forced_observations,"
     "match_pairs,match_win_pct,match_ci95_pct,leaves_trained,spv_trained,spv_cells_observed,spv_mean_abs,"
-    "heldout_moves,resid_var,resid_var_spv,spv_match_pairs,spv_match_win_pct,spv_match_ci95_pct";
+    "heldout_moves,resid_var,resid_var_spv,spv_match_pairs,spv_match_win_pct,spv_match_ci95_pct,samples,"
+    "nn_trained,nn_steps,nn_train_samples,nn_samples_per_s,nn_loss_first,nn_loss_last,nn_value_loss,nn_policy_loss,"
+    "nn_hidden_loss,nn_heldout_positions,nn_p_top1,nn_brier,nn_brier_base,nn_spread_rmse,nn_spread_rmse_base,"
+    "nn_h_nll,nn_h_nll_uniform";
 
 typedef struct GenTimes {
     double play, reduce, derive, write, wall;
@@ -183,6 +193,32 @@ typedef struct GenReport {
     uint64_t spv_match_pairs;
 } GenReport;
 
+/* The network's part of the manifest (a JSON member line, or "") and of the
+ * metrics row (its columns). */
+static void nn_report_text(const Trainer *t, char *json, size_t jcap, char *row, size_t rcap) {
+    const NnStageReport *r = &t->nn_rep;
+    const NnLossSums *mean = &r->train.mean;
+    double n = mean->samples > 0 ? mean->samples : 1.0;
+    double value = (mean->wdl + mean->spread) / n, policy = (mean->sub + mean->steps) / n, hidden = mean->hidden / n;
+    const NnEvalReport *e = &r->eval;
+    int64_t steps = t->nn_trained ? t->cfg.nn_steps : 0;
+    snprintf(row, rcap, "%d,%" PRId64 ",%" PRIu64 ",%.1f,%.5f,%.5f,%.5f,%.5f,%.5f,%" PRIu64 ",%.4f,%.5f,%.5f,%.2f,%.2f,%.4f,%.4f",
+             t->nn_trained, steps, r->train_samples, r->train.samples_per_second, nn_loss_total(&r->train.first),
+             nn_loss_total(&r->train.last), value, policy, hidden, e->positions, e->p_top1, e->v_brier,
+             e->v_brier_base, e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform);
+    if (!t->nn_trained) return;
+    snprintf(json, jcap,
+             "  \"nn\": {\"window\": [%d, %d], \"train_samples\": %" PRIu64 ", \"steps\": %" PRId64
+             ", \"train_step\": %" PRId64 ", \"samples_per_s\": %.1f, \"loss_first\": %.5f, \"loss_last\": %.5f, "
+             "\"value_loss\": %.5f, \"policy_loss\": %.5f, \"hidden_loss\": %.5f,\n"
+             "         \"heldout\": {\"positions\": %" PRIu64 ", \"p_top1\": %.4f, \"brier\": %.5f, "
+             "\"brier_base\": %.5f, \"spread_rmse\": %.2f, \"spread_rmse_base\": %.2f, \"h_nll_per_tile\": %.4f, "
+             "\"h_nll_uniform\": %.4f}},\n",
+             r->first_gen, r->last_gen, r->train_samples, steps, t->model.train_step, r->train.samples_per_second,
+             nn_loss_total(&r->train.first), nn_loss_total(&r->train.last), value, policy, hidden, e->positions,
+             e->p_top1, e->v_brier, e->v_brier_base, e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform);
+}
+
 static int write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *tm, RkError *err) {
     const GenerationTotals *tot = &rep->tot;
     const DeriveInfo *info = &rep->info;
@@ -199,13 +235,14 @@ static int write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes 
     if (req_write_accum(path, &t->racks, &t->acc, err) != 0) return -1;
     snprintf(path, sizeof path, "%s/positional.spv", dir);
     if (t->spv_on && spv_write(&t->spv, path, err) != 0) return -1;
-    RunFile files[3 + SHARD_GATHER_MAX_FILES] = {{.name = "leaves.klv2"}, {.name = "racks.req"}};
+    RunFile files[4 + SHARD_GATHER_MAX_FILES] = {{.name = "leaves.klv2"}, {.name = "racks.req"}};
     int nfiles = 2;
     if (t->spv_on) snprintf(files[nfiles++].name, sizeof files[0].name, "positional.spv");
     for (int i = 0; i < t->shard_files.count; i++)
         snprintf(files[nfiles++].name, sizeof files[0].name, "%s", t->shard_files.name[i]);
+    if (t->nn_trained) snprintf(files[nfiles++].name, sizeof files[0].name, "model.h5");
     if (rundir_describe_files(run, gen, files, nfiles, err) != 0) return -1;
-    char files_json[160 * (3 + SHARD_GATHER_MAX_FILES)];
+    char files_json[160 * (4 + SHARD_GATHER_MAX_FILES)];
     manifest_files(files_json, sizeof files_json, files, nfiles);
     double var0 = residual_stats_variance(&rep->heldout, false), var1 = residual_stats_variance(&rep->heldout, true);
     tm->write = cli_now() - t0; /* the data files; the manifest follows */
@@ -213,7 +250,8 @@ static int write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes 
     double games = (double)tot->games;
     double mean_eq = tot->observations ? (double)tot->equity_sum / 1000.0 / (double)tot->observations : 0.0;
     static_assert(sizeof files_json < 65536 - 4096, "manifest buffer");
-    char manifest[65536], row[2048];
+    char manifest[65536], row[4096], nn_json[2048] = "", nn_row[1024];
+    nn_report_text(t, nn_json, sizeof nn_json, nn_row, sizeof nn_row);
     snprintf(manifest, sizeof manifest,
              "{\n  \"generation\": %d,\n  \"run_seed\": %" PRIu64 ",\n"
              "  \"game_seed\": \"game i of this generation is seeded from (run_seed, %d, i)\",\n"
@@ -228,6 +266,7 @@ static int write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes 
              "  \"heldout\": {\"moves\": %" PRId64 ", \"resid_var\": %.4f, \"resid_var_spv\": %.4f},\n"
              "  \"match_spv_on_vs_off\": {\"pairs\": %" PRIu64 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f},\n"
              "  \"samples\": %" PRIu64 ",\n"
+             "%s"
              "  \"timings_s\": {\"play\": %.3f, \"reduce\": %.3f, \"derive\": %.3f, \"write\": %.3f, "
              "\"wall\": %.3f},\n"
              "  \"files\": {\n%s  }\n}\n",
@@ -238,18 +277,20 @@ static int write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes 
              train_config_schedule_name(t->cfg.spv_schedule), t->cfg.spv_use ? "true" : "false", t->cfg.spv_k,
              rep->spv_info.cells_observed, rep->spv_info.observations, rep->spv_info.mean_abs, rep->heldout.moves,
              var0, var1, rep->spv_match_pairs, rep->spv_match.win_pct, rep->spv_match.ci95_pct,
-             t->shard_files.samples, tm->play, tm->reduce,
+             t->shard_files.samples, nn_json, tm->play, tm->reduce,
              tm->derive, tm->write, tm->wall, files_json);
     snprintf(row, sizeof row,
              "%d,%" PRId64 ",%" PRId64 ",%d,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.3f,%" PRIu64 ",%.4f,%.5f,%" PRId64
-             ",%" PRId64 ",%" PRIu64 ",%.2f,%.2f,%d,%d,%u,%.5f,%" PRId64 ",%.4f,%.4f,%" PRIu64 ",%.2f,%.2f\n",
+             ",%" PRId64 ",%" PRIu64 ",%.2f,%.2f,%d,%d,%u,%.5f,%" PRId64 ",%.4f,%.4f,%" PRIu64 ",%.2f,%.2f,%" PRIu64
+             ",%s\n",
              gen,
              tot->games, tot->turns, t->comm.size, tm->play > 0 ? games / tm->play : 0.0, tm->wall, tm->play,
              tm->reduce, tm->derive, tm->write, mean_eq, games > 0 ? (double)tot->score_sum / (2.0 * games) : 0.0,
              games > 0 ? (double)tot->bingos / games : 0.0, info->racks_observed, info->baseline, change_rms,
              tot->forced_games, tot->forced_observations, t->cfg.match_pairs, match->win_pct, match->ci95_pct,
              rep->leaves_trained, rep->spv_trained, rep->spv_info.cells_observed, rep->spv_info.mean_abs,
-             rep->heldout.moves, var0, var1, rep->spv_match_pairs, rep->spv_match.win_pct, rep->spv_match.ci95_pct);
+             rep->heldout.moves, var0, var1, rep->spv_match_pairs, rep->spv_match.win_pct, rep->spv_match.ci95_pct,
+             t->shard_files.samples, nn_row);
     return rundir_commit_generation(run, gen, manifest, METRICS_HEADER, row, err);
 }
 
@@ -419,6 +460,41 @@ static int write_shards(Trainer *t, int gen) {
     return 0;
 }
 
+/* The network's stage: trains the model in force on the window of shards
+ * (this generation's included) and writes gen-NNNN.tmp/model.h5. */
+static int nn_generation(Trainer *t, int gen) {
+    RkError err;
+    char dir[RUNDIR_PATH_MAX], out[RUNDIR_PATH_MAX + 16];
+    rundir_gen_path(t->cfg.output, gen, true, dir, sizeof dir);
+    snprintf(out, sizeof out, "%s/model.h5", dir);
+    NnStageOptions o = {.window = t->cfg.nn_window,
+                        .steps = t->cfg.nn_steps,
+                        .batch = t->cfg.nn_batch,
+                        .chunks = t->cfg.nn_chunks,
+                        .lr = t->cfg.nn_lr,
+                        .weight_decay = t->cfg.nn_weight_decay,
+                        .seed = t->cfg.seed,
+                        .heldout_every = t->cfg.nn_heldout_every,
+                        .eval_positions = t->cfg.nn_eval_positions,
+                        .progress_seconds = t->cfg.progress_seconds};
+    if (nn_stage_run(&t->comm, t->cfg.output, gen, dir, &o, &t->nn_fc, &t->model, out, &t->nn_rep, &err) != 0) {
+        if (t->comm.rank == 0) fprintf(stderr, "rookery: %s\n", err.msg);
+        return 1;
+    }
+    t->nn_trained = true;
+    const NnStageReport *r = &t->nn_rep;
+    const NnEvalReport *e = &r->eval;
+    SAY(t,
+        "gen %d nn: %" PRId64 " steps on %" PRIu64 " samples (gens %d-%d), loss %.3f -> %.3f, %.0f samples/s; "
+        "held-out %" PRIu64 " positions: P top-1 %.1f%%, Brier %.4f (baseline %.4f), spread rmse %.1f (baseline "
+        "%.1f), H %.3f nats/tile (uniform %.3f); load %.1f s, train %.1f s, eval %.1f s",
+        gen, t->cfg.nn_steps, r->train_samples, r->first_gen, r->last_gen, nn_loss_total(&r->train.first),
+        nn_loss_total(&r->train.last), r->train.samples_per_second, e->positions, 100.0 * e->p_top1, e->v_brier,
+        e->v_brier_base, e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform, r->load_s, r->train_s,
+        r->eval_s);
+    return 0;
+}
+
 /* Plays generation gen; returns 0 done, TRAIN_EXIT_STOPPED, or 1 (error). */
 static int run_generation(Trainer *t, int gen) {
     RkError err;
@@ -451,7 +527,8 @@ static int run_generation(Trainer *t, int gen) {
                           .game = t->game};
     shardset_clear(&t->samples);
     memset(&t->shard_files, 0, sizeof t->shard_files);
-    t->gen_begun = false;
+    memset(&t->nn_rep, 0, sizeof t->nn_rep);
+    t->gen_begun = t->nn_trained = false;
     uint64_t rounds = generation_rounds(w.games, w.nranks);
     double last_progress = t0;
     for (uint64_t r = 0; r < rounds; r++) {
@@ -524,6 +601,7 @@ static int run_generation(Trainer *t, int gen) {
     rep.info = info;
     rep.change_rms = change_rms;
     if (heldout_residuals(t, gen, &rep.heldout) != 0 || evaluation_matches(t, &rep) != 0) return 1;
+    if (t->have_model && nn_generation(t, gen) != 0) return 1;
     MatchResult match = rep.match;
     double t_match = cli_now(); /* evaluation, not part of the generation's overhead */
     /* write: rank 0, then everyone learns whether it worked */
@@ -598,6 +676,33 @@ static int load_spv(Trainer *t, int latest, RkError *err) {
     }
     spv_free(&in);
     return rc;
+}
+
+/* The model in force: the last complete generation's model.h5, else a new
+ * one of the configured architecture (seeded from the run seed). A loaded
+ * model keeps its own architecture. */
+static int setup_model(Trainer *t, int latest, RkError *err) {
+    if (!t->cfg.nn_shards) return rk_error(err, "nn.train = yes needs nn.shards = yes (the trainer learns from shards)");
+    nn_feature_context(&t->nn_fc, &t->engine.ld, &t->engine.layout, &t->engine.kwg);
+    char path[RUNDIR_PATH_MAX + 64], dir[RUNDIR_PATH_MAX];
+    path[0] = 0;
+    if (latest >= 0) {
+        rundir_gen_path(t->cfg.output, latest, false, dir, sizeof dir);
+        snprintf(path, sizeof path, "%s/model.h5", dir);
+        if (access(path, F_OK) != 0) path[0] = 0;
+    }
+    int rc = path[0] ? nn_model_load(&t->model, path, &t->engine.ld, t->engine.layout.dim, err)
+                     : nn_model_init(&t->model, &t->cfg.nn_arch, &t->engine.ld, t->engine.layout.dim,
+                                     t->cfg.seed ^ UINT64_C(0x6d6f64656c), err);
+    if (rc != 0) return -1;
+    t->have_model = true;
+    if (path[0])
+        SAY(t, "model: %s (step %" PRId64 ", %zu parameters)", path, t->model.train_step, t->model.params.total);
+    else
+        SAY(t, "model: new, %d channels x %d blocks, embed %d, heads %d, H %d tile(s) a step (%zu parameters)",
+            t->model.arch.channels, t->model.arch.blocks, t->model.arch.embed, t->model.arch.head_hidden,
+            t->model.arch.h_tiles, t->model.params.total);
+    return 0;
 }
 
 /* Loads everything every rank needs; returns 0 or an exit code. */
@@ -682,6 +787,11 @@ static int setup(Trainer *t, int *start_gen) {
             t->player.leaves = &t->klv;
             t->player_borrows = true;
         }
+    }
+    if (t->cfg.nn_train) {
+        rc = setup_model(t, latest, &err);
+        if (rc != 0) fprintf(stderr, "rookery: %s\n", err.msg);
+        if (agree(t, rc != 0) != 0) return 2;
     }
     shardset_init(&t->samples);
     samples_init(&t->recorder, &t->samples, t->cfg.nn_temperature, t->cfg.nn_top, klv_leave_value, &t->klv);
@@ -807,6 +917,7 @@ int cmd_train(int argc, char **argv) {
     free(t->game);
     samples_free(&t->recorder);
     shardset_free(&t->samples);
+    if (t->have_model) nn_model_free(&t->model);
     free(t->new_values);
     leave_deriver_free(&t->deriver);
     rack_accum_free(&t->acc);

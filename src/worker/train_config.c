@@ -58,6 +58,8 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "grad_chunks = 8\n"
     "lr = 0.001\n"
     "weight_decay = 0.0001\n"
+    "heldout_every = 10\n"
+    "eval_positions = 1000\n"
     "channels = 32\n"
     "blocks = 4\n"
     "embed = 64\n"
@@ -237,6 +239,12 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
         return parse_double(v, 0.0, 10.0, &c->nn_lr);
     } else if (IS("nn", "weight_decay")) {
         return parse_double(v, 0.0, 10.0, &c->nn_weight_decay);
+    } else if (IS("nn", "heldout_every")) {
+        if (parse_u64(v, 0, 1000000, &x) != 0 || x == 1) return -1;
+        c->nn_heldout_every = (int)x;
+    } else if (IS("nn", "eval_positions")) {
+        if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
+        c->nn_eval_positions = x;
     } else if (IS("nn", "channels")) {
         if (parse_u64(v, 1, 512, &x) != 0) return -1;
         c->nn_arch.channels = (int)x;
@@ -385,14 +393,15 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      "prior_var = %s\nheldout_games = %" PRIu64 "\nmatch_pairs = %" PRIu64 "\n\n"
                      "[nn]\nshards = %s\npolicy_temperature = %s\npolicy_top = %d\nshard_samples = %" PRIu64
                      "\ntrain = %s\nwindow = %d\nsteps = %" PRId64 "\nbatch = %d\ngrad_chunks = %d\nlr = %s\n"
-                     "weight_decay = %s\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\n",
+                     "weight_decay = %s\nheldout_every = %d\neval_positions = %" PRIu64 "\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\n",
                      c->seed, c->generations, c->games_per_generation, c->output, c->player, c->progress_seconds,
                      c->lexicon,
                      c->ld, c->layout, c->initial_leaves, sched, c->max_forced_games, shrink, c->match_pairs,
                      train_config_schedule_name(c->spv_schedule), residual_target_name(c->spv_target), c->spv_start, c->spv_use ? "yes" : "no",
                      c->spv_initial, k, pm, pv, c->spv_heldout_games, c->spv_match_pairs,
                      c->nn_shards ? "yes" : "no", temp, c->nn_top, c->nn_shard_samples, c->nn_train ? "yes" : "no",
-                     c->nn_window, c->nn_steps, c->nn_batch, c->nn_chunks, lr, wd, c->nn_arch.channels,
+                     c->nn_window, c->nn_steps, c->nn_batch, c->nn_chunks, lr, wd, c->nn_heldout_every,
+                     c->nn_eval_positions, c->nn_arch.channels,
                      c->nn_arch.blocks, c->nn_arch.embed, c->nn_arch.head_hidden, c->nn_arch.h_tiles);
     return n > 0 && (size_t)n < cap ? n : -1;
 }

@@ -71,6 +71,10 @@
  *                                      (ranks beyond it idle while training; docs/nn.md)
  *   nn.lr                     0.001    Adam learning rate
  *   nn.weight_decay           0.0001   AdamW decoupled weight decay
+ *   nn.heldout_every          10       game i of each generation is held out of training when
+ *                                      i mod 10 = 9 (0 = none); the newest generation's held-out
+ *                                      positions measure the model (metrics.csv)
+ *   nn.eval_positions         1000     held-out positions evaluated at most per generation
  *   nn.channels / blocks / embed / head_hidden / h_tiles   32 / 4 / 64 / 64 / 1
  *                                      the architecture (nn/model.h)
  */
@@ -113,7 +117,8 @@ typedef struct TrainConfig {
     double nn_temperature;
     int nn_top;
     uint64_t nn_shard_samples;
-    int nn_window, nn_batch, nn_chunks;
+    int nn_window, nn_batch, nn_chunks, nn_heldout_every;
+    uint64_t nn_eval_positions;
     int64_t nn_steps;
     double nn_lr, nn_weight_decay;
     NnArch nn_arch;

@@ -1,0 +1,264 @@
+/* rookery nn: the network outside the training loop.
+ *
+ *   rookery nn train --run RUN   trains a model on RUN's shards (data-parallel
+ *                                under mpirun), as the loop's stage does
+ *   rookery nn eval --run RUN --model FILE   held-out metrics of a model
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "nn/model_io.h"
+#include "reducer/nn_stage.h"
+#include "reducer/rundir.h"
+#include "worker/train_config.h"
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: mpirun -np N rookery nn train --run RUN [--generation G] [--from MODEL.h5] [--out FILE]\n"
+            "                                     [--set nn.key=value]...\n"
+            "       rookery nn eval --run RUN --model MODEL.h5 [--generation G]\n"
+            "\n"
+            "train  trains the network on the shards of generations G-window+1..G of RUN (G: the\n"
+            "       last complete one), with RUN/config.ini's [nn] settings and --set overrides\n"
+            "       (e.g. --set nn.steps=2000). It starts from --from, else from RUN/gen-G/model.h5\n"
+            "       if there is one, else from a new model. Data-parallel over the ranks, with the\n"
+            "       same bytes at any rank count (docs/nn.md). Writes --out (default\n"
+            "       RUN/nn/model-gen-GGGG.h5) and prints the losses and held-out metrics.\n"
+            "eval   the held-out metrics of a model on generation G's held-out games (P top-1\n"
+            "       agreement with the move played, V Brier score and spread error against a\n"
+            "       spread-and-unseen-tiles baseline, H log-likelihood per tile against uniform).\n"
+            "Exit codes: 0 done, 1 runtime failure, 2 bad input.\n");
+}
+
+typedef struct NnOptions {
+    const char *run, *from, *out, *model;
+    int generation; /* -1: latest */
+    const char *sets[64];
+    int nsets;
+} NnOptions;
+
+static int load_run_config(const NnOptions *o, TrainConfig *cfg, RkError *err) {
+    train_config_defaults(cfg);
+    char path[RUNDIR_PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/config.ini", o->run);
+    if (train_config_load(cfg, path, err) != 0) return -1;
+    for (int i = 0; i < o->nsets; i++) {
+        char key[256];
+        const char *eq = strchr(o->sets[i], '=');
+        if (eq == NULL || (size_t)(eq - o->sets[i]) >= sizeof key)
+            return rk_error(err, "--set %s: expected section.key=value", o->sets[i]);
+        memcpy(key, o->sets[i], (size_t)(eq - o->sets[i]));
+        key[eq - o->sets[i]] = '\0';
+        if (train_config_set(cfg, key, eq + 1, err) != 0) return -1;
+    }
+    return 0;
+}
+
+static int open_engine(Engine *e, const TrainConfig *cfg) {
+    const char *lex = cfg->lexicon;
+    return engine_open(e, cfg->ld, cfg->layout, strchr(lex, '/') || strstr(lex, ".kwg") ? lex : NULL, lex);
+}
+
+/* The generation: --generation, else RUN/LATEST. */
+static int pick_generation(const NnOptions *o, RkError *err) {
+    int latest = rundir_latest(o->run, err);
+    if (latest < 0) {
+        if (latest == -1) rk_error(err, "%s: no complete generation", o->run);
+        return -1;
+    }
+    if (o->generation < 0) return latest;
+    if (o->generation < 1 || o->generation > latest)
+        return rk_error(err, "--generation %d: %s has generations 1..%d", o->generation, o->run, latest);
+    return o->generation;
+}
+
+static void print_eval(const NnEvalReport *e) {
+    printf("held-out: %" PRIu64 " positions\n", e->positions);
+    printf("  P top-1 agreement with the move played   %.2f%%\n", 100.0 * e->p_top1);
+    printf("  V Brier score                            %.5f (baseline %.5f)\n", e->v_brier, e->v_brier_base);
+    printf("  V final spread rmse                      %.2f (baseline %.2f)\n", e->spread_rmse, e->spread_rmse_base);
+    printf("  H leave NLL per tile                     %.4f nats (uniform %.4f; %" PRIu64 " leaves, %" PRIu64
+           " tiles)\n",
+           e->h_nll, e->h_nll_uniform, e->leaves, e->leave_tiles);
+}
+
+static int nn_train_cmd(const NnOptions *o) {
+    RkError err;
+    Comm comm;
+    if (comm_init(&comm, NULL, NULL, &err) != 0) {
+        fprintf(stderr, "rookery nn: %s\n", err.msg);
+        return 2;
+    }
+    TrainConfig cfg;
+    Engine engine;
+    bool engine_ok = false, model_ok = false;
+    NnModel model;
+    int rc = 0, gen = -1;
+    if (load_run_config(o, &cfg, &err) != 0 || (gen = pick_generation(o, &err)) < 0) rc = 2;
+    if (rc == 0) {
+        if (open_engine(&engine, &cfg) != 0) rc = 2;
+        else engine_ok = true;
+    }
+    char dir[RUNDIR_PATH_MAX], from[RUNDIR_PATH_MAX + 16], out[RUNDIR_PATH_MAX + 64];
+    if (rc == 0) {
+        rundir_gen_path(o->run, gen, false, dir, sizeof dir);
+        snprintf(from, sizeof from, "%s/model.h5", dir);
+        const char *src = o->from ? o->from : access(from, F_OK) == 0 ? from : NULL;
+        int r = src ? nn_model_load(&model, src, &engine.ld, engine.layout.dim, &err)
+                    : nn_model_init(&model, &cfg.nn_arch, &engine.ld, engine.layout.dim,
+                                    cfg.seed ^ UINT64_C(0x6d6f64656c), &err);
+        if (r != 0) rc = 2;
+        else model_ok = true;
+        if (rc == 0 && comm.rank == 0)
+            printf("rookery nn train: %s, generation %d, model %s (step %" PRId64 ", %zu parameters), %d rank(s)\n",
+                   o->run, gen, src ? src : "new", model.train_step, model.params.total, comm.size);
+    }
+    if (rc == 0) {
+        if (o->out) snprintf(out, sizeof out, "%s", o->out);
+        else {
+            snprintf(out, sizeof out, "%s/nn", o->run);
+            if (comm.rank == 0 && rundir_mkdirs(out, &err) != 0) rc = 1;
+            snprintf(out, sizeof out, "%s/nn/model-gen-%04d.h5", o->run, gen);
+        }
+    }
+    if ((int)comm_max_i64(&comm, rc) != 0) {
+        if (rc != 0 && comm.rank == 0) fprintf(stderr, "rookery nn: %s\n", err.msg);
+        rc = rc ? rc : 2;
+    } else {
+        NnFeatureContext fc;
+        nn_feature_context(&fc, &engine.ld, &engine.layout, &engine.kwg);
+        NnStageOptions so = {.window = cfg.nn_window,
+                             .steps = cfg.nn_steps,
+                             .batch = cfg.nn_batch,
+                             .chunks = cfg.nn_chunks,
+                             .lr = cfg.nn_lr,
+                             .weight_decay = cfg.nn_weight_decay,
+                             .seed = cfg.seed,
+                             .heldout_every = cfg.nn_heldout_every,
+                             .eval_positions = cfg.nn_eval_positions,
+                             .progress_seconds = cfg.progress_seconds};
+        NnStageReport rep;
+        if (nn_stage_run(&comm, o->run, gen, NULL, &so, &fc, &model, out, &rep, &err) != 0) {
+            if (comm.rank == 0) fprintf(stderr, "rookery nn: %s\n", err.msg);
+            rc = 1;
+        } else if (comm.rank == 0) {
+            printf("trained %" PRId64 " steps on %" PRIu64 " samples of generations %d-%d: loss %.4f -> %.4f, "
+                   "%.0f samples/s (%.1f s)\n",
+                   cfg.nn_steps, rep.train_samples, rep.first_gen, rep.last_gen, nn_loss_total(&rep.train.first),
+                   nn_loss_total(&rep.train.last), rep.train.samples_per_second, rep.train_s);
+            print_eval(&rep.eval);
+            printf("wrote %s\n", out);
+        }
+    }
+    if (model_ok) nn_model_free(&model);
+    if (engine_ok) engine_close(&engine);
+    comm_finalize(&comm);
+    return rc;
+}
+
+static int nn_eval_cmd(const NnOptions *o) {
+    RkError err;
+    TrainConfig cfg;
+    Engine engine;
+    int gen;
+    if (!o->model) {
+        fprintf(stderr, "rookery nn eval: give --model FILE (see --help)\n");
+        return 2;
+    }
+    if (load_run_config(o, &cfg, &err) != 0 || (gen = pick_generation(o, &err)) < 0) {
+        fprintf(stderr, "rookery nn: %s\n", err.msg);
+        return 2;
+    }
+    if (open_engine(&engine, &cfg) != 0) return 2;
+    NnModel model;
+    if (nn_model_load(&model, o->model, &engine.ld, engine.layout.dim, &err) != 0) {
+        fprintf(stderr, "rookery nn: %s\n", err.msg);
+        engine_close(&engine);
+        return 2;
+    }
+    NnFeatureContext fc;
+    nn_feature_context(&fc, &engine.ld, &engine.layout, &engine.kwg);
+    char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 80], names[256][64];
+    rundir_gen_path(o->run, gen, false, dir, sizeof dir);
+    ShardSet set;
+    shardset_init(&set);
+    int n = nn_stage_list_shards(dir, names, 256, &err), rc = n < 0 ? 2 : 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (shard_read(path, &set, NULL, &engine.ld, engine.layout.dim, &err) != 0) rc = 2;
+    }
+    if (rc == 0 && n == 0) {
+        rk_error(&err, "%s: no shards", dir);
+        rc = 2;
+    }
+    size_t *train = malloc((set.n + 1) * sizeof *train), *test = malloc((set.n + 1) * sizeof *test), tn = 0, en = 0;
+    int every = cfg.nn_heldout_every;
+    for (size_t i = 0; rc == 0 && i < set.n; i++) {
+        bool out = every > 0 && set.s[i].game % (uint64_t)every == (uint64_t)every - 1;
+        if (!out) train[tn++] = i;
+        else if (en < cfg.nn_eval_positions) test[en++] = i;
+    }
+    if (rc == 0 && en == 0) {
+        rk_error(&err, "%s: no held-out positions (nn.heldout_every = %d)", dir, every);
+        rc = 2;
+    }
+    NnEvalReport e;
+    if (rc == 0 && nn_evaluate(&model, &fc, &set, train, tn, &set, test, en, &e, &err) != 0) rc = 1;
+    if (rc != 0) fprintf(stderr, "rookery nn: %s\n", err.msg);
+    else {
+        printf("%s on %s generation %d (model step %" PRId64 ")\n", o->model, o->run, gen, model.train_step);
+        print_eval(&e);
+    }
+    free(train), free(test);
+    shardset_free(&set);
+    nn_model_free(&model);
+    engine_close(&engine);
+    return rc;
+}
+
+int cmd_nn(int argc, char **argv) {
+    if (argc < 2 || cli_is_help(argv[1])) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const char *sub = argv[1];
+    if (strcmp(sub, "train") != 0 && strcmp(sub, "eval") != 0) {
+        fprintf(stderr, "rookery nn: unknown subcommand '%s' (train or eval; see --help)\n", sub);
+        return 2;
+    }
+    NnOptions o = {.generation = -1};
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--run") == 0 && i + 1 < argc) {
+            o.run = argv[++i];
+        } else if (strcmp(a, "--from") == 0 && i + 1 < argc) {
+            o.from = argv[++i];
+        } else if (strcmp(a, "--out") == 0 && i + 1 < argc) {
+            o.out = argv[++i];
+        } else if (strcmp(a, "--model") == 0 && i + 1 < argc) {
+            o.model = argv[++i];
+        } else if (strcmp(a, "--generation") == 0) {
+            if (cli_parse_int("--generation", i + 1 < argc ? argv[i + 1] : NULL, 1, 1000000, &o.generation) != 0)
+                return 2;
+            i++;
+        } else if (strcmp(a, "--set") == 0 && i + 1 < argc && o.nsets < 64) {
+            o.sets[o.nsets++] = argv[++i];
+        } else {
+            fprintf(stderr, "rookery nn %s: unknown or incomplete option '%s' (see --help)\n", sub, a);
+            return 2;
+        }
+    }
+    if (!o.run) {
+        fprintf(stderr, "rookery nn %s: give --run RUN (see --help)\n", sub);
+        return 2;
+    }
+    return strcmp(sub, "train") == 0 ? nn_train_cmd(&o) : nn_eval_cmd(&o);
+}

@@ -1,0 +1,35 @@
+/*
+ * evaluate.h - how good a network is on held-out samples, against simple
+ * baselines (docs/results.md reports these):
+ *   P: top-1 agreement of the most probable legal move with the move played
+ *      (the static player's choice in static self-play);
+ *   V: Brier score of the win probability (target 1 win, 1/2 draw, 0 loss)
+ *      and RMS error of the expected final spread, against a baseline that
+ *      knows only the current spread and the number of unseen tiles (the
+ *      mean outcome of training samples in the same (spread, unseen) bin);
+ *   H: negative log-likelihood per tile of the opponent's true leave,
+ *      against drawing it uniformly from the unseen tiles.
+ */
+#ifndef ROOKERY_NN_EVALUATE_H
+#define ROOKERY_NN_EVALUATE_H
+#include "infer.h"
+#include "shard.h"
+
+typedef struct NnEvalReport {
+    uint64_t positions, leaves, leave_tiles;
+    double p_top1;
+    double v_brier, v_brier_base;
+    double spread_rmse, spread_rmse_base;
+    double h_nll, h_nll_uniform;   /* per tile, nats */
+} NnEvalReport;
+
+/* The baseline's table is built from train[tidx[0..tn)]; the test samples
+ * are test[eidx[0..en)]. */
+int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *train, const size_t *tidx, size_t tn,
+                const ShardSet *test, const size_t *eidx, size_t en, NnEvalReport *rep, RkError *err);
+
+/* log P(leave) when drawing leave->total tiles uniformly without
+ * replacement from the pool (as a multiset). */
+double nn_uniform_leave_logprob(const Rack *pool, const Rack *leave, int letters);
+
+#endif

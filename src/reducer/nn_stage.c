@@ -1,0 +1,115 @@
+/*
+ * nn_stage.c - loading the shard window, training, evaluating and writing
+ * the model of a generation (see nn_stage.h).
+ */
+#include "nn_stage.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn/model_io.h"
+#include "rundir.h"
+
+static int cmp_name(const void *a, const void *b) { return strcmp(a, b); }
+
+int nn_stage_list_shards(const char *dir, char (*names)[64], int cap, RkError *err) {
+    DIR *d = opendir(dir);
+    if (!d) return rk_error(err, "%s: cannot list the shards", dir);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "shard-", 6) != 0 || len < 9 || strcmp(e->d_name + len - 3, ".h5") != 0 || len >= 64)
+            continue;
+        if (n == cap) {
+            closedir(d);
+            return rk_error(err, "%s: more than %d shards", dir, cap);
+        }
+        memcpy(names[n++], e->d_name, len + 1);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, 64, cmp_name);
+    return n;
+}
+
+#define MAX_SHARDS_PER_GEN 1024
+
+static int load_window(const char *run, int gen, const char *gen_dir, int window, const NnFeatureContext *fc,
+                       ShardSet *set, int *first, RkError *err) {
+    *first = gen - window + 1 > 1 ? gen - window + 1 : 1;
+    char(*names)[64] = malloc(MAX_SHARDS_PER_GEN * 64);
+    if (!names) return rk_error(err, "nn: out of memory");
+    int rc = 0;
+    for (int g = *first; g <= gen && rc == 0; g++) {
+        char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 80];
+        if (g == gen && gen_dir) snprintf(dir, sizeof dir, "%s", gen_dir);
+        else rundir_gen_path(run, g, false, dir, sizeof dir);
+        int n = nn_stage_list_shards(dir, names, MAX_SHARDS_PER_GEN, err);
+        if (n < 0) rc = -1;
+        for (int i = 0; i < n && rc == 0; i++) {
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            rc = shard_read(path, set, NULL, fc->ld, fc->shape.dim, err);
+        }
+    }
+    free(names);
+    return rc;
+}
+
+static bool held_out(const ShardSample *s, int every) { return every > 0 && s->game % (uint64_t)every == (uint64_t)every - 1; }
+
+int nn_stage_run(const Comm *c, const char *run, int gen, const char *gen_dir, const NnStageOptions *o,
+                 const NnFeatureContext *fc, NnModel *m, const char *model_out, NnStageReport *rep, RkError *err) {
+    memset(rep, 0, sizeof *rep);
+    rep->last_gen = gen;
+    ShardSet set;
+    shardset_init(&set);
+    size_t *train = NULL, *test = NULL;
+    double t0 = rk_seconds();
+    int status = load_window(run, gen, gen_dir, o->window, fc, &set, &rep->first_gen, err) != 0;
+    if (comm_max_i64(c, status) != 0) {
+        if (!status) rk_error(err, "nn: another rank could not load the shards");
+        shardset_free(&set);
+        return -1;
+    }
+    train = malloc((set.n + 1) * sizeof *train);
+    test = malloc((set.n + 1) * sizeof *test);
+    if (!train || !test) status = 1;
+    size_t tn = 0, en = 0;
+    for (size_t i = 0; !status && i < set.n; i++) {
+        if (!held_out(&set.s[i], o->heldout_every)) train[tn++] = i;
+        else if (set.s[i].generation == (uint32_t)gen && en < o->eval_positions) test[en++] = i;
+    }
+    rep->train_samples = tn;
+    rep->heldout_samples = en;
+    rep->load_s = rk_seconds() - t0;
+    NnTrainOptions topt = {.batch = o->batch,
+                           .chunks = o->chunks,
+                           .steps = o->steps,
+                           .adam = nn_adam_default(),
+                           .seed = o->seed,
+                           .generation = (uint32_t)gen,
+                           .progress_seconds = o->progress_seconds};
+    topt.adam.lr = (float)o->lr;
+    topt.adam.weight_decay = (float)o->weight_decay;
+    NnTrainComm tc = nn_train_comm_mpi(c);
+    if (status == 0 && nn_train(m, fc, &set, train, tn, &topt, &tc, &rep->train, err) != 0) status = 1;
+    /* nn_train's failures are the same on every rank (same data, same sums) */
+    rep->train_s = rk_seconds() - t0 - rep->load_s;
+    m->generation = (uint32_t)gen;
+    double t1 = rk_seconds();
+    if (status == 0 && c->rank == 0 && en > 0 &&
+        nn_evaluate(m, fc, &set, train, tn, &set, test, en, &rep->eval, err) != 0)
+        status = 1;
+    rep->eval_s = rk_seconds() - t1;
+    if (status == 0 && c->rank == 0 && model_out && nn_model_save(m, model_out, fc->ld, err) != 0) status = 1;
+    free(train);
+    free(test);
+    shardset_free(&set);
+    if (comm_max_i64(c, status) != 0) {
+        if (!status) rk_error(err, "nn: the stage failed on another rank");
+        return -1;
+    }
+    return 0;
+}

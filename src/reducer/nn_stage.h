@@ -1,0 +1,49 @@
+/*
+ * nn_stage.h - the network's stage of a generation: load the window of
+ * recent shards, train the model data-parallel over the ranks
+ * (nn/trainer.h, collectives from nn_comm.h), evaluate it on the newest
+ * generation's held-out games (nn/evaluate.h, rank 0), and let rank 0 write
+ * model.h5. Used by `rookery train` (each generation, nn.train = yes) and
+ * `rookery nn train`.
+ *
+ * Held-out games: game i of every generation is held out of training if
+ * heldout_every > 0 and i mod heldout_every = heldout_every - 1.
+ */
+#ifndef ROOKERY_NN_STAGE_H
+#define ROOKERY_NN_STAGE_H
+#include "comm.h"
+#include "nn/evaluate.h"
+#include "nn/trainer.h"
+
+typedef struct NnStageOptions {
+    int window;             /* generations of shards */
+    int64_t steps;
+    int batch, chunks;
+    double lr, weight_decay;
+    uint64_t seed;
+    int heldout_every;      /* 0: no held-out games */
+    uint64_t eval_positions;/* held-out positions evaluated at most */
+    double progress_seconds;
+} NnStageOptions;
+
+typedef struct NnStageReport {
+    int first_gen, last_gen;        /* the window */
+    uint64_t train_samples, heldout_samples;
+    NnTrainReport train;
+    NnEvalReport eval;
+    double load_s, train_s, eval_s;
+} NnStageReport;
+
+/* The shard files (shard-*.h5) of a generation directory, sorted; returns
+ * their count (at most cap names of 64 bytes), or -1. */
+int nn_stage_list_shards(const char *dir, char (*names)[64], int cap, RkError *err);
+
+/* Trains m at generation gen of run: the window is generations
+ * max(1, gen - window + 1) .. gen, where gen's files are in gen_dir (its
+ * gen-NNNN.tmp while it is built) and the others in RUN/gen-NNNN. If
+ * model_out is not NULL rank 0 writes the trained model there. Collective;
+ * the status is agreed by every rank. */
+int nn_stage_run(const Comm *c, const char *run, int gen, const char *gen_dir, const NnStageOptions *o,
+                 const NnFeatureContext *fc, NnModel *m, const char *model_out, NnStageReport *rep, RkError *err);
+
+#endif
