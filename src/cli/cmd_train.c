@@ -40,6 +40,7 @@
 #include "worker/generation.h"
 #include "worker/match.h"
 #include "worker/train_config.h"
+#include "train.h"
 
 #define TRAIN_EXIT_STOPPED 3
 #define CHECK_ROUNDS 32
@@ -49,6 +50,13 @@ static volatile sig_atomic_t stop_requested = 0;
 static void on_signal(int sig) {
     (void)sig;
     stop_requested = 1;
+}
+
+void train_timestamp(char *buf, size_t cap) {
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
 static void usage(FILE *out) {
@@ -71,228 +79,8 @@ static void usage(FILE *out) {
             "(the generation in flight is discarded; run the same command to resume).\n");
 }
 
-static void timestamp(char *buf, size_t cap) {
-    time_t t = time(NULL);
-    struct tm tm;
-    localtime_r(&t, &tm);
-    strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm);
-}
 
-typedef struct Trainer {
-    Comm comm;
-    TrainConfig cfg;
-    Engine engine;
-    RackTable racks;
-    Klv klv;
-    LeaveDeriver deriver;
-    RackAccum acc;
-    RackAccum delta; /* forced-rack observations of one batch, before they are summed */
-    /* one buffer for the per-generation Allreduce: acc (2 x racks), then the
-     * SPV cells (spv_acc), then the generation totals */
-    int64_t *reduce_buf;
-    size_t reduce_words;
-    bool spv_on;     /* spv.schedule != off */
-    Spv spv;         /* the SPV table in force */
-    Spv new_spv;     /* this generation's derivation */
-    SpvAccum spv_acc;
-    GameResiduals *res; /* scratch */
-    float *new_values; /* the next generation's leaves, before they replace klv's */
-    Game *game;
-    Player player;      /* run.player when it is not "static" */
-    bool have_player;
-    bool player_borrows;  /* player.leaves is &klv, not its own */
-    /* the last generation played, for `rookery bench train` */
-    /* training samples (nn.shards): this rank's, and the files rank 0 wrote */
-    ShardSet samples;
-    SampleRecorder recorder;
-    ShardFiles shard_files;
-    bool gen_begun;     /* rank 0 has created this generation's gen-NNNN.tmp/ */
-    /* the network (nn.train): the model in force, trained a little more each generation */
-    NnFeatureContext nn_fc;
-    NnModel model;
-    bool have_model, nn_trained;
-    NnStageReport nn_rep;
-    bool bench;
-    double last_play, last_overhead, last_wall;
-    int64_t last_games;
-} Trainer;
 
-/* Rank 0 prints; the others stay quiet. */
-#define SAY(t, ...)                                                                                                  \
-    do {                                                                                                             \
-        if ((t)->comm.rank == 0) {                                                                                   \
-            char ts_[32];                                                                                            \
-            timestamp(ts_, sizeof ts_);                                                                              \
-            printf("[%s] ", ts_);                                                                                    \
-            printf(__VA_ARGS__);                                                                                     \
-            printf("\n");                                                                                            \
-            fflush(stdout);                                                                                          \
-        }                                                                                                            \
-    } while (0)
-
-/* Every rank agrees on a status: the worst (max) one wins. */
-static int agree(Trainer *t, int status) { return (int)comm_max_i64(&t->comm, status); }
-
-/* The "files" members of a manifest, one line each. */
-static void manifest_files(char *buf, size_t cap, const RunFile *f, int n) {
-    size_t off = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < n && off < cap; i++)
-        off += (size_t)snprintf(buf + off, cap - off, "    \"%s\": {\"bytes\": %" PRIu64 ", \"sha256\": \"%s\"}%s\n",
-                                f[i].name, f[i].bytes, f[i].sha256, i + 1 < n ? "," : "");
-}
-
-static int write_generation0(Trainer *t, RkError *err) {
-    const char *run = t->cfg.output;
-    char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 64], text[8192];
-    if (rundir_mkdirs(run, err) != 0) return -1;
-    int n = train_config_write(&t->cfg, text, sizeof text);
-    snprintf(path, sizeof path, "%s/config.ini", run);
-    if (n < 0 || rk_write_file_atomic(path, text, (size_t)n, err) != 0) return -1;
-    if (rundir_begin_generation(run, 0, err) != 0) return -1;
-    rundir_gen_path(run, 0, true, dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/leaves.klv2", dir);
-    if (klv_write(&t->klv, path, err) != 0) return -1;
-    RunFile f[2] = {{.name = "leaves.klv2"}, {.name = "positional.spv"}};
-    int nf = t->spv_on ? 2 : 1;
-    snprintf(path, sizeof path, "%s/positional.spv", dir);
-    if (t->spv_on && spv_write(&t->spv, path, err) != 0) return -1;
-    if (rundir_describe_files(run, 0, f, nf, err) != 0) return -1;
-    char files[1024];
-    manifest_files(files, sizeof files, f, nf);
-    snprintf(text, sizeof text,
-             "{\n  \"generation\": 0,\n  \"run_seed\": %" PRIu64 ",\n  \"initial_leaves\": \"%s\",\n"
-             "  \"initial_spv\": \"%s\",\n  \"files\": {\n%s  }\n}\n",
-             t->cfg.seed, t->cfg.initial_leaves, t->spv_on ? t->cfg.spv_initial : "none", files);
-    return rundir_commit_generation(run, 0, text, NULL, NULL, err);
-}
-
-static const char METRICS_HEADER[] =
-    "generation,games,turns,ranks,games_per_s,wall_s,play_s,reduce_s,derive_s,write_s,mean_best_equity,"
-    "mean_final_score,bingos_per_game,racks_observed,baseline,leave_change_rms,forced_games,forced_observations,"
-    "match_pairs,match_win_pct,match_ci95_pct,leaves_trained,spv_trained,spv_cells_observed,spv_mean_abs,"
-    "heldout_moves,resid_var,resid_var_spv,spv_match_pairs,spv_match_win_pct,spv_match_ci95_pct,samples,"
-    "nn_trained,nn_steps,nn_train_samples,nn_samples_per_s,nn_loss_first,nn_loss_last,nn_value_loss,nn_policy_loss,"
-    "nn_hidden_loss,nn_heldout_positions,nn_p_top1,nn_brier,nn_brier_base,nn_spread_rmse,nn_spread_rmse_base,"
-    "nn_h_nll,nn_h_nll_uniform";
-
-typedef struct GenTimes {
-    double play, reduce, derive, write, wall;
-} GenTimes;
-
-/* What a generation found, for the manifest and metrics.csv. */
-typedef struct GenReport {
-    GenerationTotals tot;
-    DeriveInfo info;
-    double change_rms;
-    MatchResult match;       /* new leaves vs zero leaves */
-    bool leaves_trained, spv_trained;
-    SpvDeriveInfo spv_info;
-    ResidualStats heldout;
-    MatchResult spv_match;   /* new leaves with the new SPV vs without */
-    uint64_t spv_match_pairs;
-} GenReport;
-
-/* The network's part of the manifest (a JSON member line, or "") and of the
- * metrics row (its columns). */
-static void nn_report_text(const Trainer *t, char *json, size_t jcap, char *row, size_t rcap) {
-    const NnStageReport *r = &t->nn_rep;
-    const NnLossSums *mean = &r->train.mean;
-    double n = mean->samples > 0 ? mean->samples : 1.0;
-    double value = (mean->wdl + mean->spread) / n, policy = (mean->sub + mean->steps) / n, hidden = mean->hidden / n;
-    const NnEvalReport *e = &r->eval;
-    int64_t steps = t->nn_trained ? t->cfg.nn_steps : 0;
-    snprintf(row, rcap, "%d,%" PRId64 ",%" PRIu64 ",%.1f,%.5f,%.5f,%.5f,%.5f,%.5f,%" PRIu64 ",%.4f,%.5f,%.5f,%.2f,%.2f,%.4f,%.4f",
-             t->nn_trained, steps, r->train_samples, r->train.samples_per_second, nn_loss_total(&r->train.first),
-             nn_loss_total(&r->train.last), value, policy, hidden, e->positions, e->p_top1, e->v_brier,
-             e->v_brier_base, e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform);
-    if (!t->nn_trained) return;
-    snprintf(json, jcap,
-             "  \"nn\": {\"window\": [%d, %d], \"train_samples\": %" PRIu64 ", \"steps\": %" PRId64
-             ", \"train_step\": %" PRId64 ", \"samples_per_s\": %.1f, \"loss_first\": %.5f, \"loss_last\": %.5f, "
-             "\"value_loss\": %.5f, \"policy_loss\": %.5f, \"hidden_loss\": %.5f,\n"
-             "         \"heldout\": {\"positions\": %" PRIu64 ", \"p_top1\": %.4f, \"brier\": %.5f, "
-             "\"brier_base\": %.5f, \"spread_rmse\": %.2f, \"spread_rmse_base\": %.2f, \"h_nll_per_tile\": %.4f, "
-             "\"h_nll_uniform\": %.4f}},\n",
-             r->first_gen, r->last_gen, r->train_samples, steps, t->model.train_step, r->train.samples_per_second,
-             nn_loss_total(&r->train.first), nn_loss_total(&r->train.last), value, policy, hidden, e->positions,
-             e->p_top1, e->v_brier, e->v_brier_base, e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform);
-}
-
-static int write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *tm, RkError *err) {
-    const GenerationTotals *tot = &rep->tot;
-    const DeriveInfo *info = &rep->info;
-    const MatchResult *match = &rep->match;
-    double change_rms = rep->change_rms;
-    double t0 = cli_now();
-    const char *run = t->cfg.output;
-    char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 64];
-    if (!t->gen_begun && rundir_begin_generation(run, gen, err) != 0) return -1;
-    rundir_gen_path(run, gen, true, dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/leaves.klv2", dir);
-    if (klv_write(&t->klv, path, err) != 0) return -1;
-    snprintf(path, sizeof path, "%s/racks.req", dir);
-    if (req_write_accum(path, &t->racks, &t->acc, err) != 0) return -1;
-    snprintf(path, sizeof path, "%s/positional.spv", dir);
-    if (t->spv_on && spv_write(&t->spv, path, err) != 0) return -1;
-    RunFile files[4 + SHARD_GATHER_MAX_FILES] = {{.name = "leaves.klv2"}, {.name = "racks.req"}};
-    int nfiles = 2;
-    if (t->spv_on) snprintf(files[nfiles++].name, sizeof files[0].name, "positional.spv");
-    for (int i = 0; i < t->shard_files.count; i++)
-        snprintf(files[nfiles++].name, sizeof files[0].name, "%s", t->shard_files.name[i]);
-    if (t->nn_trained) snprintf(files[nfiles++].name, sizeof files[0].name, "model.h5");
-    if (rundir_describe_files(run, gen, files, nfiles, err) != 0) return -1;
-    char files_json[160 * (4 + SHARD_GATHER_MAX_FILES)];
-    manifest_files(files_json, sizeof files_json, files, nfiles);
-    double var0 = residual_stats_variance(&rep->heldout, false), var1 = residual_stats_variance(&rep->heldout, true);
-    tm->write = cli_now() - t0; /* the data files; the manifest follows */
-    tm->wall += tm->write;
-    double games = (double)tot->games;
-    double mean_eq = tot->observations ? (double)tot->equity_sum / 1000.0 / (double)tot->observations : 0.0;
-    static_assert(sizeof files_json < 65536 - 4096, "manifest buffer");
-    char manifest[65536], row[4096], nn_json[2048] = "", nn_row[1024];
-    nn_report_text(t, nn_json, sizeof nn_json, nn_row, sizeof nn_row);
-    snprintf(manifest, sizeof manifest,
-             "{\n  \"generation\": %d,\n  \"run_seed\": %" PRIu64 ",\n"
-             "  \"game_seed\": \"game i of this generation is seeded from (run_seed, %d, i)\",\n"
-             "  \"ranks\": %d,\n  \"games\": %" PRId64 ",\n  \"turns\": %" PRId64 ",\n"
-             "  \"observations\": %" PRId64 ",\n  \"forced_games\": %" PRId64 ",\n"
-             "  \"forced_observations\": %" PRId64 ",\n  \"racks_observed\": %" PRIu64 ",\n"
-             "  \"baseline\": %.6f,\n  \"mean_best_equity\": %.6f,\n"
-             "  \"match_vs_zero_leaves\": {\"pairs\": %" PRIu64 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f},\n"
-             "  \"leaves_trained\": %s,\n  \"spv_trained\": %s,\n"
-             "  \"spv\": {\"schedule\": \"%s\", \"use\": %s, \"k\": %.17g, \"cells_observed\": %u, "
-             "\"tile_observations\": %" PRIu64 ", \"mean_abs\": %.6f},\n"
-             "  \"heldout\": {\"moves\": %" PRId64 ", \"resid_var\": %.4f, \"resid_var_spv\": %.4f},\n"
-             "  \"match_spv_on_vs_off\": {\"pairs\": %" PRIu64 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f},\n"
-             "  \"samples\": %" PRIu64 ",\n"
-             "%s"
-             "  \"timings_s\": {\"play\": %.3f, \"reduce\": %.3f, \"derive\": %.3f, \"write\": %.3f, "
-             "\"wall\": %.3f},\n"
-             "  \"files\": {\n%s  }\n}\n",
-             gen, t->cfg.seed, gen, t->comm.size, tot->games, tot->turns, tot->observations, tot->forced_games,
-             tot->forced_observations, info->racks_observed,
-             info->baseline, mean_eq, t->cfg.match_pairs, match->win_pct, match->ci95_pct,
-             rep->leaves_trained ? "true" : "false", rep->spv_trained ? "true" : "false",
-             train_config_schedule_name(t->cfg.spv_schedule), t->cfg.spv_use ? "true" : "false", t->cfg.spv_k,
-             rep->spv_info.cells_observed, rep->spv_info.observations, rep->spv_info.mean_abs, rep->heldout.moves,
-             var0, var1, rep->spv_match_pairs, rep->spv_match.win_pct, rep->spv_match.ci95_pct,
-             t->shard_files.samples, nn_json, tm->play, tm->reduce,
-             tm->derive, tm->write, tm->wall, files_json);
-    snprintf(row, sizeof row,
-             "%d,%" PRId64 ",%" PRId64 ",%d,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.3f,%" PRIu64 ",%.4f,%.5f,%" PRId64
-             ",%" PRId64 ",%" PRIu64 ",%.2f,%.2f,%d,%d,%u,%.5f,%" PRId64 ",%.4f,%.4f,%" PRIu64 ",%.2f,%.2f,%" PRIu64
-             ",%s\n",
-             gen,
-             tot->games, tot->turns, t->comm.size, tm->play > 0 ? games / tm->play : 0.0, tm->wall, tm->play,
-             tm->reduce, tm->derive, tm->write, mean_eq, games > 0 ? (double)tot->score_sum / (2.0 * games) : 0.0,
-             games > 0 ? (double)tot->bingos / games : 0.0, info->racks_observed, info->baseline, change_rms,
-             tot->forced_games, tot->forced_observations, t->cfg.match_pairs, match->win_pct, match->ci95_pct,
-             rep->leaves_trained, rep->spv_trained, rep->spv_info.cells_observed, rep->spv_info.mean_abs,
-             rep->heldout.moves, var0, var1, rep->spv_match_pairs, rep->spv_match.win_pct, rep->spv_match.ci95_pct,
-             t->shard_files.samples, nn_row);
-    return rundir_commit_generation(run, gen, manifest, METRICS_HEADER, row, err);
-}
 
 /* The forced-rack phase (generation_play_forced): batches of forced games
  * until every rack has the generation's minimum count or the cap on forced
@@ -369,66 +157,6 @@ static int forced_racks(Trainer *t, GenerationWorker *w, int gen, GenerationTota
     return rc;
 }
 
-/* `pairs` game pairs between a and b dealt to the ranks by index, the same
- * pairs every generation. */
-static int play_match(Trainer *t, const Player *a, const Player *b, uint64_t pairs, MatchResult *r) {
-    memset(r, 0, sizeof *r);
-    if (pairs == 0) return 0;
-    MatchTotals m;
-    memset(&m, 0, sizeof m);
-    for (uint64_t i = (uint64_t)t->comm.rank; i < pairs; i += (uint64_t)t->comm.size)
-        match_play_pair(a, b, &t->engine.ld, &t->engine.layout, &t->engine.kwg, t->cfg.seed, i, t->game, &m);
-    int64_t arr[MATCH_TOTALS_FIELDS];
-    match_totals_pack(&m, arr);
-    RkError err;
-    if (comm_sum_i64(&t->comm, arr, MATCH_TOTALS_FIELDS, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
-        return 1;
-    }
-    match_totals_unpack(arr, &m);
-    match_result(&m, r);
-    return 0;
-}
-
-/* The new leaves against zero leaves (match.pairs), and with the new SPV
- * table against without it (spv.match_pairs). */
-static int evaluation_matches(Trainer *t, GenReport *rep) {
-    Player leaves = {.kind = PLAYER_STATIC, .spec = "new leaves", .leaves = &t->klv, .spv_k = t->cfg.spv_k};
-    Player zero = {.kind = PLAYER_STATIC, .spec = "zero leaves", .leaves = NULL};
-    if (play_match(t, &leaves, &zero, t->cfg.match_pairs, &rep->match) != 0) return 1;
-    if (!t->spv_on || t->cfg.spv_match_pairs == 0) return 0;
-    Player with_spv = leaves;
-    with_spv.spv = &t->spv;
-    rep->spv_match_pairs = t->cfg.spv_match_pairs;
-    return play_match(t, &with_spv, &leaves, t->cfg.spv_match_pairs, &rep->spv_match);
-}
-
-/* Residual variance on held-out games played with the new tables, without
- * and with the new SPV table's adjustment. */
-static int heldout_residuals(Trainer *t, int gen, ResidualStats *st) {
-    memset(st, 0, sizeof *st);
-    if (!t->spv_on || t->cfg.spv_heldout_games == 0) return 0;
-    SelfplayConfig play = {.ld = &t->engine.ld,
-                           .layout = &t->engine.layout,
-                           .kwg = &t->engine.kwg,
-                           .leave_value = klv_leave_value,
-                           .leave_ctx = &t->klv,
-                           .spv = t->cfg.spv_use ? &t->spv : NULL,
-                           .spv_k = t->cfg.spv_k,
-                           .seed = t->cfg.seed,
-                           .generation = HELDOUT_GENERATION(gen)};
-    for (uint64_t i = (uint64_t)t->comm.rank; i < t->cfg.spv_heldout_games; i += (uint64_t)t->comm.size)
-        generation_play_heldout(&play, &t->spv, t->cfg.spv_k, t->cfg.spv_target, i, t->game, t->res, st);
-    int64_t arr[RESIDUAL_STATS_FIELDS];
-    residual_stats_pack(st, arr);
-    RkError err;
-    if (comm_sum_i64(&t->comm, arr, RESIDUAL_STATS_FIELDS, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
-        return 1;
-    }
-    residual_stats_unpack(arr, st);
-    return 0;
-}
 
 /* Replaces the table in force by the derived one (same dimensions). */
 static void spv_replace(Spv *dst, const Spv *src) {
@@ -460,40 +188,6 @@ static int write_shards(Trainer *t, int gen) {
     return 0;
 }
 
-/* The network's stage: trains the model in force on the window of shards
- * (this generation's included) and writes gen-NNNN.tmp/model.h5. */
-static int nn_generation(Trainer *t, int gen) {
-    RkError err;
-    char dir[RUNDIR_PATH_MAX], out[RUNDIR_PATH_MAX + 16];
-    rundir_gen_path(t->cfg.output, gen, true, dir, sizeof dir);
-    snprintf(out, sizeof out, "%s/model.h5", dir);
-    NnStageOptions o = {.window = t->cfg.nn_window,
-                        .steps = t->cfg.nn_steps,
-                        .batch = t->cfg.nn_batch,
-                        .chunks = t->cfg.nn_chunks,
-                        .lr = t->cfg.nn_lr,
-                        .weight_decay = t->cfg.nn_weight_decay,
-                        .seed = t->cfg.seed,
-                        .heldout_every = t->cfg.nn_heldout_every,
-                        .eval_positions = t->cfg.nn_eval_positions,
-                        .progress_seconds = t->cfg.progress_seconds};
-    if (nn_stage_run(&t->comm, t->cfg.output, gen, dir, &o, &t->nn_fc, &t->model, out, &t->nn_rep, &err) != 0) {
-        if (t->comm.rank == 0) fprintf(stderr, "rookery: %s\n", err.msg);
-        return 1;
-    }
-    t->nn_trained = true;
-    const NnStageReport *r = &t->nn_rep;
-    const NnEvalReport *e = &r->eval;
-    SAY(t,
-        "gen %d nn: %" PRId64 " steps on %" PRIu64 " samples (gens %d-%d), loss %.3f -> %.3f, %.0f samples/s; "
-        "held-out %" PRIu64 " positions: P top-1 %.1f%%, Brier %.4f (baseline %.4f), spread rmse %.1f (baseline "
-        "%.1f), H %.3f nats/tile (uniform %.3f); load %.1f s, train %.1f s, eval %.1f s",
-        gen, t->cfg.nn_steps, r->train_samples, r->first_gen, r->last_gen, nn_loss_total(&r->train.first),
-        nn_loss_total(&r->train.last), r->train.samples_per_second, e->positions, 100.0 * e->p_top1, e->v_brier,
-        e->v_brier_base, e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform, r->load_s, r->train_s,
-        r->eval_s);
-    return 0;
-}
 
 /* Plays generation gen; returns 0 done, TRAIN_EXIT_STOPPED, or 1 (error). */
 static int run_generation(Trainer *t, int gen) {
@@ -600,8 +294,8 @@ static int run_generation(Trainer *t, int gen) {
     rep.tot = tot;
     rep.info = info;
     rep.change_rms = change_rms;
-    if (heldout_residuals(t, gen, &rep.heldout) != 0 || evaluation_matches(t, &rep) != 0) return 1;
-    if (t->have_model && nn_generation(t, gen) != 0) return 1;
+    if (train_heldout_residuals(t, gen, &rep.heldout) != 0 || train_evaluation_matches(t, &rep) != 0) return 1;
+    if (t->have_model && train_nn_generation(t, gen) != 0) return 1;
     MatchResult match = rep.match;
     double t_match = cli_now(); /* evaluation, not part of the generation's overhead */
     /* write: rank 0, then everyone learns whether it worked */
@@ -609,7 +303,7 @@ static int run_generation(Trainer *t, int gen) {
     GenTimes tm = {t_play - t0 + (t_forced - t_reduce), t_reduce - t_play, t_derive - t_forced, 0, 0};
     if (t->comm.rank == 0) {
         tm.wall = cli_now() - t0;
-        if (write_generation(t, gen, &rep, &tm, &err) != 0) {
+        if (train_write_generation(t, gen, &rep, &tm, &err) != 0) {
             fprintf(stderr, "rookery: %s\n", err.msg);
             status = 1;
         }
@@ -803,7 +497,7 @@ static int setup(Trainer *t, int *start_gen) {
     }
     if (latest < 0) {
         int status = 0;
-        if (t->comm.rank == 0 && write_generation0(t, &err) != 0) {
+        if (t->comm.rank == 0 && train_write_generation0(t, &err) != 0) {
             fprintf(stderr, "rookery: %s\n", err.msg);
             status = 1;
         }

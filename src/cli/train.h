@@ -1,0 +1,111 @@
+/*
+ * train.h - the state of `rookery train` and the parts of a generation kept
+ * in their own files: cmd_train.c (setup, the loop, self-play, reduce,
+ * derive), train_evaluate.c (matches, held-out residuals, the network's
+ * stage) and train_snapshot.c (writing a generation: files, manifest,
+ * metrics row).
+ */
+#ifndef ROOKERY_CLI_TRAIN_H
+#define ROOKERY_CLI_TRAIN_H
+#include <stdio.h>
+
+#include "cli_common.h"
+#include "eval/derive.h"
+#include "eval/klv.h"
+#include "eval/racktable.h"
+#include "eval/spv.h"
+#include "nn/model.h"
+#include "reducer/comm.h"
+#include "reducer/nn_stage.h"
+#include "reducer/shard_gather.h"
+#include "worker/generation.h"
+#include "worker/match.h"
+#include "worker/train_config.h"
+
+typedef struct Trainer {
+    Comm comm;
+    TrainConfig cfg;
+    Engine engine;
+    RackTable racks;
+    Klv klv;
+    LeaveDeriver deriver;
+    RackAccum acc;
+    RackAccum delta; /* forced-rack observations of one batch, before they are summed */
+    /* one buffer for the per-generation Allreduce: acc (2 x racks), then the
+     * SPV cells (spv_acc), then the generation totals */
+    int64_t *reduce_buf;
+    size_t reduce_words;
+    bool spv_on;     /* spv.schedule != off */
+    Spv spv;         /* the SPV table in force */
+    Spv new_spv;     /* this generation's derivation */
+    SpvAccum spv_acc;
+    GameResiduals *res; /* scratch */
+    float *new_values; /* the next generation's leaves, before they replace klv's */
+    Game *game;
+    Player player;      /* run.player when it is not "static" */
+    bool have_player;
+    bool player_borrows;  /* player.leaves is &klv, not its own */
+    /* training samples (nn.shards): this rank's, and the files rank 0 wrote */
+    ShardSet samples;
+    SampleRecorder recorder;
+    ShardFiles shard_files;
+    bool gen_begun;     /* rank 0 has created this generation's gen-NNNN.tmp/ */
+    /* the network (nn.train): the model in force, trained a little more each generation */
+    NnFeatureContext nn_fc;
+    NnModel model;
+    bool have_model, nn_trained;
+    NnStageReport nn_rep;
+    /* the last generation played, for `rookery bench train` */
+    bool bench;
+    double last_play, last_overhead, last_wall;
+    int64_t last_games;
+} Trainer;
+
+/* The local time as "YYYY-MM-DD HH:MM:SS". */
+void train_timestamp(char *buf, size_t cap);
+
+/* Rank 0 prints; the others stay quiet. */
+#define SAY(t, ...)                                                                                                  \
+    do {                                                                                                             \
+        if ((t)->comm.rank == 0) {                                                                                   \
+            char ts_[32];                                                                                            \
+            train_timestamp(ts_, sizeof ts_);                                                                               \
+            printf("[%s] ", ts_);                                                                                    \
+            printf(__VA_ARGS__);                                                                                     \
+            printf("\n");                                                                                            \
+            fflush(stdout);                                                                                          \
+        }                                                                                                            \
+    } while (0)
+
+/* Every rank agrees on a status: the worst (max) one wins. */
+static inline int agree(Trainer *t, int status) { return (int)comm_max_i64(&t->comm, status); }
+
+typedef struct GenTimes {
+    double play, reduce, derive, write, wall;
+} GenTimes;
+
+/* What a generation found, for the manifest and metrics.csv. */
+typedef struct GenReport {
+    GenerationTotals tot;
+    DeriveInfo info;
+    double change_rms;
+    MatchResult match;       /* new leaves vs zero leaves */
+    bool leaves_trained, spv_trained;
+    SpvDeriveInfo spv_info;
+    ResidualStats heldout;
+    MatchResult spv_match;   /* new leaves with the new SPV vs without */
+    uint64_t spv_match_pairs;
+} GenReport;
+
+/* train_snapshot.c: rank 0 writes gen-0000 (a new run), or generation gen
+ * (its files, manifest.json, metrics row; gen-NNNN.tmp renamed). */
+int train_write_generation0(Trainer *t, RkError *err);
+int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *tm, RkError *err);
+
+/* train_evaluate.c (collective): held-out residuals with the new tables, the
+ * evaluation matches, and the network's stage. Return 0 or 1 (error). */
+int train_heldout_residuals(Trainer *t, int gen, ResidualStats *st);
+int train_evaluation_matches(Trainer *t, GenReport *rep);
+int train_nn_generation(Trainer *t, int gen);
+
+#endif

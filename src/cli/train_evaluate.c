@@ -1,0 +1,105 @@
+/* train_evaluate.c - what a generation of `rookery train` measures of its
+ * new tables (held-out residuals, matches) and the network's stage (see
+ * train.h). Every function here is collective. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "reducer/rundir.h"
+#include "train.h"
+
+/* `pairs` game pairs between a and b dealt to the ranks by index, the same
+ * pairs every generation. */
+static int play_match(Trainer *t, const Player *a, const Player *b, uint64_t pairs, MatchResult *r) {
+    memset(r, 0, sizeof *r);
+    if (pairs == 0) return 0;
+    MatchTotals m;
+    memset(&m, 0, sizeof m);
+    for (uint64_t i = (uint64_t)t->comm.rank; i < pairs; i += (uint64_t)t->comm.size)
+        match_play_pair(a, b, &t->engine.ld, &t->engine.layout, &t->engine.kwg, t->cfg.seed, i, t->game, &m);
+    int64_t arr[MATCH_TOTALS_FIELDS];
+    match_totals_pack(&m, arr);
+    RkError err;
+    if (comm_sum_i64(&t->comm, arr, MATCH_TOTALS_FIELDS, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 1;
+    }
+    match_totals_unpack(arr, &m);
+    match_result(&m, r);
+    return 0;
+}
+
+/* The new leaves against zero leaves (match.pairs), and with the new SPV
+ * table against without it (spv.match_pairs). */
+int train_evaluation_matches(Trainer *t, GenReport *rep) {
+    Player leaves = {.kind = PLAYER_STATIC, .spec = "new leaves", .leaves = &t->klv, .spv_k = t->cfg.spv_k};
+    Player zero = {.kind = PLAYER_STATIC, .spec = "zero leaves", .leaves = NULL};
+    if (play_match(t, &leaves, &zero, t->cfg.match_pairs, &rep->match) != 0) return 1;
+    if (!t->spv_on || t->cfg.spv_match_pairs == 0) return 0;
+    Player with_spv = leaves;
+    with_spv.spv = &t->spv;
+    rep->spv_match_pairs = t->cfg.spv_match_pairs;
+    return play_match(t, &with_spv, &leaves, t->cfg.spv_match_pairs, &rep->spv_match);
+}
+
+/* Residual variance on held-out games played with the new tables, without
+ * and with the new SPV table's adjustment. */
+int train_heldout_residuals(Trainer *t, int gen, ResidualStats *st) {
+    memset(st, 0, sizeof *st);
+    if (!t->spv_on || t->cfg.spv_heldout_games == 0) return 0;
+    SelfplayConfig play = {.ld = &t->engine.ld,
+                           .layout = &t->engine.layout,
+                           .kwg = &t->engine.kwg,
+                           .leave_value = klv_leave_value,
+                           .leave_ctx = &t->klv,
+                           .spv = t->cfg.spv_use ? &t->spv : NULL,
+                           .spv_k = t->cfg.spv_k,
+                           .seed = t->cfg.seed,
+                           .generation = HELDOUT_GENERATION(gen)};
+    for (uint64_t i = (uint64_t)t->comm.rank; i < t->cfg.spv_heldout_games; i += (uint64_t)t->comm.size)
+        generation_play_heldout(&play, &t->spv, t->cfg.spv_k, t->cfg.spv_target, i, t->game, t->res, st);
+    int64_t arr[RESIDUAL_STATS_FIELDS];
+    residual_stats_pack(st, arr);
+    RkError err;
+    if (comm_sum_i64(&t->comm, arr, RESIDUAL_STATS_FIELDS, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 1;
+    }
+    residual_stats_unpack(arr, st);
+    return 0;
+}
+
+/* The network's stage: trains the model in force on the window of shards
+ * (this generation's included) and writes gen-NNNN.tmp/model.h5. */
+int train_nn_generation(Trainer *t, int gen) {
+    RkError err;
+    char dir[RUNDIR_PATH_MAX], out[RUNDIR_PATH_MAX + 16];
+    rundir_gen_path(t->cfg.output, gen, true, dir, sizeof dir);
+    snprintf(out, sizeof out, "%s/model.h5", dir);
+    NnStageOptions o = {.window = t->cfg.nn_window,
+                        .steps = t->cfg.nn_steps,
+                        .batch = t->cfg.nn_batch,
+                        .chunks = t->cfg.nn_chunks,
+                        .lr = t->cfg.nn_lr,
+                        .weight_decay = t->cfg.nn_weight_decay,
+                        .seed = t->cfg.seed,
+                        .heldout_every = t->cfg.nn_heldout_every,
+                        .eval_positions = t->cfg.nn_eval_positions,
+                        .progress_seconds = t->cfg.progress_seconds};
+    if (nn_stage_run(&t->comm, t->cfg.output, gen, dir, &o, &t->nn_fc, &t->model, out, &t->nn_rep, &err) != 0) {
+        if (t->comm.rank == 0) fprintf(stderr, "rookery: %s\n", err.msg);
+        return 1;
+    }
+    t->nn_trained = true;
+    const NnStageReport *r = &t->nn_rep;
+    const NnEvalReport *e = &r->eval;
+    SAY(t,
+        "gen %d nn: %" PRId64 " steps on %" PRIu64 " samples (gens %d-%d), loss %.3f -> %.3f, %.0f samples/s; "
+        "held-out %" PRIu64 " positions: P top-1 %.1f%%, Brier %.4f (baseline %.4f), spread rmse %.1f (baseline "
+        "%.1f), H %.3f nats/tile (uniform %.3f); load %.1f s, train %.1f s, eval %.1f s",
+        gen, t->cfg.nn_steps, r->train_samples, r->first_gen, r->last_gen, nn_loss_total(&r->train.first),
+        nn_loss_total(&r->train.last), r->train.samples_per_second, e->positions, 100.0 * e->p_top1, e->v_brier,
+        e->v_brier_base, e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform, r->load_s, r->train_s,
+        r->eval_s);
+    return 0;
+}

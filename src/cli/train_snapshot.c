@@ -1,0 +1,158 @@
+/* train_snapshot.c - writing a generation of `rookery train`: its files,
+ * manifest.json and metrics row (rank 0; see train.h). */
+#include <assert.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/atomicfile.h"
+#include "eval/req.h"
+#include "reducer/rundir.h"
+#include "train.h"
+
+/* The "files" members of a manifest, one line each. */
+static void manifest_files(char *buf, size_t cap, const RunFile *f, int n) {
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && off < cap; i++)
+        off += (size_t)snprintf(buf + off, cap - off, "    \"%s\": {\"bytes\": %" PRIu64 ", \"sha256\": \"%s\"}%s\n",
+                                f[i].name, f[i].bytes, f[i].sha256, i + 1 < n ? "," : "");
+}
+
+int train_write_generation0(Trainer *t, RkError *err) {
+    const char *run = t->cfg.output;
+    char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 64], text[8192];
+    if (rundir_mkdirs(run, err) != 0) return -1;
+    int n = train_config_write(&t->cfg, text, sizeof text);
+    snprintf(path, sizeof path, "%s/config.ini", run);
+    if (n < 0 || rk_write_file_atomic(path, text, (size_t)n, err) != 0) return -1;
+    if (rundir_begin_generation(run, 0, err) != 0) return -1;
+    rundir_gen_path(run, 0, true, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/leaves.klv2", dir);
+    if (klv_write(&t->klv, path, err) != 0) return -1;
+    RunFile f[2] = {{.name = "leaves.klv2"}, {.name = "positional.spv"}};
+    int nf = t->spv_on ? 2 : 1;
+    snprintf(path, sizeof path, "%s/positional.spv", dir);
+    if (t->spv_on && spv_write(&t->spv, path, err) != 0) return -1;
+    if (rundir_describe_files(run, 0, f, nf, err) != 0) return -1;
+    char files[1024];
+    manifest_files(files, sizeof files, f, nf);
+    snprintf(text, sizeof text,
+             "{\n  \"generation\": 0,\n  \"run_seed\": %" PRIu64 ",\n  \"initial_leaves\": \"%s\",\n"
+             "  \"initial_spv\": \"%s\",\n  \"files\": {\n%s  }\n}\n",
+             t->cfg.seed, t->cfg.initial_leaves, t->spv_on ? t->cfg.spv_initial : "none", files);
+    return rundir_commit_generation(run, 0, text, NULL, NULL, err);
+}
+
+static const char METRICS_HEADER[] =
+    "generation,games,turns,ranks,games_per_s,wall_s,play_s,reduce_s,derive_s,write_s,mean_best_equity,"
+    "mean_final_score,bingos_per_game,racks_observed,baseline,leave_change_rms,forced_games,forced_observations,"
+    "match_pairs,match_win_pct,match_ci95_pct,leaves_trained,spv_trained,spv_cells_observed,spv_mean_abs,"
+    "heldout_moves,resid_var,resid_var_spv,spv_match_pairs,spv_match_win_pct,spv_match_ci95_pct,samples,"
+    "nn_trained,nn_steps,nn_train_samples,nn_samples_per_s,nn_loss_first,nn_loss_last,nn_value_loss,nn_policy_loss,"
+    "nn_hidden_loss,nn_heldout_positions,nn_p_top1,nn_brier,nn_brier_base,nn_spread_rmse,nn_spread_rmse_base,"
+    "nn_h_nll,nn_h_nll_uniform";
+
+
+
+/* The network's part of the manifest (a JSON member line, or "") and of the
+ * metrics row (its columns). */
+static void nn_report_text(const Trainer *t, char *json, size_t jcap, char *row, size_t rcap) {
+    const NnStageReport *r = &t->nn_rep;
+    const NnLossSums *mean = &r->train.mean;
+    double n = mean->samples > 0 ? mean->samples : 1.0;
+    double value = (mean->wdl + mean->spread) / n, policy = (mean->sub + mean->steps) / n, hidden = mean->hidden / n;
+    const NnEvalReport *e = &r->eval;
+    int64_t steps = t->nn_trained ? t->cfg.nn_steps : 0;
+    snprintf(row, rcap, "%d,%" PRId64 ",%" PRIu64 ",%.1f,%.5f,%.5f,%.5f,%.5f,%.5f,%" PRIu64 ",%.4f,%.5f,%.5f,%.2f,%.2f,%.4f,%.4f",
+             t->nn_trained, steps, r->train_samples, r->train.samples_per_second, nn_loss_total(&r->train.first),
+             nn_loss_total(&r->train.last), value, policy, hidden, e->positions, e->p_top1, e->v_brier,
+             e->v_brier_base, e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform);
+    if (!t->nn_trained) return;
+    snprintf(json, jcap,
+             "  \"nn\": {\"window\": [%d, %d], \"train_samples\": %" PRIu64 ", \"steps\": %" PRId64
+             ", \"train_step\": %" PRId64 ", \"samples_per_s\": %.1f, \"loss_first\": %.5f, \"loss_last\": %.5f, "
+             "\"value_loss\": %.5f, \"policy_loss\": %.5f, \"hidden_loss\": %.5f,\n"
+             "         \"heldout\": {\"positions\": %" PRIu64 ", \"p_top1\": %.4f, \"brier\": %.5f, "
+             "\"brier_base\": %.5f, \"spread_rmse\": %.2f, \"spread_rmse_base\": %.2f, \"h_nll_per_tile\": %.4f, "
+             "\"h_nll_uniform\": %.4f}},\n",
+             r->first_gen, r->last_gen, r->train_samples, steps, t->model.train_step, r->train.samples_per_second,
+             nn_loss_total(&r->train.first), nn_loss_total(&r->train.last), value, policy, hidden, e->positions,
+             e->p_top1, e->v_brier, e->v_brier_base, e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform);
+}
+
+int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *tm, RkError *err) {
+    const GenerationTotals *tot = &rep->tot;
+    const DeriveInfo *info = &rep->info;
+    const MatchResult *match = &rep->match;
+    double change_rms = rep->change_rms;
+    double t0 = cli_now();
+    const char *run = t->cfg.output;
+    char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 64];
+    if (!t->gen_begun && rundir_begin_generation(run, gen, err) != 0) return -1;
+    rundir_gen_path(run, gen, true, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/leaves.klv2", dir);
+    if (klv_write(&t->klv, path, err) != 0) return -1;
+    snprintf(path, sizeof path, "%s/racks.req", dir);
+    if (req_write_accum(path, &t->racks, &t->acc, err) != 0) return -1;
+    snprintf(path, sizeof path, "%s/positional.spv", dir);
+    if (t->spv_on && spv_write(&t->spv, path, err) != 0) return -1;
+    RunFile files[4 + SHARD_GATHER_MAX_FILES] = {{.name = "leaves.klv2"}, {.name = "racks.req"}};
+    int nfiles = 2;
+    if (t->spv_on) snprintf(files[nfiles++].name, sizeof files[0].name, "positional.spv");
+    for (int i = 0; i < t->shard_files.count; i++)
+        snprintf(files[nfiles++].name, sizeof files[0].name, "%s", t->shard_files.name[i]);
+    if (t->nn_trained) snprintf(files[nfiles++].name, sizeof files[0].name, "model.h5");
+    if (rundir_describe_files(run, gen, files, nfiles, err) != 0) return -1;
+    char files_json[160 * (4 + SHARD_GATHER_MAX_FILES)];
+    manifest_files(files_json, sizeof files_json, files, nfiles);
+    double var0 = residual_stats_variance(&rep->heldout, false), var1 = residual_stats_variance(&rep->heldout, true);
+    tm->write = cli_now() - t0; /* the data files; the manifest follows */
+    tm->wall += tm->write;
+    double games = (double)tot->games;
+    double mean_eq = tot->observations ? (double)tot->equity_sum / 1000.0 / (double)tot->observations : 0.0;
+    static_assert(sizeof files_json < 65536 - 4096, "manifest buffer");
+    char manifest[65536], row[4096], nn_json[2048] = "", nn_row[1024];
+    nn_report_text(t, nn_json, sizeof nn_json, nn_row, sizeof nn_row);
+    snprintf(manifest, sizeof manifest,
+             "{\n  \"generation\": %d,\n  \"run_seed\": %" PRIu64 ",\n"
+             "  \"game_seed\": \"game i of this generation is seeded from (run_seed, %d, i)\",\n"
+             "  \"ranks\": %d,\n  \"games\": %" PRId64 ",\n  \"turns\": %" PRId64 ",\n"
+             "  \"observations\": %" PRId64 ",\n  \"forced_games\": %" PRId64 ",\n"
+             "  \"forced_observations\": %" PRId64 ",\n  \"racks_observed\": %" PRIu64 ",\n"
+             "  \"baseline\": %.6f,\n  \"mean_best_equity\": %.6f,\n"
+             "  \"match_vs_zero_leaves\": {\"pairs\": %" PRIu64 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f},\n"
+             "  \"leaves_trained\": %s,\n  \"spv_trained\": %s,\n"
+             "  \"spv\": {\"schedule\": \"%s\", \"use\": %s, \"k\": %.17g, \"cells_observed\": %u, "
+             "\"tile_observations\": %" PRIu64 ", \"mean_abs\": %.6f},\n"
+             "  \"heldout\": {\"moves\": %" PRId64 ", \"resid_var\": %.4f, \"resid_var_spv\": %.4f},\n"
+             "  \"match_spv_on_vs_off\": {\"pairs\": %" PRIu64 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f},\n"
+             "  \"samples\": %" PRIu64 ",\n"
+             "%s"
+             "  \"timings_s\": {\"play\": %.3f, \"reduce\": %.3f, \"derive\": %.3f, \"write\": %.3f, "
+             "\"wall\": %.3f},\n"
+             "  \"files\": {\n%s  }\n}\n",
+             gen, t->cfg.seed, gen, t->comm.size, tot->games, tot->turns, tot->observations, tot->forced_games,
+             tot->forced_observations, info->racks_observed,
+             info->baseline, mean_eq, t->cfg.match_pairs, match->win_pct, match->ci95_pct,
+             rep->leaves_trained ? "true" : "false", rep->spv_trained ? "true" : "false",
+             train_config_schedule_name(t->cfg.spv_schedule), t->cfg.spv_use ? "true" : "false", t->cfg.spv_k,
+             rep->spv_info.cells_observed, rep->spv_info.observations, rep->spv_info.mean_abs, rep->heldout.moves,
+             var0, var1, rep->spv_match_pairs, rep->spv_match.win_pct, rep->spv_match.ci95_pct,
+             t->shard_files.samples, nn_json, tm->play, tm->reduce,
+             tm->derive, tm->write, tm->wall, files_json);
+    snprintf(row, sizeof row,
+             "%d,%" PRId64 ",%" PRId64 ",%d,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.3f,%" PRIu64 ",%.4f,%.5f,%" PRId64
+             ",%" PRId64 ",%" PRIu64 ",%.2f,%.2f,%d,%d,%u,%.5f,%" PRId64 ",%.4f,%.4f,%" PRIu64 ",%.2f,%.2f,%" PRIu64
+             ",%s\n",
+             gen,
+             tot->games, tot->turns, t->comm.size, tm->play > 0 ? games / tm->play : 0.0, tm->wall, tm->play,
+             tm->reduce, tm->derive, tm->write, mean_eq, games > 0 ? (double)tot->score_sum / (2.0 * games) : 0.0,
+             games > 0 ? (double)tot->bingos / games : 0.0, info->racks_observed, info->baseline, change_rms,
+             tot->forced_games, tot->forced_observations, t->cfg.match_pairs, match->win_pct, match->ci95_pct,
+             rep->leaves_trained, rep->spv_trained, rep->spv_info.cells_observed, rep->spv_info.mean_abs,
+             rep->heldout.moves, var0, var1, rep->spv_match_pairs, rep->spv_match.win_pct, rep->spv_match.ci95_pct,
+             t->shard_files.samples, nn_row);
+    return rundir_commit_generation(run, gen, manifest, METRICS_HEADER, row, err);
+}
+
