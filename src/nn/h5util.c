@@ -12,20 +12,21 @@
 
 #include "core/atomicfile.h"
 
-hid_t h5u_fapl(void) {
+/* File access: the format from `oldest` on, and a strong close. */
+static hid_t h5u_fapl(H5F_libver_t oldest) {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0) return H5P_DEFAULT;
-    H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+    H5Pset_libver_bounds(fapl, oldest, H5F_LIBVER_LATEST);
     H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
     return fapl;
 }
 
-hid_t h5u_create(const char *tmp, RkError *err) {
+hid_t h5u_create(const char *tmp, H5F_libver_t oldest, RkError *err) {
     hid_t file = -1;
     H5E_BEGIN_TRY {
         hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
         if (fcpl >= 0) H5Pset_obj_track_times(fcpl, 0);
-        hid_t fapl = h5u_fapl();
+        hid_t fapl = h5u_fapl(oldest);
         file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);
         if (fapl >= 0) H5Pclose(fapl);
         if (fcpl >= 0) H5Pclose(fcpl);
@@ -38,7 +39,7 @@ hid_t h5u_create(const char *tmp, RkError *err) {
 hid_t h5u_open_read(const char *path, RkError *err) {
     hid_t file = -1;
     H5E_BEGIN_TRY {
-        hid_t fapl = h5u_fapl();
+        hid_t fapl = h5u_fapl(H5F_LIBVER_V18); /* reading: any format */
         file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
         if (fapl >= 0) H5Pclose(fapl);
     }

@@ -3,8 +3,11 @@
  * shards, shard.c; model weights, model_io.c).
  *
  * Every file is written the same way:
- *   - the 1.8+ file format, whose superblock and object headers carry
- *     checksums, so damaged metadata is an error rather than a wrong value;
+ *   - the 1.8+ file format (or, by the caller's choice, the 1.10 one),
+ *     whose superblock and object headers carry checksums, so damaged
+ *     metadata is an error rather than a wrong value. The 1.10 format also
+ *     keeps the address, size and filter mask of a dataset's single chunk in
+ *     the (checksummed) object header instead of an unchecked B-tree;
  *   - a strong close (closing the file closes whatever an error path left
  *     open);
  *   - no object modification times, so a file's bytes depend only on its
@@ -26,12 +29,10 @@
 
 #include "core/common.h"
 
-/* A file access property list for the format above (H5P_DEFAULT if it
- * cannot be created); the caller closes it. */
-hid_t h5u_fapl(void);
-/* Creates (truncates) tmp for writing, with no modification times; quiet.
- * Returns the file, or -1 with "TMP: cannot create the HDF5 file". */
-hid_t h5u_create(const char *tmp, RkError *err);
+/* Creates (truncates) tmp for writing, in the format of HDF5 `oldest`
+ * (H5F_LIBVER_V18 or H5F_LIBVER_V110) or newer, with no modification times;
+ * quiet. Returns the file, or -1 with "TMP: cannot create the HDF5 file". */
+hid_t h5u_create(const char *tmp, H5F_libver_t oldest, RkError *err);
 /* Opens path read-only; quiet. Returns the file, or -1 with an error saying
  * why (the system's reason if it cannot be opened at all, "not an HDF5
  * file" otherwise). */

@@ -261,7 +261,7 @@ int shard_write(const char *path, const ShardSet *set, size_t first, size_t coun
     }
     offs[n] = at;
 
-    file = h5u_create(tmp, err);
+    file = h5u_create(tmp, H5F_LIBVER_V18, err);
     if (file < 0) goto out;
     int bad = 0;
     H5E_BEGIN_TRY {
