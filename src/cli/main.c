@@ -21,7 +21,7 @@ static const Command COMMANDS[] = {
     {"leaves", cmd_leaves, "bag-aware leave values from a rack-equity table (.req) for a position"},
     {"selfplay", cmd_selfplay, "play static-equity games against itself and summarize them"},
     {"bench", cmd_bench, "measure move generation and self-play throughput"},
-    {"info", cmd_info, "describe a data file: .spv tables (heat map, optional PNG), .klv2, .kwg"},
+    {"info", cmd_info, "describe a data file: .spv tables (heat map, optional PNG), .klv2, .kwg, .h5 models and shards"},
 };
 
 static void usage(FILE *out) {
