@@ -2,7 +2,10 @@
  * (.spv, recognised by its magic "SPV1") the header, the openness
  * multipliers, per-bucket statistics and a heat map of one bucket, as text
  * and optionally as a PNG (core/png.h). For leave values (.klv2) and lexicon
- * graphs (.kwg), recognised by their extension, their counts. */
+ * graphs (.kwg), recognised by their extension, their counts. For HDF5 files
+ * (.h5, or the HDF5 signature), a model (nn/model_io.h, told by its format
+ * attribute) or a training shard (nn/shard.h): the header, and what the
+ * contents add up to, after validating them as the loader would. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -19,6 +22,7 @@
 #include "core/png.h"
 #include "eval/klv.h"
 #include "eval/spv.h"
+#include "nn/model_io.h"
 #include "nn/shard.h"
 
 /* Pixels per heat-map cell in the PNG, grid line included. */
@@ -36,6 +40,9 @@ static void usage(FILE *out) {
             "         move's tile uses the transposed square.\n"
             "  .klv2  leave values (english distribution): leaves, graph nodes, value range\n"
             "  .kwg   lexicon graph: nodes, whether it has a GADDAG, words\n"
+            "  .h5    a model (docs/model.md): architecture, feature version, board and\n"
+            "         distribution, training step, generation, parameters and tensors;\n"
+            "         every tensor is validated as the loader would\n"
             "  .h5    a training shard (docs/shards.md): header, samples, games, targets;\n"
             "         every value is validated as the trainer would\n"
             "\n"
@@ -258,6 +265,40 @@ static int info_shard(const char *path) {
     return 0;
 }
 
+/* ---- HDF5 models ---- */
+
+/* Prints the header peek read, then loads the model (every tensor checked)
+ * for its sizes; a model this build cannot load is still described. */
+static int info_model(const char *path, const NnModelInfo *in) {
+    const NnArch *a = &in->arch;
+    printf("%s: rookery model, model version %d\n", path, in->model_version);
+    printf("  architecture    channels %d, blocks %d, embed %d, head_hidden %d, h_tiles %d\n",
+           a->channels, a->blocks, a->embed, a->head_hidden, a->h_tiles);
+    printf("  features        version %d%s\n", in->feature_version,
+           in->feature_version == NN_FEATURE_VERSION ? "" : " (this build uses another)");
+    printf("  board           %dx%d, %s distribution (%d letters)\n", in->dim, in->dim, in->distribution, in->letters);
+    printf("  train step      %lld\n", (long long)in->train_step);
+    printf("  generation      %u\n", in->generation);
+    fflush(stdout);
+    RkError err;
+    LetterDist ld;
+    if (ld_open(&ld, in->distribution, &err) != 0) {
+        fprintf(stderr, "rookery info: %s: distribution '%s': %s\n", path, in->distribution, err.msg);
+        return 2;
+    }
+    NnModel m;
+    if (nn_model_load(&m, path, &ld, in->dim, &err) != 0) {
+        fprintf(stderr, "rookery info: %s\n", err.msg);
+        return 2;
+    }
+    size_t n = 0;
+    for (int i = 0; i < m.params.count; i++) n += m.params.p[i].n;
+    printf("  parameters      %zu in %d tensors (each with its two Adam moments)\n", n, m.params.count);
+    printf("  validated       every tensor (shape, finite values)\n");
+    nn_model_free(&m);
+    return 0;
+}
+
 /* ---- .klv2 and .kwg ---- */
 
 static int info_klv(const char *path) {
@@ -339,6 +380,13 @@ int cmd_info(int argc, char **argv) {
     if ((got == 4 && memcmp(magic, "\x89HDF", 4) == 0) || has_ext(o.path, ".h5")) {
         if (o.bucket >= 0 || o.var || o.png) {
             fprintf(stderr, "rookery info: %s: --bucket, --var and --png apply to .spv files only\n", o.path);
+            return 2;
+        }
+        NnModelInfo mi;
+        RkError err;
+        if (nn_model_peek(o.path, &mi, &err) == 0) return info_model(o.path, &mi);
+        if (mi.is_model) { /* a model with a bad header: say so, not "not a shard" */
+            fprintf(stderr, "rookery info: %s\n", err.msg);
             return 2;
         }
         return info_shard(o.path);

@@ -4,8 +4,6 @@
  */
 #include "shard.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/atomicfile.h"
+#include "h5util.h"
 
 /* ---------------------------------------------------------------- sets */
 
@@ -205,75 +203,12 @@ int shardset_unpack_append(ShardSet *set, const uint8_t *buf, size_t len, RkErro
 
 /* One dataset: dims[0] rows of dims[1..] (rank 1 or 2), chunked with
  * shuffle + deflate + a Fletcher-32 checksum (so a damaged chunk is an error,
- * not silent garbage) when it has rows; no modification times, so the bytes
- * depend only on the data. */
+ * not silent garbage) when it has rows (h5util.h). */
 static int write_dataset(hid_t file, const char *name, hid_t filetype, hid_t memtype, int rank,
                          const hsize_t *dims, const void *data) {
-    hid_t space = H5Screate_simple(rank, dims, NULL);
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    int rc = -1;
-    if (space < 0 || dcpl < 0) goto done;
-    H5Pset_obj_track_times(dcpl, 0);
-    if (dims[0] > 0) {
-        hsize_t chunk[2] = {dims[0] < CHUNK_ROWS ? dims[0] : CHUNK_ROWS, rank > 1 ? dims[1] : 1};
-        if (rank > 1 && chunk[1] == 0) chunk[1] = 1;
-        if (H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, 4) < 0 ||
-            H5Pset_fletcher32(dcpl) < 0)
-            goto done;
-    }
-    hid_t ds = H5Dcreate2(file, name, filetype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    if (ds < 0) goto done;
-    bool empty = dims[0] == 0 || (rank > 1 && dims[1] == 0);
-    rc = empty || H5Dwrite(ds, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0 ? 0 : -1;
-    if (H5Dclose(ds) < 0) rc = -1;
-done:
-    if (dcpl >= 0) H5Pclose(dcpl);
-    if (space >= 0) H5Sclose(space);
-    return rc;
-}
-
-static int write_attr_int(hid_t obj, const char *name, int64_t v) {
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT);
-    int rc = a >= 0 && H5Awrite(a, H5T_NATIVE_INT64, &v) >= 0 ? 0 : -1;
-    if (a >= 0) H5Aclose(a);
-    H5Sclose(space);
-    return rc;
-}
-
-static int write_attr_str(hid_t obj, const char *name, const char *v) {
-    hid_t type = H5Tcopy(H5T_C_S1);
-    H5Tset_size(type, strlen(v) + 1);
-    H5Tset_strpad(type, H5T_STR_NULLTERM);
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    int rc = a >= 0 && H5Awrite(a, type, v) >= 0 ? 0 : -1;
-    if (a >= 0) H5Aclose(a);
-    H5Sclose(space);
-    H5Tclose(type);
-    return rc;
-}
-
-/* File access: the 1.8+ format, whose object headers and superblock carry
- * checksums (damaged metadata is an error, not a wrong value), and a strong
- * close (closing the file closes whatever an error path left open). */
-static hid_t shard_fapl(void) {
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0) return H5P_DEFAULT;
-    H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
-    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
-    return fapl;
-}
-
-/* fsync of a closed file by name. */
-static int fsync_path(const char *path, RkError *err) {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return rk_error(err, "%s: %s", path, strerror(errno));
-    int rc = fsync(fd);
-    int e = errno;
-    close(fd);
-    if (rc != 0) return rk_error(err, "%s: fsync: %s", path, strerror(e));
-    return 0;
+    hsize_t chunk[2] = {dims[0] < CHUNK_ROWS ? dims[0] : CHUNK_ROWS, rank > 1 ? dims[1] : 1};
+    if (rank > 1 && chunk[1] == 0) chunk[1] = 1;
+    return h5u_write_dataset(file, name, filetype, memtype, rank, dims, dims[0] > 0 ? chunk : NULL, data);
 }
 
 int shard_write(const char *path, const ShardSet *set, size_t first, size_t count, const LetterDist *ld, int dim,
@@ -294,7 +229,7 @@ int shard_write(const char *path, const ShardSet *set, size_t first, size_t coun
     uint8_t *bag = small, *opp = small + n, *zeros = small + 2 * n, *known = small + 3 * n;
     int8_t *result = (int8_t *)(small + 4 * n);
     int rc = -1;
-    hid_t file = -1, fcpl = -1;
+    hid_t file = -1;
     if (!board || !rack || !leave || !small || !played || !scores || !game || !offs || !turn || !gen || !spread ||
         !pm || !pp) {
         rk_error(err, "%s: out of memory for %zu samples", path, n);
@@ -326,28 +261,18 @@ int shard_write(const char *path, const ShardSet *set, size_t first, size_t coun
     }
     offs[n] = at;
 
-    H5E_BEGIN_TRY {
-        fcpl = H5Pcreate(H5P_FILE_CREATE);
-        if (fcpl >= 0) H5Pset_obj_track_times(fcpl, 0);
-        hid_t fapl = shard_fapl();
-        file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);
-        if (fapl >= 0) H5Pclose(fapl);
-    }
-    H5E_END_TRY;
-    if (file < 0) {
-        rk_error(err, "%s: cannot create the HDF5 file", tmp);
-        goto out;
-    }
+    file = h5u_create(tmp, H5F_LIBVER_V18, err);
+    if (file < 0) goto out;
     int bad = 0;
     H5E_BEGIN_TRY {
         hsize_t d2[2];
-        bad |= write_attr_int(file, "schema_version", SHARD_SCHEMA_VERSION);
-        bad |= write_attr_int(file, "generation", generation);
-        bad |= write_attr_int(file, "dim", dim);
-        bad |= write_attr_int(file, "letters", ld->size);
-        bad |= write_attr_int(file, "samples", (int64_t)n);
-        bad |= write_attr_int(file, "policy_entries", (int64_t)np);
-        bad |= write_attr_str(file, "distribution", ld->name);
+        bad |= h5u_write_attr_int(file, "schema_version", SHARD_SCHEMA_VERSION);
+        bad |= h5u_write_attr_int(file, "generation", generation);
+        bad |= h5u_write_attr_int(file, "dim", dim);
+        bad |= h5u_write_attr_int(file, "letters", ld->size);
+        bad |= h5u_write_attr_int(file, "samples", (int64_t)n);
+        bad |= h5u_write_attr_int(file, "policy_entries", (int64_t)np);
+        bad |= h5u_write_attr_str(file, "distribution", ld->name);
         d2[0] = n, d2[1] = sq;
         bad |= write_dataset(file, "board", H5T_STD_U8LE, H5T_NATIVE_UINT8, 2, d2, board);
         d2[1] = L;
@@ -382,91 +307,15 @@ int shard_write(const char *path, const ShardSet *set, size_t first, size_t coun
         unlink(tmp);
         goto out;
     }
-    if (fsync_path(tmp, err) != 0) {
-        unlink(tmp);
-        goto out;
-    }
-    if (rename(tmp, path) != 0) {
-        rk_error(err, "%s: rename: %s", path, strerror(errno));
-        unlink(tmp);
-        goto out;
-    }
-    {
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s", path);
-        char *slash = strrchr(dir, '/');
-        if (slash) *slash = 0;
-        else snprintf(dir, sizeof dir, ".");
-        if (rk_fsync_dir(dir, err) != 0) goto out;
-    }
+    if (h5u_commit(tmp, path, err) != 0) goto out;
     rc = 0;
 out:
-    if (fcpl >= 0) H5Pclose(fcpl);
     free(board), free(rack), free(leave), free(small), free(played), free(scores);
     free(game), free(offs), free(turn), free(gen), free(spread), free(pm), free(pp);
     return rc;
 }
 
 /* ---------------------------------------------------------------- reading */
-
-static int read_attr_int(hid_t obj, const char *name, int64_t *v) {
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    if (a < 0) return -1;
-    int rc = H5Aread(a, H5T_NATIVE_INT64, v) >= 0 ? 0 : -1;
-    H5Aclose(a);
-    return rc;
-}
-
-static int read_attr_str(hid_t obj, const char *name, char *out, size_t cap) {
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    if (a < 0) return -1;
-    hid_t ft = H5Aget_type(a);
-    int rc = -1;
-    if (ft >= 0 && H5Tget_class(ft) == H5T_STRING && !H5Tis_variable_str(ft) && H5Tget_size(ft) <= cap) {
-        hid_t mt = H5Tcopy(H5T_C_S1);
-        H5Tset_size(mt, H5Tget_size(ft));
-        memset(out, 0, cap);
-        rc = H5Aread(a, mt, out) >= 0 ? 0 : -1;
-        out[cap - 1] = 0;
-        H5Tclose(mt);
-    }
-    if (ft >= 0) H5Tclose(ft);
-    H5Aclose(a);
-    return rc;
-}
-
-/* Reads dataset name, which must have exactly rank dims equal to want[],
- * into data (converted to memtype). */
-static int read_dataset(hid_t file, const char *name, hid_t memtype, int rank, const hsize_t *want, void *data,
-                        const char *path, RkError *err) {
-    hid_t ds = H5Dopen2(file, name, H5P_DEFAULT);
-    if (ds < 0) return rk_error(err, "%s: no dataset '%s'", path, name);
-    hid_t space = H5Dget_space(ds);
-    hsize_t dims[4] = {0};
-    int r = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
-    int rc = -1;
-    if (r != rank || r > 4 || H5Sget_simple_extent_dims(space, dims, NULL) < 0) {
-        rk_error(err, "%s: dataset '%s' has %d dimensions, expected %d", path, name, r, rank);
-        goto done;
-    }
-    for (int i = 0; i < rank; i++)
-        if (dims[i] != want[i]) {
-            rk_error(err, "%s: dataset '%s' dimension %d is %llu, expected %llu", path, name, i,
-                     (unsigned long long)dims[i], (unsigned long long)want[i]);
-            goto done;
-        }
-    bool empty = false;
-    for (int i = 0; i < rank; i++) empty |= dims[i] == 0;
-    if (!empty && H5Dread(ds, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
-        rk_error(err, "%s: dataset '%s' cannot be read (corrupt or truncated file)", path, name);
-        goto done;
-    }
-    rc = 0;
-done:
-    if (space >= 0) H5Sclose(space);
-    H5Dclose(ds);
-    return rc;
-}
 
 static int check_packed(const PackedMove *pm, const LetterDist *ld, int dim) {
     if (pm->kind > MOVE_PASS || pm->n > RK_RACK_SIZE) return -1;
@@ -493,24 +342,14 @@ int shard_read(const char *path, ShardSet *set, ShardInfo *info, const LetterDis
     uint32_t *turn = NULL, *gen = NULL;
     int32_t *spread = NULL;
     float *pp = NULL;
-    H5E_BEGIN_TRY {
-        hid_t fapl = shard_fapl();
-        file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-        if (fapl >= 0) H5Pclose(fapl);
-    }
-    H5E_END_TRY;
-    if (file < 0) {
-        FILE *f = fopen(path, "rb");
-        if (!f) return rk_error(err, "%s: %s", path, strerror(errno));
-        fclose(f);
-        return rk_error(err, "%s: not an HDF5 file (corrupt or truncated)", path);
-    }
+    file = h5u_open_read(path, err);
+    if (file < 0) return -1;
     H5E_BEGIN_TRY {
         int64_t v[6];
-        if (read_attr_int(file, "schema_version", &v[0]) || read_attr_int(file, "generation", &v[1]) ||
-            read_attr_int(file, "dim", &v[2]) || read_attr_int(file, "letters", &v[3]) ||
-            read_attr_int(file, "samples", &v[4]) || read_attr_int(file, "policy_entries", &v[5]) ||
-            read_attr_str(file, "distribution", in->distribution, sizeof in->distribution)) {
+        if (h5u_read_attr_int(file, "schema_version", &v[0]) || h5u_read_attr_int(file, "generation", &v[1]) ||
+            h5u_read_attr_int(file, "dim", &v[2]) || h5u_read_attr_int(file, "letters", &v[3]) ||
+            h5u_read_attr_int(file, "samples", &v[4]) || h5u_read_attr_int(file, "policy_entries", &v[5]) ||
+            h5u_read_attr_str(file, "distribution", in->distribution, sizeof in->distribution)) {
             rk_error(err, "%s: not a rookery shard (missing header attributes)", path);
             goto out;
         }
@@ -560,26 +399,26 @@ int shard_read(const char *path, ShardSet *set, ShardInfo *info, const LetterDis
         uint8_t *bag = small, *opp = small + n, *zeros = small + 2 * n, *known = small + 3 * n;
         int8_t *result = (int8_t *)(small + 4 * n);
         hsize_t d2[2] = {n, sq}, d1 = n, dn1 = n + 1, dp = np, dpm[2] = {np, PACKED_MOVE_BYTES};
-        if (read_dataset(file, "board", H5T_NATIVE_UINT8, 2, d2, board, path, err)) goto out;
+        if (h5u_read_dataset(file, "board", H5T_NATIVE_UINT8, 2, d2, board, path, err)) goto out;
         d2[1] = L;
-        if (read_dataset(file, "rack", H5T_NATIVE_UINT8, 2, d2, rack, path, err)) goto out;
-        if (read_dataset(file, "opp_leave", H5T_NATIVE_UINT8, 2, d2, leave, path, err)) goto out;
+        if (h5u_read_dataset(file, "rack", H5T_NATIVE_UINT8, 2, d2, rack, path, err)) goto out;
+        if (h5u_read_dataset(file, "opp_leave", H5T_NATIVE_UINT8, 2, d2, leave, path, err)) goto out;
         d2[1] = 2;
-        if (read_dataset(file, "scores", H5T_NATIVE_INT16, 2, d2, scores, path, err)) goto out;
+        if (h5u_read_dataset(file, "scores", H5T_NATIVE_INT16, 2, d2, scores, path, err)) goto out;
         d2[1] = PACKED_MOVE_BYTES;
-        if (read_dataset(file, "played", H5T_NATIVE_UINT8, 2, d2, played, path, err)) goto out;
-        if (read_dataset(file, "bag", H5T_NATIVE_UINT8, 1, &d1, bag, path, err) ||
-            read_dataset(file, "opp_tiles", H5T_NATIVE_UINT8, 1, &d1, opp, path, err) ||
-            read_dataset(file, "zeros", H5T_NATIVE_UINT8, 1, &d1, zeros, path, err) ||
-            read_dataset(file, "opp_leave_known", H5T_NATIVE_UINT8, 1, &d1, known, path, err) ||
-            read_dataset(file, "result", H5T_NATIVE_INT8, 1, &d1, result, path, err) ||
-            read_dataset(file, "game", H5T_NATIVE_UINT64, 1, &d1, game, path, err) ||
-            read_dataset(file, "turn", H5T_NATIVE_UINT32, 1, &d1, turn, path, err) ||
-            read_dataset(file, "generation", H5T_NATIVE_UINT32, 1, &d1, gen, path, err) ||
-            read_dataset(file, "final_spread", H5T_NATIVE_INT32, 1, &d1, spread, path, err) ||
-            read_dataset(file, "policy_offsets", H5T_NATIVE_UINT64, 1, &dn1, offs, path, err) ||
-            read_dataset(file, "policy_moves", H5T_NATIVE_UINT8, 2, dpm, pm, path, err) ||
-            read_dataset(file, "policy_probs", H5T_NATIVE_FLOAT, 1, &dp, pp, path, err))
+        if (h5u_read_dataset(file, "played", H5T_NATIVE_UINT8, 2, d2, played, path, err)) goto out;
+        if (h5u_read_dataset(file, "bag", H5T_NATIVE_UINT8, 1, &d1, bag, path, err) ||
+            h5u_read_dataset(file, "opp_tiles", H5T_NATIVE_UINT8, 1, &d1, opp, path, err) ||
+            h5u_read_dataset(file, "zeros", H5T_NATIVE_UINT8, 1, &d1, zeros, path, err) ||
+            h5u_read_dataset(file, "opp_leave_known", H5T_NATIVE_UINT8, 1, &d1, known, path, err) ||
+            h5u_read_dataset(file, "result", H5T_NATIVE_INT8, 1, &d1, result, path, err) ||
+            h5u_read_dataset(file, "game", H5T_NATIVE_UINT64, 1, &d1, game, path, err) ||
+            h5u_read_dataset(file, "turn", H5T_NATIVE_UINT32, 1, &d1, turn, path, err) ||
+            h5u_read_dataset(file, "generation", H5T_NATIVE_UINT32, 1, &d1, gen, path, err) ||
+            h5u_read_dataset(file, "final_spread", H5T_NATIVE_INT32, 1, &d1, spread, path, err) ||
+            h5u_read_dataset(file, "policy_offsets", H5T_NATIVE_UINT64, 1, &dn1, offs, path, err) ||
+            h5u_read_dataset(file, "policy_moves", H5T_NATIVE_UINT8, 2, dpm, pm, path, err) ||
+            h5u_read_dataset(file, "policy_probs", H5T_NATIVE_FLOAT, 1, &dp, pp, path, err))
             goto out;
         /* validate everything before anything is appended */
         if (offs[0] != 0 || offs[n] != np) {

@@ -127,9 +127,9 @@ expect_error 2 "nan.spv: mean value 37 is not finite" "$bin" info "$work/nan.spv
 cp "$spv" "$work/nanmult.spv"; poke "$work/nanmult.spv" 19836 "$F_NAN"
 expect_error 2 "nanmult.spv: openness multiplier value 4 is not finite" "$bin" info "$work/nanmult.spv"
 printf 'hello world\n' > "$work/notes.txt"
-expect_error 2 "notes.txt: not a .spv, .klv2 or .kwg file" "$bin" info "$work/notes.txt"
+expect_error 2 "notes.txt: not a .spv, .klv2, .kwg or .h5 file" "$bin" info "$work/notes.txt"
 : > "$work/empty"
-expect_error 2 "empty: not a .spv, .klv2 or .kwg file" "$bin" info "$work/empty"
+expect_error 2 "empty: not a .spv, .klv2, .kwg or .h5 file" "$bin" info "$work/empty"
 expect_error 2 "$work/none.spv" "$bin" info "$work/none.spv"
 expect_error 2 "$work/none.bin" "$bin" info "$work/none.bin"
 expect_error 2 "give a file" "$bin" info
