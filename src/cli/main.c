@@ -1,4 +1,5 @@
 /* main.c - `rookery <command> ...`: dispatches to one file per command. */
+#include <cblas.h>
 #include <hdf5.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,6 +38,8 @@ int main(int argc, char **argv) {
      * would only print a spurious "infinite loop closing library" after a
      * corrupt file was refused (its damaged metadata stays cached). */
     H5dont_atexit();
+    /* One BLAS thread per process: parallelism comes from MPI ranks. */
+    openblas_set_num_threads(1);
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -63,8 +63,8 @@
  *   nn.shard_samples          100000   samples per shard file at most
  *   nn.train                  yes      yes | no: train the network each generation (needs shards)
  *   nn.window                 4        generations of shards the trainer samples from
- *   nn.steps                  200      Adam steps per generation
- *   nn.batch                  256      samples per step (all ranks together)
+ *   nn.steps                  150      Adam steps per generation
+ *   nn.batch                  128      samples per step (all ranks together)
  *   nn.grad_chunks            8        fixed slices of each batch: chunk c is computed by rank
  *                                      c mod ranks and the chunks' gradients are summed in chunk
  *                                      order, so weights do not depend on the number of ranks
@@ -75,7 +75,7 @@
  *                                      i mod 10 = 9 (0 = none); the newest generation's held-out
  *                                      positions measure the model (metrics.csv)
  *   nn.eval_positions         1000     held-out positions evaluated at most per generation
- *   nn.channels / blocks / embed / head_hidden / h_tiles   32 / 4 / 64 / 64 / 1
+ *   nn.channels / blocks / embed / head_hidden / h_tiles   32 / 3 / 64 / 64 / 1
  *                                      the architecture (nn/model.h)
  */
 #ifndef ROOKERY_TRAIN_CONFIG_H

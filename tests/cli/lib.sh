@@ -18,3 +18,7 @@ check_exit() {
 expect_exit() { check_exit 0 "$@"; }
 # expect_error CODE PATTERN cmd...: the same, with exactly one stderr line
 expect_error() { check_exit 1 "$@"; }
+# A tiny network for the training runs of the tests (the default one takes
+# minutes a generation); shards and the network stage still run.
+tiny_nn=(--set nn.steps=3 --set nn.batch=16 --set nn.grad_chunks=4 --set nn.channels=4 --set nn.blocks=1
+         --set nn.embed=8 --set nn.head_hidden=8 --set nn.eval_positions=40)

@@ -19,10 +19,10 @@ grep "games_per_generation" >/dev/null "$work/default.ini" || fail "--print-defa
 
 printf '[run]\ngenerations = zero\n' > "$work/bad.ini"
 expect_exit 2 "bad.ini:2" "$bin" train --config "$work/bad.ini" --run "$work/r0"
-expect_exit 2 "unknown key run.nope" "$bin" train --run "$work/r0" --set run.nope=1
+expect_exit 2 "unknown key run.nope" "$bin" train --run "$work/r0" "${tiny_nn[@]}" --set run.nope=1
 expect_exit 2 "missing.ini" "$bin" train --config "$work/missing.ini" --run "$work/r0"
 [ ! -e "$work/r0" ] || fail "a run directory was created despite a config error"
-expect_exit 2 "SLURM_NTASKS" env SLURM_NTASKS=4 "$bin" train --run "$work/r0"
+expect_exit 2 "SLURM_NTASKS" env SLURM_NTASKS=4 "$bin" train --run "$work/r0" "${tiny_nn[@]}"
 expect_exit 2 "pairs" "$bin" match --a static --b static
 
 if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
@@ -37,16 +37,16 @@ expect_exit 2 "whole number" "$bin" match --a sim:plies=2.5 --b static --pairs 1
 expect_exit 2 "shrink= goes with req=" "$bin" match --a sim:shrink=3 --b static --pairs 1
 expect_exit 2 "nope.klv2" "$bin" match --a static:leaves=/nope.klv2 --b static --pairs 1
 # one process, no mpirun (MPI singleton)
-"$bin" train --run "$work/r1" --set run.games_per_generation=20 --set run.generations=1 --set match.pairs=2 \
+"$bin" train --run "$work/r1" "${tiny_nn[@]}" --set run.games_per_generation=20 --set run.generations=1 --set match.pairs=2 \
   > "$work/log" 2>&1 \
   || { cat "$work/log"; fail "one-process run"; }
 [ "$(cat "$work/r1/LATEST")" = "gen-0001" ] || fail "LATEST after a one-process run"
-"$bin" train --config "$jobs/example.ini" --run "$work/r2" --set run.games_per_generation=10 \
+"$bin" train --config "$jobs/example.ini" --run "$work/r2" "${tiny_nn[@]}" --set run.games_per_generation=10 \
   --set run.generations=1 --set match.pairs=0 > "$work/log2" 2>&1 || { cat "$work/log2"; fail "jobs/example.ini does not load"; }
-"$bin" train --run "$work/r1" --set run.generations=1 | grep "nothing to do" >/dev/null || fail "rerun of a finished run"
+"$bin" train --run "$work/r1" "${tiny_nn[@]}" --set run.generations=1 | grep "nothing to do" >/dev/null || fail "rerun of a finished run"
 # a malformed LATEST is reported, not overwritten
 echo garbage > "$work/r1/LATEST"
-expect_exit 2 "LATEST" "$bin" train --run "$work/r1" --set run.generations=2
+expect_exit 2 "LATEST" "$bin" train --run "$work/r1" "${tiny_nn[@]}" --set run.generations=2
 out=$("$bin" match --a static:leaves=zero --b static --pairs 3)
 echo "$out" | grep "pairs 3, games 6" >/dev/null || fail "match output: $out"
 # rookery leaves: bag-aware leaves from the run's rack equities

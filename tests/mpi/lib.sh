@@ -25,3 +25,7 @@ same_files() {
     done
   done
 }
+# A tiny network for the training runs of the tests (the default one takes
+# minutes a generation); shards and the network stage still run.
+tiny_nn=(--set nn.steps=3 --set nn.batch=16 --set nn.grad_chunks=4 --set nn.channels=4 --set nn.blocks=1
+         --set nn.embed=8 --set nn.head_hidden=8 --set nn.eval_positions=40)

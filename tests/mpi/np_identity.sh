@@ -3,7 +3,7 @@
 # with generation 2 playing with generation 1's SPV table.
 source "$(dirname "$0")/lib.sh"
 for np in 1 2 3; do
-  mpirun_np "$np" "$bin" train --run "$work/np$np" --set run.games_per_generation=50 \
+  mpirun_np "$np" "$bin" train --run "$work/np$np" "${tiny_nn[@]}" --set run.games_per_generation=50 \
     --set run.generations=2 --set run.progress_seconds=0 \
     --set leaves.min_rack_count=1 --set leaves.max_forced_games=48 --set match.pairs=8 --set spv.use=yes > "$work/np$np.log" 2>&1 \
     || { cat "$work/np$np.log"; fail "train at np $np"; }
