@@ -19,7 +19,12 @@ static void usage(FILE *out) {
             "(draws count half) with a 95%% confidence interval over pairs, and A's mean spread.\n"
             "SPEC: static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K], e.g.\n"
             "      static:leaves=runs/default/gen-0003/leaves.klv2,spv=runs/default/gen-0003/positional.spv\n"
-            "      (spv_k: the spread scale K of the SPV variance weight, points, default 75)\n");
+            "      (spv_k: the spread scale K of the SPV variance weight, points, default 75)\n"
+            "      sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S][,leaves=F|,req=F.req]\n"
+            "      Monte Carlo simulation of the K best static moves (search/player.h)\n"
+            "      nn:greedy,model=F.h5   the network's most probable legal move\n"
+            "      nn:value,model=F.h5[,candidates=K][,samples=S]   the best by the value head among\n"
+            "      the K most probable moves, each played in S sampled worlds (defaults 8, 4)\n");
 }
 
 int cmd_match(int argc, char **argv) {

@@ -108,11 +108,15 @@ void nn_batch_free(NnBatch *b) {
     memset(b, 0, sizeof *b);
 }
 
-void nn_batch_set(NnBatch *b, const NnModel *m, int i, const Position *p) {
+void nn_batch_set_features(NnBatch *b, const NnModel *m, int i, const Position *p) {
     size_t sq = sq_of(m);
     b->pos[i] = *p;
     nn_features(b->fc, p, b->planes + (size_t)i * sq * (size_t)m->fs.planes,
                 b->scalars + (size_t)i * (size_t)m->fs.scalars, &b->board[i]);
+}
+
+void nn_batch_set(NnBatch *b, const NnModel *m, int i, const Position *p) {
+    nn_batch_set_features(b, m, i, p);
     MoveGenRequest req;
     memset(&req, 0, sizeof req);
     req.board = &b->board[i];

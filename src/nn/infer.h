@@ -57,6 +57,9 @@ void nn_batch_free(NnBatch *b);
 /* Position i of the batch: its features, board, legal moves and sub-move
  * mask. */
 void nn_batch_set(NnBatch *b, const NnModel *m, int i, const Position *p);
+/* Only the features and the board (enough for the trunk and the value
+ * head; no legal moves, so no policy). */
+void nn_batch_set_features(NnBatch *b, const NnModel *m, int i, const Position *p);
 /* The trunk and the embedding of positions [0, n). */
 void nn_forward_trunk(const NnModel *m, NnBatch *b, int n);
 /* Value head: b->vout[i*4 + 0..2] win/draw/loss logits, [3] spread / 100. */

@@ -10,7 +10,8 @@
 
 #define PLAYER_USAGE                                                                                          \
     "static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K] or "                                             \
-    "sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S][,leaves=FILE.klv2|zero|,req=FILE.req]"
+    "sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S][,leaves=FILE.klv2|zero|,req=FILE.req] or "  \
+    "nn:greedy|value,model=FILE.h5[,candidates=K][,samples=S][,seed=N]"
 
 /* A number option of a sim player in [lo, hi] (a whole number if integer). */
 static int number_option(const char *spec, const char *key, const char *val, double lo, double hi, bool integer,
@@ -63,8 +64,27 @@ static int sim_option(Player *p, const char *spec, const char *key, const char *
     return 0;
 }
 
+/* An option of an nn player (the model is loaded after all of them). */
+static int nn_option(Player *p, const char *spec, const char *key, const char *val, RkError *err) {
+    double x;
+    if (strcmp(key, "candidates") == 0) {
+        if (number_option(spec, key, val, 1, NN_PLAYER_MAX_CANDIDATES, true, &x, err) != 0) return -1;
+        p->nn->candidates = (int)x;
+    } else if (strcmp(key, "samples") == 0) {
+        if (number_option(spec, key, val, 1, NN_PLAYER_MAX_SAMPLES, true, &x, err) != 0) return -1;
+        p->nn->samples = (int)x;
+    } else if (strcmp(key, "seed") == 0) {
+        if (number_option(spec, key, val, 0, 9e15, true, &x, err) != 0) return -1;
+        p->nn->seed = (uint64_t)x;
+    } else {
+        return rk_error(err, "player '%s': unknown option '%s' (expected %s)", spec, key, PLAYER_USAGE);
+    }
+    return 0;
+}
+
 static int open_option(Player *p, const char *spec, const char *key, const char *val, const LetterDist *ld,
                        RkError *err) {
+    if (p->kind == PLAYER_NN) return nn_option(p, spec, key, val, err);
     if (p->kind == PLAYER_SIM) {
         int rc = sim_option(p, spec, key, val, ld, err);
         if (rc != -2) return rc;
@@ -105,6 +125,41 @@ static int open_option(Player *p, const char *spec, const char *key, const char 
     return rk_error(err, "player '%s': unknown option '%s' (expected %s)", spec, key, PLAYER_USAGE);
 }
 
+/* nn:MODE,model=FILE[,options]: the mode word first, then key=value. */
+static int open_nn(Player *p, const char *spec, const char *colon, const LetterDist *ld, RkError *err) {
+    p->kind = PLAYER_NN;
+    if (colon == NULL) return rk_error(err, "player '%s': give nn:greedy or nn:value, and model=FILE.h5", spec);
+    p->nn = malloc(sizeof *p->nn);
+    if (p->nn == NULL) return rk_error(err, "out of memory");
+    char opts[512], model[512] = "";
+    snprintf(opts, sizeof opts, "%s", colon + 1);
+    char *save = NULL, *mode = strtok_r(opts, ",", &save);
+    if (mode != NULL && strcmp(mode, "greedy") == 0) nn_player_defaults(p->nn, NN_PLAYER_GREEDY);
+    else if (mode != NULL && strcmp(mode, "value") == 0) nn_player_defaults(p->nn, NN_PLAYER_VALUE);
+    else {
+        free(p->nn);
+        p->nn = NULL;
+        return rk_error(err, "player '%s': the mode is greedy or value (nn:greedy,model=FILE.h5)", spec);
+    }
+    int rc = 0;
+    for (char *opt = strtok_r(NULL, ",", &save); opt != NULL && rc == 0; opt = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(opt, '=');
+        if (eq == NULL) {
+            rc = rk_error(err, "player '%s': option '%s' is not key=value", spec, opt);
+            break;
+        }
+        *eq = '\0';
+        if (strcmp(opt, "model") == 0) snprintf(model, sizeof model, "%s", eq + 1);
+        else rc = nn_option(p, spec, opt, eq + 1, err);
+    }
+    if (rc == 0 && model[0] == '\0') rc = rk_error(err, "player '%s': give model=FILE.h5", spec);
+    if (rc == 0 && p->nn->mode == NN_PLAYER_GREEDY && (strstr(spec, "candidates=") || strstr(spec, "samples=")))
+        rc = rk_error(err, "player '%s': candidates= and samples= are options of nn:value", spec);
+    if (rc == 0) rc = nn_player_load(p->nn, model, ld, err);
+    if (rc != 0) player_close(p);
+    return rc;
+}
+
 int player_open(Player *p, const char *spec, const LetterDist *ld, RkError *err) {
     memset(p, 0, sizeof *p);
     p->spv_k = PLAYER_DEFAULT_SPV_K;
@@ -118,6 +173,8 @@ int player_open(Player *p, const char *spec, const LetterDist *ld, RkError *err)
         p->kind = PLAYER_SIM;
         sim_config_defaults(&p->sim);
         p->dyn_shrink = 30.0;
+    } else if (kind_len == 2 && strncmp(spec, "nn", 2) == 0) {
+        return open_nn(p, spec, colon, ld, err);
     } else {
         return rk_error(err, "player '%s': unknown kind (expected %s)", spec, PLAYER_USAGE);
     }
@@ -146,6 +203,9 @@ int player_open(Player *p, const char *spec, const LetterDist *ld, RkError *err)
 }
 
 int player_check_board(const Player *p, int dim, RkError *err) {
+    if (p->nn != NULL && nn_player_dim(p->nn) != dim)
+        return rk_error(err, "player '%s': the model is for a %dx%d board, the game's is %dx%d", p->spec,
+                        nn_player_dim(p->nn), nn_player_dim(p->nn), dim, dim);
     if (p->spv == NULL) return 0;
     char what[600];
     snprintf(what, sizeof what, "player '%s'", p->spec);
@@ -167,6 +227,11 @@ void player_close(Player *p) {
         dynleaves_close(p->dyn);
         free(p->dyn);
         p->dyn = NULL;
+    }
+    if (p->nn != NULL) {
+        nn_player_close(p->nn);
+        free(p->nn);
+        p->nn = NULL;
     }
 }
 
@@ -198,6 +263,7 @@ static int sim_choose(const Player *p, const Game *g, Move *out) {
 
 void player_choose(const Player *p, const Game *g, Move *out) {
     if (p->kind == PLAYER_SIM && sim_choose(p, g, out) == 0) return;
+    if (p->kind == PLAYER_NN && nn_player_choose(p->nn, g, out) == 0) return;
     MoveGenRequest req;
     PositionalValues pv;
     movegen_request_for_game(&req, g);

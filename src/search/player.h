@@ -16,6 +16,10 @@
  *        a rack-equity table (req=). Deterministic: each decision's seed is
  *        S mixed with the game's own random stream.
  *
+ *   nn:greedy|value,model=FILE.h5[,candidates=K][,samples=S][,seed=N]
+ *        the network alone (search/nn_player.h): the most probable move
+ *        under P, or the best by V among the K most probable moves
+ *
  * Graph search players join with a later issue.
  */
 #ifndef ROOKERY_PLAYER_H
@@ -26,11 +30,12 @@
 #include "eval/klv.h"
 #include "eval/dynleaves.h"
 #include "eval/spv.h"
+#include "search/nn_player.h"
 #include "search/sim.h"
 
 #define PLAYER_DEFAULT_SPV_K 75.0
 
-typedef enum { PLAYER_STATIC = 0, PLAYER_SIM = 1 } PlayerKind;
+typedef enum { PLAYER_STATIC = 0, PLAYER_SIM = 1, PLAYER_NN = 2 } PlayerKind;
 
 typedef struct Player {
     PlayerKind kind;
@@ -41,6 +46,7 @@ typedef struct Player {
     SimConfig sim;   /* PLAYER_SIM (its leave callback is set per decision) */
     DynLeaves *dyn;  /* owned; PLAYER_SIM with req=: bag-aware leaves (one thread) */
     double dyn_shrink;
+    NnPlayer *nn;    /* owned; PLAYER_NN (scratch inside: one thread) */
     bool leaves_named, shrink_named; /* leaves= (even zero) and shrink= were given */
 } Player;
 

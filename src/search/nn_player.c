@@ -1,0 +1,162 @@
+/*
+ * nn_player.c - greedy-policy and value players over the network (see
+ * nn_player.h).
+ */
+#include "nn_player.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/position.h"
+#include "nn/model_io.h"
+
+void nn_player_defaults(NnPlayer *np, NnPlayerMode mode) {
+    memset(np, 0, sizeof *np);
+    np->mode = mode;
+    np->candidates = 8;
+    np->samples = 4;
+}
+
+int nn_player_load(NnPlayer *np, const char *path, const LetterDist *ld, RkError *err) {
+    NnModelInfo info;
+    if (nn_model_peek(path, &info, err) != 0) return -1;
+    if (nn_model_load(&np->model, path, ld, info.dim, err) != 0) return -1;
+    np->loaded = true;
+    return 0;
+}
+
+void nn_player_close(NnPlayer *np) {
+    if (np->ready) nn_batch_free(&np->batch);
+    if (np->loaded) nn_model_free(&np->model);
+    free(np->logp);
+    np->ready = np->loaded = false;
+    np->logp = NULL;
+}
+
+static int prepare(NnPlayer *np, const Game *g) {
+    if (np->ready) return 0;
+    RkError err;
+    nn_feature_context(&np->fc, g->ld, g->layout, g->kwg);
+    int cap = np->mode == NN_PLAYER_VALUE ? np->candidates * np->samples : 1;
+    if (nn_batch_init(&np->batch, &np->model, &np->fc, cap, &err) != 0) return -1;
+    np->ready = true;
+    return 0;
+}
+
+/* log P of every legal move of the position on turn in slot 0. */
+static int policy(NnPlayer *np, const Game *g) {
+    Position pos;
+    position_from_game(&pos, g);
+    nn_batch_set(&np->batch, &np->model, 0, &pos);
+    nn_forward_trunk(&np->model, &np->batch, 1);
+    nn_forward_submoves(&np->model, &np->batch, 1);
+    int n = np->batch.legal[0].n;
+    if (n > np->logp_cap) {
+        free(np->logp);
+        np->logp = malloc((size_t)n * sizeof *np->logp);
+        if (!np->logp) return -1;
+        np->logp_cap = n;
+    }
+    return nn_policy_all(&np->model, &np->batch, 0, np->logp);
+}
+
+static void to_move(const PackedMove *pm, const Game *g, Move *out) {
+    if (packed_to_move(pm, &g->board, out) != 0) { /* cannot happen for a legal move: pass */
+        memset(out, 0, sizeof *out);
+        out->kind = MOVE_PASS;
+    }
+}
+
+/* A world consistent with what the mover sees: the unseen tiles shuffled
+ * into the opponent's rack (as many tiles as they hold) and the bag. */
+static void sample_world(const Game *g, Game *w, Rng *rng) {
+    *w = *g;
+    int opp = 1 - g->on_turn;
+    Rack unseen;
+    game_unseen(g, &unseen);
+    uint8_t tiles[RK_MAX_BAG + RK_RACK_SIZE];
+    int n = 0;
+    for (int l = 0; l < g->ld->size; l++)
+        for (int c = 0; c < unseen.count[l]; c++) tiles[n++] = (uint8_t)l;
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)rng_below(rng, (uint64_t)i + 1);
+        uint8_t t = tiles[i];
+        tiles[i] = tiles[j];
+        tiles[j] = t;
+    }
+    int k = g->racks[opp].total;
+    rack_clear(&w->racks[opp]);
+    for (int i = 0; i < k; i++) rack_add(&w->racks[opp], tiles[i]);
+    w->bag.count = 0;
+    for (int i = k; i < n; i++) w->bag.tiles[w->bag.count++] = tiles[i];
+    rng_seed(&w->rng, rng_next(rng));
+}
+
+int nn_player_choose(NnPlayer *np, const Game *g, Move *out) {
+    if (prepare(np, g) != 0) return -1;
+    int n = policy(np, g);
+    if (n < 0) return -1;
+    const NnLegal *lg = &np->batch.legal[0];
+    int best = 0;
+    for (int j = 1; j < n; j++)
+        if (np->logp[j] > np->logp[best]) best = j;
+    if (np->mode == NN_PLAYER_GREEDY || n == 1) {
+        to_move(&lg->m[best].pm, g, out);
+        return 0;
+    }
+    /* the K most probable moves */
+    int K = n < np->candidates ? n : np->candidates, cand[NN_PLAYER_MAX_CANDIDATES];
+    PackedMove pms[NN_PLAYER_MAX_CANDIDATES];
+    for (int k = 0; k < K; k++) {
+        int arg = -1;
+        for (int j = 0; j < n; j++) {
+            bool taken = false;
+            for (int q = 0; q < k; q++) taken |= cand[q] == j;
+            if (!taken && (arg < 0 || np->logp[j] > np->logp[arg])) arg = j;
+        }
+        cand[k] = arg;
+        pms[k] = lg->m[arg].pm; /* the batch's legal list is rebuilt below */
+    }
+    Rng r = g->rng;
+    Rng rng;
+    rng_seed_stream(&rng, np->seed ^ rng_next(&r), (uint64_t)g->turn, 0x6e6e76616c7565);
+    double value[NN_PLAYER_MAX_CANDIDATES] = {0};
+    int slot[NN_PLAYER_MAX_CANDIDATES * NN_PLAYER_MAX_SAMPLES], used = 0;
+    Game *w = malloc(sizeof *w);
+    if (!w) return -1;
+    for (int k = 0; k < K; k++) {
+        Move mv;
+        to_move(&pms[k], g, &mv);
+        for (int s = 0; s < np->samples; s++) {
+            sample_world(g, w, &rng);
+            game_play(w, &mv);
+            int idx = k * np->samples + s;
+            if (game_over(w)) {
+                int me = g->on_turn, d = w->scores[me] - w->scores[1 - me];
+                value[k] += d > 0 ? 1.0 : d == 0 ? 0.5 : 0.0;
+                slot[idx] = -1;
+                continue;
+            }
+            Position pos;
+            position_from_game(&pos, w);
+            nn_batch_set_features(&np->batch, &np->model, used, &pos);
+            slot[idx] = used++;
+        }
+    }
+    free(w);
+    if (used > 0) {
+        nn_forward_trunk(&np->model, &np->batch, used);
+        nn_forward_value(&np->model, &np->batch, used);
+    }
+    int pick = 0;
+    for (int k = 0; k < K; k++) {
+        for (int s = 0; s < np->samples; s++) {
+            int sl = slot[k * np->samples + s];
+            if (sl >= 0) value[k] += 1.0 - nn_value_win(&np->batch, sl);
+        }
+        if (value[k] > value[pick]) pick = k; /* ties: the more probable move */
+    }
+    to_move(&pms[pick], g, out);
+    return 0;
+}
