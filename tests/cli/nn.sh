@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# rookery nn (train, eval), rookery info on models and shards, the nn players of the match
+# harness, the Python examples of docs/, and bad input: one-line errors, exit 2.
+#   nn.sh ROOKERY_BIN SOWPODS_KWG SHARED_DIR
+set -euo pipefail
+bin="$1"; kwg="${2:-}"
+source "$(dirname "$0")/lib.sh"
+docs="$(cd "$(dirname "$0")/../../docs" && pwd)"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+"$bin" nn --help | grep "nn train" >/dev/null || fail "nn --help"
+expect_error 2 "unknown subcommand" "$bin" nn fly
+expect_error 2 "give --run" "$bin" nn train
+expect_error 2 "config.ini" "$bin" nn eval --run "$work/none" --model x.h5
+expect_error 2 "generation" "$bin" nn train --run "$work/none" --generation x
+if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
+  echo "SKIPPED: SOWPODS.kwg not built; no network runs"
+  exit 0
+fi
+export ROOKERY_LEXICON="$kwg"
+run="$work/run"
+"$bin" train --run "$run" "${tiny_nn[@]}" --set run.games_per_generation=30 --set run.generations=1 \
+  --set match.pairs=0 --set spv.heldout_games=0 --set spv.match_pairs=0 --set run.progress_seconds=0 > "$work/train.log" \
+  || { cat "$work/train.log"; fail "a training run with the network"; }
+grep "gen 1 nn:" "$work/train.log" | grep "P top-1" >/dev/null || fail "no network line in the training log"
+model="$run/gen-0001/model.h5"; shard="$run/gen-0001/shard-00000.h5"
+[ -f "$model" ] && [ -f "$shard" ] || fail "no model.h5 or shard in gen-0001"
+grep -q '"model.h5"' "$run/gen-0001/manifest.json" || fail "model.h5 not in the manifest"
+head -1 "$run/metrics.csv" | grep -q "nn_p_top1" || fail "no network columns in metrics.csv"
+
+"$bin" info "$model" | grep -q "parameters" || fail "info on a model"
+"$bin" info "$shard" | grep -q "samples" || fail "info on a shard"
+"$bin" nn eval --run "$run" --model "$model" | grep -q "P top-1" || fail "nn eval"
+"$bin" nn train --run "$run" --set nn.steps=2 --out "$work/a.h5" > "$work/nt.log" || { cat "$work/nt.log"; fail "nn train"; }
+grep -q "wrote $work/a.h5" "$work/nt.log" || fail "nn train did not say what it wrote"
+"$bin" nn train --run "$run" --set nn.steps=2 --out "$work/b.h5" > /dev/null
+cmp -s "$work/a.h5" "$work/b.h5" || fail "nn train is not deterministic"
+"$bin" nn train --run "$run" --set nn.steps=2 > /dev/null
+[ -f "$run/nn/model-gen-0001.h5" ] || fail "nn train's default output"
+
+# the network's players
+"$bin" match --a "nn:greedy,model=$model" --b static --pairs 1 | grep -q "A win%" || fail "nn:greedy match"
+"$bin" match --a "nn:value,model=$model,candidates=3,samples=2" --b static --pairs 1 | grep -q "A win%" \
+  || fail "nn:value match"
+expect_error 2 "greedy or value" "$bin" match --a "nn:best,model=$model" --b static --pairs 1
+expect_error 2 "model=" "$bin" match --a "nn:greedy" --b static --pairs 1
+expect_error 2 "nope.h5" "$bin" match --a "nn:greedy,model=$work/nope.h5" --b static --pairs 1
+expect_error 2 "candidates" "$bin" match --a "nn:value,model=$model,candidates=0" --b static --pairs 1
+
+# damaged and mismatched files
+head -c 2000 "$model" > "$work/trunc.h5"
+expect_error 2 "trunc.h5" "$bin" nn eval --run "$run" --model "$work/trunc.h5"
+expect_error 2 "trunc.h5" "$bin" info "$work/trunc.h5"
+head -c 3000 "$shard" > "$work/shard-trunc.h5"
+expect_error 2 "shard-trunc.h5" "$bin" info "$work/shard-trunc.h5"
+cp "$shard" "$run/gen-0001/shard-00001.h5"
+head -c 5000 "$shard" > "$run/gen-0001/shard-00001.h5"
+expect_error 2 "shard-00001.h5" "$bin" nn eval --run "$run" --model "$model"
+rm "$run/gen-0001/shard-00001.h5"
+
+if /usr/bin/python3 -c "import h5py" 2>/dev/null; then
+  /usr/bin/python3 "$docs/examples/read_shard.py" "$shard" | grep -q "samples of generation 1" || fail "read_shard.py"
+  /usr/bin/python3 "$docs/examples/read_model.py" "$model" | grep -q "tensors" || fail "read_model.py"
+  cp "$model" "$work/v2.h5"
+  /usr/bin/python3 -c "import h5py,sys; f=h5py.File(sys.argv[1],'r+'); f.attrs['feature_version']=99; f.close()" "$work/v2.h5"
+  expect_error 2 "feature version" "$bin" nn eval --run "$run" --model "$work/v2.h5"
+  expect_error 2 "feature version" "$bin" match --a "nn:greedy,model=$work/v2.h5" --b static --pairs 1
+else
+  echo "note: h5py is not installed; the Python examples were not run"
+fi
+echo "nn.sh: all checks passed"

@@ -1,0 +1,157 @@
+/* The trainer: the same steps give the same bytes; a few steps lower the loss; a
+ * divergence (non-finite loss or weights) stops with a message naming the step and keeps
+ * the last good weights; bad options are refused. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/layout.h"
+#include "nn/trainer.h"
+#include "testutil.h"
+#include "worker/samples.h"
+#include "worker/selfplay.h"
+
+typedef struct World {
+    LetterDist ld;
+    Layout lay;
+    Kwg kwg;
+    NnFeatureContext fc;
+    ShardSet set;
+    size_t *idx;
+} World;
+
+typedef struct Rec {
+    SampleRecorder *r;
+} Rec;
+static void record(const Game *g, const Move *m, void *vctx) { samples_record(((Rec *)vctx)->r, g, m); }
+
+static bool world_open(World *w) {
+    ld_english(&w->ld);
+    layout_standard15(&w->lay);
+    if (!tu_load_sowpods(&w->kwg, &w->ld)) return false;
+    nn_feature_context(&w->fc, &w->ld, &w->lay, &w->kwg);
+    shardset_init(&w->set);
+    SelfplayConfig cfg = {.ld = &w->ld, .layout = &w->lay, .kwg = &w->kwg, .seed = 21, .generation = 1};
+    SampleRecorder r;
+    samples_init(&r, &w->set, 1.0, 8, NULL, NULL);
+    Rec rec = {&r};
+    Game *g = malloc(sizeof *g);
+    for (uint64_t i = 0; i < 3; i++) {
+        samples_begin_game(&r, i, 1);
+        selfplay_game(&cfg, i, g, NULL, record, &rec);
+        samples_finish_game(&r, g);
+    }
+    free(g);
+    samples_free(&r);
+    w->idx = malloc(w->set.n * sizeof *w->idx);
+    for (size_t i = 0; i < w->set.n; i++) w->idx[i] = i;
+    return true;
+}
+
+static void world_close(World *w) {
+    free(w->idx);
+    shardset_free(&w->set);
+    kwg_free(&w->kwg);
+}
+
+static const NnArch ARCH = {.channels = 4, .blocks = 1, .embed = 8, .head_hidden = 8, .h_tiles = 1};
+
+static NnTrainOptions options(int64_t steps) {
+    NnTrainOptions o = {.batch = 12, .chunks = 4, .steps = steps, .adam = nn_adam_default(), .seed = 3, .generation = 1};
+    o.adam.lr = 3e-3f;
+    return o;
+}
+
+static void test_deterministic_and_learns(void) {
+    World w;
+    if (!world_open(&w)) return;
+    RkError err;
+    NnModel a, b;
+    CU_ASSERT_FATAL(nn_model_init(&a, &ARCH, &w.ld, 15, 1, &err) == 0);
+    CU_ASSERT_FATAL(nn_model_init(&b, &ARCH, &w.ld, 15, 1, &err) == 0);
+    NnTrainComm comm = nn_train_comm_local();
+    NnTrainOptions o = options(40);
+    NnTrainReport ra, rb;
+    CU_ASSERT_EQUAL_FATAL(nn_train(&a, &w.fc, &w.set, w.idx, w.set.n, &o, &comm, &ra, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(nn_train(&b, &w.fc, &w.set, w.idx, w.set.n, &o, &comm, &rb, &err), 0);
+    CU_ASSERT_EQUAL(a.train_step, 40);
+    CU_ASSERT_EQUAL(memcmp(a.params.w, b.params.w, a.params.total * sizeof(float)), 0);
+    CU_ASSERT_EQUAL(memcmp(a.params.m, b.params.m, a.params.total * sizeof(float)), 0);
+    CU_ASSERT_EQUAL(ra.first.samples, 12);
+    /* the mean loss of the last 20 steps below the first 20's: train 20 more, compare */
+    NnTrainReport r2;
+    NnTrainOptions o2 = options(20);
+    CU_ASSERT_EQUAL_FATAL(nn_train(&a, &w.fc, &w.set, w.idx, w.set.n, &o2, &comm, &r2, &err), 0);
+    CU_ASSERT_EQUAL(a.train_step, 60);
+    printf("(mean loss, steps 1-40: %.3f, 41-60: %.3f) ", nn_loss_total(&ra.mean), nn_loss_total(&r2.mean));
+    CU_ASSERT_TRUE(nn_loss_total(&r2.mean) < 0.9 * nn_loss_total(&ra.mean));
+    /* another chunking of the same batch: the same loss, other float sums */
+    NnModel c;
+    CU_ASSERT_FATAL(nn_model_init(&c, &ARCH, &w.ld, 15, 1, &err) == 0);
+    NnTrainOptions o3 = options(1);
+    o3.chunks = 3;
+    NnTrainReport rc;
+    CU_ASSERT_EQUAL_FATAL(nn_train(&c, &w.fc, &w.set, w.idx, w.set.n, &o3, &comm, &rc, &err), 0);
+    CU_ASSERT_DOUBLE_EQUAL(nn_loss_total(&rc.first), nn_loss_total(&ra.first), 1e-4);
+    nn_model_free(&a);
+    nn_model_free(&b);
+    nn_model_free(&c);
+    world_close(&w);
+}
+
+static void test_divergence_stops(void) {
+    World w;
+    if (!world_open(&w)) return;
+    RkError err;
+    NnModel m;
+    CU_ASSERT_FATAL(nn_model_init(&m, &ARCH, &w.ld, 15, 1, &err) == 0);
+    NnTrainComm comm = nn_train_comm_local();
+    NnTrainOptions o = options(30);
+    o.adam.lr = 1e30f; /* the first step throws every weight to ~1e30, the next forward overflows */
+    NnTrainReport r;
+    CU_ASSERT_EQUAL(nn_train(&m, &w.fc, &w.set, w.idx, w.set.n, &o, &comm, &r, &err), -1);
+    printf("(%s) ", err.msg);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "non-finite"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "keeping the weights of step"));
+    CU_ASSERT_TRUE(m.train_step < 30);
+    bool finite = true;
+    for (size_t i = 0; i < m.params.total; i++) finite &= isfinite(m.params.w[i]) != 0;
+    CU_ASSERT_TRUE(finite);
+    nn_model_free(&m);
+    world_close(&w);
+}
+
+static void test_bad_options(void) {
+    World w;
+    if (!world_open(&w)) return;
+    RkError err;
+    NnModel m;
+    CU_ASSERT_FATAL(nn_model_init(&m, &ARCH, &w.ld, 15, 1, &err) == 0);
+    NnTrainComm comm = nn_train_comm_local();
+    NnTrainOptions o = options(2);
+    o.batch = 2; /* fewer samples than chunks */
+    NnTrainReport r;
+    CU_ASSERT_EQUAL(nn_train(&m, &w.fc, &w.set, w.idx, w.set.n, &o, &comm, &r, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "grad_chunks"));
+    o = options(2);
+    CU_ASSERT_EQUAL(nn_train(&m, &w.fc, &w.set, w.idx, 0, &o, &comm, &r, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no training samples"));
+    NnArch bad = ARCH;
+    bad.h_tiles = 3;
+    NnModel x;
+    CU_ASSERT_EQUAL(nn_model_init(&x, &bad, &w.ld, 15, 1, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "h_tiles"));
+    nn_model_free(&m);
+    world_close(&w);
+}
+
+int main(void) {
+    CU_TestInfo tests[] = {
+        {"the same steps give the same bytes, and the loss falls", test_deterministic_and_learns},
+        {"a divergence stops with the step named, weights kept finite", test_divergence_stops},
+        {"bad options refused", test_bad_options},
+        CU_TEST_INFO_NULL,
+    };
+    return tu_run("nn_trainer", tests);
+}
