@@ -265,6 +265,33 @@ int nn_policy_all(const NnModel *m, NnBatch *b, int i, double *logp) {
     return lg->n;
 }
 
+double nn_policy_logprob(const NnModel *m, NnBatch *b, int i, const PackedMove *pm) {
+    const NnLegal *lg = &b->legal[i];
+    if (nn_legal_find(lg, &m->ps, pm) < 0) return -INFINITY;
+    int per = m->ps.submoves, T = m->ps.tokens, sub = nn_submove_index(&m->ps, pm);
+    float *sublogp = malloc((size_t)per * sizeof(float));
+    if (!sublogp) abort();
+    nn_log_softmax_masked(b->sub + (size_t)i * (size_t)per, b->sub_mask + (size_t)i * (size_t)per, per, sublogp);
+    double lp = sublogp[sub];
+    free(sublogp);
+    NnRows *r = &b->steps;
+    r->n = 0;
+    uint8_t prefix[RK_RACK_SIZE];
+    for (int k = 0; k < pm->n; k++) {
+        int row = nn_rows_add(r, 1, m->arch.head_hidden);
+        nn_step_row_input(m, b, i, pm, k, r->in + (size_t)row * (size_t)r->in_dim);
+        nn_legal_step_mask(lg, &m->ps, sub, prefix, k, r->mask + (size_t)row * (size_t)T);
+        prefix[k] = (uint8_t)nn_step_token(&m->ps, pm, k);
+    }
+    nn_rows_forward(m, &m->step_hidden, &m->step_out, r);
+    for (int k = 0; k < pm->n; k++) {
+        float *o = r->out + (size_t)k * (size_t)T;
+        nn_log_softmax_masked(o, r->mask + (size_t)k * (size_t)T, T, o);
+        lp += o[prefix[k]];
+    }
+    return lp;
+}
+
 /* An index drawn from probabilities p[0..n) (which sum to 1). */
 static int draw(const float *p, int n, Rng *rng) {
     double u = (double)(rng_next(rng) >> 11) * 0x1.0p-53, acc = 0;

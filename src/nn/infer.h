@@ -81,6 +81,9 @@ void nn_rows_forward(const NnModel *m, const NnDense *hidden, const NnDense *out
  * after nn_forward_submoves. Every distinct step prefix is one row of one
  * batched step-head pass. Returns the number of legal moves. */
 int nn_policy_all(const NnModel *m, NnBatch *b, int i, double *logp);
+/* log P of one move of position i (after nn_forward_submoves): its
+ * sub-move and its steps only; -INFINITY if it is not legal. */
+double nn_policy_logprob(const NnModel *m, NnBatch *b, int i, const PackedMove *pm);
 /* Samples a legal move of position i from P (after nn_forward_submoves). */
 int nn_policy_sample(const NnModel *m, NnBatch *b, int i, Rng *rng, PackedMove *out);
 

@@ -88,6 +88,9 @@ static void test_policy_normalised(void) {
             sum += exp(lp[j]);
         }
         CU_ASSERT_DOUBLE_EQUAL(sum, 1.0, 1e-4);
+        /* one move's log-probability alone = its entry in the full list */
+        for (int j = 0; j < n; j += n / 7 + 1)
+            CU_ASSERT_DOUBLE_EQUAL(nn_policy_logprob(&m, &b, i, &b.legal[i].m[j].pm), lp[j], 1e-4);
         /* samples are legal, and the most probable move is drawn about as often as it should be */
         int best = 0;
         for (int j = 1; j < n; j++)
