@@ -59,8 +59,10 @@ int h5u_write_attr_str(hid_t obj, const char *name, const char *v);
 int h5u_read_attr_int(hid_t obj, const char *name, int64_t *v);
 int h5u_read_attr_str(hid_t obj, const char *name, char *out, size_t cap);
 /* Reads dataset name, which must have exactly rank (<= 4) dimensions equal
- * to want[], into data (converted to memtype). Errors name path and the
- * dataset: missing, another shape, unreadable (corrupt or truncated). */
+ * to want[], into data (converted to memtype). A chunked dataset's chunk
+ * index is checked first: every chunk present, none with a filter skipped,
+ * each inside the file. Errors name path and the dataset: missing, another
+ * shape, unreadable (corrupt or truncated). */
 int h5u_read_dataset(hid_t loc, const char *name, hid_t memtype, int rank, const hsize_t *want, void *data,
                      const char *path, RkError *err);
 

@@ -312,6 +312,56 @@ static void test_shard_round_trip(void) {
         ba[addr + size / 2] ^= 0x01;
         CU_ASSERT_EQUAL(shard_read(bad, &back, NULL, &w.ld, 15, &err), -1);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'board'"));
+
+        /* The chunk's entry in the (unchecksummed) v1 B-tree: its stored size
+         * (le32), filter mask (le32), 3 zero offsets (le64) and address
+         * (le64). fuzz_shard_file found a size of 0xffffffff, for which HDF5
+         * allocates 4 GiB before it reads; a mask that skips Fletcher-32
+         * would let a damaged chunk through unchecked. Both are refused. */
+        unsigned char key[40] = {0};
+        for (int k = 0; k < 4; k++) key[k] = (unsigned char)(size >> (8 * k));
+        for (int k = 0; k < 8; k++) key[32 + k] = (unsigned char)((uint64_t)addr >> (8 * k));
+        long at = -1;
+        for (long o = 0; o + (long)sizeof key <= na && at < 0; o++)
+            if (memcmp(ba + o, key, sizeof key) == 0) at = o;
+        CU_ASSERT_FATAL(at >= 0 && fmask == 0);
+        static const unsigned char forged[][8] = {
+            {0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0},          /* 4 GiB stored */
+            {0, 0, 0, 0, 0x04, 0, 0, 0},                   /* Fletcher-32 skipped */
+            {0, 0, 0, 0, 0x07, 0, 0, 0},                   /* every filter skipped */
+        };
+        for (size_t k = 0; k < sizeof forged / sizeof forged[0]; k++) {
+            unsigned char keep[8];
+            memcpy(keep, ba + at, 8);
+            for (int x = 0; x < 8; x++)
+                if (forged[k][x]) ba[at + x] = forged[k][x];
+            put_bytes(bad, ba, na);
+            memcpy(ba + at, keep, 8);
+            shardset_clear(&back);
+            CU_ASSERT_EQUAL(shard_read(bad, &back, NULL, &w.ld, 15, &err), -1);
+            CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'board'"));
+            CU_ASSERT_EQUAL(back.n, 0);
+        }
+    }
+    /* several chunks per dataset (4,096 rows each): the chunk index check
+     * counts and accepts them all */
+    {
+        ShardSet big;
+        shardset_init(&big);
+        while (big.n <= 2 * 4096 + 7)
+            for (size_t i = 0; i < set.n; i++) {
+                const ShardSample *s = &set.s[i];
+                shardset_add(&big, s, set.pmove + s->policy_start, set.pprob + s->policy_start, s->policy_count);
+            }
+        CU_ASSERT_EQUAL_FATAL(shard_write(bad, &big, 0, big.n, &w.ld, 15, 3, &err), 0);
+        shardset_clear(&back);
+        CU_ASSERT_EQUAL_FATAL(shard_read(bad, &back, NULL, &w.ld, 15, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(back.n, big.n);
+        CU_ASSERT_TRUE(back.np > 3 * 4096);
+        bool all = true;
+        for (size_t i = 0; i < big.n; i++) all &= same_sample(&big, i, &back, i);
+        CU_ASSERT_TRUE(all);
+        shardset_free(&big);
     }
     /* truncated */
     put_bytes(bad, ba, na / 2);
