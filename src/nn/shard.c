@@ -148,6 +148,7 @@ int shardset_unpack_append(ShardSet *set, const uint8_t *buf, size_t len, RkErro
     get(&c, &magic, sizeof magic);
     get(&c, &n, sizeof n);
     if (c.bad || magic != PACK_MAGIC) return rk_error(err, "samples from a peer rank: bad header");
+    size_t base = set->n, base_np = set->np;
     PackedMove *moves = NULL;
     float *probs = NULL;
     size_t mcap = 0, pcap = 0;
@@ -193,7 +194,10 @@ int shardset_unpack_append(ShardSet *set, const uint8_t *buf, size_t len, RkErro
     }
     free(moves);
     free(probs);
-    if (c.bad || c.at != len) return rk_error(err, "samples from a peer rank: truncated or malformed");
+    if (c.bad || c.at != len) {
+        set->n = base, set->np = base_np; /* all or nothing */
+        return rk_error(err, "samples from a peer rank: truncated or malformed");
+    }
     return 0;
 }
 

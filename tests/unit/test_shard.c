@@ -270,6 +270,8 @@ static void test_shard_round_trip(void) {
     for (size_t i = 0; i < set.n; i++) CU_ASSERT_TRUE(same_sample(&set, i, &un, i));
     shardset_clear(&un);
     CU_ASSERT_EQUAL(shardset_unpack_append(&un, packed, len - 3, &err), -1);
+    CU_ASSERT_EQUAL(un.n, 0); /* nothing appended from a truncated set */
+    CU_ASSERT_EQUAL(un.np, 0);
     free(packed);
     shardset_free(&un);
 
