@@ -22,29 +22,13 @@ typedef struct World {
     ShardSet set;
 } World;
 
-typedef struct Rec {
-    SampleRecorder *r;
-} Rec;
-static void record(const Game *g, const Move *m, void *vctx) { samples_record(((Rec *)vctx)->r, g, m); }
-
 static bool world_open(World *w) {
     ld_english(&w->ld);
     layout_standard15(&w->lay);
     if (!tu_load_sowpods(&w->kwg, &w->ld)) return false;
     nn_feature_context(&w->fc, &w->ld, &w->lay, &w->kwg);
     shardset_init(&w->set);
-    SelfplayConfig cfg = {.ld = &w->ld, .layout = &w->lay, .kwg = &w->kwg, .seed = 5, .generation = 1};
-    SampleRecorder r;
-    samples_init(&r, &w->set, 1.0, 6, NULL, NULL);
-    Rec rec = {&r};
-    Game *g = malloc(sizeof *g);
-    for (uint64_t i = 0; i < 2; i++) {
-        samples_begin_game(&r, i, 1);
-        selfplay_game(&cfg, i, g, NULL, record, &rec);
-        samples_finish_game(&r, g);
-    }
-    free(g);
-    samples_free(&r);
+    tu_selfplay_samples(&w->set, &w->ld, &w->lay, &w->kwg, 5, 2, 1.0, 6);
     return true;
 }
 

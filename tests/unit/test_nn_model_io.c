@@ -50,25 +50,6 @@ static bool same_model(const NnModel *a, const NnModel *b) {
     return memcmp(x->w, y->w, bytes) == 0 && memcmp(x->m, y->m, bytes) == 0 && memcmp(x->v, y->v, bytes) == 0;
 }
 
-static long file_bytes(const char *path, unsigned char **out) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return -1;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    *out = malloc((size_t)n);
-    if (fread(*out, 1, (size_t)n, f) != (size_t)n) n = -1;
-    fclose(f);
-    return n;
-}
-
-static void put_bytes(const char *path, const unsigned char *b, long n) {
-    FILE *f = fopen(path, "wb");
-    CU_ASSERT_FATAL(f != NULL);
-    CU_ASSERT(fwrite(b, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
-}
-
 /* Loading path fails, with the path and `want` in the message; m is left
  * empty. */
 static void expect_refused(const char *path, const LetterDist *ld, int dim, const char *want) {
@@ -142,7 +123,7 @@ static long saved_model(const char *dir, char *path, size_t cap, NnModel *m, con
     make_model(m, &small_arch, ld, 9);
     RkError err;
     CU_ASSERT_EQUAL_FATAL(nn_model_save(m, path, ld, &err), 0);
-    long n = file_bytes(path, bytes);
+    long n = tu_read_bytes(path, bytes);
     CU_ASSERT_FATAL(n > 0);
     return n;
 }
@@ -160,14 +141,14 @@ static void test_same_bytes(void) {
     snprintf(b, sizeof b, "%s/b.h5", dir);
     RkError err;
     CU_ASSERT_EQUAL_FATAL(nn_model_save(&m, b, &ld, &err), 0);
-    long nb = file_bytes(b, &bb);
+    long nb = tu_read_bytes(b, &bb);
     CU_ASSERT_TRUE_FATAL(na == nb);
     CU_ASSERT_EQUAL(memcmp(ba, bb, (size_t)na), 0);
     /* and a loaded model saves to the file it came from */
     CU_ASSERT_EQUAL_FATAL(nn_model_load(&back, a, &ld, 15, &err), 0);
     snprintf(c, sizeof c, "%s/c.h5", dir);
     CU_ASSERT_EQUAL_FATAL(nn_model_save(&back, c, &ld, &err), 0);
-    long nc = file_bytes(c, &bc);
+    long nc = tu_read_bytes(c, &bc);
     CU_ASSERT_TRUE_FATAL(na == nc);
     CU_ASSERT_EQUAL(memcmp(ba, bc, (size_t)na), 0);
     free(ba), free(bb), free(bc);
@@ -189,7 +170,7 @@ static void test_damaged(void) {
     int refused = 0, same = 0;
     for (long off = 0; off < na; off += na / 293 + 1) {
         ba[off] ^= 0x5a;
-        put_bytes(bad, ba, na);
+        tu_write_bytes(bad, ba, na);
         ba[off] ^= 0x5a;
         if (nn_model_load(&back, bad, &ld, 15, &err) != 0) {
             CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, bad));
@@ -218,14 +199,14 @@ static void test_damaged(void) {
         H5Fclose(f0);
         CU_ASSERT_FATAL(size > 8 && (long)(addr + size) <= na);
         ba[addr + size / 2] ^= 0x01;
-        put_bytes(bad, ba, na);
+        tu_write_bytes(bad, ba, na);
         ba[addr + size / 2] ^= 0x01;
         expect_refused(bad, &ld, 15, "'/adam_m/value.hidden.w'");
     }
     /* truncated anywhere */
     const long cut[] = {0, 7, 100, na / 4, na / 2, na - 100, na - 1};
     for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
-        put_bytes(bad, ba, cut[i]);
+        tu_write_bytes(bad, ba, cut[i]);
         expect_refused(bad, &ld, 15, NULL);
     }
     /* a missing file */

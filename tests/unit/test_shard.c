@@ -208,25 +208,6 @@ static bool same_sample(const ShardSet *a, size_t i, const ShardSet *b, size_t j
     return true;
 }
 
-static long file_bytes(const char *path, unsigned char **out) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return -1;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    *out = malloc((size_t)n);
-    if (fread(*out, 1, (size_t)n, f) != (size_t)n) n = -1;
-    fclose(f);
-    return n;
-}
-
-static void put_bytes(const char *path, const unsigned char *b, long n) {
-    FILE *f = fopen(path, "wb");
-    CU_ASSERT_FATAL(f != NULL);
-    CU_ASSERT(fwrite(b, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
-}
-
 static void test_shard_round_trip(void) {
     World w;
     if (!world_open(&w)) return;
@@ -256,7 +237,7 @@ static void test_shard_round_trip(void) {
     sleep(1);
     CU_ASSERT_EQUAL_FATAL(shard_write(b, &set, 0, set.n, &w.ld, 15, 3, &err), 0);
     unsigned char *ba, *bb;
-    long na = file_bytes(a, &ba), nb = file_bytes(b, &bb);
+    long na = tu_read_bytes(a, &ba), nb = tu_read_bytes(b, &bb);
     CU_ASSERT_TRUE_FATAL(na > 0 && na == nb);
     CU_ASSERT_EQUAL(memcmp(ba, bb, (size_t)na), 0);
     /* the byte form between ranks */
@@ -281,7 +262,7 @@ static void test_shard_round_trip(void) {
     int refused = 0, same = 0;
     for (long off = 0; off < na; off += na / 97 + 1) {
         ba[off] ^= 0x5a;
-        put_bytes(bad, ba, na);
+        tu_write_bytes(bad, ba, na);
         ba[off] ^= 0x5a;
         shardset_clear(&back);
         if (shard_read(bad, &back, NULL, &w.ld, 15, &err) != 0) {
@@ -310,7 +291,7 @@ static void test_shard_round_trip(void) {
         H5Fclose(f0);
         CU_ASSERT_FATAL(size > 8 && (long)(addr + size) <= na);
         ba[addr + size / 2] ^= 0x01;
-        put_bytes(bad, ba, na);
+        tu_write_bytes(bad, ba, na);
         ba[addr + size / 2] ^= 0x01;
         CU_ASSERT_EQUAL(shard_read(bad, &back, NULL, &w.ld, 15, &err), -1);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'board'"));
@@ -337,7 +318,7 @@ static void test_shard_round_trip(void) {
             memcpy(keep, ba + at, 8);
             for (int x = 0; x < 8; x++)
                 if (forged[k][x]) ba[at + x] = forged[k][x];
-            put_bytes(bad, ba, na);
+            tu_write_bytes(bad, ba, na);
             memcpy(ba + at, keep, 8);
             shardset_clear(&back);
             CU_ASSERT_EQUAL(shard_read(bad, &back, NULL, &w.ld, 15, &err), -1);
@@ -366,7 +347,7 @@ static void test_shard_round_trip(void) {
         shardset_free(&big);
     }
     /* truncated */
-    put_bytes(bad, ba, na / 2);
+    tu_write_bytes(bad, ba, na / 2);
     CU_ASSERT_EQUAL(shard_read(bad, &back, NULL, &w.ld, 15, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, bad));
     /* another board size or distribution */

@@ -1,5 +1,8 @@
 #include "testutil.h"
 
+#include "worker/samples.h"
+#include "worker/selfplay.h"
+
 #include <CUnit/Basic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,4 +161,47 @@ bool tu_load_sowpods(Kwg *k, const LetterDist *ld) {
     RkError err;
     CU_ASSERT_FATAL(kwg_load(k, path, (uint32_t)ld->size, &err) == 0);
     return true;
+}
+
+long tu_read_bytes(const char *path, unsigned char **out) {
+    FILE *f = fopen(path, "rb");
+    *out = NULL;
+    if (!f) return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    *out = malloc((size_t)n + 1);
+    if (*out == NULL || fread(*out, 1, (size_t)n, f) != (size_t)n) n = -1;
+    fclose(f);
+    return n;
+}
+
+void tu_write_bytes(const char *path, const unsigned char *b, long n) {
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_FATAL(f != NULL);
+    CU_ASSERT(fwrite(b, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+}
+
+typedef struct TuRecorder {
+    SampleRecorder *r;
+} TuRecorder;
+
+static void tu_record(const Game *g, const Move *m, void *vctx) { samples_record(((TuRecorder *)vctx)->r, g, m); }
+
+void tu_selfplay_samples(ShardSet *set, const LetterDist *ld, const Layout *lay, const Kwg *kwg, uint64_t seed,
+                         int games, double temperature, int top) {
+    SelfplayConfig cfg = {.ld = ld, .layout = lay, .kwg = kwg, .seed = seed, .generation = 1};
+    SampleRecorder r;
+    samples_init(&r, set, temperature, top, NULL, NULL);
+    TuRecorder rec = {&r};
+    Game *g = malloc(sizeof *g);
+    CU_ASSERT_FATAL(g != NULL);
+    for (int i = 0; i < games; i++) {
+        samples_begin_game(&r, (uint64_t)i, 1);
+        selfplay_game(&cfg, (uint64_t)i, g, NULL, tu_record, &rec);
+        samples_finish_game(&r, g);
+    }
+    free(g);
+    samples_free(&r);
 }

@@ -9,6 +9,7 @@
 
 #include "core/game.h"
 #include "core/kwg.h"
+#include "core/layout.h"
 #include "core/letters.h"
 
 /* ../shared, or NULL (with a SKIPPED line printed) if it is missing. */
@@ -24,6 +25,16 @@ void tu_skip(const char *test, const char *why);
 const char *tu_tmpdir(char *buf, size_t cap);
 /* Writes text to path; returns 0 on success. */
 int tu_write_file(const char *path, const char *text);
+/* The bytes of a file (malloc'ed into *out); the size, or -1. */
+long tu_read_bytes(const char *path, unsigned char **out);
+/* Writes n bytes to path (failing the test fatally if it cannot). */
+void tu_write_bytes(const char *path, const unsigned char *b, long n);
+/* Training samples of static self-play games 0..games-1 (seed, generation
+ * 1), with softmax policy targets of `top` moves at `temperature` points
+ * (nn samples, worker/samples.h), appended to set (a ShardSet). */
+struct ShardSet;
+void tu_selfplay_samples(struct ShardSet *set, const LetterDist *ld, const Layout *lay, const Kwg *kwg,
+                         uint64_t seed, int games, double temperature, int top);
 /* Splits a TSV line in place into at most cap fields (the line end is cut
  * off the last one); returns the number of fields. */
 int tu_split_tabs(char *line, char **fields, int cap);
