@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "cli_common.h"
 #include "commands.h"
 #include "core/rng.h"
@@ -26,6 +27,8 @@ static void usage(FILE *out) {
             "       rookery bench leaves --req FILE.req [--positions N] [--seed S] [--rerank N]\n"
             "       rookery bench sim [--positions N] [--iterations N] [--plies P] [--candidates K]\n"
             "                         [--leaves FILE.klv2] [--seed S]\n"
+            "       rookery bench nn [--channels C --blocks B --embed E --head-hidden H --h-tiles T]\n"
+            "                        [--model FILE.h5] [--positions N] [--seconds S] [--steps K]\n"
             "\n"
             "movegen:  plays self-play games (seed S) to collect N positions (default 2000), then\n"
             "          generates every move of each, repeatedly for at least T seconds (default 5),\n"
@@ -43,6 +46,9 @@ static void usage(FILE *out) {
             "          2) and a fixed number of iterations (default 50, no stopping), on one core, and\n"
             "          prints iterations/s and ms per iteration (an iteration = every candidate played\n"
             "          out once).\n"
+            "nn:       the network on one core: sgemm peak, forward positions/s and GFLOP/s at batch 1,\n"
+            "          16, 64 and 256, nn_batch_set and nn_policy_all per position, trainer samples/s\n"
+            "          (`rookery bench nn --help` says more).\n"
             "--leaves: play (and generate) by static equity with these leave values.\n"
             "--spv:    add the SPV positional adjustment of this table (spread scale K, default 75);\n"
             "          its per-position preparation is inside the timed loops. movegen collects its\n"
@@ -475,8 +481,11 @@ int cmd_bench(int argc, char **argv) {
     if (strcmp(what, "derive") == 0) return bench_derive(argc, argv);
     if (strcmp(what, "leaves") == 0) return bench_leaves(argc, argv);
     if (strcmp(what, "sim") == 0) return bench_sim(argc, argv);
+    if (strcmp(what, "nn") == 0) return bench_nn(argc, argv);
     if (strcmp(what, "movegen") != 0 && strcmp(what, "selfplay") != 0) {
-        fprintf(stderr, "rookery bench: unknown benchmark '%s' (movegen or selfplay)\n", what);
+        fprintf(stderr,
+                "rookery bench: unknown benchmark '%s' (movegen, selfplay, derive, train, leaves, sim or nn)\n",
+                what);
         return 2;
     }
     uint64_t npos = 2000, games = 1000, seed = 1;

@@ -21,7 +21,7 @@ static const Command COMMANDS[] = {
     {"sim", cmd_sim, "Monte Carlo simulation of the best candidate moves of a CGP position"},
     {"leaves", cmd_leaves, "bag-aware leave values from a rack-equity table (.req) for a position"},
     {"selfplay", cmd_selfplay, "play static-equity games against itself and summarize them"},
-    {"bench", cmd_bench, "measure move generation and self-play throughput"},
+    {"bench", cmd_bench, "measure move generation, self-play, search and network throughput"},
     {"nn", cmd_nn, "train or evaluate the P/V/H network on a run's shards (under mpirun)"},
     {"info", cmd_info, "describe a data file: .spv tables (heat map, optional PNG), .klv2, .kwg, .h5 models and shards"},
 };

@@ -1,0 +1,390 @@
+/* rookery bench nn: throughput of the P/V/H network on one core - the
+ * reference sgemm peak, the forward pass (trunk + value + sub-move heads) at
+ * several batch sizes, the per-position preparation (nn_batch_set), the full
+ * policy (nn_policy_all) and the trainer (nn_train, one process). A
+ * benchmark, not a test: it prints figures and never fails on speed.
+ *
+ * Inputs are deterministic: positions from self-play games of a fixed seed
+ * (best score, no leaves), a model initialised from a fixed seed or loaded
+ * from --model, and the trainer's batches drawn from its fixed seed. One BLAS
+ * thread (main() sets it). */
+#include <cblas.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cli_common.h"
+#include "nn/model_io.h"
+#include "nn/trainer.h"
+#include "worker/samples.h"
+#include "worker/selfplay.h"
+#include "worker/train_config.h"
+
+#define SGEMM_N 1024
+#define MODEL_SEED 1
+
+static const int BATCHES[] = {1, 16, 64, 256};
+#define NBATCHES (int)(sizeof BATCHES / sizeof BATCHES[0])
+#define MAX_BATCH 256
+#define POLICY_BATCH 64
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: rookery bench nn [--channels C] [--blocks B] [--embed E] [--head-hidden H] [--h-tiles T]\n"
+            "                        [--model FILE.h5] [--positions N] [--seconds S] [--steps K] [--seed X]\n"
+            "                        [--lexicon FILE.kwg]\n"
+            "\n"
+            "The network on one core (one BLAS thread), on N positions (default 1024) of self-play\n"
+            "games (best score, seed X, default 1):\n"
+            "  sgemm peak   cblas_sgemm of 1024x1024 by 1024x1024 matrices, repeated for at least S\n"
+            "               seconds (default 2; at least 3 products): GFLOP/s = 2*M*N*K/time, the\n"
+            "               reference for what follows.\n"
+            "  forward      nn_forward_trunk + nn_forward_value + nn_forward_submoves at batch 1, 16,\n"
+            "               64 and 256, each for at least S seconds of forward time: positions/s, and\n"
+            "               GFLOP/s from the analytic count of the layers' multiply-adds (also as a\n"
+            "               fraction of the sgemm peak). nn_batch_set (features, move generation and\n"
+            "               the legal-move masks) is run before each batch and left out of the time.\n"
+            "  batch_set    nn_batch_set per position, and nn_features alone (planes, scalars and\n"
+            "               the board's cross-sets): every position once, then until S seconds.\n"
+            "  policy       nn_policy_all (log P of every legal move) per position after the trunk\n"
+            "               and sub-move head at batch 64 (not timed): positions/s, step-head rows\n"
+            "               and legal moves per position; every position once, then until S seconds.\n"
+            "  trainer      nn_train in one process (nn_train_comm_local) for K steps (default 20)\n"
+            "               of the [nn] defaults (batch 128, grad_chunks 8, lr, weight decay), on\n"
+            "               the samples of the same games (P targets: softmax of the top 16 moves\n"
+            "               at temperature 1): samples/s.\n"
+            "The architecture defaults to the training defaults (channels 32, blocks 3, embed 64,\n"
+            "head-hidden 64, h-tiles 1), initialised from a fixed seed; --model loads a model.h5\n"
+            "instead (its architecture; not with the architecture options). The lexicon is found\n"
+            "as for the other benchmarks (--lexicon, $ROOKERY_LEXICON, $ROOKERY_LEXICA, lexica/).\n"
+            "Exit codes: 0 done, 1 runtime failure, 2 bad input.\n");
+}
+
+/* Floating-point operations per position of nn_forward_trunk +
+ * nn_forward_value + nn_forward_submoves, from the architecture: a
+ * multiply-add counts 2, and biases, ReLUs, the pooling and the copies
+ * (linear in the activations, not in weights x activations) are left out.
+ * With sq squares (225), P input planes (3L + 11 = 89), S scalars
+ * (2(L + 1) + 10 = 64), C channels, E embed, Hh head hidden units:
+ *   trunk     = 2 * ( sq * 9P * C                  stem 3x3 convolution
+ *                   + S * C                        scalars' dense layer
+ *                   + blocks * 2 * sq * 9C * C     two 3x3 convolutions a block
+ *                   + (C + S) * E )                the embedding
+ *   value     = 2 * ( E * Hh + Hh * 4 )
+ *   sub-moves = 2 * ( sq * C * 14 + E * 8 )        per square (2 dirs x 7 sizes), global
+ * A convolution is im2col + sgemm over rows of 9 * cin, so the padding's
+ * zeros at the board edges are multiplied too and are counted here (the
+ * work the sgemm does). */
+typedef struct NnFlops {
+    double trunk, value, submoves;
+} NnFlops;
+
+static NnFlops forward_flops(const NnModel *m) {
+    double sq = m->fs.squares, P = m->fs.planes, S = m->fs.scalars, C = m->arch.channels, E = m->arch.embed;
+    double Hh = m->arch.head_hidden, blocks = m->arch.blocks;
+    NnFlops f;
+    f.trunk = 2.0 * (sq * 9.0 * P * C + S * C + blocks * 2.0 * sq * 9.0 * C * C + (C + S) * E);
+    f.value = 2.0 * (E * Hh + Hh * 4.0);
+    f.submoves = 2.0 * (sq * C * 2.0 * RK_RACK_SIZE + E * (RK_RACK_SIZE + 1));
+    return f;
+}
+
+/* GFLOP/s of an n x n x n sgemm (one thread), repeated for at least secs
+ * seconds and 3 products; -1 if out of memory. */
+static double sgemm_peak(double secs, int *reps_out, double *dt_out) {
+    const size_t n = SGEMM_N, nn = n * n;
+    float *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b), *c = malloc(nn * sizeof *c);
+    if (!a || !b || !c) {
+        free(a), free(b), free(c);
+        return -1.0;
+    }
+    Rng rng;
+    rng_seed(&rng, 7);
+    for (size_t i = 0; i < nn; i++) {
+        a[i] = (float)rng_below(&rng, 2001) / 1000.0f - 1.0f;
+        b[i] = (float)rng_below(&rng, 2001) / 1000.0f - 1.0f;
+    }
+    const int N = SGEMM_N;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1.0f, a, N, b, N, 0.0f, c, N); /* warm-up */
+    int reps = 0;
+    double t0 = cli_now(), dt;
+    do {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1.0f, a, N, b, N, 0.0f, c, N);
+        reps++;
+        dt = cli_now() - t0;
+    } while (reps < 3 || dt < secs);
+    free(a), free(b), free(c);
+    *reps_out = reps;
+    *dt_out = dt;
+    return 2.0 * (double)n * (double)n * (double)n * reps / dt / 1e9;
+}
+
+/* Self-play positions (for the forward passes) and training samples of the
+ * same games. */
+typedef struct NnCollect {
+    Position *pos;
+    size_t n, cap;
+    SampleRecorder *rec;
+} NnCollect;
+
+static void observe(const Game *g, const Move *mv, void *ctx) {
+    NnCollect *c = ctx;
+    if (c->n < c->cap) position_from_game(&c->pos[c->n++], g);
+    samples_record(c->rec, g, mv);
+}
+
+typedef struct BenchNnOptions {
+    NnArch arch;
+    bool arch_given;
+    const char *model, *lexicon;
+    uint64_t npos, seed;
+    double seconds;
+    int64_t steps;
+} BenchNnOptions;
+
+/* Forward passes of batch bs over the positions (from *next on, cyclic),
+ * for at least secs seconds of forward time; nn_batch_set untimed. */
+static void time_forward(const NnModel *m, NnBatch *b, const Position *pos, size_t npos, size_t *next, int bs,
+                         double secs, double *timed, uint64_t *done) {
+    *timed = 0.0;
+    *done = 0;
+    for (int warm = 1; warm >= 0; warm--) {
+        do {
+            for (int i = 0; i < bs; i++) nn_batch_set(b, m, i, &pos[(*next)++ % npos]);
+            double t0 = cli_now();
+            nn_forward_trunk(m, b, bs);
+            nn_forward_value(m, b, bs);
+            nn_forward_submoves(m, b, bs);
+            if (!warm) {
+                *timed += cli_now() - t0;
+                *done += (uint64_t)bs;
+            }
+        } while (!warm && *timed < secs);
+    }
+}
+
+static int run(const BenchNnOptions *o, Engine *e) {
+    RkError err;
+    TrainConfig tc;
+    train_config_defaults(&tc);
+    NnModel m;
+    int r = o->model ? nn_model_load(&m, o->model, &e->ld, e->layout.dim, &err)
+                     : nn_model_init(&m, &o->arch, &e->ld, e->layout.dim, MODEL_SEED, &err);
+    if (r != 0) {
+        fprintf(stderr, "rookery bench nn: %s\n", err.msg);
+        return 2;
+    }
+    NnFeatureContext fc;
+    nn_feature_context(&fc, &e->ld, &e->layout, &e->kwg);
+    Position *pos = malloc(o->npos * sizeof *pos);
+    Game *g = malloc(sizeof *g);
+    double *logp = NULL;
+    size_t logp_cap = 0, *idx = NULL;
+    ShardSet set;
+    shardset_init(&set);
+    SampleRecorder rec;
+    samples_init(&rec, &set, tc.nn_temperature, tc.nn_top, NULL, NULL);
+    NnBatch b;
+    bool have_batch = false;
+    int rc = 1;
+    if (!pos || !g) {
+        fprintf(stderr, "rookery bench nn: out of memory for %" PRIu64 " positions\n", o->npos);
+        goto done;
+    }
+
+    /* positions and samples */
+    SelfplayConfig play = {.ld = &e->ld, .layout = &e->layout, .kwg = &e->kwg, .seed = o->seed, .generation = 1};
+    NnCollect col = {.pos = pos, .cap = o->npos, .rec = &rec};
+    uint64_t games = 0;
+    for (; col.n < col.cap; games++) {
+        samples_begin_game(&rec, games, 1);
+        selfplay_game(&play, games, g, NULL, observe, &col);
+        samples_finish_game(&rec, g);
+    }
+    const NnArch *a = &m.arch;
+    printf("bench nn: channels %d, blocks %d, embed %d, head-hidden %d, h-tiles %d (%s), %zu parameters; "
+           "%zu positions of %" PRIu64 " self-play games (seed %" PRIu64 "); one BLAS thread\n",
+           a->channels, a->blocks, a->embed, a->head_hidden, a->h_tiles, o->model ? o->model : "new model, seed 1",
+           m.params.total, col.n, games, o->seed);
+
+    /* the reference */
+    int reps;
+    double sg_dt, peak = sgemm_peak(o->seconds, &reps, &sg_dt);
+    if (peak < 0) {
+        fprintf(stderr, "rookery bench nn: out of memory for the sgemm matrices\n");
+        goto done;
+    }
+    printf("sgemm peak: %dx%dx%d, %d products in %.2f s: %.1f GFLOP/s (one thread)\n", SGEMM_N, SGEMM_N, SGEMM_N,
+           reps, sg_dt, peak);
+    NnFlops f = forward_flops(&m);
+    double per = f.trunk + f.value + f.submoves;
+    printf("forward FLOPs per position: %.2f M (trunk %.2f M, value %.3f M, sub-moves %.3f M)\n", per / 1e6,
+           f.trunk / 1e6, f.value / 1e6, f.submoves / 1e6);
+
+    if (nn_batch_init(&b, &m, &fc, MAX_BATCH, &err) != 0) {
+        fprintf(stderr, "rookery bench nn: %s\n", err.msg);
+        goto done;
+    }
+    have_batch = true;
+
+    /* forward */
+    printf("forward (trunk + value + sub-moves; nn_batch_set not timed):\n");
+    printf("  %5s %12s %10s %9s %8s\n", "batch", "positions/s", "ms/batch", "GFLOP/s", "of peak");
+    size_t next = 0;
+    for (int k = 0; k < NBATCHES; k++) {
+        int bs = BATCHES[k];
+        double t;
+        uint64_t n;
+        time_forward(&m, &b, pos, col.n, &next, bs, o->seconds, &t, &n);
+        double gflops = per * (double)n / t / 1e9;
+        printf("  %5d %12.1f %10.3f %9.2f %7.1f%%\n", bs, (double)n / t, 1000.0 * t / ((double)n / bs), gflops,
+               100.0 * gflops / peak);
+    }
+
+    /* nn_batch_set, and nn_features alone */
+    uint64_t n = 0;
+    double t0 = cli_now(), t_set, t_feat;
+    do {
+        for (size_t i = 0; i < col.n; i++) nn_batch_set(&b, &m, (int)(i % MAX_BATCH), &pos[i]);
+        n += col.n;
+        t_set = cli_now() - t0;
+    } while (t_set < o->seconds);
+    double us_set = 1e6 * t_set / (double)n;
+    n = 0;
+    t0 = cli_now();
+    do {
+        for (size_t i = 0; i < col.n; i++) nn_features(&fc, &pos[i], b.planes, b.scalars, &b.board[0]);
+        n += col.n;
+        t_feat = cli_now() - t0;
+    } while (t_feat < o->seconds);
+    double us_feat = 1e6 * t_feat / (double)n;
+    printf("nn_batch_set: %.1f us per position (%.0f positions/s): features %.1f us (with the board's "
+           "cross-sets), move generation + legal-move masks %.1f us\n",
+           us_set, 1e6 / us_set, us_feat, us_set - us_feat);
+
+    /* nn_policy_all */
+    uint64_t rows = 0, legal = 0;
+    double t_pol = 0.0;
+    n = 0;
+    do {
+        for (size_t at = 0; at < col.n; at += POLICY_BATCH) {
+            int bs = col.n - at < POLICY_BATCH ? (int)(col.n - at) : POLICY_BATCH;
+            for (int i = 0; i < bs; i++) {
+                nn_batch_set(&b, &m, i, &pos[at + (size_t)i]);
+                if ((size_t)b.legal[i].n > logp_cap) {
+                    logp_cap = (size_t)b.legal[i].n * 2;
+                    free(logp);
+                    logp = malloc(logp_cap * sizeof *logp);
+                    if (!logp) {
+                        fprintf(stderr, "rookery bench nn: out of memory for %zu moves\n", logp_cap);
+                        goto done;
+                    }
+                }
+            }
+            nn_forward_trunk(&m, &b, bs);
+            nn_forward_submoves(&m, &b, bs);
+            for (int i = 0; i < bs; i++) {
+                double t1 = cli_now();
+                legal += (uint64_t)nn_policy_all(&m, &b, i, logp);
+                t_pol += cli_now() - t1;
+                rows += (uint64_t)b.steps.n;
+            }
+            n += (uint64_t)bs;
+        }
+    } while (t_pol < o->seconds);
+    printf("nn_policy_all: %.1f positions/s (%.3f ms per position), %.1f step-head rows and %.1f legal moves "
+           "per position\n",
+           (double)n / t_pol, 1000.0 * t_pol / (double)n, (double)rows / (double)n, (double)legal / (double)n);
+    nn_batch_free(&b);
+    have_batch = false;
+
+    /* trainer */
+    idx = malloc(set.n * sizeof *idx);
+    if (!idx) {
+        fprintf(stderr, "rookery bench nn: out of memory for %zu samples\n", set.n);
+        goto done;
+    }
+    for (size_t i = 0; i < set.n; i++) idx[i] = i;
+    NnTrainOptions topt = {.batch = tc.nn_batch, .chunks = tc.nn_chunks, .steps = o->steps,
+                           .adam = nn_adam_default(), .seed = o->seed, .generation = 1};
+    topt.adam.lr = (float)tc.nn_lr;
+    topt.adam.weight_decay = (float)tc.nn_weight_decay;
+    NnTrainComm comm = nn_train_comm_local();
+    NnTrainReport rep;
+    if (nn_train(&m, &fc, &set, idx, set.n, &topt, &comm, &rep, &err) != 0) {
+        fprintf(stderr, "rookery bench nn: %s\n", err.msg);
+        goto done;
+    }
+    printf("trainer (nn_train, one process, batch %d, grad_chunks %d): %" PRId64 " steps in %.2f s: %.1f "
+           "samples/s; loss %.4f -> %.4f; %zu samples (P: top %d at temperature %g)\n",
+           topt.batch, topt.chunks, o->steps, rep.seconds, rep.samples_per_second, nn_loss_total(&rep.first),
+           nn_loss_total(&rep.last), set.n, tc.nn_top, tc.nn_temperature);
+    rc = 0;
+done:
+    if (have_batch) nn_batch_free(&b);
+    samples_free(&rec);
+    shardset_free(&set);
+    free(idx);
+    free(logp);
+    free(pos);
+    free(g);
+    nn_model_free(&m);
+    return rc;
+}
+
+int bench_nn(int argc, char **argv) {
+    TrainConfig tc;
+    train_config_defaults(&tc);
+    BenchNnOptions o = {.arch = tc.nn_arch, .npos = 1024, .seed = 1, .seconds = 2.0, .steps = 20};
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int rc = 0;
+        uint64_t u = 0;
+        if (cli_is_help(a)) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--channels") == 0) {
+            rc = cli_parse_int(a, v, 1, 512, &o.arch.channels), o.arch_given = true;
+        } else if (strcmp(a, "--blocks") == 0) {
+            rc = cli_parse_int(a, v, 0, 40, &o.arch.blocks), o.arch_given = true;
+        } else if (strcmp(a, "--embed") == 0) {
+            rc = cli_parse_int(a, v, 1, 4096, &o.arch.embed), o.arch_given = true;
+        } else if (strcmp(a, "--head-hidden") == 0) {
+            rc = cli_parse_int(a, v, 1, 4096, &o.arch.head_hidden), o.arch_given = true;
+        } else if (strcmp(a, "--h-tiles") == 0) {
+            rc = cli_parse_int(a, v, 1, 2, &o.arch.h_tiles), o.arch_given = true;
+        } else if (strcmp(a, "--model") == 0 && v) {
+            o.model = v;
+        } else if (strcmp(a, "--lexicon") == 0 && v) {
+            o.lexicon = v;
+        } else if (strcmp(a, "--positions") == 0) {
+            rc = cli_parse_u64(a, v, 1000000, &o.npos);
+            if (rc == 0 && o.npos == 0) rc = fprintf(stderr, "rookery bench nn: --positions must be at least 1\n");
+        } else if (strcmp(a, "--seconds") == 0) {
+            rc = cli_parse_double(a, v, 0.0, 86400.0, &o.seconds);
+        } else if (strcmp(a, "--steps") == 0) {
+            rc = cli_parse_u64(a, v, 1000000, &u);
+            if (rc == 0 && u == 0) rc = fprintf(stderr, "rookery bench nn: --steps must be at least 1\n");
+            o.steps = (int64_t)u;
+        } else if (strcmp(a, "--seed") == 0) {
+            rc = cli_parse_u64(a, v, UINT64_MAX, &o.seed);
+        } else {
+            fprintf(stderr, "rookery bench nn: unknown or incomplete option '%s' (see --help)\n", a);
+            return 2;
+        }
+        if (rc != 0) return 2; /* the message is out */
+        i++;
+    }
+    if (o.model && o.arch_given) {
+        fprintf(stderr, "rookery bench nn: --model %s gives the architecture; drop the architecture options\n",
+                o.model);
+        return 2;
+    }
+    Engine e;
+    if (engine_open(&e, NULL, NULL, o.lexicon, NULL) != 0) return 2;
+    int rc = run(&o, &e);
+    engine_close(&e);
+    return rc;
+}

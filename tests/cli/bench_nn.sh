@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# rookery bench nn: --help, bad option values (exit 2, one line naming the
+# value), and a run with a tiny network and small counts whose every output
+# line is there, with the analytic FLOP count of that network.
+#   bench_nn.sh ROOKERY_BIN SOWPODS_KWG SHARED_DIR
+set -euo pipefail
+bin="$1"; kwg="${2:-}"
+source "$(dirname "$0")/lib.sh"
+
+"$bin" bench nn --help | grep '^usage: rookery bench nn' >/dev/null || fail "bench nn --help"
+"$bin" bench --help | grep 'rookery bench nn' >/dev/null || fail "bench --help does not list nn"
+
+expect_error 2 "--channels: bad value '0'" "$bin" bench nn --channels 0
+expect_error 2 "--h-tiles: bad value '3'" "$bin" bench nn --h-tiles 3
+expect_error 2 "--seconds: bad value 'x'" "$bin" bench nn --seconds x
+expect_error 2 "--positions must be at least 1" "$bin" bench nn --positions 0
+expect_error 2 "--steps needs a value" "$bin" bench nn --steps
+expect_error 2 "unknown or incomplete option '--bogus'" "$bin" bench nn --bogus
+expect_error 2 "drop the architecture options" "$bin" bench nn --model m.h5 --blocks 2
+
+if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
+  echo "SKIPPED: SOWPODS.kwg not built; the bench nn run did not happen"
+  exit 0
+fi
+expect_error 2 "nothing.kwg" "$bin" bench nn --lexicon /nonexistent/nothing.kwg
+
+# C 4, 1 block, E 8, Hh 8: trunk 2*(225*9*89*4 + 64*4 + 2*225*9*4*4 + (4+64)*8)
+# = 1,573,000, value 2*(8*8 + 8*4) = 192, sub-moves 2*(225*4*14 + 8*8) = 25,328.
+out=$("$bin" bench nn --lexicon "$kwg" --channels 4 --blocks 1 --embed 8 --head-hidden 8 \
+      --positions 40 --seconds 0 --steps 2)
+for pat in '^bench nn: channels 4, blocks 1, embed 8, head-hidden 8, h-tiles 1 .* 40 positions of' \
+           '^sgemm peak: 1024x1024x1024, [0-9]* products in .* GFLOP/s' \
+           '^forward FLOPs per position: 1\.60 M (trunk 1\.57 M, value 0\.000 M, sub-moves 0\.025 M)' \
+           '^ *1 .*%$' '^ *16 .*%$' '^ *64 .*%$' '^ *256 .*%$' \
+           '^nn_batch_set: [0-9.]* us per position .* features [0-9.]* us' \
+           '^nn_policy_all: [0-9.]* positions/s .* step-head rows and [0-9.]* legal moves per position' \
+           '^trainer (nn_train, one process, batch 128, grad_chunks 8): 2 steps in .* samples/s'; do
+  printf '%s\n' "$out" | grep -- "$pat" >/dev/null || fail "bench nn output lacks /$pat/: $out"
+done
+echo "bench_nn.sh: all checks passed"
