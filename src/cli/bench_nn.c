@@ -46,8 +46,8 @@ static void usage(FILE *out) {
             "               GFLOP/s from the analytic count of the layers' multiply-adds (also as a\n"
             "               fraction of the sgemm peak). nn_batch_set (features, move generation and\n"
             "               the legal-move masks) is run before each batch and left out of the time.\n"
-            "  batch_set    nn_batch_set per position, and nn_features alone (planes, scalars and\n"
-            "               the board's cross-sets): every position once, then until S seconds.\n"
+            "  batch_set    nn_batch_set per position, and nn_features alone (the board's cross-sets,\n"
+            "               move generation, planes, scalars): every position once, then until S seconds.\n"
             "  policy       nn_policy_all (log P of every legal move) per position after the trunk\n"
             "               and sub-move head at batch 64 (not timed): positions/s, step-head rows\n"
             "               and legal moves per position; every position once, then until S seconds.\n"
@@ -255,13 +255,14 @@ static int run(const BenchNnOptions *o, Engine *e) {
     n = 0;
     t0 = cli_now();
     do {
-        for (size_t i = 0; i < col.n; i++) nn_features(&fc, &pos[i], b.planes, b.scalars, &b.board[0]);
+        for (size_t i = 0; i < col.n; i++)
+            nn_features(&fc, &pos[i], b.planes, b.scalars, &b.board[0], &b.legal[0], &b.scratch);
         n += col.n;
         t_feat = cli_now() - t0;
     } while (t_feat < o->seconds);
     double us_feat = 1e6 * t_feat / (double)n;
-    printf("nn_batch_set: %.1f us per position (%.0f positions/s): features %.1f us (with the board's "
-           "cross-sets), move generation + legal-move masks %.1f us\n",
+    printf("nn_batch_set: %.1f us per position (%.0f positions/s): features %.1f us (the board's cross-sets, "
+           "move generation for the legal-move planes, planes and scalars), sub-move mask and score prior %.1f us\n",
            us_set, 1e6 / us_set, us_feat, us_set - us_feat);
 
     /* nn_policy_all */

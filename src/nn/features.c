@@ -11,7 +11,7 @@ NnFeatureShape nn_feature_shape(const LetterDist *ld, int dim) {
     s.dim = dim;
     s.squares = dim * dim;
     s.letters = ld->size - 1;
-    s.planes = 3 * s.letters + 11;
+    s.planes = 3 * s.letters + 11 + 2 * RK_RACK_SIZE;
     s.scalars = 2 * (s.letters + 1) + 10;
     return s;
 }
@@ -23,12 +23,22 @@ void nn_feature_context(NnFeatureContext *fc, const LetterDist *ld, const Layout
     fc->shape = nn_feature_shape(ld, lay->dim);
 }
 
-void nn_features(const NnFeatureContext *fc, const Position *p, float *planes, float *scalars, Board *board) {
+void nn_features(const NnFeatureContext *fc, const Position *p, float *planes, float *scalars, Board *board,
+                 NnLegal *legal, MoveList *scratch) {
     const NnFeatureShape *s = &fc->shape;
     const LetterDist *ld = fc->ld;
-    Board local;
-    Board *b = board ? board : &local;
+    Board *b = board;
     position_board(p, fc->layout, ld, fc->kwg, b);
+    MoveGenRequest req;
+    memset(&req, 0, sizeof req);
+    req.board = b;
+    req.rack = &p->rack;
+    req.bag_count = p->bag;
+    int missing = RK_RACK_SIZE - p->opp_tiles;
+    req.exchanges_allowed = p->bag - (missing > 0 ? missing : 0) >= RK_RACK_SIZE;
+    movegen_all(&req, scratch);
+    NnPolicyShape ps = nn_policy_shape(ld, s->dim);
+    nn_legal_build(legal, &ps, scratch, b);
     int dim = s->dim, L = s->letters, P = s->planes;
     memset(planes, 0, sizeof(float) * (size_t)s->squares * (size_t)P);
     for (int r = 0; r < dim; r++) {
@@ -66,8 +76,17 @@ void nn_features(const NnFeatureContext *fc, const Position *p, float *planes, f
                 f[k + 5] = 1.0f;
             }
             k += 6;
-            /* k == 3L + 11 */
+            /* k == 3L + 11, then the legal sub-moves starting here: (score + 1) / scale
+             * for direction d and n tiles at plane k + d*7 + n-1 (0: none) */
         }
+    }
+    for (int j = 0; j < legal->n; j++) {
+        const NnLegalMove *x = &legal->m[j];
+        if (x->pm.kind != MOVE_PLACE) continue;
+        float v = (float)(x->score + 1) / NN_SCORE_SCALE;
+        float *f = planes + (size_t)(x->pm.row * dim + x->pm.col) * (size_t)P + (3 * L + 11) + x->pm.dir * RK_RACK_SIZE +
+                   x->pm.n - 1;
+        if (v > *f) *f = v;
     }
     Rack unseen;
     if (position_unseen(p, ld, &unseen) != 0) rack_clear(&unseen); /* checked positions never get here */

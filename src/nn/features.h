@@ -13,15 +13,19 @@
 #define ROOKERY_NN_FEATURES_H
 #include "core/board.h"
 #include "core/position.h"
+#include "policy.h"
 
-#define NN_FEATURE_VERSION 1
+#define NN_FEATURE_VERSION 2
+
+/* Scores enter the network divided by this (points). */
+#define NN_SCORE_SCALE 10.0f
 
 /* Sizes for a letter distribution of ld->size letters (blank included) and
  * a dim x dim board: L = ld->size - 1 real letters. */
 typedef struct NnFeatureShape {
     int dim, squares;   /* dim, dim*dim */
     int letters;        /* L */
-    int planes;         /* per square: 3L + 11 */
+    int planes;         /* per square: 3L + 11 + 14 */
     int scalars;        /* 2(L+1) + 10 */
 } NnFeatureShape;
 NnFeatureShape nn_feature_shape(const LetterDist *ld, int dim);
@@ -37,8 +41,10 @@ typedef struct NnFeatureContext {
 void nn_feature_context(NnFeatureContext *fc, const LetterDist *ld, const Layout *lay, const Kwg *kwg);
 
 /* Writes planes[squares * planes] (NHWC: square-major) and
- * scalars[scalars]. If board is not NULL it receives the position's board
- * (with cross-sets), which callers reuse for move generation. */
-void nn_features(const NnFeatureContext *fc, const Position *p, float *planes, float *scalars, Board *board);
+ * scalars[scalars], and the position's board (with cross-sets) and legal
+ * moves, from which the last 14 planes come (the best score of each legal
+ * sub-move) and the policy's masks. scratch is any move list. */
+void nn_features(const NnFeatureContext *fc, const Position *p, float *planes, float *scalars, Board *board,
+                 NnLegal *legal, MoveList *scratch);
 
 #endif

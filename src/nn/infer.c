@@ -18,7 +18,7 @@ void nn_rows_init(NnRows *r, int in_dim, int out_dim, int hidden) {
 }
 
 void nn_rows_free(NnRows *r) {
-    free(r->in), free(r->hid), free(r->out), free(r->mask), free(r->pos), free(r->square), free(r->target);
+    free(r->in), free(r->hid), free(r->out), free(r->mask), free(r->prior), free(r->pos), free(r->square), free(r->target);
     free(r->weight);
     int in = r->in_dim, out = r->out_dim;
     memset(r, 0, sizeof *r);
@@ -40,6 +40,7 @@ int nn_rows_add(NnRows *r, int more, int hidden) {
         r->hid = regrow(r->hid, (size_t)cap * (size_t)hidden, sizeof(float));
         r->out = regrow(r->out, (size_t)cap * (size_t)r->out_dim, sizeof(float));
         r->mask = regrow(r->mask, (size_t)cap * (size_t)r->out_dim, 1);
+        r->prior = regrow(r->prior, (size_t)cap * (size_t)r->out_dim, sizeof(float));
         r->pos = regrow(r->pos, (size_t)cap, sizeof(int));
         r->square = regrow(r->square, (size_t)cap, sizeof(int));
         r->target = regrow(r->target, (size_t)cap, sizeof(int));
@@ -79,6 +80,7 @@ int nn_batch_init(NnBatch *b, const NnModel *m, const NnFeatureContext *fc, int 
     b->sub = malloc(n * (size_t)m->ps.submoves * sizeof(float));
     b->sub_glob = malloc(n * (RK_RACK_SIZE + 1) * sizeof(float));
     b->sub_mask = malloc(n * (size_t)m->ps.submoves);
+    b->sub_prior = malloc(n * (size_t)m->ps.submoves * sizeof(float));
     b->pos = calloc(n, sizeof *b->pos);
     b->board = malloc(n * sizeof *b->board);
     b->legal = calloc(n, sizeof *b->legal);
@@ -87,7 +89,7 @@ int nn_batch_init(NnBatch *b, const NnModel *m, const NnFeatureContext *fc, int 
     nn_rows_init(&b->steps, (int)(E + C) + NN_STEP_CONTEXT(L), m->ps.tokens, (int)Hh);
     nn_rows_init(&b->hidden, (int)E + NN_H_CONTEXT(L), m->h_outputs, (int)Hh);
     if (!b->planes || !b->scalars || !b->act || !b->saved || !b->col || !b->sbias || !b->pooled || !b->pooled_in ||
-        !b->emb || !b->vh || !b->vout || !b->sub_sq || !b->sub || !b->sub_glob || !b->sub_mask || !b->pos ||
+        !b->emb || !b->vh || !b->vout || !b->sub_sq || !b->sub || !b->sub_glob || !b->sub_mask || !b->sub_prior || !b->pos ||
         !b->board || !b->legal) {
         nn_batch_free(b);
         return rk_error(err, "nn: out of memory for a batch of %d positions", cap);
@@ -98,7 +100,7 @@ int nn_batch_init(NnBatch *b, const NnModel *m, const NnFeatureContext *fc, int 
 void nn_batch_free(NnBatch *b) {
     free(b->planes), free(b->scalars), free(b->act), free(b->saved), free(b->col), free(b->sbias);
     free(b->pooled), free(b->pooled_in), free(b->emb), free(b->vh), free(b->vout), free(b->sub_sq), free(b->sub);
-    free(b->sub_glob), free(b->sub_mask), free(b->pos), free(b->board);
+    free(b->sub_glob), free(b->sub_mask), free(b->sub_prior), free(b->pos), free(b->board);
     if (b->legal)
         for (int i = 0; i < b->cap; i++) nn_legal_free(&b->legal[i]);
     free(b->legal);
@@ -108,25 +110,15 @@ void nn_batch_free(NnBatch *b) {
     memset(b, 0, sizeof *b);
 }
 
-void nn_batch_set_features(NnBatch *b, const NnModel *m, int i, const Position *p) {
-    size_t sq = sq_of(m);
+void nn_batch_set(NnBatch *b, const NnModel *m, int i, const Position *p) {
+    size_t sq = sq_of(m), per = (size_t)m->ps.submoves;
     b->pos[i] = *p;
     nn_features(b->fc, p, b->planes + (size_t)i * sq * (size_t)m->fs.planes,
-                b->scalars + (size_t)i * (size_t)m->fs.scalars, &b->board[i]);
-}
-
-void nn_batch_set(NnBatch *b, const NnModel *m, int i, const Position *p) {
-    nn_batch_set_features(b, m, i, p);
-    MoveGenRequest req;
-    memset(&req, 0, sizeof req);
-    req.board = &b->board[i];
-    req.rack = &p->rack;
-    req.bag_count = p->bag;
-    int missing = RK_RACK_SIZE - p->opp_tiles;
-    req.exchanges_allowed = p->bag - (missing > 0 ? missing : 0) >= RK_RACK_SIZE;
-    movegen_all(&req, &b->scratch);
-    nn_legal_build(&b->legal[i], &m->ps, &b->scratch, &b->board[i]);
-    nn_legal_submove_mask(&b->legal[i], &m->ps, b->sub_mask + (size_t)i * (size_t)m->ps.submoves);
+                b->scalars + (size_t)i * (size_t)m->fs.scalars, &b->board[i], &b->legal[i], &b->scratch);
+    nn_legal_submove_mask(&b->legal[i], &m->ps, b->sub_mask + (size_t)i * per);
+    float *prior = b->sub_prior + (size_t)i * per;
+    nn_legal_submove_best(&b->legal[i], &m->ps, prior);
+    for (size_t k = 0; k < per; k++) prior[k] /= NN_SCORE_SCALE;
 }
 
 /* ---------------------------------------------------------------- forward */
@@ -185,14 +177,18 @@ void nn_forward_submoves(const NnModel *m, NnBatch *b, int n) {
     for (size_t i = 0; i < (size_t)n; i++) {
         memcpy(b->sub + i * per, b->sub_sq + i * place, place * sizeof(float));
         memcpy(b->sub + i * per + place, b->sub_glob + i * (RK_RACK_SIZE + 1), (RK_RACK_SIZE + 1) * sizeof(float));
+        const float w = nn_score_prior(m)[0], *prior = b->sub_prior + i * per;
+        for (size_t k = 0; k < per; k++) b->sub[i * per + k] += w * prior[k];
     }
 }
 
-void nn_rows_forward(const NnModel *m, const NnDense *hidden, const NnDense *out, NnRows *r) {
+void nn_rows_forward(const NnModel *m, const NnDense *hidden, const NnDense *out, NnRows *r, float prior_weight) {
     if (r->n == 0) return;
     nn_dense_forward(hidden, &m->params, r->in, r->n, r->hid);
     nn_relu_forward(r->hid, (size_t)r->n * (size_t)m->arch.head_hidden, r->hid);
     nn_dense_forward(out, &m->params, r->hid, r->n, r->out);
+    if (prior_weight != 0.0f)
+        for (size_t k = 0; k < (size_t)r->n * (size_t)r->out_dim; k++) r->out[k] += prior_weight * r->prior[k];
 }
 
 /* ---------------------------------------------------------------- policy */
@@ -244,12 +240,15 @@ int nn_policy_all(const NnModel *m, NnBatch *b, int i, double *logp) {
                 r->pos[row] = i;
                 nn_step_row_input(m, b, i, &x->pm, k, r->in + (size_t)row * (size_t)r->in_dim);
                 memset(r->mask + (size_t)row * (size_t)T, 0, (size_t)T);
+                memset(r->prior + (size_t)row * (size_t)T, 0, (size_t)T * sizeof(float));
             }
             rowof[j * RK_RACK_SIZE + k] = row;
             r->mask[(size_t)row * (size_t)T + x->tokens[k]] = 1;
+            float *pr = r->prior + (size_t)row * (size_t)T + x->tokens[k], v = (float)x->score / NN_SCORE_SCALE;
+            if (v > *pr) *pr = v;
         }
     }
-    nn_rows_forward(m, &m->step_hidden, &m->step_out, r);
+    nn_rows_forward(m, &m->step_hidden, &m->step_out, r, nn_score_prior(m)[1]);
     for (int row = 0; row < r->n; row++) {
         float *o = r->out + (size_t)row * (size_t)T;
         nn_log_softmax_masked(o, r->mask + (size_t)row * (size_t)T, T, o);
@@ -280,10 +279,12 @@ double nn_policy_logprob(const NnModel *m, NnBatch *b, int i, const PackedMove *
     for (int k = 0; k < pm->n; k++) {
         int row = nn_rows_add(r, 1, m->arch.head_hidden);
         nn_step_row_input(m, b, i, pm, k, r->in + (size_t)row * (size_t)r->in_dim);
-        nn_legal_step_mask(lg, &m->ps, sub, prefix, k, r->mask + (size_t)row * (size_t)T);
+        nn_legal_step_mask(lg, &m->ps, sub, prefix, k, r->mask + (size_t)row * (size_t)T,
+                           r->prior + (size_t)row * (size_t)T);
+        for (int t = 0; t < T; t++) r->prior[(size_t)row * (size_t)T + (size_t)t] /= NN_SCORE_SCALE;
         prefix[k] = (uint8_t)nn_step_token(&m->ps, pm, k);
     }
-    nn_rows_forward(m, &m->step_hidden, &m->step_out, r);
+    nn_rows_forward(m, &m->step_hidden, &m->step_out, r, nn_score_prior(m)[1]);
     for (int k = 0; k < pm->n; k++) {
         float *o = r->out + (size_t)k * (size_t)T;
         nn_log_softmax_masked(o, r->mask + (size_t)k * (size_t)T, T, o);
@@ -328,8 +329,9 @@ int nn_policy_sample(const NnModel *m, NnBatch *b, int i, Rng *rng, PackedMove *
         r->n = 0;
         nn_rows_add(r, 1, m->arch.head_hidden);
         nn_step_row_input(m, b, i, &pm, k, r->in);
-        nn_legal_step_mask(lg, &m->ps, sub, prefix, k, r->mask);
-        nn_rows_forward(m, &m->step_hidden, &m->step_out, r);
+        nn_legal_step_mask(lg, &m->ps, sub, prefix, k, r->mask, r->prior);
+        for (int t = 0; t < T; t++) r->prior[t] /= NN_SCORE_SCALE;
+        nn_rows_forward(m, &m->step_hidden, &m->step_out, r, nn_score_prior(m)[1]);
         float q[2 * RK_MAX_LETTERS];
         nn_softmax_masked(r->out, r->mask, T, q);
         prefix[k] = (uint8_t)draw(q, T, rng);
@@ -402,7 +404,7 @@ int nn_hidden_sample(const NnModel *m, NnBatch *b, int i, int size, Rng *rng, Ra
         nn_rows_add(r, 1, m->arch.head_hidden);
         nn_hidden_row_input(m, b, i, leave, size, r->in);
         if (nn_hidden_mask(m, &pool, left, last, r->mask) == 0) return -1;
-        nn_rows_forward(m, &m->h_hidden, &m->h_out, r);
+        nn_rows_forward(m, &m->h_hidden, &m->h_out, r, 0.0f);
         nn_softmax_masked(r->out, r->mask, m->h_outputs, p);
         int idx = draw(p, m->h_outputs, rng);
         int a = m->arch.h_tiles == 1 ? idx : idx / A, c = m->arch.h_tiles == 1 ? idx : idx % A;
@@ -438,7 +440,7 @@ double nn_hidden_logprob(const NnModel *m, NnBatch *b, int i, const Rack *leave)
         nn_hidden_mask(m, &pool, left, last, r->mask);
         int idx = nn_hidden_index(m, a, c);
         if (!r->mask[idx]) return -INFINITY;
-        nn_rows_forward(m, &m->h_hidden, &m->h_out, r);
+        nn_rows_forward(m, &m->h_hidden, &m->h_out, r, 0.0f);
         nn_log_softmax_masked(r->out, r->mask, m->h_outputs, r->out);
         lp += r->out[idx];
         for (int q = 0; q < took; q++) {

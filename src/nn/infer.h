@@ -27,6 +27,7 @@ typedef struct NnRows {
     int cap, n, in_dim, out_dim;
     float *in, *hid, *out;   /* [n, in_dim], [n, head_hidden], [n, out_dim] */
     uint8_t *mask;           /* [n, out_dim] */
+    float *prior;            /* policy rows: [n, out_dim] best score through each token / scale */
     int *pos;                /* the position (batch index) of each row */
     int *square;             /* policy rows: the square of the step (-1: none) */
     int *target;             /* training: the target output */
@@ -45,6 +46,7 @@ typedef struct NnBatch {
     float *vh, *vout;                /* [cap, Hh], [cap, 4] */
     float *sub_sq, *sub, *sub_glob;  /* [cap*sq, 14], [cap, submoves], [cap, 8] */
     uint8_t *sub_mask;               /* [cap, submoves] legal sub-moves */
+    float *sub_prior;                /* [cap, submoves] best score of each legal sub-move / scale */
     Position *pos;
     Board *board;
     NnLegal *legal;
@@ -54,12 +56,9 @@ typedef struct NnBatch {
 
 int nn_batch_init(NnBatch *b, const NnModel *m, const NnFeatureContext *fc, int cap, RkError *err);
 void nn_batch_free(NnBatch *b);
-/* Position i of the batch: its features, board, legal moves and sub-move
- * mask. */
+/* Position i of the batch: its features, board, legal moves, sub-move mask
+ * and score prior. */
 void nn_batch_set(NnBatch *b, const NnModel *m, int i, const Position *p);
-/* Only the features and the board (enough for the trunk and the value
- * head; no legal moves, so no policy). */
-void nn_batch_set_features(NnBatch *b, const NnModel *m, int i, const Position *p);
 /* The trunk and the embedding of positions [0, n). */
 void nn_forward_trunk(const NnModel *m, NnBatch *b, int n);
 /* Value head: b->vout[i*4 + 0..2] win/draw/loss logits, [3] spread / 100. */
@@ -74,8 +73,11 @@ void nn_forward_submoves(const NnModel *m, NnBatch *b, int n);
 /* Step-head inputs of a row: position i, the step's square (-1 for an
  * exchange), k, the sub-move, and the tokens so far. */
 void nn_step_row_input(const NnModel *m, const NnBatch *b, int i, const PackedMove *pm, int k, float *in);
-/* Runs the step (or hidden) head over rows [0, r->n): r->hid and r->out. */
-void nn_rows_forward(const NnModel *m, const NnDense *hidden, const NnDense *out, NnRows *r);
+/* Runs the step (or hidden) head over rows [0, r->n): r->hid and r->out;
+ * with prior_weight != 0, r->out += prior_weight * r->prior (policy rows). */
+void nn_rows_forward(const NnModel *m, const NnDense *hidden, const NnDense *out, NnRows *r, float prior_weight);
+/* The learned weights of the score prior: [0] sub-moves, [1] steps. */
+static inline const float *nn_score_prior(const NnModel *m) { return nnp_w(&m->params, m->score_prior); }
 
 /* log P of every legal move of position i (b->legal[i] order) into logp,
  * after nn_forward_submoves. Every distinct step prefix is one row of one

@@ -49,6 +49,8 @@ int nn_model_init(NnModel *m, const NnArch *arch, const LetterDist *ld, int dim,
     nn_dense_declare(&m->step_out, ps, "policy.step_out", Hh, m->ps.tokens);
     nn_dense_declare(&m->h_hidden, ps, "hidden.hidden", E + NN_H_CONTEXT(L), Hh);
     nn_dense_declare(&m->h_out, ps, "hidden.out", Hh, m->h_outputs);
+    int two[1] = {2};
+    m->score_prior = nnp_declare(ps, "policy.score_prior", 1, two, false);
     if (nnp_alloc(ps) != 0) {
         nn_model_free(m);
         return rk_error(err, "nn: out of memory for %zu parameters", ps->total);
@@ -67,6 +69,7 @@ int nn_model_init(NnModel *m, const NnArch *arch, const LetterDist *ld, int dim,
     nn_dense_init(&m->step_out, ps, 0.1f, &rng);
     nn_dense_init(&m->h_hidden, ps, 1.0f, &rng);
     nn_dense_init(&m->h_out, ps, 0.1f, &rng);
+    nnp_w(ps, m->score_prior)[0] = nnp_w(ps, m->score_prior)[1] = 5.0f;
     return 0;
 }
 

@@ -13,6 +13,10 @@
  *       context])) -> tokens (policy.h); the trunk runs once per position
  *       and this cheap head once per step (the plan's requerying
  *       optimisation)
+ *   Score prior: the sub-move logits add w0 * (best score of its legal
+ *       moves) / NN_SCORE_SCALE and each step's logits w1 * (best score of
+ *       the legal moves through that token) / NN_SCORE_SCALE; w0, w1 are
+ *       learned (start 5: half a logit a point)
  *   H:  the opponent's leave, t = h_tiles tiles a step, in ML order:
  *       relu(dense([E, tiles drawn so far, leave size, tiles left])) ->
  *       (L+1)^t logits, masked by the unseen pool
@@ -56,6 +60,7 @@ typedef struct NnModel {
     NnDense sub_sq, sub_glob;
     NnDense step_hidden, step_out;
     NnDense h_hidden, h_out;
+    int score_prior;            /* [2]: weights of the score prior of the sub-move and step logits */
     int64_t train_step;         /* Adam steps taken */
     uint32_t generation;        /* the generation that trained it */
 } NnModel;

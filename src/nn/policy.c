@@ -73,6 +73,7 @@ void nn_legal_build(NnLegal *lg, const NnPolicyShape *s, const MoveList *all, co
         memset(x, 0, sizeof *x);
         packed_from_move(&x->pm, &all->moves[i], b);
         x->submove = nn_submove_index(s, &x->pm);
+        x->score = all->moves[i].score;
         for (int k = 0; k < x->pm.n; k++) x->tokens[k] = (uint8_t)nn_step_token(s, &x->pm, k);
     }
     qsort(lg->m, (size_t)lg->n, sizeof *lg->m, cmp_legal);
@@ -94,15 +95,23 @@ static int lower_bound(const NnLegal *lg, int sub) {
     return lo;
 }
 
+void nn_legal_submove_best(const NnLegal *lg, const NnPolicyShape *s, float *best) {
+    memset(best, 0, (size_t)s->submoves * sizeof(float));
+    for (int i = 0; i < lg->n; i++)
+        if ((float)lg->m[i].score > best[lg->m[i].submove]) best[lg->m[i].submove] = (float)lg->m[i].score;
+}
+
 int nn_legal_step_mask(const NnLegal *lg, const NnPolicyShape *s, int submove, const uint8_t *prefix, int k,
-                       uint8_t *mask) {
+                       uint8_t *mask, float *best) {
     memset(mask, 0, (size_t)s->tokens);
+    if (best) memset(best, 0, (size_t)s->tokens * sizeof(float));
     int allowed = 0;
     for (int i = lower_bound(lg, submove); i < lg->n && lg->m[i].submove == submove; i++) {
         const NnLegalMove *x = &lg->m[i];
         if (k >= x->pm.n || memcmp(x->tokens, prefix, (size_t)k) != 0) continue;
         if (!mask[x->tokens[k]]) allowed++;
         mask[x->tokens[k]] = 1;
+        if (best && (float)x->score > best[x->tokens[k]]) best[x->tokens[k]] = (float)x->score;
     }
     return allowed;
 }

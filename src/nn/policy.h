@@ -38,6 +38,7 @@ int nn_step_square(const PackedMove *pm, int k, const Board *b);
  * tokens). */
 typedef struct NnLegalMove {
     int32_t submove;
+    int32_t score;               /* points */
     uint8_t tokens[RK_RACK_SIZE];
     PackedMove pm;
 } NnLegalMove;
@@ -52,9 +53,14 @@ void nn_legal_build(NnLegal *lg, const NnPolicyShape *s, const MoveList *all, co
 /* mask[submoves]: 1 where some legal move has that sub-move. */
 void nn_legal_submove_mask(const NnLegal *lg, const NnPolicyShape *s, uint8_t *mask);
 /* mask[tokens]: 1 for each token t such that a legal move has sub-move
- * `submove` and tokens prefix[0..k) then t. Returns how many are allowed. */
+ * `submove` and tokens prefix[0..k) then t. If best is not NULL, best[t]
+ * is the highest score of those moves (0 where t is not allowed). Returns
+ * how many tokens are allowed. */
 int nn_legal_step_mask(const NnLegal *lg, const NnPolicyShape *s, int submove, const uint8_t *prefix, int k,
-                       uint8_t *mask);
+                       uint8_t *mask, float *best);
+/* best[submoves]: the highest score of the legal moves of each sub-move (0
+ * where there is none). */
+void nn_legal_submove_best(const NnLegal *lg, const NnPolicyShape *s, float *best);
 /* Index of pm in lg, or -1 if it is not legal. */
 int nn_legal_find(const NnLegal *lg, const NnPolicyShape *s, const PackedMove *pm);
 

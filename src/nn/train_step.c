@@ -129,6 +129,12 @@ void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *s
         for (size_t k = 0; k < per; k++) target[k] = (float)(target[k] / mass);
         sums->sub += nn_xent_masked(b->sub + (size_t)i * per, b->sub_mask + (size_t)i * per, target, (int)per, scale,
                                     g->dsub_sq + (size_t)i * per);
+        if (backward) { /* the score prior's weight: d/dw0 of w0 * prior */
+            const float *d = g->dsub_sq + (size_t)i * per, *prior = b->sub_prior + (size_t)i * per;
+            double acc = 0;
+            for (size_t k = 0; k < per; k++) acc += (double)d[k] * (double)prior[k];
+            nnp_g(ps, m->score_prior)[0] += (float)acc;
+        }
         for (uint32_t j = 0; j < s->policy_count; j++) {
             const PackedMove *pm = &set->pmove[s->policy_start + j];
             float p = set->pprob[s->policy_start + j];
@@ -142,20 +148,27 @@ void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *s
                 r->target[row] = nn_step_token(pshape, pm, k);
                 r->weight[row] = (float)(p / mass);
                 nn_step_row_input(m, b, i, pm, k, r->in + (size_t)row * (size_t)r->in_dim);
-                nn_legal_step_mask(lg, pshape, sub, prefix, k, r->mask + (size_t)row * T);
+                float *prior = r->prior + (size_t)row * T;
+                nn_legal_step_mask(lg, pshape, sub, prefix, k, r->mask + (size_t)row * T, prior);
+                for (size_t q = 0; q < T; q++) prior[q] /= NN_SCORE_SCALE;
                 prefix[k] = (uint8_t)r->target[row];
             }
         }
     }
-    nn_rows_forward(m, &m->step_hidden, &m->step_out, r);
+    nn_rows_forward(m, &m->step_hidden, &m->step_out, r, nn_score_prior(m)[1]);
     row_scratch(g, m, r);
+    double dprior = 0;
     for (int j = 0; j < r->n; j++) {
         memset(target, 0, T * sizeof(float));
         target[r->target[j]] = 1.0f;
         sums->steps += r->weight[j] * nn_xent_masked(r->out + (size_t)j * T, r->mask + (size_t)j * T, target, (int)T,
                                                      scale * r->weight[j], g->rdout + (size_t)j * T);
+        for (size_t q = 0; q < T; q++) dprior += (double)g->rdout[(size_t)j * T + q] * (double)r->prior[(size_t)j * T + q];
     }
-    if (backward) rows_backward(m, g, &m->step_hidden, &m->step_out, r, true);
+    if (backward) {
+        nnp_g(ps, m->score_prior)[1] += (float)dprior;
+        rows_backward(m, g, &m->step_hidden, &m->step_out, r, true);
+    }
 
     /* H: the opponent's leave, t tiles a step in ML order */
     NnRows *h = &b->hidden;
@@ -195,7 +208,7 @@ void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *s
         if (!ok) h->n = first; /* a leave outside the pool (shards are validated against this) */
         else sums->hidden_samples += 1.0;
     }
-    nn_rows_forward(m, &m->h_hidden, &m->h_out, h);
+    nn_rows_forward(m, &m->h_hidden, &m->h_out, h, 0.0f);
     row_scratch(g, m, h);
     size_t HO = (size_t)h->out_dim;
     for (int j = 0; j < h->n; j++) {

@@ -140,7 +140,7 @@ int nn_player_choose(NnPlayer *np, const Game *g, Move *out) {
             }
             Position pos;
             position_from_game(&pos, w);
-            nn_batch_set_features(&np->batch, &np->model, used, &pos);
+            nn_batch_set(&np->batch, &np->model, used, &pos);
             slot[idx] = used++;
         }
     }

@@ -80,7 +80,7 @@ static void check_position(const Game *g, const Move *played, void *vctx) {
         /* every step's mask = the brute force over the whole list */
         uint8_t prefix[RK_RACK_SIZE], mask[64], want_mask[64];
         for (int k = 0; k < pm.n; k++) {
-            int allowed = nn_legal_step_mask(&c->legal, &c->ps, s, prefix, k, mask);
+            int allowed = nn_legal_step_mask(&c->legal, &c->ps, s, prefix, k, mask, NULL);
             memset(want_mask, 0, sizeof want_mask);
             int want_allowed = 0;
             for (size_t j = 0; j < c->all.count; j++) {
