@@ -6,19 +6,24 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "eval/klv.h"
+#include "worker/exposure_study.h"
 #include "worker/selfplay.h"
 
 static void usage(FILE *out) {
     fprintf(out,
             "usage: rookery selfplay [--games N] [--seed S] [--show] [--lexicon FILE.kwg]\n"
             "                        [--ld english|FILE.csv] [--layout standard15|FILE.txt]\n"
-            "                        [--leaves FILE.klv2]\n"
+            "                        [--leaves FILE.klv2] [--exposure-study OUT.txt]\n"
             "\n"
             "Plays N games (default 10) in which both players make the best-scoring move (with\n"
             "--leaves: the best move by static equity with those leave values), and\n"
             "prints games, turns, mean score per player, bingos per game and games/s.\n"
             "Game i is seeded from (S, 0, i), so the same seed replays the same games.\n"
-            "  --show   print every move with the rack it was played from and the score\n");
+            "  --show   print every move with the rack it was played from and the score\n"
+            "  --exposure-study OUT.txt   fit the cross-word exposure coefficients (eval/exposure.h)\n"
+            "           on the N games: least squares of -(the opponent's next score) on what each\n"
+            "           move opens next to its tiles; print them with the variance they explain on\n"
+            "           N/2 held-out games, and write them to OUT.txt (for static:exposure=OUT.txt)\n");
 }
 
 typedef struct ShowCtx {
@@ -36,10 +41,38 @@ static void show_move(const Game *g, const Move *m, void *vctx) {
            g->bag.count);
 }
 
+/* --exposure-study: fit, report, write. */
+static int exposure_study(const SelfplayConfig *cfg, uint64_t games, const char *out) {
+    ExposureStudy st;
+    RkError err;
+    double t0 = cli_now();
+    if (exposure_study_run(cfg, games, games / 2 > 0 ? games / 2 : 1, &st, &err) != 0) {
+        fprintf(stderr, "rookery selfplay: %s\n", err.msg);
+        return 1;
+    }
+    printf("exposure study: fitted on %llu moves of %llu games, tested on %llu moves of %llu held-out games "
+           "(%.1f s)\n",
+           (unsigned long long)st.train_moves, (unsigned long long)games, (unsigned long long)st.test_moves,
+           (unsigned long long)(games / 2 > 0 ? games / 2 : 1), cli_now() - t0);
+    printf("  y = -(opponent's next score); intercept %.3f points\n", st.intercept);
+    printf("  %-10s %12s %14s\n", "feature", "coefficient", "mean per move");
+    for (int i = 0; i < EXPOSURE_FEATURES; i++)
+        printf("  %-10s %12.4f %14.4f\n", exposure_feature_name(i), st.fit.beta[i], st.feature_mean[i]);
+    double explained = st.test_var_mean > 0 ? 1.0 - st.test_var_fit / st.test_var_mean : 0.0;
+    printf("  held-out variance of y: %.2f around the mean, %.2f around the fit: %.2f%% explained\n",
+           st.test_var_mean, st.test_var_fit, 100.0 * explained);
+    if (exposure_write(&st.fit, out, &err) != 0) {
+        fprintf(stderr, "rookery selfplay: %s\n", err.msg);
+        return 1;
+    }
+    printf("wrote %s\n", out);
+    return 0;
+}
+
 int cmd_selfplay(int argc, char **argv) {
     uint64_t games = 10, seed = 1;
     int show = 0;
-    const char *lexicon = NULL, *ld_name = NULL, *layout_name = NULL, *leaves = NULL;
+    const char *lexicon = NULL, *ld_name = NULL, *layout_name = NULL, *leaves = NULL, *study = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -62,6 +95,8 @@ int cmd_selfplay(int argc, char **argv) {
             layout_name = argv[++i];
         } else if (strcmp(a, "--leaves") == 0 && v) {
             leaves = argv[++i];
+        } else if (strcmp(a, "--exposure-study") == 0 && v) {
+            study = argv[++i];
         } else {
             fprintf(stderr, "rookery selfplay: unknown or incomplete option '%s' (see --help)\n", a);
             return 2;
@@ -81,6 +116,12 @@ int cmd_selfplay(int argc, char **argv) {
     if (leaves != NULL) {
         cfg.leave_value = klv_leave_value;
         cfg.leave_ctx = &klv;
+    }
+    if (study != NULL) {
+        int rc = exposure_study(&cfg, games, study);
+        klv_free(&klv);
+        engine_close(&e);
+        return rc;
     }
     SelfplayStats st;
     memset(&st, 0, sizeof st);

@@ -9,7 +9,7 @@
 #include "core/rng.h"
 
 #define PLAYER_USAGE                                                                                          \
-    "static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K] or "                                             \
+    "static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K][,exposure=FILE.txt] or "                         \
     "sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S][,leaves=FILE.klv2|zero|,req=FILE.req] or "  \
     "nn:greedy|value,model=FILE.h5[,candidates=K][,samples=S][,seed=N]"
 
@@ -112,6 +112,14 @@ static int open_option(Player *p, const char *spec, const char *key, const char 
             return -1;
         }
         return 0;
+    }
+    if (strcmp(key, "exposure") == 0 && p->kind == PLAYER_STATIC) {
+        if (p->exposure != NULL) return rk_error(err, "player '%s': exposure given twice", spec);
+        p->exposure = malloc(sizeof *p->exposure);
+        p->scratch = malloc(sizeof *p->scratch);
+        if (p->exposure == NULL || p->scratch == NULL) return rk_error(err, "out of memory");
+        movelist_init(p->scratch);
+        return exposure_load(p->exposure, val, err);
     }
     if (strcmp(key, "spv_k") == 0 && p->kind == PLAYER_STATIC) {
         char *end;
@@ -233,6 +241,13 @@ void player_close(Player *p) {
         free(p->nn);
         p->nn = NULL;
     }
+    free(p->exposure);
+    p->exposure = NULL;
+    if (p->scratch != NULL) {
+        movelist_free(p->scratch);
+        free(p->scratch);
+        p->scratch = NULL;
+    }
 }
 
 LeaveValueFn player_leave_fn(const Player *p) { return p->leaves ? klv_leave_value : NULL; }
@@ -270,5 +285,19 @@ void player_choose(const Player *p, const Game *g, Move *out) {
     req.leave_value = player_leave_fn(p);
     req.leave_ctx = p->leaves;
     req.positional = spv_prepare_for_game(p->spv, p->spv_k, g, &pv);
+    if (p->exposure != NULL && g->bag.count > 0) {
+        /* every move, rescored with the exposure term */
+        movegen_all(&req, p->scratch);
+        size_t best = 0;
+        for (size_t i = 0; i < p->scratch->count; i++) {
+            Move *m = &p->scratch->moves[i];
+            double x[EXPOSURE_FEATURES];
+            exposure_features(&g->board, m, x);
+            m->equity += exposure_adjust(p->exposure, x);
+            if (i > 0 && movegen_compare(m, &p->scratch->moves[best]) < 0) best = i;
+        }
+        *out = p->scratch->moves[best];
+        return;
+    }
     movegen_best(&req, out, NULL);
 }

@@ -3,10 +3,12 @@
  * choose a move. The self-play worker and the match harness take any of
  * them. Kinds so far:
  *
- *   static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K]
+ *   static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K][,exposure=FILE.txt]
  *        best static equity (score + leave + the reference engine's
  *        adjustments, + the SPV positional adjustment of eval/spv.h with
- *        spread scale K points, default PLAYER_DEFAULT_SPV_K, if spv is given)
+ *        spread scale K points, default PLAYER_DEFAULT_SPV_K, if spv is given; + the
+ *        cross-word exposure term of eval/exposure.h while the bag is not empty,
+ *        if exposure is given: every move is generated and rescored)
  *
  *   sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S]
  *      [,leaves=FILE.klv2|zero | ,req=FILE.req[,shrink=K]]
@@ -29,6 +31,7 @@
 #include "core/movegen.h"
 #include "eval/klv.h"
 #include "eval/dynleaves.h"
+#include "eval/exposure.h"
 #include "eval/spv.h"
 #include "search/nn_player.h"
 #include "search/sim.h"
@@ -47,6 +50,8 @@ typedef struct Player {
     DynLeaves *dyn;  /* owned; PLAYER_SIM with req=: bag-aware leaves (one thread) */
     double dyn_shrink;
     NnPlayer *nn;    /* owned; PLAYER_NN (scratch inside: one thread) */
+    Exposure *exposure; /* owned; PLAYER_STATIC: the exposure term, or NULL */
+    MoveList *scratch;  /* owned; with exposure: every move (one thread) */
     bool leaves_named, shrink_named; /* leaves= (even zero) and shrink= were given */
 } Player;
 

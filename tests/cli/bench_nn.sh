@@ -24,13 +24,13 @@ if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
 fi
 expect_error 2 "nothing.kwg" "$bin" bench nn --lexicon /nonexistent/nothing.kwg
 
-# C 4, 1 block, E 8, Hh 8: trunk 2*(225*9*89*4 + 64*4 + 2*225*9*4*4 + (4+64)*8)
-# = 1,573,000, value 2*(8*8 + 8*4) = 192, sub-moves 2*(225*4*14 + 8*8) = 25,328.
+# C 4, 1 block, E 8, Hh 8, 103 planes (feature version 2): trunk 1,799,800 (the stem's 3x3
+# convolution 2*225*9*103*4, the block's two 2*225*9*4*4, the dense layers), value 2*(8*8 + 8*4) = 192, sub-moves 2*(225*4*14 + 8*8) = 25,328.
 out=$("$bin" bench nn --lexicon "$kwg" --channels 4 --blocks 1 --embed 8 --head-hidden 8 \
       --positions 40 --seconds 0 --steps 2)
 for pat in '^bench nn: channels 4, blocks 1, embed 8, head-hidden 8, h-tiles 1 .* 40 positions of' \
            '^sgemm peak: 1024x1024x1024, [0-9]* products in .* GFLOP/s' \
-           '^forward FLOPs per position: 1\.60 M (trunk 1\.57 M, value 0\.000 M, sub-moves 0\.025 M)' \
+           '^forward FLOPs per position: 1\.83 M (trunk 1\.80 M, value 0\.000 M, sub-moves 0\.025 M)' \
            '^ *1 .*%$' '^ *16 .*%$' '^ *64 .*%$' '^ *256 .*%$' \
            '^nn_batch_set: [0-9.]* us per position .* features [0-9.]* us' \
            '^nn_policy_all: [0-9.]* positions/s .* step-head rows and [0-9.]* legal moves per position' \
