@@ -67,9 +67,9 @@ int cmd_report(int argc, char **argv) {
     char *names[MAX_COLS];
     int ncols = header ? split(header, names, MAX_COLS) : 0;
     const char *want[] = {"generation", "games", "games_per_s", "wall_s", "mean_best_equity", "leave_change_rms",
-                          "racks_observed", "forced_games", "match_win_pct"};
+                          "racks_observed", "forced_games", "match_win_pct", "nn_loss_last", "nn_p_top1"};
     const int nwant = (int)(sizeof want / sizeof want[0]);
-    int idx[9];
+    int idx[11];
     for (int i = 0; i < nwant; i++) {
         idx[i] = column(names, ncols, want[i]);
         if (idx[i] < 0 && i < 6) {
@@ -78,9 +78,9 @@ int cmd_report(int argc, char **argv) {
             return 2;
         }
     }
-    printf("%4s %9s %9s %8s %12s %12s %14s %8s %10s\n", "gen", "games", "games/s", "wall s", "mean equity",
-           "leave chg", "racks seen", "forced", "vs zero %");
-    int rows = 0;
+    printf("%4s %9s %9s %8s %12s %12s %14s %8s %10s %8s %8s\n", "gen", "games", "games/s", "wall s", "mean equity",
+           "leave chg", "racks seen", "forced", "vs zero %", "nn loss", "P top-1");
+    int rows = 0, trained = column(names, ncols, "nn_trained");
     for (char *line = strtok_r(NULL, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         char *f[MAX_COLS];
         int n = split(line, f, MAX_COLS);
@@ -89,8 +89,11 @@ int cmd_report(int argc, char **argv) {
             free(text);
             return 2;
         }
-        printf("%4s %9s %9s %8s %12s %12s %14s %8s %10s\n", f[idx[0]], f[idx[1]], f[idx[2]], f[idx[3]], f[idx[4]],
-               f[idx[5]], f[idx[6]], idx[7] >= 0 ? f[idx[7]] : "-", idx[8] >= 0 ? f[idx[8]] : "-");
+        /* the network's columns are blank in generations that did not train it */
+        bool nn = trained >= 0 && idx[9] >= 0 && idx[10] >= 0 && strcmp(f[trained], "1") == 0;
+        printf("%4s %9s %9s %8s %12s %12s %14s %8s %10s %8s %8s\n", f[idx[0]], f[idx[1]], f[idx[2]], f[idx[3]],
+               f[idx[4]], f[idx[5]], f[idx[6]], idx[7] >= 0 ? f[idx[7]] : "-", idx[8] >= 0 ? f[idx[8]] : "-",
+               nn ? f[idx[9]] : "-", nn ? f[idx[10]] : "-");
         rows++;
     }
     free(text);
@@ -124,6 +127,9 @@ int cmd_report(int argc, char **argv) {
     if (idx[8] >= 0)
         fprintf(gp, "plot '%s' using %d:%d every ::1 with linespoints title 'win %% vs zero leaves'\n", path,
                 idx[0] + 1, idx[8] + 1);
+    if (idx[10] >= 0)
+        fprintf(gp, "plot '%s' using %d:($%d*100) every ::1 with linespoints title 'network: held-out P top-1 %%'\n",
+                path, idx[0] + 1, idx[10] + 1);
     fprintf(gp, "unset multiplot\n");
     int rc = pclose(gp);
     if (rc != 0 || access(png, F_OK) != 0) {
