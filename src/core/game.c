@@ -97,6 +97,27 @@ void game_play(Game *g, const Move *m) {
     g->turn++;
 }
 
+void game_redeal_unseen(const Game *g, Game *w, Rng *r) {
+    Rack unseen;
+    game_unseen(g, &unseen);
+    uint8_t t[RK_MAX_BAG + RK_RACK_SIZE];
+    int n = 0;
+    for (int ml = 0; ml < g->ld->size; ml++)
+        for (int c = 0; c < unseen.count[ml]; c++) t[n++] = (uint8_t)ml;
+    for (int k = n - 1; k > 0; k--) {
+        int j = (int)rng_below(r, (uint64_t)k + 1);
+        uint8_t x = t[k];
+        t[k] = t[j];
+        t[j] = x;
+    }
+    *w = *g;
+    int opp = 1 - g->on_turn, held = g->racks[opp].total, at = 0;
+    rack_clear(&w->racks[opp]);
+    for (; at < held; at++) rack_add(&w->racks[opp], t[at]);
+    w->bag.count = 0;
+    for (; at < n; at++) bag_add(&w->bag, t[at]);
+}
+
 void game_unseen(const Game *g, Rack *unseen) {
     *unseen = g->racks[1 - g->on_turn];
     for (int i = 0; i < g->bag.count; i++) rack_add(unseen, g->bag.tiles[i]);

@@ -40,6 +40,11 @@ void game_new(Game *g, const LetterDist *ld, const Layout *lay, const Kwg *kwg, 
               uint64_t generation, uint64_t game_index);
 /* The tiles the player on turn cannot see: the bag plus the opponent's rack. */
 void game_unseen(const Game *g, Rack *unseen);
+/* A world consistent with what the player on turn sees: *w = *g, then the
+ * unseen tiles, in letter order and shuffled with r (Fisher-Yates), are
+ * dealt to the opponent's rack (as many as they hold) and to the bag.
+ * w->rng stays g's: callers seed it for the draws of their rollouts. */
+void game_redeal_unseen(const Game *g, Game *w, Rng *r);
 /* Plays a legal move for the player on turn: places or exchanges or passes,
  * scores it, draws, applies the end rules and passes the turn. */
 void game_play(Game *g, const Move *m);

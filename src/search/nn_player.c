@@ -68,31 +68,6 @@ static void to_move(const PackedMove *pm, const Game *g, Move *out) {
     }
 }
 
-/* A world consistent with what the mover sees: the unseen tiles shuffled
- * into the opponent's rack (as many tiles as they hold) and the bag. */
-static void sample_world(const Game *g, Game *w, Rng *rng) {
-    *w = *g;
-    int opp = 1 - g->on_turn;
-    Rack unseen;
-    game_unseen(g, &unseen);
-    uint8_t tiles[RK_MAX_BAG + RK_RACK_SIZE];
-    int n = 0;
-    for (int l = 0; l < g->ld->size; l++)
-        for (int c = 0; c < unseen.count[l]; c++) tiles[n++] = (uint8_t)l;
-    for (int i = n - 1; i > 0; i--) {
-        int j = (int)rng_below(rng, (uint64_t)i + 1);
-        uint8_t t = tiles[i];
-        tiles[i] = tiles[j];
-        tiles[j] = t;
-    }
-    int k = g->racks[opp].total;
-    rack_clear(&w->racks[opp]);
-    for (int i = 0; i < k; i++) rack_add(&w->racks[opp], tiles[i]);
-    w->bag.count = 0;
-    for (int i = k; i < n; i++) w->bag.tiles[w->bag.count++] = tiles[i];
-    rng_seed(&w->rng, rng_next(rng));
-}
-
 int nn_player_choose(NnPlayer *np, const Game *g, Move *out) {
     if (prepare(np, g) != 0) return -1;
     int n = policy(np, g);
@@ -129,7 +104,8 @@ int nn_player_choose(NnPlayer *np, const Game *g, Move *out) {
         Move mv;
         to_move(&pms[k], g, &mv);
         for (int s = 0; s < np->samples; s++) {
-            sample_world(g, w, &rng);
+            game_redeal_unseen(g, w, &rng);
+            rng_seed(&w->rng, rng_next(&rng));
             game_play(w, &mv);
             int idx = k * np->samples + s;
             if (game_over(w)) {

@@ -38,29 +38,15 @@ typedef struct Sim {
     const Game *root;
     Game world;   /* the sampled world of the iteration */
     Game play;    /* one candidate's rollout */
-    uint8_t unseen[RK_MAX_BAG];
-    int n_unseen;
 } Sim;
 
 /* The world of iteration i: the opponent's rack and the bag, from the
- * unseen tiles in a random order; the game's stream for the draws. */
+ * unseen tiles (in letter order, so the worlds do not depend on the bag's
+ * order) in a random order; the game's stream for the draws. */
 static void sample_world(Sim *s, uint64_t i) {
     Rng r;
     rng_seed_stream(&r, s->cfg->seed, i, 0);
-    uint8_t t[RK_MAX_BAG];
-    memcpy(t, s->unseen, (size_t)s->n_unseen);
-    for (int k = s->n_unseen - 1; k > 0; k--) { /* Fisher-Yates */
-        int j = (int)rng_below(&r, (uint64_t)k + 1);
-        uint8_t x = t[k];
-        t[k] = t[j];
-        t[j] = x;
-    }
-    s->world = *s->root;
-    int opp = 1 - s->root->on_turn, held = s->root->racks[opp].total, at = 0;
-    rack_clear(&s->world.racks[opp]);
-    for (; at < held; at++) rack_add(&s->world.racks[opp], t[at]);
-    s->world.bag.count = 0;
-    for (; at < s->n_unseen; at++) bag_add(&s->world.bag, t[at]);
+    game_redeal_unseen(s->root, &s->world, &r);
     rng_seed_stream(&s->world.rng, s->cfg->seed, i, 1);
 }
 
@@ -130,13 +116,6 @@ int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err
     if (s == NULL) return rk_error(err, "sim: out of memory");
     s->cfg = cfg;
     s->root = root;
-    /* the unseen tiles in letter order, so the worlds do not depend on the bag's order */
-    Rack unseen;
-    game_unseen(root, &unseen);
-    s->n_unseen = 0;
-    for (int ml = 0; ml < root->ld->size; ml++)
-        for (int c = 0; c < unseen.count[ml]; c++) s->unseen[s->n_unseen++] = (uint8_t)ml;
-
     /* candidates: the K best by static equity */
     MoveGenRequest req;
     movegen_request_for_game(&req, root);
