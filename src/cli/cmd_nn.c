@@ -47,15 +47,8 @@ static int load_run_config(const NnOptions *o, TrainConfig *cfg, RkError *err) {
     char path[RUNDIR_PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/config.ini", o->run);
     if (train_config_load(cfg, path, err) != 0) return -1;
-    for (int i = 0; i < o->nsets; i++) {
-        char key[256];
-        const char *eq = strchr(o->sets[i], '=');
-        if (eq == NULL || (size_t)(eq - o->sets[i]) >= sizeof key)
-            return rk_error(err, "--set %s: expected section.key=value", o->sets[i]);
-        memcpy(key, o->sets[i], (size_t)(eq - o->sets[i]));
-        key[eq - o->sets[i]] = '\0';
-        if (train_config_set(cfg, key, eq + 1, err) != 0) return -1;
-    }
+    for (int i = 0; i < o->nsets; i++)
+        if (train_config_assign(cfg, o->sets[i], err) != 0) return -1;
     return 0;
 }
 
@@ -183,26 +176,18 @@ static int nn_eval_cmd(const NnOptions *o) {
     }
     NnFeatureContext fc;
     nn_feature_context(&fc, &engine.ld, &engine.layout, &engine.kwg);
-    char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 80], names[256][64];
+    char dir[RUNDIR_PATH_MAX];
     rundir_gen_path(o->run, gen, false, dir, sizeof dir);
     ShardSet set;
     shardset_init(&set);
-    int n = nn_stage_list_shards(dir, names, 256, &err), rc = n < 0 ? 2 : 0;
-    for (int i = 0; i < n && rc == 0; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (shard_read(path, &set, NULL, &engine.ld, engine.layout.dim, &err) != 0) rc = 2;
-    }
-    if (rc == 0 && n == 0) {
+    int first, rc = nn_stage_load_window(o->run, gen, NULL, 1, &fc, &set, &first, &err) != 0 ? 2 : 0;
+    if (rc == 0 && set.n == 0) {
         rk_error(&err, "%s: no shards", dir);
         rc = 2;
     }
-    size_t *train = malloc((set.n + 1) * sizeof *train), *test = malloc((set.n + 1) * sizeof *test), tn = 0, en = 0;
+    size_t *train = NULL, *test = NULL, tn = 0, en = 0;
     int every = cfg.nn_heldout_every;
-    for (size_t i = 0; rc == 0 && i < set.n; i++) {
-        bool out = every > 0 && set.s[i].game % (uint64_t)every == (uint64_t)every - 1;
-        if (!out) train[tn++] = i;
-        else if (en < cfg.nn_eval_positions) test[en++] = i;
-    }
+    if (rc == 0 && nn_stage_split(&set, every, gen, cfg.nn_eval_positions, &train, &tn, &test, &en, &err) != 0) rc = 1;
     if (rc == 0 && en == 0) {
         rk_error(&err, "%s: no held-out positions (nn.heldout_every = %d)", dir, every);
         rc = 2;

@@ -565,18 +565,8 @@ int cmd_train(int argc, char **argv) {
             snprintf(t->cfg.output, sizeof t->cfg.output, "%s", output);
         }
     }
-    for (int i = 0; rc == 0 && i < nsets; i++) {
-        char key[256];
-        const char *eq = strchr(sets[i], '=');
-        if (eq == NULL || (size_t)(eq - sets[i]) >= sizeof key) {
-            rk_error(&err, "--set %s: expected section.key=value", sets[i]);
-            rc = 2;
-            break;
-        }
-        memcpy(key, sets[i], (size_t)(eq - sets[i]));
-        key[eq - sets[i]] = '\0';
-        if (train_config_set(&t->cfg, key, eq + 1, &err) != 0) rc = 2;
-    }
+    for (int i = 0; rc == 0 && i < nsets; i++)
+        if (train_config_assign(&t->cfg, sets[i], &err) != 0) rc = 2;
     if (rc != 0) {
         if (t->comm.rank == 0) fprintf(stderr, "rookery: %s\n", err.msg);
         comm_finalize(&t->comm);

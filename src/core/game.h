@@ -53,10 +53,13 @@ static inline bool game_over(const Game *g) { return g->end != GAME_PLAYING; }
  * once the opponent holds a full rack (in play the opponent's rack is always
  * full while the bag has tiles; a CGP may give a short or empty opponent
  * rack, whose missing tiles are still unseen). */
-static inline bool game_can_exchange(const Game *g) {
-    int opp_missing = RK_RACK_SIZE - g->racks[1 - g->on_turn].total;
+static inline bool exchange_allowed(int bag_count, int opp_tiles) {
+    int opp_missing = RK_RACK_SIZE - opp_tiles;
     if (opp_missing < 0) opp_missing = 0;
-    return g->bag.count - opp_missing >= RK_RACK_SIZE;
+    return bag_count - opp_missing >= RK_RACK_SIZE;
+}
+static inline bool game_can_exchange(const Game *g) {
+    return exchange_allowed(g->bag.count, g->racks[1 - g->on_turn].total);
 }
 
 #endif

@@ -34,8 +34,7 @@ void nn_features(const NnFeatureContext *fc, const Position *p, float *planes, f
     req.board = b;
     req.rack = &p->rack;
     req.bag_count = p->bag;
-    int missing = RK_RACK_SIZE - p->opp_tiles;
-    req.exchanges_allowed = p->bag - (missing > 0 ? missing : 0) >= RK_RACK_SIZE;
+    req.exchanges_allowed = exchange_allowed(p->bag, p->opp_tiles);
     movegen_all(&req, scratch);
     NnPolicyShape ps = nn_policy_shape(ld, s->dim);
     nn_legal_build(legal, &ps, scratch, b);

@@ -59,8 +59,9 @@ int nn_train(NnModel *m, const NnFeatureContext *fc, const ShardSet *data, const
     float *sum = malloc(rec * sizeof(float));
     size_t *counts = malloc((size_t)P * sizeof(size_t));
     size_t *draw = malloc((size_t)B * sizeof(size_t));
+    float *keep = malloc(total * sizeof(float)); /* the weights before a step, to undo it */
     int rc = -1;
-    if (!my || (comm->rank == 0 && !all) || !sum || !counts || !draw) {
+    if (!my || (comm->rank == 0 && !all) || !sum || !counts || !draw || !keep) {
         rk_error(err, "nn: out of memory for the gradients of %d chunks", K);
         goto out;
     }
@@ -111,21 +112,14 @@ int nn_train(NnModel *m, const NnFeatureContext *fc, const ShardSet *data, const
                      (long long)step, (long long)m->train_step);
             goto out;
         }
-        float *keep = malloc(total * sizeof(float));
-        if (!keep) {
-            rk_error(err, "nn: out of memory");
-            goto out;
-        }
         memcpy(keep, m->params.w, total * sizeof(float));
         nn_adam_step(&m->params, &opt->adam, step);
         if (!weights_finite(&m->params)) {
             memcpy(m->params.w, keep, total * sizeof(float));
-            free(keep);
             rk_error(err, "nn: non-finite weights after step %lld; stopped, keeping the weights of step %lld",
                      (long long)step, (long long)m->train_step);
             goto out;
         }
-        free(keep);
         m->train_step = step;
         if (s == 0) rep->first = ls;
         rep->last = ls;
@@ -147,6 +141,6 @@ int nn_train(NnModel *m, const NnFeatureContext *fc, const ShardSet *data, const
 out:
     if (have_scratch) nn_grad_scratch_free(&scratch);
     if (have_batch) nn_batch_free(&batch);
-    free(my), free(all), free(sum), free(counts), free(draw);
+    free(my), free(all), free(sum), free(counts), free(draw), free(keep);
     return rc;
 }

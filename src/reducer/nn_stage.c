@@ -37,8 +37,8 @@ int nn_stage_list_shards(const char *dir, char (*names)[64], int cap, RkError *e
 
 #define MAX_SHARDS_PER_GEN 1024
 
-static int load_window(const char *run, int gen, const char *gen_dir, int window, const NnFeatureContext *fc,
-                       ShardSet *set, int *first, RkError *err) {
+int nn_stage_load_window(const char *run, int gen, const char *gen_dir, int window, const NnFeatureContext *fc,
+                         ShardSet *set, int *first, RkError *err) {
     *first = gen - window + 1 > 1 ? gen - window + 1 : 1;
     char(*names)[64] = malloc(MAX_SHARDS_PER_GEN * 64);
     if (!names) return rk_error(err, "nn: out of memory");
@@ -60,6 +60,23 @@ static int load_window(const char *run, int gen, const char *gen_dir, int window
 
 static bool held_out(const ShardSample *s, int every) { return every > 0 && s->game % (uint64_t)every == (uint64_t)every - 1; }
 
+int nn_stage_split(const ShardSet *set, int heldout_every, int gen, uint64_t cap, size_t **train, size_t *tn,
+                   size_t **test, size_t *en, RkError *err) {
+    *train = malloc((set->n + 1) * sizeof **train);
+    *test = malloc((set->n + 1) * sizeof **test);
+    *tn = *en = 0;
+    if (!*train || !*test) {
+        free(*train), free(*test);
+        *train = *test = NULL;
+        return rk_error(err, "nn: out of memory for %zu samples", set->n);
+    }
+    for (size_t i = 0; i < set->n; i++) {
+        if (!held_out(&set->s[i], heldout_every)) (*train)[(*tn)++] = i;
+        else if (set->s[i].generation == (uint32_t)gen && *en < cap) (*test)[(*en)++] = i;
+    }
+    return 0;
+}
+
 int nn_stage_run(const Comm *c, const char *run, int gen, const char *gen_dir, const NnStageOptions *o,
                  const NnFeatureContext *fc, NnModel *m, const char *model_out, NnStageReport *rep, RkError *err) {
     memset(rep, 0, sizeof *rep);
@@ -68,20 +85,14 @@ int nn_stage_run(const Comm *c, const char *run, int gen, const char *gen_dir, c
     shardset_init(&set);
     size_t *train = NULL, *test = NULL;
     double t0 = rk_seconds();
-    int status = load_window(run, gen, gen_dir, o->window, fc, &set, &rep->first_gen, err) != 0;
+    int status = nn_stage_load_window(run, gen, gen_dir, o->window, fc, &set, &rep->first_gen, err) != 0;
     if (comm_max_i64(c, status) != 0) {
         if (!status) rk_error(err, "nn: another rank could not load the shards");
         shardset_free(&set);
         return -1;
     }
-    train = malloc((set.n + 1) * sizeof *train);
-    test = malloc((set.n + 1) * sizeof *test);
-    if (!train || !test) status = 1;
     size_t tn = 0, en = 0;
-    for (size_t i = 0; !status && i < set.n; i++) {
-        if (!held_out(&set.s[i], o->heldout_every)) train[tn++] = i;
-        else if (set.s[i].generation == (uint32_t)gen && en < o->eval_positions) test[en++] = i;
-    }
+    if (nn_stage_split(&set, o->heldout_every, gen, o->eval_positions, &train, &tn, &test, &en, err) != 0) status = 1;
     rep->train_samples = tn;
     rep->heldout_samples = en;
     rep->load_s = rk_seconds() - t0;

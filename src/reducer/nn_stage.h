@@ -38,6 +38,16 @@ typedef struct NnStageReport {
  * their count (at most cap names of 64 bytes), or -1. */
 int nn_stage_list_shards(const char *dir, char (*names)[64], int cap, RkError *err);
 
+/* Reads the shards of generations max(1, gen - window + 1) .. gen into set
+ * (gen's from gen_dir if it is not NULL, the others from RUN/gen-NNNN);
+ * *first is the first generation read. */
+int nn_stage_load_window(const char *run, int gen, const char *gen_dir, int window, const NnFeatureContext *fc,
+                         ShardSet *set, int *first, RkError *err);
+/* Splits set: *train (n *tn) the samples of games not held out, *test (n
+ * *en) at most `cap` held-out samples of generation gen (both malloc'ed). */
+int nn_stage_split(const ShardSet *set, int heldout_every, int gen, uint64_t cap, size_t **train, size_t *tn,
+                   size_t **test, size_t *en, RkError *err);
+
 /* Trains m at generation gen of run: the window is generations
  * max(1, gen - window + 1) .. gen, where gen's files are in gen_dir (its
  * gen-NNNN.tmp while it is built) and the others in RUN/gen-NNNN. If

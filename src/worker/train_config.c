@@ -323,6 +323,16 @@ int train_config_load(TrainConfig *c, const char *path, RkError *err) {
     return rc;
 }
 
+int train_config_assign(TrainConfig *c, const char *assignment, RkError *err) {
+    char key[256];
+    const char *eq = strchr(assignment, '=');
+    if (eq == NULL || (size_t)(eq - assignment) >= sizeof key)
+        return rk_error(err, "--set %s: expected section.key=value", assignment);
+    memcpy(key, assignment, (size_t)(eq - assignment));
+    key[eq - assignment] = '\0';
+    return train_config_set(c, key, eq + 1, err);
+}
+
 int train_config_set(TrainConfig *c, const char *dotted_key, const char *value, RkError *err) {
     const char *dot = strchr(dotted_key, '.');
     if (dot == NULL || dot == dotted_key || (size_t)(dot - dotted_key) >= 64)

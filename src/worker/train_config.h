@@ -134,6 +134,8 @@ int train_config_parse(TrainConfig *c, const char *text, const char *source, RkE
 int train_config_load(TrainConfig *c, const char *path, RkError *err);
 /* Sets one "section.key" to a value (command-line overrides). */
 int train_config_set(TrainConfig *c, const char *dotted_key, const char *value, RkError *err);
+/* The same from one "section.key=value" (a --set argument). */
+int train_config_assign(TrainConfig *c, const char *assignment, RkError *err);
 /* Does generation g (1-based) derive a new SPV table / new leaves? */
 bool train_config_spv_trains(const TrainConfig *c, int generation);
 bool train_config_leaves_train(const TrainConfig *c, int generation);
