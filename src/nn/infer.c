@@ -218,6 +218,20 @@ void nn_step_row_input(const NnModel *m, const NnBatch *b, int i, const PackedMo
     for (int j = 0; j < k; j++) rack[token_letter(m, pm, j)] -= 1.0f;
 }
 
+int nn_step_row_add(const NnModel *m, NnBatch *b, int i, const PackedMove *pm, int sub, const uint8_t *prefix,
+                    int k) {
+    NnRows *r = &b->steps;
+    size_t T = (size_t)m->ps.tokens;
+    int row = nn_rows_add(r, 1, m->arch.head_hidden);
+    r->pos[row] = i;
+    r->square[row] = nn_step_square(pm, k, &b->board[i]);
+    nn_step_row_input(m, b, i, pm, k, r->in + (size_t)row * (size_t)r->in_dim);
+    float *prior = r->prior + (size_t)row * T;
+    nn_legal_step_mask(&b->legal[i], &m->ps, sub, prefix, k, r->mask + (size_t)row * T, prior);
+    for (size_t t = 0; t < T; t++) prior[t] /= NN_SCORE_SCALE;
+    return row;
+}
+
 int nn_policy_all(const NnModel *m, NnBatch *b, int i, double *logp) {
     const NnLegal *lg = &b->legal[i];
     int per = m->ps.submoves, T = m->ps.tokens;
@@ -277,11 +291,7 @@ double nn_policy_logprob(const NnModel *m, NnBatch *b, int i, const PackedMove *
     r->n = 0;
     uint8_t prefix[RK_RACK_SIZE];
     for (int k = 0; k < pm->n; k++) {
-        int row = nn_rows_add(r, 1, m->arch.head_hidden);
-        nn_step_row_input(m, b, i, pm, k, r->in + (size_t)row * (size_t)r->in_dim);
-        nn_legal_step_mask(lg, &m->ps, sub, prefix, k, r->mask + (size_t)row * (size_t)T,
-                           r->prior + (size_t)row * (size_t)T);
-        for (int t = 0; t < T; t++) r->prior[(size_t)row * (size_t)T + (size_t)t] /= NN_SCORE_SCALE;
+        nn_step_row_add(m, b, i, pm, sub, prefix, k);
         prefix[k] = (uint8_t)nn_step_token(&m->ps, pm, k);
     }
     nn_rows_forward(m, &m->step_hidden, &m->step_out, r, nn_score_prior(m)[1]);
@@ -327,10 +337,7 @@ int nn_policy_sample(const NnModel *m, NnBatch *b, int i, Rng *rng, PackedMove *
     NnRows *r = &b->steps;
     for (int k = 0; k < pm.n; k++) {
         r->n = 0;
-        nn_rows_add(r, 1, m->arch.head_hidden);
-        nn_step_row_input(m, b, i, &pm, k, r->in);
-        nn_legal_step_mask(lg, &m->ps, sub, prefix, k, r->mask, r->prior);
-        for (int t = 0; t < T; t++) r->prior[t] /= NN_SCORE_SCALE;
+        nn_step_row_add(m, b, i, &pm, sub, prefix, k);
         nn_rows_forward(m, &m->step_hidden, &m->step_out, r, nn_score_prior(m)[1]);
         float q[2 * RK_MAX_LETTERS];
         nn_softmax_masked(r->out, r->mask, T, q);
@@ -420,34 +427,51 @@ int nn_hidden_sample(const NnModel *m, NnBatch *b, int i, int size, Rng *rng, Ra
     return 0;
 }
 
-double nn_hidden_logprob(const NnModel *m, NnBatch *b, int i, const Rack *leave) {
+int nn_hidden_rows_add(const NnModel *m, NnBatch *b, int i, const Rack *leave) {
     Rack pool, drawn;
-    if (position_unseen(&b->pos[i], b->fc->ld, &pool) != 0) return -INFINITY;
     int A = m->fs.letters + 1, t = m->arch.h_tiles, size = leave->total, nt = 0, last = 0;
+    if (size > RK_RACK_SIZE || position_unseen(&b->pos[i], b->fc->ld, &pool) != 0) return -1;
     uint8_t tiles[RK_RACK_SIZE];
     for (int l = 0; l < A && nt < RK_RACK_SIZE; l++)
         for (int c = 0; c < leave->count[l] && nt < RK_RACK_SIZE; c++) tiles[nt++] = (uint8_t)l;
-    if (nt != size) return -INFINITY;
+    if (nt != size) return -1;
     rack_clear(&drawn);
     NnRows *r = &b->hidden;
-    double lp = 0;
+    int first = r->n;
+    size_t O = (size_t)r->out_dim;
     for (int at = 0; at < nt; at += t) {
         int left = nt - at, took = (t == 2 && left >= 2) ? 2 : 1;
         int a = tiles[at], c = took == 2 ? tiles[at + 1] : a;
-        r->n = 0;
-        nn_rows_add(r, 1, m->arch.head_hidden);
-        nn_hidden_row_input(m, b, i, &drawn, size, r->in);
-        nn_hidden_mask(m, &pool, left, last, r->mask);
-        int idx = nn_hidden_index(m, a, c);
-        if (!r->mask[idx]) return -INFINITY;
-        nn_rows_forward(m, &m->h_hidden, &m->h_out, r, 0.0f);
-        nn_log_softmax_masked(r->out, r->mask, m->h_outputs, r->out);
-        lp += r->out[idx];
+        int row = nn_rows_add(r, 1, m->arch.head_hidden);
+        r->pos[row] = i;
+        r->square[row] = -1;
+        r->target[row] = nn_hidden_index(m, a, c);
+        nn_hidden_row_input(m, b, i, &drawn, size, r->in + (size_t)row * (size_t)r->in_dim);
+        nn_hidden_mask(m, &pool, left, last, r->mask + (size_t)row * O);
+        if (!r->mask[(size_t)row * O + (size_t)r->target[row]]) {
+            r->n = first;
+            return -1;
+        }
         for (int q = 0; q < took; q++) {
             rack_add(&drawn, tiles[at + q]);
             pool.count[tiles[at + q]]--, pool.total--;
         }
         last = tiles[at + took - 1];
+    }
+    return r->n - first;
+}
+
+double nn_hidden_logprob(const NnModel *m, NnBatch *b, int i, const Rack *leave) {
+    NnRows *r = &b->hidden;
+    r->n = 0;
+    if (nn_hidden_rows_add(m, b, i, leave) < 0) return -INFINITY;
+    nn_rows_forward(m, &m->h_hidden, &m->h_out, r, 0.0f);
+    double lp = 0;
+    size_t O = (size_t)r->out_dim;
+    for (int row = 0; row < r->n; row++) {
+        float *o = r->out + (size_t)row * O;
+        nn_log_softmax_masked(o, r->mask + (size_t)row * O, (int)O, o);
+        lp += o[r->target[row]];
     }
     return lp;
 }

@@ -73,6 +73,11 @@ void nn_forward_submoves(const NnModel *m, NnBatch *b, int n);
 /* Step-head inputs of a row: position i, the step's square (-1 for an
  * exchange), k, the sub-move, and the tokens so far. */
 void nn_step_row_input(const NnModel *m, const NnBatch *b, int i, const PackedMove *pm, int k, float *in);
+/* Appends the step-head row of step k of move pm (sub-move `sub`, tokens
+ * prefix[0..k) so far) of position i to b->steps: its position, square,
+ * input, mask of legal continuations and score prior. Returns the row. */
+int nn_step_row_add(const NnModel *m, NnBatch *b, int i, const PackedMove *pm, int sub, const uint8_t *prefix,
+                    int k);
 /* Runs the step (or hidden) head over rows [0, r->n): r->hid and r->out;
  * with prior_weight != 0, r->out += prior_weight * r->prior (policy rows). */
 void nn_rows_forward(const NnModel *m, const NnDense *hidden, const NnDense *out, NnRows *r, float prior_weight);
@@ -96,6 +101,11 @@ int nn_hidden_sample(const NnModel *m, NnBatch *b, int i, int size, Rng *rng, Ra
 /* log P(leave) under H for the opponent of position i (after
  * nn_forward_trunk); -INFINITY if the leave is not in the unseen pool. */
 double nn_hidden_logprob(const NnModel *m, NnBatch *b, int i, const Rack *leave);
+/* Appends to b->hidden one row per step of drawing `leave` for the opponent
+ * of position i (t tiles a step in ML order): its position, input, mask and
+ * target output. Returns the rows added, or -1 (none added) if the leave
+ * does not fit the unseen pool. */
+int nn_hidden_rows_add(const NnModel *m, NnBatch *b, int i, const Rack *leave);
 /* H inputs for position i: tiles drawn so far, the leave size. */
 void nn_hidden_row_input(const NnModel *m, const NnBatch *b, int i, const Rack *drawn, int size, float *in);
 /* The mask of the next chunk. A leave is drawn in ML order (blank first),

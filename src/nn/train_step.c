@@ -142,15 +142,9 @@ void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *s
             int sub = nn_submove_index(pshape, pm);
             uint8_t prefix[RK_RACK_SIZE];
             for (int k = 0; k < pm->n; k++) {
-                int row = nn_rows_add(r, 1, Hh);
-                r->pos[row] = i;
-                r->square[row] = nn_step_square(pm, k, &b->board[i]);
+                int row = nn_step_row_add(m, b, i, pm, sub, prefix, k);
                 r->target[row] = nn_step_token(pshape, pm, k);
                 r->weight[row] = (float)(p / mass);
-                nn_step_row_input(m, b, i, pm, k, r->in + (size_t)row * (size_t)r->in_dim);
-                float *prior = r->prior + (size_t)row * T;
-                nn_legal_step_mask(lg, pshape, sub, prefix, k, r->mask + (size_t)row * T, prior);
-                for (size_t q = 0; q < T; q++) prior[q] /= NN_SCORE_SCALE;
                 prefix[k] = (uint8_t)r->target[row];
             }
         }
@@ -173,40 +167,14 @@ void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *s
     /* H: the opponent's leave, t tiles a step in ML order */
     NnRows *h = &b->hidden;
     h->n = 0;
-    int A = m->fs.letters + 1, t = m->arch.h_tiles;
     for (int i = 0; i < n; i++) {
         const ShardSample *s = &set->s[idx[i]];
         int size = s->opp_leave.total;
         if (!s->opp_leave_known || size == 0) continue;
-        Rack pool, drawn;
-        if (position_unseen(&s->pos, b->fc->ld, &pool) != 0) continue;
-        uint8_t tiles[RK_RACK_SIZE];
-        int nt = 0;
-        for (int l = 0; l < A && nt < RK_RACK_SIZE; l++)
-            for (int c = 0; c < s->opp_leave.count[l] && nt < RK_RACK_SIZE; c++) tiles[nt++] = (uint8_t)l;
-        rack_clear(&drawn);
-        int first = h->n, last = 0;
-        bool ok = true;
-        for (int at = 0; at < nt && ok; at += t) {
-            int left = nt - at;
-            int a = tiles[at], c = (t == 2 && left >= 2) ? tiles[at + 1] : a;
-            int row = nn_rows_add(h, 1, Hh);
-            h->pos[row] = i;
-            h->square[row] = -1;
-            h->target[row] = nn_hidden_index(m, a, c);
-            h->weight[row] = 1.0f / (float)size;
-            nn_hidden_row_input(m, b, i, &drawn, size, h->in + (size_t)row * (size_t)h->in_dim);
-            nn_hidden_mask(m, &pool, left, last, h->mask + (size_t)row * (size_t)h->out_dim);
-            ok = h->mask[(size_t)row * (size_t)h->out_dim + (size_t)h->target[row]] != 0;
-            int took = (t == 2 && left >= 2) ? 2 : 1;
-            for (int q = 0; q < took; q++) {
-                rack_add(&drawn, tiles[at + q]);
-                pool.count[tiles[at + q]]--, pool.total--;
-            }
-            last = tiles[at + took - 1];
-        }
-        if (!ok) h->n = first; /* a leave outside the pool (shards are validated against this) */
-        else sums->hidden_samples += 1.0;
+        int first = h->n, rows = nn_hidden_rows_add(m, b, i, &s->opp_leave);
+        if (rows < 0) continue; /* a leave outside the pool (shards are validated against this) */
+        for (int row = first; row < first + rows; row++) h->weight[row] = 1.0f / (float)size;
+        sums->hidden_samples += 1.0;
     }
     nn_rows_forward(m, &m->h_hidden, &m->h_out, h, 0.0f);
     row_scratch(g, m, h);
