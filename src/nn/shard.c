@@ -467,12 +467,11 @@ int shard_read(const char *path, ShardSet *set, ShardInfo *info, const LetterDis
             packed_from_bytes(&s.played, played + i * PACKED_MOVE_BYTES);
             RkError perr;
             Rack unseen;
-            if (position_check(&s.pos, ld, in->dim, &perr) != 0 || check_packed(&s.played, ld, in->dim) != 0 ||
-                s.result < -1 || s.result > 1 || known[i] > 1 || s.opp_leave.total > RK_RACK_SIZE ||
-                position_unseen(&s.pos, ld, &unseen) != 0) {
+            bool bad_position = position_check(&s.pos, ld, in->dim, &perr) != 0;
+            if (bad_position || check_packed(&s.played, ld, in->dim) != 0 || s.result < -1 || s.result > 1 ||
+                known[i] > 1 || s.opp_leave.total > RK_RACK_SIZE || position_unseen(&s.pos, ld, &unseen) != 0) {
                 set->n = base, set->np = base_np; /* drop what this file added */
-                rk_error(err, "%s: sample %zu is invalid (%s)", path, i,
-                         position_check(&s.pos, ld, in->dim, &perr) != 0 ? perr.msg : "targets out of range");
+                rk_error(err, "%s: sample %zu is invalid (%s)", path, i, bad_position ? perr.msg : "targets out of range");
                 goto out;
             }
             for (int l = 0; l < in->letters; l++)

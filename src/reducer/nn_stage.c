@@ -15,7 +15,9 @@
 
 static int cmp_name(const void *a, const void *b) { return strcmp(a, b); }
 
-int nn_stage_list_shards(const char *dir, char (*names)[64], int cap, RkError *err) {
+/* The shard files (shard-*.h5) of a generation directory, sorted; returns
+ * their count (at most cap names of 64 bytes), or -1. */
+static int list_shards(const char *dir, char (*names)[64], int cap, RkError *err) {
     DIR *d = opendir(dir);
     if (!d) return rk_error(err, "%s: cannot list the shards", dir);
     int n = 0;
@@ -47,7 +49,7 @@ int nn_stage_load_window(const char *run, int gen, const char *gen_dir, int wind
         char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 80];
         if (g == gen && gen_dir) snprintf(dir, sizeof dir, "%s", gen_dir);
         else rundir_gen_path(run, g, false, dir, sizeof dir);
-        int n = nn_stage_list_shards(dir, names, MAX_SHARDS_PER_GEN, err);
+        int n = list_shards(dir, names, MAX_SHARDS_PER_GEN, err);
         if (n < 0) rc = -1;
         for (int i = 0; i < n && rc == 0; i++) {
             snprintf(path, sizeof path, "%s/%s", dir, names[i]);

@@ -34,10 +34,6 @@ typedef struct NnStageReport {
     double load_s, train_s, eval_s;
 } NnStageReport;
 
-/* The shard files (shard-*.h5) of a generation directory, sorted; returns
- * their count (at most cap names of 64 bytes), or -1. */
-int nn_stage_list_shards(const char *dir, char (*names)[64], int cap, RkError *err);
-
 /* Reads the shards of generations max(1, gen - window + 1) .. gen into set
  * (gen's from gen_dir if it is not NULL, the others from RUN/gen-NNNN);
  * *first is the first generation read. */
