@@ -290,6 +290,7 @@ int cgp_parse(Game *g, const char *cgp, const LetterDist *ld, const Layout *lay,
     g->on_turn = 0;
     g->turn = 0;
     g->end = GAME_PLAYING;
+    g->kept[0] = g->kept[1] = -1;
     rng_seed(&g->rng, seed);
     return 0;
 }

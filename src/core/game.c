@@ -35,6 +35,7 @@ void game_new(Game *g, const LetterDist *ld, const Layout *lay, const Kwg *kwg, 
     g->zeros = 0;
     g->turn = 0;
     g->end = GAME_PLAYING;
+    g->kept[0] = g->kept[1] = -1;
 }
 
 static void play_placement(Game *g, const Move *m, Rack *rack) {
@@ -51,6 +52,7 @@ static void play_placement(Game *g, const Move *m, Rack *rack) {
     require(fresh > 0, "a placement without fresh tiles");
     board_place_move(&g->board, m);
     g->scores[g->on_turn] += score;
+    g->kept[g->on_turn] = rack->total;
     bag_refill_rack(&g->bag, rack, &g->rng);
     g->zeros = score == 0 ? g->zeros + 1 : 0;
 }
@@ -63,6 +65,7 @@ static void play_exchange(Game *g, const Move *m, Rack *rack) {
         require(ml < RK_MAX_LETTERS && rack->count[ml] > 0, "an exchanged tile is not on the rack");
         rack_remove(rack, ml);
     }
+    g->kept[g->on_turn] = rack->total;
     /* The standard rule: draw the replacements, then return the tiles. */
     bag_refill_rack(&g->bag, rack, &g->rng);
     for (int i = 0; i < m->len; i++) bag_add(&g->bag, m->tiles[i]);
@@ -81,6 +84,7 @@ void game_play(Game *g, const Move *m) {
         play_exchange(g, m, rack);
         break;
     case MOVE_PASS:
+        g->kept[me] = rack->total;
         g->zeros++;
         break;
     default:

@@ -31,6 +31,9 @@ typedef struct Game {
     int zeros;           /* consecutive scoreless turns */
     int turn;            /* moves played so far */
     GameEnd end;
+    int kept[2];         /* tiles each player kept after their last move (the
+                          * size of the leave a hidden-rack model samples);
+                          * -1 before their first move or when unknown (CGP) */
     Bag bag;
     Rng rng;
 } Game;

@@ -7,44 +7,33 @@
 #include <string.h>
 
 #include "core/rng.h"
+#include "search/spec_option.h"
 
 #define PLAYER_USAGE                                                                                          \
     "static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K][,exposure=FILE.txt] or "                         \
     "sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S][,leaves=FILE.klv2|zero|,req=FILE.req] or "  \
-    "nn:greedy|value,model=FILE.h5[,candidates=K][,samples=S][,seed=N]"
-
-/* A number option of a sim player in [lo, hi] (a whole number if integer). */
-static int number_option(const char *spec, const char *key, const char *val, double lo, double hi, bool integer,
-                         double *out, RkError *err) {
-    char *end;
-    errno = 0;
-    double x = strtod(val, &end);
-    if (errno != 0 || *end != '\0' || end == val || !isfinite(x) || x < lo || x > hi || (integer && x != floor(x)))
-        return rk_error(err, "player '%s': %s '%s' is not a %s in [%g, %g]", spec, key, val,
-                        integer ? "whole number" : "number", lo, hi);
-    *out = x;
-    return 0;
-}
+    "nn:greedy|value,model=FILE.h5[,candidates=K][,samples=S][,seed=N] or "                                       \
+    "mcgs[:visits=N][,candidates=K][,cpuct=C][,rollout=P][,net=FILE.h5][,hidden=uniform|net][,...]"
 
 static int sim_option(Player *p, const char *spec, const char *key, const char *val, const LetterDist *ld,
                       RkError *err) {
     double x;
     if (strcmp(key, "plies") == 0) {
-        if (number_option(spec, key, val, 0, 100, true, &x, err) != 0) return -1;
+        if (spec_number(spec, key, val, 0, 100, true, &x, err) != 0) return -1;
         p->sim.plies = (int)x;
     } else if (strcmp(key, "candidates") == 0) {
-        if (number_option(spec, key, val, 1, SIM_MAX_CANDIDATES, true, &x, err) != 0) return -1;
+        if (spec_number(spec, key, val, 1, SIM_MAX_CANDIDATES, true, &x, err) != 0) return -1;
         p->sim.candidates = (int)x;
     } else if (strcmp(key, "iterations") == 0) {
-        if (number_option(spec, key, val, 1, 1e9, true, &x, err) != 0) return -1;
+        if (spec_number(spec, key, val, 1, 1e9, true, &x, err) != 0) return -1;
         p->sim.iterations = (uint64_t)x;
     } else if (strcmp(key, "stop_z") == 0) {
-        if (number_option(spec, key, val, 0, 100, false, &p->sim.stop_z, err) != 0) return -1;
+        if (spec_number(spec, key, val, 0, 100, false, &p->sim.stop_z, err) != 0) return -1;
     } else if (strcmp(key, "seed") == 0) {
-        if (number_option(spec, key, val, 0, 9e15, true, &x, err) != 0) return -1;
+        if (spec_number(spec, key, val, 0, 9e15, true, &x, err) != 0) return -1;
         p->sim.seed = (uint64_t)x;
     } else if (strcmp(key, "shrink") == 0) {
-        if (number_option(spec, key, val, 0, 1e12, false, &p->dyn_shrink, err) != 0) return -1;
+        if (spec_number(spec, key, val, 0, 1e12, false, &p->dyn_shrink, err) != 0) return -1;
         p->shrink_named = true;
     } else if (strcmp(key, "req") == 0) {
         if (p->dyn != NULL || p->leaves_named) return rk_error(err, "player '%s': give leaves= or req=, once", spec);
@@ -68,13 +57,13 @@ static int sim_option(Player *p, const char *spec, const char *key, const char *
 static int nn_option(Player *p, const char *spec, const char *key, const char *val, RkError *err) {
     double x;
     if (strcmp(key, "candidates") == 0) {
-        if (number_option(spec, key, val, 1, NN_PLAYER_MAX_CANDIDATES, true, &x, err) != 0) return -1;
+        if (spec_number(spec, key, val, 1, NN_PLAYER_MAX_CANDIDATES, true, &x, err) != 0) return -1;
         p->nn->candidates = (int)x;
     } else if (strcmp(key, "samples") == 0) {
-        if (number_option(spec, key, val, 1, NN_PLAYER_MAX_SAMPLES, true, &x, err) != 0) return -1;
+        if (spec_number(spec, key, val, 1, NN_PLAYER_MAX_SAMPLES, true, &x, err) != 0) return -1;
         p->nn->samples = (int)x;
     } else if (strcmp(key, "seed") == 0) {
-        if (number_option(spec, key, val, 0, 9e15, true, &x, err) != 0) return -1;
+        if (spec_number(spec, key, val, 0, 9e15, true, &x, err) != 0) return -1;
         p->nn->seed = (uint64_t)x;
     } else {
         return rk_error(err, "player '%s': unknown option '%s' (expected %s)", spec, key, PLAYER_USAGE);
@@ -85,6 +74,10 @@ static int nn_option(Player *p, const char *spec, const char *key, const char *v
 static int open_option(Player *p, const char *spec, const char *key, const char *val, const LetterDist *ld,
                        RkError *err) {
     if (p->kind == PLAYER_NN) return nn_option(p, spec, key, val, err);
+    if (p->kind == PLAYER_MCGS) {
+        int rc = mcgs_player_option(p->mcgs, spec, key, val, ld, err);
+        if (rc <= 0) return rc;
+    }
     if (p->kind == PLAYER_SIM) {
         int rc = sim_option(p, spec, key, val, ld, err);
         if (rc != -2) return rc;
@@ -168,6 +161,17 @@ static int open_nn(Player *p, const char *spec, const char *colon, const LetterD
     return rc;
 }
 
+/* After the options: a graph search player checks its combination and
+ * allocates its search. */
+static int finish_open(Player *p, const char *spec, RkError *err) {
+    if (p->kind != PLAYER_MCGS) return 0;
+    if (mcgs_player_finish(p->mcgs, spec, err) != 0) {
+        player_close(p);
+        return -1;
+    }
+    return 0;
+}
+
 int player_open(Player *p, const char *spec, const LetterDist *ld, RkError *err) {
     memset(p, 0, sizeof *p);
     p->spv_k = PLAYER_DEFAULT_SPV_K;
@@ -183,10 +187,15 @@ int player_open(Player *p, const char *spec, const LetterDist *ld, RkError *err)
         p->dyn_shrink = 30.0;
     } else if (kind_len == 2 && strncmp(spec, "nn", 2) == 0) {
         return open_nn(p, spec, colon, ld, err);
+    } else if (kind_len == 4 && strncmp(spec, "mcgs", 4) == 0) {
+        p->kind = PLAYER_MCGS;
+        p->mcgs = malloc(sizeof *p->mcgs);
+        if (p->mcgs == NULL) return rk_error(err, "out of memory");
+        mcgs_player_defaults(p->mcgs);
     } else {
         return rk_error(err, "player '%s': unknown kind (expected %s)", spec, PLAYER_USAGE);
     }
-    if (colon == NULL) return 0;
+    if (colon == NULL) return finish_open(p, spec, err);
     /* options: key=value, comma-separated */
     char opts[512];
     snprintf(opts, sizeof opts, "%s", colon + 1);
@@ -207,13 +216,16 @@ int player_open(Player *p, const char *spec, const LetterDist *ld, RkError *err)
         player_close(p);
         return rk_error(err, "player '%s': shrink= goes with req=", spec);
     }
-    return 0;
+    return finish_open(p, spec, err);
 }
 
 int player_check_board(const Player *p, int dim, RkError *err) {
     if (p->nn != NULL && nn_player_dim(p->nn) != dim)
         return rk_error(err, "player '%s': the model is for a %dx%d board, the game's is %dx%d", p->spec,
                         nn_player_dim(p->nn), nn_player_dim(p->nn), dim, dim);
+    if (p->mcgs != NULL && mcgs_player_dim(p->mcgs) != 0 && mcgs_player_dim(p->mcgs) != dim)
+        return rk_error(err, "player '%s': the net is for a %dx%d board, the game's is %dx%d", p->spec,
+                        mcgs_player_dim(p->mcgs), mcgs_player_dim(p->mcgs), dim, dim);
     if (p->spv == NULL) return 0;
     char what[600];
     snprintf(what, sizeof what, "player '%s'", p->spec);
@@ -240,6 +252,11 @@ void player_close(Player *p) {
         nn_player_close(p->nn);
         free(p->nn);
         p->nn = NULL;
+    }
+    if (p->mcgs != NULL) {
+        mcgs_player_close(p->mcgs);
+        free(p->mcgs);
+        p->mcgs = NULL;
     }
     free(p->exposure);
     p->exposure = NULL;
@@ -279,6 +296,9 @@ static int sim_choose(const Player *p, const Game *g, Move *out) {
 void player_choose(const Player *p, const Game *g, Move *out) {
     if (p->kind == PLAYER_SIM && sim_choose(p, g, out) == 0) return;
     if (p->kind == PLAYER_NN && nn_player_choose(p->nn, g, out) == 0) return;
+    RkError err;
+    if (p->kind == PLAYER_MCGS && mcgs_player_choose(p->mcgs, g, player_leave_fn(p), p->leaves, out, &err) == 0)
+        return;
     MoveGenRequest req;
     PositionalValues pv;
     movegen_request_for_game(&req, g);

@@ -22,7 +22,9 @@
  *        the network alone (search/nn_player.h): the most probable move
  *        under P, or the best by V among the K most probable moves
  *
- * Graph search players join with a later issue.
+ *   mcgs[:visits=N][,candidates=K][,rollout=P][,net=FILE.h5][,...][,leaves=FILE.klv2|zero]
+ *        the graph search over information sets (search/mcgs.h; all its
+ *        options in search/mcgs_player.h)
  */
 #ifndef ROOKERY_PLAYER_H
 #define ROOKERY_PLAYER_H
@@ -33,12 +35,13 @@
 #include "eval/dynleaves.h"
 #include "eval/exposure.h"
 #include "eval/spv.h"
+#include "search/mcgs_player.h"
 #include "search/nn_player.h"
 #include "search/sim.h"
 
 #define PLAYER_DEFAULT_SPV_K 75.0
 
-typedef enum { PLAYER_STATIC = 0, PLAYER_SIM = 1, PLAYER_NN = 2 } PlayerKind;
+typedef enum { PLAYER_STATIC = 0, PLAYER_SIM = 1, PLAYER_NN = 2, PLAYER_MCGS = 3 } PlayerKind;
 
 typedef struct Player {
     PlayerKind kind;
@@ -50,6 +53,7 @@ typedef struct Player {
     DynLeaves *dyn;  /* owned; PLAYER_SIM with req=: bag-aware leaves (one thread) */
     double dyn_shrink;
     NnPlayer *nn;    /* owned; PLAYER_NN (scratch inside: one thread) */
+    McgsPlayer *mcgs;/* owned; PLAYER_MCGS (scratch inside: one thread) */
     Exposure *exposure; /* owned; PLAYER_STATIC: the exposure term, or NULL */
     MoveList *scratch;  /* owned; with exposure: every move (one thread) */
     bool leaves_named, shrink_named; /* leaves= (even zero) and shrink= were given */

@@ -1,0 +1,524 @@
+/* mcgs.c - the graph search driver: worlds, descents, leaf evaluation in
+ * batches, backups and the move chosen (see mcgs.h). */
+#include "mcgs.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/position.h"
+#include "search/infoset.h"
+
+#define STREAM_WORLD 0
+#define STREAM_DRAWS 1
+#define STREAM_RESAMPLE 2
+#define STREAM_CHOOSE UINT64_C(0x63686f6f7365)
+#define ROOT_WORLD UINT64_MAX
+
+typedef struct McgsStep {
+    uint32_t node, edge, outcome; /* outcome 0: the move ended the game */
+} McgsStep;
+
+struct McgsPending {
+    Game game;        /* the playout's world at the leaf */
+    uint32_t leaf;
+    int len;
+    double terminal;  /* with a final step of outcome 0 */
+    McgsStep path[MCGS_MAX_DEPTH];
+};
+
+void mcgs_config_defaults(McgsConfig *c) {
+    memset(c, 0, sizeof *c);
+    c->visits = 400;
+    c->candidates = 16;
+    c->cpuct = 40.0;
+    c->fpu = 10.0;
+    c->rollout = 2;
+    c->prior = MCGS_PRIOR_UNIFORM;
+    c->prior_temperature = 10.0;
+    c->batch = 1;
+    c->vloss = 20.0;
+    c->seed = 1;
+}
+
+int mcgs_config_check(const McgsConfig *c, RkError *err) {
+    if (c->visits < 1) return rk_error(err, "mcgs: visits must be at least 1 (a search budget of zero)");
+    if (c->candidates < 1 || c->candidates > MCGS_MAX_CANDIDATES)
+        return rk_error(err, "mcgs: candidates %d, expected 1..%d", c->candidates, MCGS_MAX_CANDIDATES);
+    if (!(c->cpuct >= 0.0) || !isfinite(c->cpuct)) return rk_error(err, "mcgs: cpuct must be a number >= 0");
+    if (!(c->puct_floor >= 0.0) || !(c->puct_floor <= 1.0))
+        return rk_error(err, "mcgs: floor must be in [0, 1] (0 = the classic 1 + N)");
+    if (!isfinite(c->fpu) || !isfinite(c->vloss) || !isfinite(c->win_bonus) || c->vloss < 0.0 || c->win_bonus < 0.0)
+        return rk_error(err, "mcgs: fpu, vloss and win_bonus must be finite (vloss, win_bonus >= 0)");
+    if (c->rollout < 0 || c->rollout > 100) return rk_error(err, "mcgs: rollout %d, expected 0..100", c->rollout);
+    if (c->batch < 1 || c->batch > MCGS_MAX_BATCH)
+        return rk_error(err, "mcgs: batch %d, expected 1..%d", c->batch, MCGS_MAX_BATCH);
+    if (!(c->prior_temperature > 0.0) || !isfinite(c->prior_temperature))
+        return rk_error(err, "mcgs: the prior temperature must be > 0");
+    if (!(c->temperature >= 0.0) || !isfinite(c->temperature) || c->temperature_moves < 0)
+        return rk_error(err, "mcgs: temperature must be >= 0 and temperature_moves >= 0");
+    if (c->net == NULL) {
+        if (c->rollout == 0) return rk_error(err, "mcgs: without a net, leaves are valued by rollouts: rollout >= 1");
+        if (c->hidden == MCGS_HIDDEN_NET) return rk_error(err, "mcgs: hidden=net (H sampling) needs a net");
+        if (c->resample == MCGS_RESAMPLE_NET) return rk_error(err, "mcgs: resample=net (H sampling) needs a net");
+    } else if (c->prior == MCGS_PRIOR_EQUITY) {
+        return rk_error(err, "mcgs: prior=equity is for searches without a net (with one, P is the prior)");
+    }
+    return 0;
+}
+
+int mcgs_search_init(McgsSearch *s, const McgsConfig *cfg, RkError *err) {
+    memset(s, 0, sizeof *s);
+    if (mcgs_config_check(cfg, err) != 0) return -1;
+    s->cfg = *cfg;
+    if (mcgs_graph_init(&s->graph, err) != 0) return -1;
+    s->pending = malloc((size_t)cfg->batch * sizeof *s->pending);
+    if (s->pending == NULL) {
+        mcgs_graph_free(&s->graph);
+        return rk_error(err, "mcgs: out of memory");
+    }
+    movelist_init(&s->scratch);
+    return 0;
+}
+
+void mcgs_search_free(McgsSearch *s) {
+    if (s->nn_ready) {
+        nn_batch_free(&s->leaves);
+        nn_batch_free(&s->root_batch);
+        nn_batch_free(&s->side_batch);
+    }
+    mcgs_graph_free(&s->graph);
+    movelist_free(&s->scratch);
+    free(s->pending);
+    free(s->logp);
+    memset(s, 0, sizeof *s);
+}
+
+/* Network scratch, set up at the first search (the game gives the layout
+ * and lexicon). */
+static int nn_prepare(McgsSearch *s, const Game *g, RkError *err) {
+    if (s->cfg.net == NULL || s->nn_ready) return 0;
+    nn_feature_context(&s->fc, g->ld, g->layout, g->kwg);
+    if (nn_batch_init(&s->leaves, s->cfg.net, &s->fc, s->cfg.batch, err) != 0) return -1;
+    if (nn_batch_init(&s->root_batch, s->cfg.net, &s->fc, 1, err) != 0) {
+        nn_batch_free(&s->leaves);
+        return -1;
+    }
+    if (nn_batch_init(&s->side_batch, s->cfg.net, &s->fc, 1, err) != 0) {
+        nn_batch_free(&s->leaves);
+        nn_batch_free(&s->root_batch);
+        return -1;
+    }
+    s->nn_ready = true;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ worlds */
+
+/* Deals the hidden tiles of w's player not on turn: `leave` (a multiset of
+ * the unseen tiles) plus tiles drawn uniformly from the rest of the unseen
+ * pool, as many as that player holds; the rest is the bag. */
+static void deal_hidden(Game *w, const Rack *leave, Rng *r) {
+    Rack unseen;
+    game_unseen(w, &unseen);
+    int hidden = 1 - w->on_turn, held = w->racks[hidden].total;
+    uint8_t t[RK_MAX_BAG + RK_RACK_SIZE];
+    int n = 0;
+    for (int ml = 0; ml < w->ld->size; ml++)
+        for (int c = leave->count[ml]; c < unseen.count[ml]; c++) t[n++] = (uint8_t)ml;
+    for (int k = n - 1; k > 0; k--) {
+        int j = (int)rng_below(r, (uint64_t)k + 1);
+        uint8_t x = t[k];
+        t[k] = t[j];
+        t[j] = x;
+    }
+    w->racks[hidden] = *leave;
+    int at = 0;
+    while (w->racks[hidden].total < held && at < n) rack_add(&w->racks[hidden], t[at++]);
+    w->bag.count = 0;
+    for (; at < n; at++) bag_add(&w->bag, t[at]);
+}
+
+/* The leave H samples for the player not on turn in the position of slot 0
+ * of batch b (after its trunk), or the empty leave if their leave size is
+ * unknown or the sampling fails. */
+static void hidden_leave(const McgsSearch *s, NnBatch *b, const Game *w, Rng *r, Rack *leave) {
+    rack_clear(leave);
+    int hidden = 1 - w->on_turn, size = w->kept[hidden];
+    if (size <= 0 || size > w->racks[hidden].total) return;
+    if (nn_hidden_sample(s->cfg.net, b, 0, size, r, leave) != 0) rack_clear(leave);
+}
+
+/* Playout i's world: the opponent's rack and the bag from the root
+ * player's information, and the playout's own stream for the draws. */
+static void sample_world(McgsSearch *s, const Game *root, uint64_t i, Game *w) {
+    Rng r;
+    rng_seed_stream(&r, s->cfg.seed, i, STREAM_WORLD);
+    *w = *root;
+    Rack leave;
+    rack_clear(&leave);
+    if (s->cfg.hidden == MCGS_HIDDEN_NET && root->bag.count > 0) hidden_leave(s, &s->root_batch, root, &r, &leave);
+    deal_hidden(w, &leave, &r);
+    rng_seed_stream(&w->rng, s->cfg.seed, i, STREAM_DRAWS);
+}
+
+/* Re-deals the root player's rack from the point of view of the opponent,
+ * who is on turn in w. */
+static void resample_root_rack(McgsSearch *s, Game *w, Rng *r) {
+    Rack leave;
+    rack_clear(&leave);
+    if (s->cfg.resample == MCGS_RESAMPLE_NET) {
+        Position pos;
+        position_from_game(&pos, w);
+        nn_batch_set(&s->side_batch, s->cfg.net, 0, &pos);
+        nn_forward_trunk(s->cfg.net, &s->side_batch, 1);
+        hidden_leave(s, &s->side_batch, w, r, &leave);
+    }
+    deal_hidden(w, &leave, r);
+}
+
+/* -------------------------------------------------------------- evaluation */
+
+static double sign_bonus(double bonus, int spread) { return spread > 0 ? bonus : spread < 0 ? -bonus : 0.0; }
+
+/* A static rollout from g (modified) from the view of the player on turn:
+ * spread change + the leaves last kept (while the game goes on) or the win
+ * bonus (once it is over). `first` is the first move if known. */
+static double rollout_value(const McgsSearch *s, Game *g, const Move *first) {
+    const McgsConfig *c = &s->cfg;
+    int me = g->on_turn, spread0 = g->scores[me] - g->scores[1 - me];
+    int32_t last_leave[2] = {0, 0};
+    int plies = g->bag.count > 0 ? c->rollout : 4 * GAME_MAX_SCORELESS * RK_RACK_SIZE;
+    for (int ply = 0; ply < plies && !game_over(g); ply++) {
+        Move mv;
+        if (ply == 0 && first != NULL) {
+            mv = *first;
+        } else {
+            MoveGenRequest req;
+            movegen_request_for_game(&req, g);
+            req.leave_value = c->leave_value;
+            req.leave_ctx = c->leave_ctx;
+            movegen_best(&req, &mv, NULL);
+        }
+        int mover = g->on_turn;
+        last_leave[mover] = g->bag.count > 0 ? move_leave_value(c->leave_value, c->leave_ctx, &g->racks[mover], &mv) : 0;
+        game_play(g, &mv);
+    }
+    int spread = g->scores[me] - g->scores[1 - me];
+    double v = (double)(spread - spread0);
+    if (game_over(g)) v += sign_bonus(c->win_bonus, spread);
+    else v += (last_leave[me] - last_leave[1 - me]) / 1000.0;
+    return v;
+}
+
+/* Stores K candidate edges of a node; -1 when out of memory. */
+static int add_edges(McgsSearch *s, uint32_t node, int k) {
+    if (mcgs_graph_add_edges(&s->graph, node, (uint32_t)k) == 0) return -1;
+    return 0;
+}
+
+/* Evaluates the leaf of p without a net: its K best static moves and a
+ * rollout. */
+static int evaluate_static(McgsSearch *s, McgsPending *p) {
+    const McgsConfig *c = &s->cfg;
+    Game *w = &p->game;
+    MoveGenRequest req;
+    movegen_request_for_game(&req, w);
+    req.leave_value = c->leave_value;
+    req.leave_ctx = c->leave_ctx;
+    movegen_all(&req, &s->scratch);
+    movelist_sort_by_equity(&s->scratch);
+    int k = s->scratch.count < (size_t)c->candidates ? (int)s->scratch.count : c->candidates;
+    if (add_edges(s, p->leaf, k) != 0) return -1;
+    McgsNode *nd = &s->graph.nodes[p->leaf];
+    double top = s->scratch.moves[0].equity / 1000.0, sum = 0.0;
+    for (int a = 0; a < k; a++) {
+        const Move *m = &s->scratch.moves[a];
+        McgsEdge *e = &s->graph.edges[nd->first_edge + a];
+        packed_from_move(&e->move, m, &w->board);
+        e->reward = m->score;
+        double pr = c->prior == MCGS_PRIOR_EQUITY ? exp((m->equity / 1000.0 - top) / c->prior_temperature) : 1.0;
+        e->prior = (float)pr;
+        sum += pr;
+    }
+    for (int a = 0; a < k; a++) s->graph.edges[nd->first_edge + a].prior /= (float)sum;
+    Move first = s->scratch.moves[0];
+    Game g = *w;
+    nd->u = nd->q = rollout_value(s, &g, &first);
+    nd->state = MCGS_NODE_READY;
+    return 0;
+}
+
+static int logp_reserve(McgsSearch *s, int n) {
+    if (n <= s->logp_cap) return 0;
+    double *p = realloc(s->logp, (size_t)n * sizeof *p);
+    if (p == NULL) return -1;
+    s->logp = p;
+    s->logp_cap = n;
+    return 0;
+}
+
+/* Evaluates the leaves of pending[0..n) with the net, in one batch: the K
+ * most probable moves with P renormalised over them, and V (or a rollout). */
+static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, McgsResult *st) {
+    const McgsConfig *c = &s->cfg;
+    const NnModel *m = c->net;
+    for (int j = 0; j < n; j++) {
+        Position pos;
+        position_from_game(&pos, &pending[j].game);
+        nn_batch_set(&s->leaves, m, j, &pos);
+    }
+    nn_forward_trunk(m, &s->leaves, n);
+    if (c->rollout == 0) nn_forward_value(m, &s->leaves, n);
+    nn_forward_submoves(m, &s->leaves, n);
+    st->batches++;
+    st->net_positions += (uint64_t)n;
+    for (int j = 0; j < n; j++) {
+        McgsPending *p = &pending[j];
+        const NnLegal *lg = &s->leaves.legal[j];
+        if (logp_reserve(s, lg->n) != 0) return -1;
+        int count = nn_policy_all(m, &s->leaves, j, s->logp);
+        if (count <= 0) return -1;
+        int k = count < c->candidates ? count : c->candidates;
+        if (add_edges(s, p->leaf, k) != 0) return -1;
+        McgsNode *nd = &s->graph.nodes[p->leaf];
+        double sum = 0.0, top = -INFINITY;
+        for (int a = 0; a < k; a++) { /* selection of the K most probable, in order */
+            int arg = -1;
+            for (int q = 0; q < count; q++)
+                if (s->logp[q] > -INFINITY && (arg < 0 || s->logp[q] > s->logp[arg])) arg = q;
+            if (arg < 0) { /* fewer finite entries than K */
+                k = a;
+                nd->n_edges = (uint32_t)k;
+                break;
+            }
+            McgsEdge *e = &s->graph.edges[nd->first_edge + a];
+            e->move = lg->m[arg].pm;
+            e->reward = lg->m[arg].score;
+            if (a == 0) top = s->logp[arg];
+            e->prior = (float)exp(s->logp[arg] - top);
+            sum += e->prior;
+            s->logp[arg] = -INFINITY;
+        }
+        if (k == 0) return -1;
+        for (int a = 0; a < k; a++) s->graph.edges[nd->first_edge + a].prior /= (float)sum;
+        if (c->rollout == 0) {
+            const Game *w = &p->game;
+            int me = w->on_turn, spread = w->scores[me] - w->scores[1 - me];
+            nd->u = nn_value_spread(&s->leaves, j) - spread + c->win_bonus * (2.0 * nn_value_win(&s->leaves, j) - 1.0);
+        } else {
+            Game g = p->game;
+            nd->u = rollout_value(s, &g, NULL);
+        }
+        nd->q = nd->u;
+        nd->state = MCGS_NODE_READY;
+    }
+    return 0;
+}
+
+static int evaluate_pending(McgsSearch *s, int n, McgsResult *st) {
+    st->evaluations += (uint64_t)n;
+    if (s->cfg.net != NULL) return evaluate_net(s, s->pending, n, st);
+    for (int j = 0; j < n; j++)
+        if (evaluate_static(s, &s->pending[j]) != 0) return -1;
+    return 0;
+}
+
+/* ------------------------------------------------------------ the search */
+
+static uint32_t select_edge(const McgsSearch *s, uint32_t node) {
+    const McgsConfig *c = &s->cfg;
+    const McgsNode *nd = &s->graph.nodes[node];
+    const McgsEdge *edges = &s->graph.edges[nd->first_edge];
+    uint64_t total = nd->visits;
+    for (uint32_t a = 0; a < nd->n_edges; a++) total += edges[a].inflight;
+    double sq = sqrt(total > 0 ? (double)total : 1.0), fpu_q = nd->q - c->fpu, best_score = -INFINITY;
+    uint32_t best = 0;
+    for (uint32_t a = 0; a < nd->n_edges; a++) {
+        const McgsEdge *e = &edges[a];
+        double n = (double)e->visits + (double)e->inflight;
+        double d = c->puct_floor > 0.0 ? fmax(c->puct_floor, n) : 1.0 + n;
+        double score = mcgs_edge_select_q(e, fpu_q, c->vloss) + c->cpuct * e->prior * sq / d;
+        if (score > best_score) {
+            best_score = score;
+            best = a;
+        }
+    }
+    return nd->first_edge + best;
+}
+
+/* Undoes the in-flight marks of a dropped playout. */
+static void drop_path(McgsSearch *s, const McgsPending *p) {
+    for (int k = 0; k < p->len; k++) s->graph.edges[p->path[k].edge].inflight--;
+}
+
+static void backup(McgsSearch *s, const McgsPending *p) {
+    McgsGraph *g = &s->graph;
+    for (int k = p->len - 1; k >= 0; k--) {
+        const McgsStep *st = &p->path[k];
+        McgsEdge *e = &g->edges[st->edge];
+        e->inflight--;
+        e->visits++;
+        if (st->outcome != 0) {
+            g->outcomes[st->outcome].visits++;
+        } else {
+            e->terminal_visits++;
+            e->terminal_sum += p->terminal;
+        }
+        mcgs_edge_recompute(g, st->edge);
+        mcgs_node_recompute(g, st->node);
+    }
+}
+
+typedef enum { DESCENT_QUEUED, DESCENT_DONE, DESCENT_COLLISION, DESCENT_NOMEM } Descent;
+
+/* One playout's descent in world p->game from the root node. */
+static Descent descend(McgsSearch *s, uint32_t root_node, uint64_t index, McgsPending *p) {
+    McgsGraph *g = &s->graph;
+    Game *w = &p->game;
+    int root_player = w->on_turn;
+    Rng resample;
+    rng_seed_stream(&resample, s->cfg.seed, index, STREAM_RESAMPLE);
+    p->len = 0;
+    p->leaf = 0;
+    uint32_t node = root_node;
+    for (;;) {
+        McgsNode *nd = &g->nodes[node];
+        if (nd->state == MCGS_NODE_NEW) {
+            nd->state = MCGS_NODE_PENDING;
+            p->leaf = node;
+            return DESCENT_QUEUED;
+        }
+        if (nd->state == MCGS_NODE_PENDING) {
+            drop_path(s, p);
+            return DESCENT_COLLISION;
+        }
+        if (p->len == MCGS_MAX_DEPTH) { /* a path this long cannot happen in play; stop here */
+            backup(s, p);
+            return DESCENT_DONE;
+        }
+        if (s->cfg.resample != MCGS_RESAMPLE_NO && p->len > 0 && w->on_turn != root_player && w->bag.count > 0)
+            resample_root_rack(s, w, &resample);
+        uint32_t edge = select_edge(s, node);
+        McgsEdge *e = &g->edges[edge];
+        e->inflight++;
+        Move mv;
+        if (packed_to_move(&e->move, &w->board, &mv) != 0) { /* cannot happen: the node's board is the world's */
+            memset(&mv, 0, sizeof mv);
+            mv.kind = MOVE_PASS;
+        }
+        int me = w->on_turn, before = w->scores[me] - w->scores[1 - me];
+        game_play(w, &mv);
+        McgsStep *st = &p->path[p->len++];
+        st->node = node;
+        st->edge = edge;
+        st->outcome = 0;
+        if (game_over(w)) {
+            int after = w->scores[me] - w->scores[1 - me];
+            p->terminal = (double)(after - before - e->reward) + sign_bonus(s->cfg.win_bonus, after);
+            backup(s, p);
+            return DESCENT_DONE;
+        }
+        bool created;
+        uint32_t child = mcgs_graph_node(g, infoset_key(w), &created);
+        if (child == 0) return DESCENT_NOMEM;
+        uint32_t out = mcgs_graph_outcome(g, edge, child);
+        if (out == 0) return DESCENT_NOMEM;
+        st->outcome = out;
+        node = child;
+    }
+}
+
+static void fill_result(const McgsSearch *s, const Game *root, uint32_t root_node, McgsResult *out) {
+    const McgsGraph *g = &s->graph;
+    const McgsNode *nd = &g->nodes[root_node];
+    out->count = (int)nd->n_edges;
+    out->root_q = nd->q;
+    for (int a = 0; a < out->count; a++) {
+        const McgsEdge *e = &g->edges[nd->first_edge + (uint32_t)a];
+        out->packed[a] = e->move;
+        if (packed_to_move(&e->move, &root->board, &out->moves[a]) != 0) {
+            memset(&out->moves[a], 0, sizeof out->moves[a]);
+            out->moves[a].kind = MOVE_PASS;
+        }
+        out->moves[a].score = e->reward;
+        out->visits[a] = e->visits;
+        out->value[a] = e->visits > 0 ? (double)e->reward + e->c : 0.0;
+        out->prior[a] = e->prior;
+    }
+    int best = 0;
+    for (int a = 1; a < out->count; a++) {
+        if (out->visits[a] > out->visits[best] ||
+            (out->visits[a] == out->visits[best] && out->value[a] > out->value[best]))
+            best = a;
+    }
+    const McgsConfig *c = &s->cfg;
+    if (c->temperature > 0.0 && root->turn < c->temperature_moves && out->playouts > 0) {
+        Rng r;
+        rng_seed_stream(&r, c->seed, STREAM_CHOOSE, (uint64_t)root->turn);
+        double w[MCGS_MAX_CANDIDATES], sum = 0.0;
+        for (int a = 0; a < out->count; a++) {
+            w[a] = out->visits[a] > 0 ? pow((double)out->visits[a] / out->visits[best], 1.0 / c->temperature) : 0.0;
+            sum += w[a];
+        }
+        double x = (double)(rng_next(&r) >> 11) * 0x1.0p-53 * sum;
+        for (int a = 0; a < out->count; a++) {
+            if (w[a] <= 0.0) continue;
+            best = a;
+            if ((x -= w[a]) < 0.0) break;
+        }
+    }
+    out->best = best;
+    out->nodes = g->n_nodes - 1;
+    out->edges = g->n_edges - 1;
+    out->outcomes = g->n_outcomes - 1;
+    out->bytes = mcgs_graph_bytes(g);
+}
+
+int mcgs_search_run(McgsSearch *s, const Game *root, McgsResult *out, RkError *err) {
+    memset(out, 0, sizeof *out);
+    if (game_over(root)) return rk_error(err, "mcgs: the game is over");
+    if (nn_prepare(s, root, err) != 0) return -1;
+    double t0 = rk_seconds();
+    McgsGraph *g = &s->graph;
+    mcgs_graph_clear(g);
+    bool created;
+    uint32_t root_node = mcgs_graph_node(g, infoset_key(root), &created);
+    if (root_node == 0) return rk_error(err, "mcgs: out of memory");
+    if (s->cfg.net != NULL) {
+        Position pos;
+        position_from_game(&pos, root);
+        nn_batch_set(&s->root_batch, s->cfg.net, 0, &pos);
+        nn_forward_trunk(s->cfg.net, &s->root_batch, 1);
+    }
+    /* the root, valued in a world of its own */
+    McgsPending *p = &s->pending[0];
+    sample_world(s, root, ROOT_WORLD, &p->game);
+    p->leaf = root_node;
+    p->len = 0;
+    g->nodes[root_node].state = MCGS_NODE_PENDING;
+    if (evaluate_pending(s, 1, out) != 0) return rk_error(err, "mcgs: out of memory");
+
+    uint64_t index = 0;
+    bool single = g->nodes[root_node].n_edges == 1; /* one legal move: nothing to search */
+    while (!single && g->nodes[root_node].visits < s->cfg.visits) {
+        uint32_t want = s->cfg.visits - g->nodes[root_node].visits;
+        int queued = 0;
+        for (uint32_t tries = 0; tries < want && queued < s->cfg.batch; tries++) {
+            McgsPending *q = &s->pending[queued];
+            sample_world(s, root, index, &q->game);
+            Descent d = descend(s, root_node, index, q);
+            index++;
+            if (d == DESCENT_QUEUED) queued++;
+            else if (d == DESCENT_COLLISION) out->collisions++;
+            else if (d == DESCENT_NOMEM) return rk_error(err, "mcgs: out of memory");
+            else out->playouts++;
+        }
+        if (queued > 0 && evaluate_pending(s, queued, out) != 0) return rk_error(err, "mcgs: out of memory");
+        for (int j = 0; j < queued; j++) backup(s, &s->pending[j]);
+        out->playouts += (uint64_t)queued;
+    }
+    fill_result(s, root, root_node, out);
+    out->seconds = rk_seconds() - t0;
+    return 0;
+}

@@ -1,0 +1,131 @@
+/*
+ * mcgs.h - Monte Carlo graph search over information sets (MT-ISMCTS with
+ * AlphaZero mechanics), guided by the network's P, V and H heads or, without
+ * a net, by static equity and rollouts. docs/mcgs.md has the design and the
+ * decisions; ../shared/alphazero-plan.md and ../shared/mcgs-design.md are
+ * what it adapts.
+ *
+ * NODES are information sets (search/infoset.h): what the player on turn
+ * knows. Their 128-bit keys make transpositions share a node, and one graph
+ * holds both players' views. Values are points of spread, from the view of
+ * the player on turn (search/mcgs_graph.h has the formulas).
+ *
+ * A PLAYOUT samples a world consistent with the root player's information:
+ * the opponent's rack (its leave from H, t tiles a step, masked by the
+ * unseen pool, the rest of the rack uniform; or all uniform from the unseen
+ * tiles) and the bag's draws (a random stream per playout). It descends by
+ * PUCT, plays each move in that world, and stops at the first node not yet
+ * evaluated (a leaf) or at the end of the game. With an empty bag the world
+ * is the true position (the unseen tiles are the opponent's rack).
+ *
+ * LEAVES are evaluated once, when first reached: their candidate moves
+ * (the K most probable under P, or the K best by static equity) with
+ * priors, and their value u: the net's V (expected final spread minus the
+ * current spread, + win_bonus x (2 P(win) - 1)), or a rollout of `rollout`
+ * static plies (spread change + the leaves kept, as search/sim.h; + the win
+ * bonus if the game ended; to the end of the game once the bag is empty).
+ *
+ * SELECTION: PUCT, Q(a) + cpuct P(a) sqrt(N) / D(a) with D(a) = 1 + N(a), or
+ * max(puct_floor, N(a)) when puct_floor > 0 (the plan's variant); Q(a) =
+ * r(a) + c(a) for visited edges, the node's q - fpu for the others.
+ *
+ * BATCHING: up to `batch` playouts descend before their leaves are
+ * evaluated together (one network pass); in-flight edges count as visits
+ * worth `vloss` points less, and a playout that reaches a leaf already
+ * waiting is dropped (a collision).
+ *
+ * LEAKS: below the root, the opponent's nodes only see worlds where the root
+ * player's rack is the real one. With resample = uniform (or net: H from the
+ * opponent's position, one network pass each time), the root player's rack
+ * and the bag are re-dealt from the opponent's point of view whenever a
+ * playout reaches an opponent's node with tiles in the bag.
+ *
+ * RESULT: the root's visit distribution. The move played is the most
+ * visited (ties: higher value, then higher prior), or, while the game's
+ * turn < temperature_moves, drawn with probability ~ visits^(1/temperature).
+ *
+ * DETERMINISM: playout i's world comes from (seed, i); the same root, seed
+ * and config give the same result. A search holds scratch memory: one
+ * thread at a time; the model and tables are only read.
+ */
+#ifndef ROOKERY_MCGS_H
+#define ROOKERY_MCGS_H
+#include "core/game.h"
+#include "core/movegen.h"
+#include "nn/infer.h"
+#include "search/mcgs_graph.h"
+
+#define MCGS_MAX_CANDIDATES 64
+#define MCGS_MAX_BATCH 256
+#define MCGS_MAX_DEPTH 256
+
+typedef enum { MCGS_PRIOR_UNIFORM = 0, MCGS_PRIOR_EQUITY = 1 } McgsPriorKind;
+typedef enum { MCGS_HIDDEN_UNIFORM = 0, MCGS_HIDDEN_NET = 1 } McgsHiddenKind;
+typedef enum { MCGS_RESAMPLE_NO = 0, MCGS_RESAMPLE_UNIFORM = 1, MCGS_RESAMPLE_NET = 2 } McgsResample;
+
+typedef struct McgsConfig {
+    uint32_t visits;            /* completed playouts per decision, >= 1 */
+    int candidates;             /* K edges per node, 1..MCGS_MAX_CANDIDATES */
+    double cpuct;               /* exploration scale, points */
+    double puct_floor;          /* > 0: D(a) = max(puct_floor, N(a)) */
+    double fpu;                 /* first-play urgency reduction, points */
+    int rollout;                /* static plies valuing a leaf; 0 = the net's V */
+    McgsPriorKind prior;        /* without a net: uniform, or softmax(equity / prior_temperature) */
+    double prior_temperature;   /* points */
+    McgsHiddenKind hidden;      /* the opponent's rack at the root */
+    McgsResample resample;      /* the leak countermeasure above */
+    double win_bonus;           /* points a win is worth on top of the spread */
+    int batch;                  /* playouts per evaluation round, 1..MCGS_MAX_BATCH */
+    double vloss;               /* virtual loss, points */
+    double temperature;         /* > 0: sample the move played from the visits ... */
+    int temperature_moves;      /* ... while the game's turn is below this */
+    uint64_t seed;
+    LeaveValueFn leave_value;   /* static leaves: candidates, rollouts (NULL: 0) */
+    const void *leave_ctx;
+    const NnModel *net;         /* NULL: no network */
+} McgsConfig;
+
+/* visits 400, candidates 16, cpuct 40, floor 0, fpu 10, rollout 2, uniform
+ * prior (temperature 10), uniform hidden, no resampling, win bonus 0,
+ * batch 1, vloss 20, temperature 0, seed 1, no leaves, no net. */
+void mcgs_config_defaults(McgsConfig *c);
+/* Refuses impossible combinations (a zero budget, H or P without a net,
+ * no way to value a leaf, ...) with a one-line error. */
+int mcgs_config_check(const McgsConfig *c, RkError *err);
+
+typedef struct McgsResult {
+    int count;                               /* root edges */
+    Move moves[MCGS_MAX_CANDIDATES];         /* with score (equity 0) */
+    PackedMove packed[MCGS_MAX_CANDIDATES];
+    uint32_t visits[MCGS_MAX_CANDIDATES];
+    double value[MCGS_MAX_CANDIDATES];       /* r + c, points, the root player's view (0 if unvisited) */
+    float prior[MCGS_MAX_CANDIDATES];
+    int best;                                /* the move chosen */
+    double root_q;
+    uint64_t playouts, collisions, evaluations, net_positions, batches, nodes, edges, outcomes;
+    size_t bytes;                            /* graph memory at the end */
+    double seconds;
+} McgsResult;
+
+typedef struct McgsPending McgsPending;
+
+typedef struct McgsSearch {
+    McgsConfig cfg;
+    McgsGraph graph;
+    McgsPending *pending;                    /* [cfg.batch] */
+    MoveList scratch;
+    NnFeatureContext fc;
+    NnBatch leaves, root_batch, side_batch;  /* with a net */
+    bool nn_ready;
+    double *logp;
+    int logp_cap;
+} McgsSearch;
+
+/* Checks the config and allocates. */
+int mcgs_search_init(McgsSearch *s, const McgsConfig *cfg, RkError *err);
+void mcgs_search_free(McgsSearch *s);
+/* Searches the position on turn in root (which must not be over). Returns 0,
+ * or -1 with err set (out of memory). */
+int mcgs_search_run(McgsSearch *s, const Game *root, McgsResult *out, RkError *err);
+
+#endif

@@ -1,0 +1,126 @@
+/* mcgs_player.c - the graph search as a player (see mcgs_player.h). */
+#include "mcgs_player.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn/model_io.h"
+#include "search/spec_option.h"
+
+void mcgs_player_defaults(McgsPlayer *mp) {
+    memset(mp, 0, sizeof *mp);
+    mcgs_config_defaults(&mp->cfg);
+}
+
+static const char *const PRIORS[] = {"uniform", "equity", NULL};
+static const char *const HIDDEN[] = {"uniform", "net", NULL};
+static const char *const RESAMPLE[] = {"no", "uniform", "net", NULL};
+
+int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const char *val, const LetterDist *ld,
+                       RkError *err) {
+    McgsConfig *c = &mp->cfg;
+    double x;
+    int k;
+#define NUMBER(lo, hi, integer)                                                                                     \
+    if (spec_number(spec, key, val, lo, hi, integer, &x, err) != 0) return -1
+    if (strcmp(key, "visits") == 0) {
+        NUMBER(1, 1e8, true);
+        c->visits = (uint32_t)x;
+    } else if (strcmp(key, "candidates") == 0) {
+        NUMBER(1, MCGS_MAX_CANDIDATES, true);
+        c->candidates = (int)x;
+    } else if (strcmp(key, "cpuct") == 0) {
+        NUMBER(0, 1e6, false);
+        c->cpuct = x;
+    } else if (strcmp(key, "floor") == 0) {
+        NUMBER(0, 1, false);
+        c->puct_floor = x;
+    } else if (strcmp(key, "fpu") == 0) {
+        NUMBER(-1e6, 1e6, false);
+        c->fpu = x;
+    } else if (strcmp(key, "rollout") == 0) {
+        NUMBER(0, 100, true);
+        c->rollout = (int)x;
+    } else if (strcmp(key, "prior") == 0) {
+        if (spec_choice(spec, key, val, PRIORS, &k, err) != 0) return -1;
+        c->prior = (McgsPriorKind)k;
+    } else if (strcmp(key, "prior_temperature") == 0) {
+        NUMBER(1e-3, 1e6, false);
+        c->prior_temperature = x;
+    } else if (strcmp(key, "hidden") == 0) {
+        if (spec_choice(spec, key, val, HIDDEN, &k, err) != 0) return -1;
+        c->hidden = (McgsHiddenKind)k;
+    } else if (strcmp(key, "resample") == 0) {
+        if (spec_choice(spec, key, val, RESAMPLE, &k, err) != 0) return -1;
+        c->resample = (McgsResample)k;
+    } else if (strcmp(key, "win_bonus") == 0) {
+        NUMBER(0, 1e6, false);
+        c->win_bonus = x;
+    } else if (strcmp(key, "batch") == 0) {
+        NUMBER(1, MCGS_MAX_BATCH, true);
+        c->batch = (int)x;
+    } else if (strcmp(key, "vloss") == 0) {
+        NUMBER(0, 1e6, false);
+        c->vloss = x;
+    } else if (strcmp(key, "temperature") == 0) {
+        NUMBER(0, 100, false);
+        c->temperature = x;
+    } else if (strcmp(key, "temperature_moves") == 0) {
+        NUMBER(0, 1000, true);
+        c->temperature_moves = (int)x;
+    } else if (strcmp(key, "seed") == 0) {
+        NUMBER(0, 9e15, true);
+        c->seed = (uint64_t)x;
+    } else if (strcmp(key, "net") == 0) {
+        if (mp->has_net) return rk_error(err, "player '%s': net given twice", spec);
+        NnModelInfo info;
+        if (nn_model_peek(val, &info, err) != 0) return -1;
+        if (nn_model_load(&mp->model, val, ld, info.dim, err) != 0) return -1;
+        mp->has_net = true;
+        c->net = &mp->model;
+    } else {
+        return 1;
+    }
+#undef NUMBER
+    return 0;
+}
+
+int mcgs_player_finish(McgsPlayer *mp, const char *spec, RkError *err) {
+    RkError inner;
+    if (mcgs_search_init(&mp->search, &mp->cfg, &inner) != 0)
+        return rk_error(err, "player '%s': %s", spec, inner.msg);
+    mp->ready = true;
+    return 0;
+}
+
+int mcgs_player_dim(const McgsPlayer *mp) { return mp->has_net ? mp->model.fs.dim : 0; }
+
+int mcgs_player_choose(McgsPlayer *mp, const Game *g, LeaveValueFn leave_value, const void *leave_ctx, Move *out,
+                       RkError *err) {
+    McgsSearch *s = &mp->search;
+    s->cfg.leave_value = leave_value;
+    s->cfg.leave_ctx = leave_ctx;
+    Rng r = g->rng; /* the game's own stream: the same game gives the same decisions */
+    s->cfg.seed = mp->cfg.seed ^ rng_next(&r) ^ ((uint64_t)g->turn << 48);
+    if (mcgs_search_run(s, g, &mp->last, err) != 0) return -1;
+    const McgsResult *res = &mp->last;
+    *out = res->moves[res->best];
+    /* the move as the game scores it (equity is not used by the game) */
+    out->equity = 0;
+    mp->decisions++;
+    mp->playouts += res->playouts;
+    mp->net_positions += res->net_positions;
+    mp->batches += res->batches;
+    mp->evaluations += res->evaluations;
+    mp->collisions += res->collisions;
+    mp->seconds += res->seconds;
+    if (res->bytes > mp->max_bytes) mp->max_bytes = res->bytes;
+    if (res->nodes > mp->max_nodes) mp->max_nodes = res->nodes;
+    return 0;
+}
+
+void mcgs_player_close(McgsPlayer *mp) {
+    if (mp->ready) mcgs_search_free(&mp->search);
+    if (mp->has_net) nn_model_free(&mp->model);
+    mp->ready = mp->has_net = false;
+}

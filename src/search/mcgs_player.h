@@ -1,0 +1,47 @@
+/*
+ * mcgs_player.h - the graph search as a player (search/player.h):
+ *
+ *   mcgs[:visits=N][,candidates=K][,cpuct=C][,floor=F][,fpu=U][,rollout=P]
+ *       [,prior=uniform|equity][,prior_temperature=T][,net=FILE.h5]
+ *       [,hidden=uniform|net][,resample=no|uniform|net][,win_bonus=W]
+ *       [,batch=B][,vloss=V][,temperature=T][,temperature_moves=M][,seed=S]
+ *
+ * (McgsConfig of search/mcgs.h; leaves= is the players' common option and
+ * values the static moves of candidates and rollouts). Each decision's seed
+ * is S mixed with the game's own random stream, so a game replays exactly.
+ * The last search's result stays readable (visit counts for training
+ * targets, statistics for benchmarks). One thread at a time.
+ */
+#ifndef ROOKERY_MCGS_PLAYER_H
+#define ROOKERY_MCGS_PLAYER_H
+#include "search/mcgs.h"
+
+typedef struct McgsPlayer {
+    McgsConfig cfg;
+    NnModel model;          /* with net= */
+    bool has_net, ready;
+    McgsSearch search;
+    McgsResult last;        /* the last decision's search */
+    uint64_t decisions;     /* totals over decisions, for benchmarks */
+    uint64_t playouts, net_positions, batches, evaluations, collisions;
+    double seconds;
+    size_t max_bytes;
+    uint64_t max_nodes;
+} McgsPlayer;
+
+void mcgs_player_defaults(McgsPlayer *mp);
+/* One key=value option (the spec names the player in errors). Returns 0,
+ * -1 with err set, or 1 if the key is not an mcgs option. */
+int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const char *val, const LetterDist *ld,
+                       RkError *err);
+/* After the options: checks the combination and allocates. */
+int mcgs_player_finish(McgsPlayer *mp, const char *spec, RkError *err);
+/* The model's board side, or 0 without a net. */
+int mcgs_player_dim(const McgsPlayer *mp);
+/* The move for the side on turn, with the static leaves given; -1 on
+ * failure (out of memory), err set. */
+int mcgs_player_choose(McgsPlayer *mp, const Game *g, LeaveValueFn leave_value, const void *leave_ctx, Move *out,
+                       RkError *err);
+void mcgs_player_close(McgsPlayer *mp);
+
+#endif
