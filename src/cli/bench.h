@@ -8,4 +8,14 @@
 /* rookery bench nn: the network's forward pass, policy and trainer (bench_nn.c). */
 int bench_nn(int argc, char **argv);
 
+/* rookery bench mcgs: the graph search player (bench_mcgs.c). */
+int bench_mcgs(int argc, char **argv);
+
+#include "worker/selfplay.h"
+/* The first position of each game of `play` (games 0, 1, ...) with lo..hi
+ * tiles in the bag (or unseen, by_unseen), up to `want` of them into out
+ * (at most 100 games a position wanted); returns how many (cmd_bench.c). */
+int positions_per_game(const SelfplayConfig *play, int lo, int hi, bool by_unseen, Game *out, int want,
+                       Game *scratch);
+
 #endif

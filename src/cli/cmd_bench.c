@@ -27,6 +27,7 @@ static void usage(FILE *out) {
             "       rookery bench leaves --req FILE.req [--positions N] [--seed S] [--rerank N]\n"
             "       rookery bench sim [--positions N] [--iterations N] [--plies P] [--candidates K]\n"
             "                         [--leaves FILE.klv2] [--seed S]\n"
+            "       rookery bench mcgs --player SPEC [--positions N] [--seed S] [--lexicon FILE.kwg]\n"
             "       rookery bench nn [--channels C --blocks B --embed E --head-hidden H --h-tiles T]\n"
             "                        [--model FILE.h5] [--positions N] [--seconds S] [--steps K]\n"
             "\n"
@@ -46,6 +47,8 @@ static void usage(FILE *out) {
             "          2) and a fixed number of iterations (default 50, no stopping), on one core, and\n"
             "          prints iterations/s and ms per iteration (an iteration = every candidate played\n"
             "          out once).\n"
+            "mcgs:     the graph search player (`rookery bench mcgs --help`): playouts/s, network\n"
+            "          positions/s, average batch, memory per node.\n"
             "nn:       the network on one core: sgemm peak, forward positions/s and GFLOP/s at batch 1,\n"
             "          16, 64 and 256, nn_batch_set and nn_policy_all per position, trainer samples/s\n"
             "          (`rookery bench nn --help` says more).\n"
@@ -237,9 +240,7 @@ static void collect_first(const Game *g, const Move *m, void *vctx) {
     c->taken = true;
 }
 
-/* Up to `want` such positions into out, from games 0, 1, ... of play (at
- * most 100 games a position wanted); returns how many. */
-static int positions_per_game(const SelfplayConfig *play, int lo, int hi, bool by_unseen, Game *out, int want,
+int positions_per_game(const SelfplayConfig *play, int lo, int hi, bool by_unseen, Game *out, int want,
                               Game *scratch) {
     FirstPerGame c = {.out = out, .want = want, .lo = lo, .hi = hi, .by_unseen = by_unseen};
     for (uint64_t gi = 0; c.got < c.want && gi < 100 * (uint64_t)want; gi++) {
@@ -482,6 +483,7 @@ int cmd_bench(int argc, char **argv) {
     if (strcmp(what, "leaves") == 0) return bench_leaves(argc, argv);
     if (strcmp(what, "sim") == 0) return bench_sim(argc, argv);
     if (strcmp(what, "nn") == 0) return bench_nn(argc, argv);
+    if (strcmp(what, "mcgs") == 0) return bench_mcgs(argc, argv);
     if (strcmp(what, "movegen") != 0 && strcmp(what, "selfplay") != 0) {
         fprintf(stderr,
                 "rookery bench: unknown benchmark '%s' (movegen, selfplay, derive, train, leaves, sim or nn)\n",

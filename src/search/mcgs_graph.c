@@ -145,6 +145,6 @@ double mcgs_edge_select_q(const McgsEdge *e, double fpu_q, double vloss) {
 }
 
 size_t mcgs_graph_bytes(const McgsGraph *g) {
-    return (size_t)g->cap_nodes * sizeof *g->nodes + (size_t)g->cap_edges * sizeof *g->edges +
-           (size_t)g->cap_outcomes * sizeof *g->outcomes + ((size_t)g->table_mask + 1) * sizeof *g->table;
+    return (size_t)g->n_nodes * sizeof *g->nodes + (size_t)g->n_edges * sizeof *g->edges +
+           (size_t)g->n_outcomes * sizeof *g->outcomes + ((size_t)g->table_mask + 1) * sizeof *g->table;
 }

@@ -95,7 +95,7 @@ void mcgs_node_recompute(McgsGraph *g, uint32_t node);
  * fpu_q; in-flight playouts count as visits of value (that - vloss). */
 double mcgs_edge_select_q(const McgsEdge *e, double fpu_q, double vloss);
 
-/* Bytes held by the graph (arrays and table). */
+/* Bytes the graph uses: its nodes, edges and outcomes, and the table. */
 size_t mcgs_graph_bytes(const McgsGraph *g);
 
 #endif

@@ -1,0 +1,456 @@
+/* The graph search (search/mcgs.h, mcgs_graph.h, infoset.h):
+ * - the value formulas on a hand-built graph, their idempotence, and a
+ *   child shared by two parents (a transposition) read by both;
+ * - information-set keys: blind to the hidden tiles and to move order,
+ *   sensitive to everything the player on turn sees;
+ * - searches on SOWPODS self-play positions: every playout accounted for,
+ *   every node's q a fixed point of its formula, no in-flight marks left,
+ *   the same seed giving the same visits, batches with virtual loss;
+ * - with an empty bag the worlds are the true position (one outcome per
+ *   edge); with tiles in the bag they differ;
+ * - a random network as the guide (P priors, V leaves, H worlds, batches);
+ * - bad configurations refused with one-line errors. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cgp.h"
+#include "core/layout.h"
+#include "nn/model.h"
+#include "search/infoset.h"
+#include "search/mcgs.h"
+#include "search/player.h"
+#include "testutil.h"
+
+typedef struct Env {
+    LetterDist ld;
+    Layout lay;
+    Kwg kwg;
+    Game *g;
+} Env;
+
+static bool env_open(Env *e) {
+    ld_english(&e->ld);
+    if (!tu_load_sowpods(&e->kwg, &e->ld)) return false;
+    layout_standard15(&e->lay);
+    e->g = malloc(sizeof *e->g);
+    CU_ASSERT_FATAL(e->g != NULL);
+    return true;
+}
+
+static void env_close(Env *e) {
+    free(e->g);
+    kwg_free(&e->kwg);
+}
+
+/* Game `index` played by best score until the bag holds at most `bag` tiles. */
+static void position(Env *e, uint64_t index, int bag) {
+    game_new(e->g, &e->ld, &e->lay, &e->kwg, 23, 0, index);
+    while (!game_over(e->g) && e->g->bag.count > bag) {
+        MoveGenRequest req;
+        movegen_request_for_game(&req, e->g);
+        Move m;
+        movegen_best(&req, &m, NULL);
+        game_play(e->g, &m);
+    }
+}
+
+static McgsKey key(uint64_t x) { return (McgsKey){x * 0x9E3779B97F4A7C15ull + 1, x}; }
+
+/* ------------------------------------------------------------ formulas */
+
+static void test_graph_formulas(void) {
+    McgsGraph g;
+    RkError err;
+    CU_ASSERT_FATAL(mcgs_graph_init(&g, &err) == 0);
+    bool created;
+    uint32_t a = mcgs_graph_node(&g, key(1), &created);
+    CU_ASSERT(created);
+    uint32_t b = mcgs_graph_node(&g, key(2), &created), c = mcgs_graph_node(&g, key(3), &created);
+    uint32_t d = mcgs_graph_node(&g, key(4), &created);
+    CU_ASSERT_EQUAL(mcgs_graph_node(&g, key(2), &created), b);
+    CU_ASSERT(!created);
+    CU_ASSERT_EQUAL(mcgs_graph_find(&g, key(99)), 0);
+    g.nodes[b].q = 5.0;
+    g.nodes[c].q = -3.0;
+    g.nodes[d].q = 8.0;
+    g.nodes[a].u = 2.0;
+    uint32_t e0 = mcgs_graph_add_edges(&g, a, 2);
+    CU_ASSERT_FATAL(e0 != 0);
+    /* edge 0: reward 10, reached b twice and c once; edge 1: reward 4,
+     * ended the game once with value -6 (reward excluded) */
+    g.edges[e0].reward = 10;
+    g.edges[e0 + 1].reward = 4;
+    uint32_t ob = mcgs_graph_outcome(&g, e0, b), oc = mcgs_graph_outcome(&g, e0, c);
+    CU_ASSERT_EQUAL(mcgs_graph_outcome(&g, e0, b), ob);
+    g.outcomes[ob].visits = 2;
+    g.outcomes[oc].visits = 1;
+    g.edges[e0].visits = 3;
+    g.edges[e0 + 1].terminal_visits = 1;
+    g.edges[e0 + 1].terminal_sum = -6.0;
+    g.edges[e0 + 1].visits = 1;
+    mcgs_edge_recompute(&g, e0);
+    mcgs_edge_recompute(&g, e0 + 1);
+    double c0 = (2 * -5.0 + 1 * 3.0) / 3.0;
+    CU_ASSERT_DOUBLE_EQUAL(g.edges[e0].c, c0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(g.edges[e0 + 1].c, -6.0, 1e-12);
+    mcgs_node_recompute(&g, a);
+    double qa = (2.0 + 3 * (10 + c0) + 1 * (4 - 6.0)) / (1 + 4);
+    CU_ASSERT_DOUBLE_EQUAL(g.nodes[a].q, qa, 1e-12);
+    CU_ASSERT_EQUAL(g.nodes[a].visits, 4);
+    /* idempotent */
+    mcgs_edge_recompute(&g, e0);
+    mcgs_node_recompute(&g, a);
+    mcgs_node_recompute(&g, a);
+    CU_ASSERT_DOUBLE_EQUAL(g.nodes[a].q, qa, 1e-12);
+    /* a second parent shares child b (a transposition): a change of b's q
+     * reaches both when they recompute, with each parent's own counts */
+    uint32_t p2 = mcgs_graph_node(&g, key(5), &created);
+    g.nodes[p2].u = 0.0;
+    uint32_t f0 = mcgs_graph_add_edges(&g, p2, 1);
+    g.edges[f0].reward = 1;
+    uint32_t o2 = mcgs_graph_outcome(&g, f0, b);
+    g.outcomes[o2].visits = 1;
+    g.edges[f0].visits = 1;
+    g.nodes[b].q = 11.0;
+    mcgs_edge_recompute(&g, f0);
+    mcgs_node_recompute(&g, p2);
+    CU_ASSERT_DOUBLE_EQUAL(g.nodes[p2].q, (0.0 + (1 - 11.0)) / 2.0, 1e-12);
+    mcgs_edge_recompute(&g, e0);
+    mcgs_node_recompute(&g, a);
+    double c1 = (2 * -11.0 + 3.0) / 3.0;
+    CU_ASSERT_DOUBLE_EQUAL(g.nodes[a].q, (2.0 + 3 * (10 + c1) + (4 - 6.0)) / 5.0, 1e-12);
+    /* unvisited outcomes and edges do not count */
+    uint32_t od = mcgs_graph_outcome(&g, e0, d);
+    CU_ASSERT(od != 0);
+    mcgs_edge_recompute(&g, e0);
+    CU_ASSERT_DOUBLE_EQUAL(g.edges[e0].c, c1, 1e-12);
+    /* selection values: unvisited = fpu; in flight = pulled down by vloss */
+    McgsEdge fresh = {0};
+    CU_ASSERT_DOUBLE_EQUAL(mcgs_edge_select_q(&fresh, 7.0, 20.0), 7.0, 1e-12);
+    fresh.inflight = 1;
+    CU_ASSERT_DOUBLE_EQUAL(mcgs_edge_select_q(&fresh, 7.0, 20.0), -13.0, 1e-12);
+    McgsEdge seen = {.reward = 10, .visits = 3, .inflight = 1, .c = -2.0};
+    CU_ASSERT_DOUBLE_EQUAL(mcgs_edge_select_q(&seen, 0.0, 20.0), (3 * 8.0 + (8.0 - 20.0)) / 4.0, 1e-12);
+    /* many nodes: the table grows and finds them all */
+    for (uint64_t i = 100; i < 5100; i++) CU_ASSERT_FATAL(mcgs_graph_node(&g, key(i), &created) != 0);
+    int found = 0;
+    for (uint64_t i = 100; i < 5100; i++) found += mcgs_graph_find(&g, key(i)) != 0;
+    CU_ASSERT_EQUAL(found, 5000);
+    CU_ASSERT_EQUAL(mcgs_graph_find(&g, key(2)), b);
+    mcgs_graph_clear(&g);
+    CU_ASSERT_EQUAL(mcgs_graph_find(&g, key(2)), 0);
+    mcgs_graph_free(&g);
+}
+
+/* ------------------------------------------------------------ keys */
+
+static void test_infoset_keys(void) {
+    Env e;
+    if (!env_open(&e)) return;
+    position(&e, 3, 50);
+    CU_ASSERT_FATAL(!game_over(e.g));
+    McgsKey k0 = infoset_key(e.g);
+    /* another world: the opponent's rack and the bag re-dealt */
+    Game *w = malloc(sizeof *w);
+    Rng r;
+    rng_seed(&r, 5);
+    game_redeal_unseen(e.g, w, &r);
+    int opp = 1 - e.g->on_turn;
+    bool differs = false;
+    for (int ml = 0; ml < e.ld.size; ml++) differs |= w->racks[opp].count[ml] != e.g->racks[opp].count[ml];
+    CU_ASSERT(differs);
+    McgsKey k1 = infoset_key(w);
+    CU_ASSERT(k1.lo == k0.lo && k1.hi == k0.hi);
+    /* the mover's rack, a score, the zeros, a tile on the board: all seen */
+    *w = *e.g;
+    int me = w->on_turn, swap = -1;
+    for (int ml = 0; ml < e.ld.size && swap < 0; ml++)
+        if (w->racks[me].count[ml] > 0 && w->racks[opp].count[ml] == 0) swap = ml;
+    CU_ASSERT_FATAL(swap >= 0);
+    int other = -1;
+    for (int ml = 0; ml < e.ld.size && other < 0; ml++)
+        if (w->racks[opp].count[ml] > 0 && w->racks[me].count[ml] == 0) other = ml;
+    CU_ASSERT_FATAL(other >= 0);
+    rack_remove(&w->racks[me], (uint8_t)swap);
+    rack_add(&w->racks[me], (uint8_t)other);
+    McgsKey k2 = infoset_key(w);
+    CU_ASSERT(k2.lo != k0.lo || k2.hi != k0.hi);
+    *w = *e.g;
+    w->scores[opp] += 1;
+    McgsKey k3 = infoset_key(w);
+    CU_ASSERT(k3.lo != k0.lo);
+    *w = *e.g;
+    w->zeros += 1;
+    CU_ASSERT(infoset_key(w).lo != k0.lo);
+    /* swapping the two scores is a different information set */
+    *w = *e.g;
+    int t = w->scores[0];
+    w->scores[0] = w->scores[1];
+    w->scores[1] = t;
+    if (w->scores[0] != w->scores[1]) CU_ASSERT(infoset_key(w).lo != k0.lo);
+    /* move order: the same tiles placed in two orders give one key */
+    Game *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    *a = *e.g;
+    *b = *e.g;
+    board_put(&a->board, 0, 0, 5);
+    board_put(&a->board, 14, 14, 9);
+    board_put(&b->board, 14, 14, 9);
+    board_put(&b->board, 0, 0, 5);
+    if (board_at(&e.g->board, 0, 0) == 0 && board_at(&e.g->board, 14, 14) == 0) {
+        McgsKey ka = infoset_key(a), kb = infoset_key(b);
+        CU_ASSERT(ka.lo == kb.lo && ka.hi == kb.hi);
+        CU_ASSERT(ka.lo != k0.lo);
+    }
+    free(a);
+    free(b);
+    free(w);
+    env_close(&e);
+}
+
+/* ------------------------------------------------------------ searches */
+
+static McgsConfig config(uint32_t visits, int batch) {
+    McgsConfig c;
+    mcgs_config_defaults(&c);
+    c.visits = visits;
+    c.batch = batch;
+    c.candidates = 8;
+    return c;
+}
+
+/* Every node is evaluated; no in-flight marks; every edge's visits are its
+ * outcomes' plus its terminal ones; the node visits are the edges'. Every
+ * node whose children have no other parent has q at its formula's fixed
+ * point (a child shared by several parents may have changed through
+ * another parent since: the design accepts that staleness until the next
+ * visit). */
+static void check_graph(const McgsSearch *s) {
+    McgsGraph *g = (McgsGraph *)&s->graph;
+    int bad_q = 0, bad_counts = 0, inflight = 0;
+    uint32_t *parents = calloc(g->n_nodes, sizeof *parents);
+    CU_ASSERT_FATAL(parents != NULL);
+    for (uint32_t o = 1; o < g->n_outcomes; o++) parents[g->outcomes[o].child]++;
+    for (uint32_t e = 1; e < g->n_edges; e++) {
+        McgsEdge *ed = &g->edges[e];
+        inflight += ed->inflight != 0;
+        uint64_t n = ed->terminal_visits;
+        for (uint32_t o = ed->first_outcome; o != 0; o = g->outcomes[o].next) n += g->outcomes[o].visits;
+        bad_counts += n != ed->visits;
+    }
+    for (uint32_t i = 1; i < g->n_nodes; i++) {
+        if (g->nodes[i].state != MCGS_NODE_READY) {
+            bad_q++;
+            continue;
+        }
+        uint64_t n = 0;
+        bool shared = false;
+        for (uint32_t a = 0; a < g->nodes[i].n_edges; a++) {
+            const McgsEdge *ed = &g->edges[g->nodes[i].first_edge + a];
+            n += ed->visits;
+            for (uint32_t o = ed->first_outcome; o != 0; o = g->outcomes[o].next)
+                shared |= parents[g->outcomes[o].child] > 1;
+        }
+        bad_counts += n != g->nodes[i].visits;
+        if (shared) continue;
+        double before = g->nodes[i].q;
+        for (uint32_t a = 0; a < g->nodes[i].n_edges; a++) mcgs_edge_recompute(g, g->nodes[i].first_edge + a);
+        mcgs_node_recompute(g, i);
+        if (fabs(g->nodes[i].q - before) > 1e-9 * (1 + fabs(before))) bad_q++;
+        g->nodes[i].q = before;
+    }
+    free(parents);
+    CU_ASSERT_EQUAL(bad_q, 0);
+    CU_ASSERT_EQUAL(bad_counts, 0);
+    CU_ASSERT_EQUAL(inflight, 0);
+}
+
+static void test_search_accounting_and_determinism(void) {
+    Env e;
+    if (!env_open(&e)) return;
+    RkError err;
+    McgsResult *r1 = malloc(sizeof *r1), *r2 = malloc(sizeof *r2);
+    for (int batch = 1; batch <= 8; batch += 7) {
+        McgsConfig c = config(120, batch);
+        McgsSearch s;
+        CU_ASSERT_FATAL(mcgs_search_init(&s, &c, &err) == 0);
+        for (uint64_t gi = 0; gi < 3; gi++) {
+            position(&e, gi, 60);
+            CU_ASSERT_FATAL(!game_over(e.g));
+            CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r1, &err) == 0);
+            uint64_t sum = 0;
+            for (int a = 0; a < r1->count; a++) sum += r1->visits[a];
+            CU_ASSERT_EQUAL(sum, 120);
+            CU_ASSERT_EQUAL(r1->playouts, 120);
+            CU_ASSERT(r1->count >= 2 && r1->count <= 8);
+            CU_ASSERT(r1->visits[r1->best] >= r1->visits[0] || r1->best == 0);
+            for (int a = 0; a < r1->count; a++) CU_ASSERT(r1->visits[r1->best] >= r1->visits[a]);
+            check_graph(&s);
+            CU_ASSERT(r1->evaluations <= 1 + r1->playouts); /* the root + at most one leaf a playout */
+            /* the same seed: the same search */
+            CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r2, &err) == 0);
+            CU_ASSERT_EQUAL(r2->count, r1->count);
+            CU_ASSERT(memcmp(r1->visits, r2->visits, sizeof r1->visits) == 0);
+            CU_ASSERT(memcmp(r1->value, r2->value, sizeof r1->value) == 0);
+            /* another seed: other worlds, other values */
+            s.cfg.seed = 99;
+            CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r2, &err) == 0);
+            CU_ASSERT(memcmp(r1->value, r2->value, sizeof r1->value) != 0);
+            s.cfg.seed = c.seed;
+        }
+        mcgs_search_free(&s);
+    }
+    free(r1);
+    free(r2);
+    env_close(&e);
+}
+
+/* The root's edges lead to one child each when the bag is empty (the world
+ * is the true position), and to many when it is not. */
+static void test_worlds_exact_in_endgame(void) {
+    Env e;
+    if (!env_open(&e)) return;
+    RkError err;
+    McgsResult *r = malloc(sizeof *r);
+    McgsConfig c = config(200, 1);
+    McgsSearch s;
+    CU_ASSERT_FATAL(mcgs_search_init(&s, &c, &err) == 0);
+    int endgames = 0, midgames = 0;
+    for (uint64_t gi = 0; gi < 8; gi++) {
+        for (int phase = 0; phase < 2; phase++) {
+            position(&e, gi, phase == 0 ? 0 : 40);
+            if (game_over(e.g)) continue;
+            CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r, &err) == 0);
+            if (r->count < 2) continue;
+            const McgsGraph *g = &s.graph;
+            uint32_t root = mcgs_graph_find(g, infoset_key(e.g));
+            CU_ASSERT_FATAL(root != 0);
+            int most = 0;
+            for (uint32_t a = 0; a < g->nodes[root].n_edges; a++) {
+                int outs = 0;
+                for (uint32_t o = g->edges[g->nodes[root].first_edge + a].first_outcome; o != 0;
+                     o = g->outcomes[o].next)
+                    outs++;
+                if (outs > most) most = outs;
+            }
+            if (phase == 0) {
+                CU_ASSERT(most <= 1);
+                endgames++;
+            } else {
+                CU_ASSERT(most > 1);
+                midgames++;
+            }
+            check_graph(&s);
+        }
+    }
+    CU_ASSERT(endgames >= 3);
+    CU_ASSERT(midgames >= 3);
+    mcgs_search_free(&s);
+    free(r);
+    env_close(&e);
+}
+
+/* ------------------------------------------------------------ with a net */
+
+static void test_with_random_net(void) {
+    Env e;
+    if (!env_open(&e)) return;
+    RkError err;
+    NnArch arch = {.channels = 8, .blocks = 1, .embed = 16, .head_hidden = 16, .h_tiles = 1};
+    NnModel m;
+    CU_ASSERT_FATAL(nn_model_init(&m, &arch, &e.ld, 15, 3, &err) == 0);
+    McgsResult *r = malloc(sizeof *r);
+    for (int variant = 0; variant < 3; variant++) {
+        McgsConfig c = config(40, variant == 0 ? 1 : 8);
+        c.net = &m;
+        c.rollout = variant == 2 ? 1 : 0;
+        c.hidden = MCGS_HIDDEN_NET;
+        c.resample = variant == 1 ? MCGS_RESAMPLE_NET : MCGS_RESAMPLE_NO;
+        McgsSearch s;
+        CU_ASSERT_FATAL(mcgs_search_init(&s, &c, &err) == 0);
+        position(&e, 5, 50);
+        CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r, &err) == 0);
+        CU_ASSERT_EQUAL(r->playouts, 40);
+        double psum = 0.0;
+        for (int a = 0; a < r->count; a++) psum += r->prior[a];
+        CU_ASSERT_DOUBLE_EQUAL(psum, 1.0, 1e-4);
+        for (int a = 1; a < r->count; a++) CU_ASSERT(r->prior[a] <= r->prior[a - 1] + 1e-6);
+        CU_ASSERT(r->batches >= 1);
+        CU_ASSERT_EQUAL(r->net_positions, r->evaluations);
+        if (c.batch > 1) CU_ASSERT(r->net_positions > r->batches); /* real batches */
+        check_graph(&s);
+        /* every candidate is a legal move of the root */
+        MoveGenRequest req;
+        movegen_request_for_game(&req, e.g);
+        MoveList all;
+        movelist_init(&all);
+        movegen_all(&req, &all);
+        for (int a = 0; a < r->count; a++) {
+            bool found = false;
+            for (size_t i = 0; i < all.count && !found; i++) found = move_same(&all.moves[i], &r->moves[a]);
+            CU_ASSERT(found);
+        }
+        movelist_free(&all);
+        mcgs_search_free(&s);
+    }
+    free(r);
+    nn_model_free(&m);
+    env_close(&e);
+}
+
+/* ------------------------------------------------------------ errors */
+
+static void test_bad_configs(void) {
+    RkError err;
+    McgsConfig c = config(0, 1);
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    CU_ASSERT(strstr(err.msg, "visits") != NULL);
+    c = config(10, 1);
+    c.hidden = MCGS_HIDDEN_NET;
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    CU_ASSERT(strstr(err.msg, "needs a net") != NULL);
+    c = config(10, 1);
+    c.resample = MCGS_RESAMPLE_NET;
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    c = config(10, 1);
+    c.rollout = 0;
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    CU_ASSERT(strstr(err.msg, "rollout") != NULL);
+    c = config(10, 0);
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    c = config(10, 1);
+    CU_ASSERT(mcgs_config_check(&c, &err) == 0);
+
+    LetterDist ld;
+    ld_english(&ld);
+    Player p;
+    static const char *const bad[] = {"mcgs:visits=0",       "mcgs:hidden=net",   "mcgs:rollout=0",
+                                      "mcgs:bogus=1",        "mcgs:prior=maybe",  "mcgs:net=/nonexistent/m.h5",
+                                      "mcgs:batch=100000",   "mcgs:visits=abc",   "mcgs:resample=net",
+                                      "mcgs:spv=x.spv"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err.msg[0] = '\0';
+        CU_ASSERT(player_open(&p, bad[i], &ld, &err) != 0);
+        CU_ASSERT(strchr(err.msg, '\n') == NULL && err.msg[0] != '\0');
+        if (strstr(bad[i], "net=") == NULL) CU_ASSERT(strstr(err.msg, bad[i]) != NULL); /* names the spec */
+    }
+    CU_ASSERT_FATAL(player_open(&p, "mcgs:visits=50,candidates=4,prior=equity,leaves=zero", &ld, &err) == 0);
+    CU_ASSERT_EQUAL(p.kind, PLAYER_MCGS);
+    CU_ASSERT_EQUAL(p.mcgs->cfg.visits, 50);
+    CU_ASSERT_EQUAL(p.mcgs->cfg.prior, MCGS_PRIOR_EQUITY);
+    player_close(&p);
+}
+
+int main(void) {
+    CU_TestInfo tests[] = {
+        {"value formulas, idempotence, shared children", test_graph_formulas},
+        {"information-set keys", test_infoset_keys},
+        {"searches: accounting, fixed points, determinism, batches", test_search_accounting_and_determinism},
+        {"worlds: exact in the endgame, sampled before", test_worlds_exact_in_endgame},
+        {"guided by a random network", test_with_random_net},
+        {"bad configurations", test_bad_configs},
+        CU_TEST_INFO_NULL,
+    };
+    return tu_run("mcgs", tests);
+}
