@@ -217,6 +217,24 @@ static int add_edges(McgsSearch *s, uint32_t node, int k) {
     return 0;
 }
 
+/* The k best moves of ml in movegen_compare order into best[0..k) (indices;
+ * k <= MCGS_MAX_CANDIDATES): one pass with an insertion into a short sorted
+ * list, instead of sorting the ~1,000 moves of a position. */
+static int top_moves(const MoveList *ml, int k, int *best) {
+    int n = 0;
+    for (size_t i = 0; i < ml->count; i++) {
+        const Move *m = &ml->moves[i];
+        if (n == k && movegen_compare(m, &ml->moves[best[n - 1]]) >= 0) continue;
+        int at = n < k ? n++ : n - 1;
+        while (at > 0 && movegen_compare(m, &ml->moves[best[at - 1]]) < 0) {
+            best[at] = best[at - 1];
+            at--;
+        }
+        best[at] = (int)i;
+    }
+    return n;
+}
+
 /* Evaluates the leaf of p without a net: its K best static moves and a
  * rollout. */
 static int evaluate_static(McgsSearch *s, McgsPending *p) {
@@ -227,13 +245,13 @@ static int evaluate_static(McgsSearch *s, McgsPending *p) {
     req.leave_value = c->leave_value;
     req.leave_ctx = c->leave_ctx;
     movegen_all(&req, &s->scratch);
-    movelist_sort_by_equity(&s->scratch);
-    int k = s->scratch.count < (size_t)c->candidates ? (int)s->scratch.count : c->candidates;
+    int best[MCGS_MAX_CANDIDATES];
+    int k = top_moves(&s->scratch, c->candidates, best);
     if (add_edges(s, p->leaf, k) != 0) return -1;
     McgsNode *nd = &s->graph.nodes[p->leaf];
-    double top = s->scratch.moves[0].equity / 1000.0, sum = 0.0;
+    double top = s->scratch.moves[best[0]].equity / 1000.0, sum = 0.0;
     for (int a = 0; a < k; a++) {
-        const Move *m = &s->scratch.moves[a];
+        const Move *m = &s->scratch.moves[best[a]];
         McgsEdge *e = &s->graph.edges[nd->first_edge + a];
         packed_from_move(&e->move, m, &w->board);
         e->reward = m->score;
@@ -242,7 +260,7 @@ static int evaluate_static(McgsSearch *s, McgsPending *p) {
         sum += pr;
     }
     for (int a = 0; a < k; a++) s->graph.edges[nd->first_edge + a].prior /= (float)sum;
-    Move first = s->scratch.moves[0];
+    Move first = s->scratch.moves[best[0]];
     Game g = *w;
     nd->u = nd->q = rollout_value(s, &g, &first);
     nd->state = MCGS_NODE_READY;
