@@ -197,6 +197,7 @@ static int run_generation(Trainer *t, int gen) {
     memset(&rep, 0, sizeof rep);
     rep.leaves_trained = train_config_leaves_train(&t->cfg, gen);
     rep.spv_trained = t->spv_on && train_config_spv_trains(&t->cfg, gen);
+    if (train_search_begin_generation(t) != 0) return 1;
     memset(t->reduce_buf, 0, t->reduce_words * sizeof t->reduce_buf[0]);
     SelfplayConfig play = {.ld = &t->engine.ld,
                            .layout = &t->engine.layout,
@@ -296,6 +297,7 @@ static int run_generation(Trainer *t, int gen) {
     rep.change_rms = change_rms;
     if (train_heldout_residuals(t, gen, &rep.heldout) != 0 || train_evaluation_matches(t, &rep) != 0) return 1;
     if (t->have_model && train_nn_generation(t, gen) != 0) return 1;
+    if (train_search_gate(t, gen, &rep) != 0) return 1;
     MatchResult match = rep.match;
     double t_match = cli_now(); /* evaluation, not part of the generation's overhead */
     /* write: rank 0, then everyone learns whether it worked */
@@ -472,7 +474,10 @@ static int setup(Trainer *t, int *start_gen) {
     rc = leave_deriver_init(&t->deriver, &t->racks, &t->klv.kwg, &err);
     if (rc != 0) fprintf(stderr, "rookery: leaves: %s\n", err.msg);
     if (agree(t, rc != 0) != 0) return 2;
-    if (strcmp(t->cfg.player, "static") != 0) {
+    if (strncmp(t->cfg.player, "mcgs", 4) == 0) {
+        rc = train_search_setup(t, latest);
+        if (rc != 0) return rc;
+    } else if (strcmp(t->cfg.player, "static") != 0) {
         rc = player_open(&t->player, t->cfg.player, &t->engine.ld, &err);
         if (rc != 0) fprintf(stderr, "rookery: run.player: %s\n", err.msg);
         t->have_player = rc == 0; /* closed at exit even if another rank failed */

@@ -45,6 +45,10 @@ typedef struct Trainer {
     Player player;      /* run.player when it is not "static" */
     bool have_player;
     bool player_borrows;  /* player.leaves is &klv, not its own */
+    /* the search's generation loop (run.player = mcgs:..., train_search.c) */
+    bool mcgs_loop;
+    int model_in_force;   /* the generation whose model.h5 guides the search (0: none) */
+    int player_model;     /* the one t->player was opened with */
     /* training samples (nn.shards): this rank's, and the files rank 0 wrote */
     ShardSet samples;
     SampleRecorder recorder;
@@ -95,6 +99,10 @@ typedef struct GenReport {
     ResidualStats heldout;
     MatchResult spv_match;   /* new leaves with the new SPV vs without */
     uint64_t spv_match_pairs;
+    /* the search's gatekeeper: the new model's search against the one in force */
+    bool gate_played, promoted;
+    MatchResult gate;
+    int model_in_force;      /* after this generation (0: none) */
 } GenReport;
 
 /* train_snapshot.c: rank 0 writes gen-0000 (a new run), or generation gen
@@ -107,5 +115,21 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
 int train_heldout_residuals(Trainer *t, int gen, ResidualStats *st);
 int train_evaluation_matches(Trainer *t, GenReport *rep);
 int train_nn_generation(Trainer *t, int gen);
+/* `pairs` game pairs between a and b dealt to the ranks by index (the same
+ * pairs every generation); 0 or 1 (error). */
+int train_play_match(Trainer *t, const Player *a, const Player *b, uint64_t pairs, MatchResult *r);
+
+/* train_search.c: the search's loop (run.player = mcgs:...). Setup finds the
+ * model in force (the latest manifest's model_in_force) and opens the
+ * player; each generation reopens it when another model is in force; the
+ * gate plays the newly trained model's search against the one in force and
+ * promotes it if it wins its share (mcgs.gate_pairs, mcgs.gate_threshold).
+ * Return 0 or an exit code. */
+int train_search_setup(Trainer *t, int latest);
+int train_search_begin_generation(Trainer *t);
+int train_search_gate(Trainer *t, int gen, GenReport *rep);
+/* The player spec of the search guided by generation model_gen's model
+ * (0: none; tmp: the generation in flight, gen-NNNN.tmp). */
+void train_search_spec(const Trainer *t, int model_gen, bool tmp, char *buf, size_t cap);
 
 #endif

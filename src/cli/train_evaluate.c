@@ -8,9 +8,7 @@
 #include "reducer/rundir.h"
 #include "train.h"
 
-/* `pairs` game pairs between a and b dealt to the ranks by index, the same
- * pairs every generation. */
-static int play_match(Trainer *t, const Player *a, const Player *b, uint64_t pairs, MatchResult *r) {
+int train_play_match(Trainer *t, const Player *a, const Player *b, uint64_t pairs, MatchResult *r) {
     memset(r, 0, sizeof *r);
     if (pairs == 0) return 0;
     MatchTotals m;
@@ -34,12 +32,12 @@ static int play_match(Trainer *t, const Player *a, const Player *b, uint64_t pai
 int train_evaluation_matches(Trainer *t, GenReport *rep) {
     Player leaves = {.kind = PLAYER_STATIC, .spec = "new leaves", .leaves = &t->klv, .spv_k = t->cfg.spv_k};
     Player zero = {.kind = PLAYER_STATIC, .spec = "zero leaves", .leaves = NULL};
-    if (play_match(t, &leaves, &zero, t->cfg.match_pairs, &rep->match) != 0) return 1;
+    if (train_play_match(t, &leaves, &zero, t->cfg.match_pairs, &rep->match) != 0) return 1;
     if (!t->spv_on || t->cfg.spv_match_pairs == 0) return 0;
     Player with_spv = leaves;
     with_spv.spv = &t->spv;
     rep->spv_match_pairs = t->cfg.spv_match_pairs;
-    return play_match(t, &with_spv, &leaves, t->cfg.spv_match_pairs, &rep->spv_match);
+    return train_play_match(t, &with_spv, &leaves, t->cfg.spv_match_pairs, &rep->spv_match);
 }
 
 /* Residual variance on held-out games played with the new tables, without

@@ -51,7 +51,7 @@ static const char METRICS_HEADER[] =
     "heldout_moves,resid_var,resid_var_spv,spv_match_pairs,spv_match_win_pct,spv_match_ci95_pct,samples,"
     "nn_trained,nn_steps,nn_train_samples,nn_samples_per_s,nn_loss_first,nn_loss_last,nn_value_loss,nn_policy_loss,"
     "nn_hidden_loss,nn_heldout_positions,nn_p_top1,nn_brier,nn_brier_base,nn_spread_rmse,nn_spread_rmse_base,"
-    "nn_h_nll,nn_h_nll_uniform";
+    "nn_h_nll,nn_h_nll_uniform,gate_pairs,gate_win_pct,gate_ci95_pct,promoted,model_in_force";
 
 
 
@@ -112,8 +112,15 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
     double games = (double)tot->games;
     double mean_eq = tot->observations ? (double)tot->equity_sum / 1000.0 / (double)tot->observations : 0.0;
     static_assert(sizeof files_json < 65536 - 4096, "manifest buffer");
-    char manifest[65536], row[4096], nn_json[2048] = "", nn_row[1024];
+    char manifest[65536], row[4096], nn_json[2048] = "", nn_row[1024], search_json[2048] = "";
     nn_report_text(t, nn_json, sizeof nn_json, nn_row, sizeof nn_row);
+    uint64_t gate_pairs = rep->gate_played ? t->cfg.mcgs_gate_pairs : 0;
+    if (t->mcgs_loop)
+        snprintf(search_json, sizeof search_json,
+                 "  \"search\": {\"player\": \"%s\", \"model_in_force\": %d, \"gate\": {\"pairs\": %" PRIu64
+                 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f, \"threshold_pct\": %.2f, \"promoted\": %s}},\n",
+                 t->cfg.player, rep->model_in_force, gate_pairs, rep->gate.win_pct, rep->gate.ci95_pct,
+                 t->cfg.mcgs_gate_threshold, rep->promoted ? "true" : "false");
     snprintf(manifest, sizeof manifest,
              "{\n  \"generation\": %d,\n  \"run_seed\": %" PRIu64 ",\n"
              "  \"game_seed\": \"game i of this generation is seeded from (run_seed, %d, i)\",\n"
@@ -128,7 +135,7 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
              "  \"heldout\": {\"moves\": %" PRId64 ", \"resid_var\": %.4f, \"resid_var_spv\": %.4f},\n"
              "  \"match_spv_on_vs_off\": {\"pairs\": %" PRIu64 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f},\n"
              "  \"samples\": %" PRIu64 ",\n"
-             "%s"
+             "%s%s"
              "  \"timings_s\": {\"play\": %.3f, \"reduce\": %.3f, \"derive\": %.3f, \"write\": %.3f, "
              "\"wall\": %.3f},\n"
              "  \"files\": {\n%s  }\n}\n",
@@ -139,12 +146,12 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
              train_config_schedule_name(t->cfg.spv_schedule), t->cfg.spv_use ? "true" : "false", t->cfg.spv_k,
              rep->spv_info.cells_observed, rep->spv_info.observations, rep->spv_info.mean_abs, rep->heldout.moves,
              var0, var1, rep->spv_match_pairs, rep->spv_match.win_pct, rep->spv_match.ci95_pct,
-             t->shard_files.samples, nn_json, tm->play, tm->reduce,
+             t->shard_files.samples, nn_json, search_json, tm->play, tm->reduce,
              tm->derive, tm->write, tm->wall, files_json);
     snprintf(row, sizeof row,
              "%d,%" PRId64 ",%" PRId64 ",%d,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.3f,%" PRIu64 ",%.4f,%.5f,%" PRId64
              ",%" PRId64 ",%" PRIu64 ",%.2f,%.2f,%d,%d,%u,%.5f,%" PRId64 ",%.4f,%.4f,%" PRIu64 ",%.2f,%.2f,%" PRIu64
-             ",%s\n",
+             ",%s,%" PRIu64 ",%.2f,%.2f,%d,%d\n",
              gen,
              tot->games, tot->turns, t->comm.size, tm->play > 0 ? games / tm->play : 0.0, tm->wall, tm->play,
              tm->reduce, tm->derive, tm->write, mean_eq, games > 0 ? (double)tot->score_sum / (2.0 * games) : 0.0,
@@ -152,7 +159,8 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
              tot->forced_games, tot->forced_observations, t->cfg.match_pairs, match->win_pct, match->ci95_pct,
              rep->leaves_trained, rep->spv_trained, rep->spv_info.cells_observed, rep->spv_info.mean_abs,
              rep->heldout.moves, var0, var1, rep->spv_match_pairs, rep->spv_match.win_pct, rep->spv_match.ci95_pct,
-             t->shard_files.samples, nn_row);
+             t->shard_files.samples, nn_row, gate_pairs, rep->gate.win_pct, rep->gate.ci95_pct, rep->promoted,
+             rep->model_in_force);
     return rundir_commit_generation(run, gen, manifest, METRICS_HEADER, row, err);
 }
 

@@ -16,7 +16,15 @@ static int32_t kept_value(const SelfplayConfig *play, const Game *g, const Move 
 
 static void observe_turn(const Game *g, const Move *m, void *vctx) {
     Observe *o = vctx;
-    if (o->w->samples != NULL) samples_record(o->w->samples, g, m);
+    if (o->w->samples != NULL) {
+        const Player *p = o->w->play->player;
+        if (p != NULL && p->kind == PLAYER_MCGS) { /* the search's visits, for the move just chosen */
+            const McgsResult *res = &p->mcgs->last;
+            samples_record_visits(o->w->samples, g, m, res->packed, res->visits, res->count);
+        } else {
+            samples_record(o->w->samples, g, m);
+        }
+    }
     if (o->w->spv_acc != NULL)
         residuals_record(o->w->res, g, m, g->bag.count > 0 && m->kind == MOVE_PLACE ? kept_value(o->w->play, g, m) : 0,
                          0);

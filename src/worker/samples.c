@@ -28,8 +28,11 @@ void samples_begin_game(SampleRecorder *r, uint64_t game, uint32_t generation) {
     rack_clear(&r->leave[1]);
 }
 
-void samples_record(SampleRecorder *r, const Game *g, const Move *m) {
+/* The sample of position g before move m, with its policy target. */
+static void record(SampleRecorder *r, const Game *g, const Move *m, const PackedMove *moves, const float *probs,
+                   uint32_t count) {
     int me = g->on_turn;
+    const float one = 1.0f;
     ShardSample s;
     memset(&s, 0, sizeof s);
     position_from_game(&s.pos, g);
@@ -39,16 +42,25 @@ void samples_record(SampleRecorder *r, const Game *g, const Move *m) {
     s.opp_leave_known = r->leave_known[1 - me];
     s.opp_leave = r->leave[1 - me];
     packed_from_move(&s.played, m, &g->board);
+    if (count == 0) { /* the played move */
+        moves = &s.played;
+        probs = &one;
+        count = 1;
+    }
+    shardset_add(r->out, &s, moves, probs, count);
 
+    Rack kept;
+    move_kept_tiles(&g->racks[me], m, &kept);
+    r->leave[me] = kept;
+    r->leave_known[me] = true;
+}
+
+void samples_record(SampleRecorder *r, const Game *g, const Move *m) {
     PackedMove moves[64];
     float probs[64];
     uint32_t count = 0;
     int top = r->top < 64 ? r->top : 64;
-    if (r->temperature <= 0.0) {
-        moves[0] = s.played;
-        probs[0] = 1.0f;
-        count = 1;
-    } else {
+    if (r->temperature > 0.0) {
         MoveGenRequest req;
         movegen_request_for_game(&req, g);
         req.leave_value = r->leave_value;
@@ -66,12 +78,22 @@ void samples_record(SampleRecorder *r, const Game *g, const Move *m) {
             probs[count++] = (float)(w[i] / z);
         }
     }
-    shardset_add(r->out, &s, moves, probs, count);
+    record(r, g, m, moves, probs, count);
+}
 
-    Rack kept;
-    move_kept_tiles(&g->racks[me], m, &kept);
-    r->leave[me] = kept;
-    r->leave_known[me] = true;
+void samples_record_visits(SampleRecorder *r, const Game *g, const Move *m, const PackedMove *moves,
+                           const uint32_t *visits, int count) {
+    PackedMove keep[64];
+    float probs[64];
+    uint64_t total = 0;
+    uint32_t n = 0;
+    for (int i = 0; i < count; i++) total += visits[i];
+    for (int i = 0; i < count && n < 64 && total > 0; i++) {
+        if (visits[i] == 0) continue;
+        keep[n] = moves[i];
+        probs[n++] = (float)((double)visits[i] / (double)total);
+    }
+    record(r, g, m, keep, probs, n);
 }
 
 void samples_finish_game(SampleRecorder *r, const Game *final) {

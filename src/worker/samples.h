@@ -4,7 +4,8 @@
  *
  * Every position of a game is recorded from the player on turn's view, with:
  *   P target: the played move (temperature 0), or a softmax of the static
- *             equities of the `top` best legal moves at `temperature` points;
+ *             equities of the `top` best legal moves at `temperature` points,
+ *             or (samples_record_visits) a search's root visit distribution;
  *   V target: the final spread and result for that player (filled in when
  *             the game ends);
  *   H target: the opponent's leave, i.e. what they kept after their last
@@ -39,6 +40,10 @@ void samples_free(SampleRecorder *r);
 void samples_begin_game(SampleRecorder *r, uint64_t game, uint32_t generation);
 /* The position before move m, and m. */
 void samples_record(SampleRecorder *r, const Game *before, const Move *m);
+/* The same with a search's root visit distribution as the P target: moves
+ * with their visits (the unvisited are dropped; all zero: the played move). */
+void samples_record_visits(SampleRecorder *r, const Game *before, const Move *m, const PackedMove *moves,
+                           const uint32_t *visits, int count);
 /* Fills the V targets of the game's samples from the final scores. */
 void samples_finish_game(SampleRecorder *r, const Game *final);
 

@@ -64,7 +64,14 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "blocks = 3\n"
     "embed = 64\n"
     "head_hidden = 64\n"
-    "h_tiles = 1\n";
+    "h_tiles = 1\n"
+    "\n"
+    "[mcgs]\n"
+    "net = auto\n"
+    "rollout_with_net = 0\n"
+    "hidden_with_net = net\n"
+    "gate_pairs = 20\n"
+    "gate_threshold = 50\n";
 
 void train_config_defaults(TrainConfig *c) {
     memset(c, 0, sizeof *c);
@@ -161,7 +168,9 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
     } else if (IS("run", "player")) {
         /* the spec itself is opened (and its files loaded) by rookery train */
         bool sim = strncmp(v, "sim", 3) == 0 && (v[3] == '\0' || v[3] == ':');
-        if (strcmp(v, "static") != 0 && !sim) return -1;
+        bool mcgs = strncmp(v, "mcgs", 4) == 0 && (v[4] == '\0' || v[4] == ':');
+        if (strcmp(v, "static") != 0 && !sim && !mcgs) return -1;
+        if (mcgs && strstr(v, "net=") != NULL) return -1; /* the loop gives the net in force (mcgs.net) */
         return set_string(c->player, v);
     } else if (IS("run", "progress_seconds")) {
         if (parse_u64(v, 0, 86400, &x) != 0) return -1;
@@ -260,6 +269,22 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
     } else if (IS("nn", "h_tiles")) {
         if (parse_u64(v, 1, 2, &x) != 0) return -1;
         c->nn_arch.h_tiles = (int)x;
+    } else if (IS("mcgs", "net")) {
+        if (strcmp(v, "auto") == 0) c->mcgs_net_auto = true;
+        else if (strcmp(v, "none") == 0) c->mcgs_net_auto = false;
+        else return -1;
+    } else if (IS("mcgs", "rollout_with_net")) {
+        if (parse_u64(v, 0, 100, &x) != 0) return -1;
+        c->mcgs_rollout_with_net = (int)x;
+    } else if (IS("mcgs", "hidden_with_net")) {
+        if (strcmp(v, "net") == 0) c->mcgs_hidden_net = true;
+        else if (strcmp(v, "uniform") == 0) c->mcgs_hidden_net = false;
+        else return -1;
+    } else if (IS("mcgs", "gate_pairs")) {
+        if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
+        c->mcgs_gate_pairs = x;
+    } else if (IS("mcgs", "gate_threshold")) {
+        if (parse_double(v, 0.0, 100.0, &c->mcgs_gate_threshold) != 0) return -1;
     } else if (IS("match", "pairs")) {
         if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
         c->match_pairs = x;
@@ -299,7 +324,8 @@ int train_config_parse(TrainConfig *c, const char *text, const char *source, RkE
             *close = '\0';
             snprintf(section, sizeof section, "%s", trim(s + 1));
             if (strcmp(section, "run") != 0 && strcmp(section, "lexicon") != 0 && strcmp(section, "leaves") != 0 &&
-                strcmp(section, "match") != 0 && strcmp(section, "spv") != 0 && strcmp(section, "nn") != 0)
+                strcmp(section, "match") != 0 && strcmp(section, "spv") != 0 && strcmp(section, "nn") != 0 &&
+                strcmp(section, "mcgs") != 0)
                 return rk_error(err, "%s:%d: unknown section [%s]", source, line_no, section);
             continue;
         }
@@ -383,7 +409,8 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
     format_double(k, sizeof k, c->spv_k);
     format_prior(pm, sizeof pm, c->spv_prior_mean);
     format_prior(pv, sizeof pv, c->spv_prior_var);
-    char temp[40], lr[40], wd[40];
+    char temp[40], lr[40], wd[40], gate[40];
+    format_double(gate, sizeof gate, c->mcgs_gate_threshold);
     format_double(temp, sizeof temp, c->nn_temperature);
     format_double(lr, sizeof lr, c->nn_lr);
     format_double(wd, sizeof wd, c->nn_weight_decay);
@@ -403,7 +430,9 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      "prior_var = %s\nheldout_games = %" PRIu64 "\nmatch_pairs = %" PRIu64 "\n\n"
                      "[nn]\nshards = %s\npolicy_temperature = %s\npolicy_top = %d\nshard_samples = %" PRIu64
                      "\ntrain = %s\nwindow = %d\nsteps = %" PRId64 "\nbatch = %d\ngrad_chunks = %d\nlr = %s\n"
-                     "weight_decay = %s\nheldout_every = %d\neval_positions = %" PRIu64 "\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\n",
+                     "weight_decay = %s\nheldout_every = %d\neval_positions = %" PRIu64 "\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\n\n"
+                     "[mcgs]\nnet = %s\nrollout_with_net = %d\nhidden_with_net = %s\ngate_pairs = %" PRIu64
+                     "\ngate_threshold = %s\n",
                      c->seed, c->generations, c->games_per_generation, c->output, c->player, c->progress_seconds,
                      c->lexicon,
                      c->ld, c->layout, c->initial_leaves, sched, c->max_forced_games, shrink, c->match_pairs,
@@ -412,6 +441,8 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      c->nn_shards ? "yes" : "no", temp, c->nn_top, c->nn_shard_samples, c->nn_train ? "yes" : "no",
                      c->nn_window, c->nn_steps, c->nn_batch, c->nn_chunks, lr, wd, c->nn_heldout_every,
                      c->nn_eval_positions, c->nn_arch.channels,
-                     c->nn_arch.blocks, c->nn_arch.embed, c->nn_arch.head_hidden, c->nn_arch.h_tiles);
+                     c->nn_arch.blocks, c->nn_arch.embed, c->nn_arch.head_hidden, c->nn_arch.h_tiles,
+                     c->mcgs_net_auto ? "auto" : "none", c->mcgs_rollout_with_net,
+                     c->mcgs_hidden_net ? "net" : "uniform", c->mcgs_gate_pairs, gate);
     return n > 0 && (size_t)n < cap ? n : -1;
 }

@@ -17,8 +17,10 @@
  *   run.games_per_generation  3000     self-play games per generation, all ranks together
  *   run.output                runs/default   the run directory
  *   run.player                static   who plays the self-play games: static (best static
- *                                      equity) or a sim player spec (search/player.h), e.g.
- *                                      sim:plies=2,candidates=10,iterations=50; without
+ *                                      equity), a sim player spec (search/player.h), e.g.
+ *                                      sim:plies=2,candidates=10,iterations=50, or a graph
+ *                                      search spec, e.g. mcgs:visits=200 (without net=: the
+ *                                      loop gives it the model in force, see [mcgs]); without
  *                                      leaves= or req= it plays with the leaves in force
  *   run.progress_seconds      5        seconds between progress lines (0 = only per generation)
  *   lexicon.kwg               SOWPODS  lexicon name (looked up as README says) or .kwg path
@@ -77,6 +79,17 @@
  *   nn.eval_positions         1000     held-out positions evaluated at most per generation
  *   nn.channels / blocks / embed / head_hidden / h_tiles   32 / 3 / 64 / 64 / 1
  *                                      the architecture (nn/model.h)
+ *   [mcgs] applies when run.player is an mcgs: spec (docs/mcgs.md, the generation loop):
+ *   mcgs.net                  auto     auto | none: the search is guided by the promoted model
+ *                                      (none before a generation has promoted one: then it
+ *                                      searches without a net, with its own rollouts)
+ *   mcgs.rollout_with_net     0        leaf rollout plies once a net guides (0 = V values leaves)
+ *   mcgs.hidden_with_net      net      net | uniform: the opponent's rack from H, or uniform
+ *   mcgs.gate_pairs           20       gatekeeper: game pairs of the search with the newly
+ *                                      trained model against the search with the promoted one
+ *                                      (0 = promote every new model)
+ *   mcgs.gate_threshold       50       the new model is promoted if its win share (%) is at
+ *                                      least this
  */
 #ifndef ROOKERY_TRAIN_CONFIG_H
 #define ROOKERY_TRAIN_CONFIG_H
@@ -122,6 +135,10 @@ typedef struct TrainConfig {
     int64_t nn_steps;
     double nn_lr, nn_weight_decay;
     NnArch nn_arch;
+    bool mcgs_net_auto, mcgs_hidden_net;
+    int mcgs_rollout_with_net;
+    uint64_t mcgs_gate_pairs;
+    double mcgs_gate_threshold;
 } TrainConfig;
 
 /* The embedded default configuration, as INI text (also what

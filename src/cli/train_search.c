@@ -1,0 +1,148 @@
+/* train_search.c - the graph search's part of `rookery train`: the model in
+ * force, the self-play player it guides, and the gatekeeper (see train.h
+ * and docs/mcgs.md). Every function here is collective. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/textfile.h"
+#include "reducer/rundir.h"
+#include "train.h"
+
+void train_search_spec(const Trainer *t, int model_gen, bool tmp, char *buf, size_t cap) {
+    if (model_gen <= 0 || !t->cfg.mcgs_net_auto) {
+        snprintf(buf, cap, "%s", t->cfg.player);
+        return;
+    }
+    char dir[RUNDIR_PATH_MAX];
+    rundir_gen_path(t->cfg.output, model_gen, tmp, dir, sizeof dir);
+    bool has_options = strchr(t->cfg.player, ':') != NULL;
+    snprintf(buf, cap, "%s%snet=%s/model.h5,rollout=%d,hidden=%s", t->cfg.player, has_options ? "," : ":", dir,
+             t->cfg.mcgs_rollout_with_net, t->cfg.mcgs_hidden_net ? "net" : "uniform");
+}
+
+/* Opens the search player guided by model_gen's model, with the leaves in
+ * force unless the spec names its own. */
+static int open_search(Trainer *t, Player *p, int model_gen, bool tmp) {
+    char spec[2 * RUNDIR_PATH_MAX];
+    train_search_spec(t, model_gen, tmp, spec, sizeof spec);
+    RkError err;
+    int rc = player_open(p, spec, &t->engine.ld, &err);
+    if (rc == 0) rc = player_check_board(p, t->engine.layout.dim, &err);
+    if (rc != 0) fprintf(stderr, "rookery: rank %d: search player: %s\n", t->comm.rank, err.msg);
+    return rc;
+}
+
+static void borrow_leaves(Trainer *t, Player *p, bool *borrows) {
+    *borrows = false;
+    if (p->leaves == NULL && p->dyn == NULL && !p->leaves_named) {
+        p->leaves = &t->klv;
+        *borrows = true;
+    }
+}
+
+static void close_borrowed(Player *p, bool borrows) {
+    if (borrows) p->leaves = NULL;
+    player_close(p);
+}
+
+/* The model in force after generation `latest`, from its manifest (0 if it
+ * names none). */
+static int read_model_in_force(Trainer *t, int latest) {
+    if (latest <= 0) return 0;
+    char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 32];
+    rundir_gen_path(t->cfg.output, latest, false, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    RkError err;
+    char *text = rk_read_file(path, 1 << 20, NULL, &err);
+    if (text == NULL) return 0;
+    const char *at = strstr(text, "\"model_in_force\": ");
+    int g = at != NULL ? atoi(at + strlen("\"model_in_force\": ")) : 0;
+    free(text);
+    return g > 0 && g <= latest ? g : 0;
+}
+
+int train_search_setup(Trainer *t, int latest) {
+    t->mcgs_loop = strncmp(t->cfg.player, "mcgs", 4) == 0;
+    if (!t->mcgs_loop) return 0;
+    if (t->cfg.mcgs_net_auto && !t->cfg.nn_train) {
+        if (t->comm.rank == 0)
+            fprintf(stderr, "rookery: mcgs.net = auto needs nn.train = yes (the loop trains the model it "
+                            "promotes); set mcgs.net = none for a search without a net\n");
+        return 2;
+    }
+    int in_force = t->comm.rank == 0 ? read_model_in_force(t, latest) : 0;
+    RkError err;
+    if (comm_bcast(&t->comm, &in_force, sizeof in_force, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 1;
+    }
+    t->model_in_force = in_force;
+    int rc = open_search(t, &t->player, in_force, false);
+    t->have_player = rc == 0;
+    if (agree(t, rc != 0) != 0) return 2;
+    borrow_leaves(t, &t->player, &t->player_borrows);
+    t->player_model = in_force;
+    if (in_force > 0) SAY(t, "search: %s guided by gen-%04d/model.h5", t->cfg.player, in_force);
+    else SAY(t, "search: %s without a net (no model promoted yet)", t->cfg.player);
+    return 0;
+}
+
+int train_search_begin_generation(Trainer *t) {
+    if (!t->mcgs_loop || t->player_model == t->model_in_force) return 0;
+    close_borrowed(&t->player, t->player_borrows);
+    t->have_player = false;
+    int rc = open_search(t, &t->player, t->model_in_force, false);
+    t->have_player = rc == 0;
+    if (agree(t, rc != 0) != 0) return 1;
+    borrow_leaves(t, &t->player, &t->player_borrows);
+    t->player_model = t->model_in_force;
+    return 0;
+}
+
+int train_search_gate(Trainer *t, int gen, GenReport *rep) {
+    rep->model_in_force = t->model_in_force;
+    if (!t->mcgs_loop || !t->cfg.mcgs_net_auto || !t->nn_trained) return 0;
+    rep->gate_played = t->cfg.mcgs_gate_pairs > 0;
+    if (!rep->gate_played) {
+        rep->promoted = true;
+    } else {
+        Player cand, cur;
+        bool cand_b = false, cur_b = false;
+        int rc = open_search(t, &cand, gen, true);
+        if (rc == 0) {
+            borrow_leaves(t, &cand, &cand_b);
+            rc = open_search(t, &cur, t->model_in_force, false);
+            if (rc == 0) borrow_leaves(t, &cur, &cur_b);
+            else close_borrowed(&cand, cand_b);
+        }
+        if (agree(t, rc != 0) != 0) {
+            if (rc == 0) {
+                close_borrowed(&cand, cand_b);
+                close_borrowed(&cur, cur_b);
+            }
+            return 1;
+        }
+        rc = train_play_match(t, &cand, &cur, t->cfg.mcgs_gate_pairs, &rep->gate);
+        close_borrowed(&cand, cand_b);
+        close_borrowed(&cur, cur_b);
+        if (rc != 0) return 1;
+        rep->promoted = rep->gate.win_pct >= t->cfg.mcgs_gate_threshold;
+    }
+    int before = t->model_in_force;
+    if (rep->promoted) t->model_in_force = gen;
+    rep->model_in_force = t->model_in_force;
+    char prev[32];
+    if (before > 0) snprintf(prev, sizeof prev, "gen-%04d's", before);
+    else snprintf(prev, sizeof prev, "no net");
+    if (rep->gate_played)
+        SAY(t, "gen %d gate: the search with the new model vs with %s: %.1f%% +/- %.1f (%" PRIu64
+            " pairs, threshold %.1f%%): %s",
+            gen, prev, rep->gate.win_pct, rep->gate.ci95_pct, t->cfg.mcgs_gate_pairs, t->cfg.mcgs_gate_threshold,
+            rep->promoted ? "promoted" : "not promoted");
+    else
+        SAY(t, "gen %d gate: none (mcgs.gate_pairs = 0): promoted", gen);
+    return 0;
+}
