@@ -284,7 +284,7 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
         if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
         c->mcgs_gate_pairs = x;
     } else if (IS("mcgs", "gate_threshold")) {
-        if (parse_double(v, 0.0, 100.0, &c->mcgs_gate_threshold) != 0) return -1;
+        if (parse_double(v, 0.0, 101.0, &c->mcgs_gate_threshold) != 0) return -1;
     } else if (IS("match", "pairs")) {
         if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
         c->match_pairs = x;

@@ -89,7 +89,7 @@
  *                                      trained model against the search with the promoted one
  *                                      (0 = promote every new model)
  *   mcgs.gate_threshold       50       the new model is promoted if its win share (%) is at
- *                                      least this
+ *                                      least this (0..101; above 100: never promote)
  */
 #ifndef ROOKERY_TRAIN_CONFIG_H
 #define ROOKERY_TRAIN_CONFIG_H
