@@ -12,6 +12,8 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 jobs="$(cd "$(dirname "$0")/../../jobs" && pwd)"
 bash -n "$jobs/slurm/train.sbatch" || fail "jobs/slurm/train.sbatch has a syntax error"
 bash -n "$jobs/local.sh" || fail "jobs/local.sh has a syntax error"
+bash -n "$jobs/slurm/mcgs.sbatch" || fail "jobs/slurm/mcgs.sbatch has a syntax error"
+grep -- "--signal=B:USR1@300" >/dev/null "$jobs/slurm/mcgs.sbatch" || fail "mcgs.sbatch without the USR1 warning"
 grep -- "--signal=B:USR1@300" >/dev/null "$jobs/slurm/train.sbatch" || fail "sbatch without the USR1 warning"
 "$bin" match --help | grep "SPEC" >/dev/null || fail "match --help"
 "$bin" train --print-default-config > "$work/default.ini"
@@ -30,7 +32,11 @@ if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
   exit 0
 fi
 export ROOKERY_LEXICON="$kwg"
-expect_exit 2 "unknown kind" "$bin" match --a mcgs --b static --pairs 1
+expect_exit 2 "unknown kind" "$bin" match --a mcts --b static --pairs 1
+expect_exit 2 "visits '0'" "$bin" match --a mcgs:visits=0 --b static --pairs 1
+expect_exit 2 "needs a net" "$bin" match --a mcgs:hidden=net --b static --pairs 1
+expect_exit 2 "rollout >= 1" "$bin" match --a mcgs:rollout=0 --b static --pairs 1
+expect_exit 2 "run.player" "$bin" train --run "$work/r0" "${tiny_nn[@]}" --set run.player=mcgs:net=x.h5
 expect_exit 2 "candidates" "$bin" match --a sim:candidates=0 --b static --pairs 1
 expect_exit 2 "leaves= or req=" "$bin" match --a sim:leaves=zero,req=x.req --b static --pairs 1
 expect_exit 2 "whole number" "$bin" match --a sim:plies=2.5 --b static --pairs 1
@@ -43,6 +49,10 @@ expect_exit 2 "nope.klv2" "$bin" match --a static:leaves=/nope.klv2 --b static -
 [ "$(cat "$work/r1/LATEST")" = "gen-0001" ] || fail "LATEST after a one-process run"
 "$bin" train --config "$jobs/example.ini" --run "$work/r2" "${tiny_nn[@]}" --set run.games_per_generation=10 \
   --set run.generations=1 --set match.pairs=0 > "$work/log2" 2>&1 || { cat "$work/log2"; fail "jobs/example.ini does not load"; }
+"$bin" train --config "$jobs/mcgs.ini" --run "$work/r3" "${tiny_nn[@]}" --set run.games_per_generation=4 \
+  --set run.player=mcgs:visits=4,candidates=3 --set run.generations=1 --set match.pairs=0 --set spv.heldout_games=0 \
+  --set mcgs.gate_pairs=1 > "$work/log3" 2>&1 || { cat "$work/log3"; fail "jobs/mcgs.ini does not load"; }
+grep '"model_in_force"' >/dev/null "$work/r3/gen-0001/manifest.json" || fail "jobs/mcgs.ini run without a search manifest"
 "$bin" train --run "$work/r1" "${tiny_nn[@]}" --set run.generations=1 | grep "nothing to do" >/dev/null || fail "rerun of a finished run"
 # a malformed LATEST is reported, not overwritten
 echo garbage > "$work/r1/LATEST"
