@@ -66,10 +66,12 @@ int cmd_report(int argc, char **argv) {
     char *header = strtok_r(text, "\n", &save);
     char *names[MAX_COLS];
     int ncols = header ? split(header, names, MAX_COLS) : 0;
-    const char *want[] = {"generation", "games", "games_per_s", "wall_s", "mean_best_equity", "leave_change_rms",
-                          "racks_observed", "forced_games", "match_win_pct", "nn_loss_last", "nn_p_top1"};
+    const char *want[] = {"generation",     "games",        "games_per_s",   "wall_s",
+                          "mean_best_equity", "leave_change_rms", "racks_observed", "forced_games",
+                          "match_win_pct",  "nn_loss_last", "nn_p_top1",     "gate_pairs",
+                          "gate_win_pct",   "model_in_force"};
     const int nwant = (int)(sizeof want / sizeof want[0]);
-    int idx[11];
+    int idx[14];
     for (int i = 0; i < nwant; i++) {
         idx[i] = column(names, ncols, want[i]);
         if (idx[i] < 0 && i < 6) {
@@ -78,9 +80,13 @@ int cmd_report(int argc, char **argv) {
             return 2;
         }
     }
-    printf("%4s %9s %9s %8s %12s %12s %14s %8s %10s %8s %8s\n", "gen", "games", "games/s", "wall s", "mean equity",
+    /* the search's loop: the gatekeeper's result and the model in force */
+    bool search = idx[11] >= 0 && idx[12] >= 0 && idx[13] >= 0;
+    printf("%4s %9s %9s %8s %12s %12s %14s %8s %10s %8s %8s", "gen", "games", "games/s", "wall s", "mean equity",
            "leave chg", "racks seen", "forced", "vs zero %", "nn loss", "P top-1");
-    int rows = 0, trained = column(names, ncols, "nn_trained");
+    if (search) printf(" %8s %8s", "gate %", "in force");
+    printf("\n");
+    int rows = 0, gates = 0, trained = column(names, ncols, "nn_trained");
     for (char *line = strtok_r(NULL, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         char *f[MAX_COLS];
         int n = split(line, f, MAX_COLS);
@@ -91,9 +97,15 @@ int cmd_report(int argc, char **argv) {
         }
         /* the network's columns are blank in generations that did not train it */
         bool nn = trained >= 0 && idx[9] >= 0 && idx[10] >= 0 && strcmp(f[trained], "1") == 0;
-        printf("%4s %9s %9s %8s %12s %12s %14s %8s %10s %8s %8s\n", f[idx[0]], f[idx[1]], f[idx[2]], f[idx[3]],
+        printf("%4s %9s %9s %8s %12s %12s %14s %8s %10s %8s %8s", f[idx[0]], f[idx[1]], f[idx[2]], f[idx[3]],
                f[idx[4]], f[idx[5]], f[idx[6]], idx[7] >= 0 ? f[idx[7]] : "-", idx[8] >= 0 ? f[idx[8]] : "-",
                nn ? f[idx[9]] : "-", nn ? f[idx[10]] : "-");
+        if (search) {
+            bool gated = strcmp(f[idx[11]], "0") != 0;
+            gates += gated;
+            printf(" %8s %8s", gated ? f[idx[12]] : "-", f[idx[13]]);
+        }
+        printf("\n");
         rows++;
     }
     free(text);
@@ -117,12 +129,12 @@ int cmd_report(int argc, char **argv) {
     /* columns are 1-based in gnuplot */
     fprintf(gp,
             "set terminal pngcairo size 1200,800\nset output '%s'\nset datafile separator ','\n"
-            "set multiplot layout 3,2 title 'rookery run %s'\nset grid\nset xtics 1\nset xlabel 'generation'\n"
+            "set multiplot layout %d,2 title 'rookery run %s'\nset grid\nset xtics 1\nset xlabel 'generation'\n"
             "plot '%s' using %d:%d every ::1 with linespoints title 'games/s'\n"
             "plot '%s' using %d:%d every ::1 with linespoints title 'mean best-move equity'\n"
             "plot '%s' using %d:%d every ::1 with linespoints title 'leave change (rms, points)'\n"
             "plot '%s' using %d:%d every ::1 with linespoints title 'racks observed'\n",
-            png, run, path, idx[0] + 1, idx[2] + 1, path, idx[0] + 1, idx[4] + 1, path, idx[0] + 1, idx[5] + 1,
+            png, gates > 0 ? 4 : 3, run, path, idx[0] + 1, idx[2] + 1, path, idx[0] + 1, idx[4] + 1, path, idx[0] + 1, idx[5] + 1,
             path, idx[0] + 1, idx[6] + 1);
     if (idx[8] >= 0)
         fprintf(gp, "plot '%s' using %d:%d every ::1 with linespoints title 'win %% vs zero leaves'\n", path,
@@ -130,6 +142,11 @@ int cmd_report(int argc, char **argv) {
     if (idx[10] >= 0)
         fprintf(gp, "plot '%s' using %d:($%d*100) every ::1 with linespoints title 'network: held-out P top-1 %%'\n",
                 path, idx[0] + 1, idx[10] + 1);
+    if (gates > 0) /* generations without a gate (gate_pairs 0) are left out */
+        fprintf(gp,
+                "plot '%s' using %d:($%d > 0 ? $%d : 1/0) every ::1 with linespoints title 'gate: search with the new "
+                "net vs the net in force, win %%'\n",
+                path, idx[0] + 1, idx[11] + 1, idx[12] + 1);
     fprintf(gp, "unset multiplot\n");
     int rc = pclose(gp);
     if (rc != 0 || access(png, F_OK) != 0) {

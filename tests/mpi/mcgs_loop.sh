@@ -46,4 +46,8 @@ grep -q "search: mcgs:visits=12,candidates=5 guided by gen-0002/model.h5" "$work
   || { cat "$work/resume.log"; fail "the resumed run should search with gen-0002's model"; }
 grep -q "gen 3 gate: .*not promoted" "$work/resume.log" || { cat "$work/resume.log"; fail "gen 3 gate"; }
 grep -q '"model_in_force": 2' "$work/np2/gen-0003/manifest.json" || fail "gen 2's model should stay in force"
+# rookery report shows the gate's curve and the model in force
+"$bin" report "$work/np2" --png "$work/r.png" > "$work/report.txt" 2>&1 || true
+grep -q "gate %" "$work/report.txt" || { cat "$work/report.txt"; fail "report without the gate column"; }
+awk '$1 == 3 {print $NF}' "$work/report.txt" | grep -qx 2 || { cat "$work/report.txt"; fail "report: gen 3 should keep model 2"; }
 echo "mcgs_loop: promotion, visit targets, identical snapshots at np 1, 2, 3, resume"
