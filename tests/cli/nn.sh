@@ -66,7 +66,14 @@ if /usr/bin/python3 -c "import h5py" 2>/dev/null; then
   /usr/bin/python3 -c "import h5py,sys; f=h5py.File(sys.argv[1],'r+'); f.attrs['feature_version']=99; f.close()" "$work/v2.h5"
   expect_error 2 "feature version" "$bin" nn eval --run "$run" --model "$work/v2.h5"
   expect_error 2 "feature version" "$bin" match --a "nn:greedy,model=$work/v2.h5" --b static --pairs 1
+  expect_error 2 "feature version" "$bin" match --a "mcgs:visits=4,net=$work/v2.h5,rollout=0" --b static --pairs 1
 else
   echo "note: h5py is not installed; the Python examples were not run"
 fi
+# the search guided by the model: a short match, and the benchmark's figures
+"$bin" match --a "mcgs:visits=6,candidates=4,net=$model,rollout=0,hidden=net,batch=4" --b static --pairs 1 \
+  | grep -q "pairs 1, games 2" || fail "match with the net-guided search"
+out=$("$bin" bench mcgs --player "mcgs:visits=8,candidates=4,net=$model,rollout=0,batch=4" --positions 2)
+echo "$out" | grep -q "average batch" || fail "bench mcgs with a net: $out"
+expect_error 2 "not an mcgs" "$bin" bench mcgs --player static --positions 1
 echo "nn.sh: all checks passed"
