@@ -24,10 +24,12 @@ void train_search_spec(const Trainer *t, int model_gen, bool tmp, char *buf, siz
 }
 
 /* Opens the search player guided by model_gen's model, with the leaves in
- * force unless the spec names its own. */
-static int open_search(Trainer *t, Player *p, int model_gen, bool tmp) {
-    char spec[2 * RUNDIR_PATH_MAX];
-    train_search_spec(t, model_gen, tmp, spec, sizeof spec);
+ * force unless the spec names its own. A gate's players play their most
+ * visited move (no move temperature: it would only add noise to the match). */
+static int open_search(Trainer *t, Player *p, int model_gen, bool tmp, bool gate) {
+    char spec[2 * RUNDIR_PATH_MAX + 32];
+    train_search_spec(t, model_gen, tmp, spec, sizeof spec - 32);
+    if (gate) strcat(spec, strchr(spec, ':') ? ",temperature=0" : ":temperature=0");
     RkError err;
     int rc = player_open(p, spec, &t->engine.ld, &err);
     if (rc == 0) rc = player_check_board(p, t->engine.layout.dim, &err);
@@ -80,7 +82,7 @@ int train_search_setup(Trainer *t, int latest) {
         return 1;
     }
     t->model_in_force = in_force;
-    int rc = open_search(t, &t->player, in_force, false);
+    int rc = open_search(t, &t->player, in_force, false, false);
     t->have_player = rc == 0;
     if (agree(t, rc != 0) != 0) return 2;
     borrow_leaves(t, &t->player, &t->player_borrows);
@@ -94,7 +96,7 @@ int train_search_begin_generation(Trainer *t) {
     if (!t->mcgs_loop || t->player_model == t->model_in_force) return 0;
     close_borrowed(&t->player, t->player_borrows);
     t->have_player = false;
-    int rc = open_search(t, &t->player, t->model_in_force, false);
+    int rc = open_search(t, &t->player, t->model_in_force, false, false);
     t->have_player = rc == 0;
     if (agree(t, rc != 0) != 0) return 1;
     borrow_leaves(t, &t->player, &t->player_borrows);
@@ -111,10 +113,10 @@ int train_search_gate(Trainer *t, int gen, GenReport *rep) {
     } else {
         Player cand, cur;
         bool cand_b = false, cur_b = false;
-        int rc = open_search(t, &cand, gen, true);
+        int rc = open_search(t, &cand, gen, true, true);
         if (rc == 0) {
             borrow_leaves(t, &cand, &cand_b);
-            rc = open_search(t, &cur, t->model_in_force, false);
+            rc = open_search(t, &cur, t->model_in_force, false, true);
             if (rc == 0) borrow_leaves(t, &cur, &cur_b);
             else close_borrowed(&cand, cand_b);
         }
