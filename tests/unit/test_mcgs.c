@@ -22,6 +22,7 @@
 #include "search/mcgs.h"
 #include "search/player.h"
 #include "testutil.h"
+#include "worker/samples.h"
 
 typedef struct Env {
     LetterDist ld;
@@ -399,6 +400,54 @@ static void test_with_random_net(void) {
     env_close(&e);
 }
 
+/* ------------------------------------------------------------ visit targets */
+
+/* A search's visit counts become the sample's P target; unvisited moves are
+ * dropped; no visits at all (one legal move) leave the played move. */
+static void test_visit_targets(void) {
+    Env e;
+    if (!env_open(&e)) return;
+    RkError err;
+    McgsConfig c = config(60, 1);
+    McgsSearch s;
+    CU_ASSERT_FATAL(mcgs_search_init(&s, &c, &err) == 0);
+    McgsResult *r = malloc(sizeof *r);
+    position(&e, 2, 50);
+    CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r, &err) == 0);
+    ShardSet set;
+    shardset_init(&set);
+    SampleRecorder rec;
+    samples_init(&rec, &set, 1.0, 16, NULL, NULL);
+    samples_begin_game(&rec, 7, 1);
+    samples_record_visits(&rec, e.g, &r->moves[r->best], r->packed, r->visits, r->count);
+    CU_ASSERT_FATAL(set.n == 1);
+    uint32_t visited = 0;
+    for (int a = 0; a < r->count; a++) visited += r->visits[a] > 0;
+    CU_ASSERT_EQUAL(set.s[0].policy_count, visited);
+    double sum = 0.0;
+    for (uint32_t k = 0; k < set.s[0].policy_count; k++) {
+        const PackedMove *pm = &set.pmove[set.s[0].policy_start + k];
+        int a = 0;
+        while (a < r->count && !packed_equal(&r->packed[a], pm)) a++;
+        CU_ASSERT_FATAL(a < r->count);
+        CU_ASSERT_DOUBLE_EQUAL(set.pprob[set.s[0].policy_start + k], r->visits[a] / 60.0, 1e-6);
+        sum += set.pprob[set.s[0].policy_start + k];
+    }
+    CU_ASSERT_DOUBLE_EQUAL(sum, 1.0, 1e-5);
+    /* no visits: the played move alone */
+    uint32_t none[MCGS_MAX_CANDIDATES] = {0};
+    samples_record_visits(&rec, e.g, &r->moves[0], r->packed, none, r->count);
+    CU_ASSERT_FATAL(set.n == 2);
+    CU_ASSERT_EQUAL(set.s[1].policy_count, 1);
+    CU_ASSERT(packed_equal(&set.pmove[set.s[1].policy_start], &r->packed[0]));
+    CU_ASSERT_DOUBLE_EQUAL(set.pprob[set.s[1].policy_start], 1.0, 1e-9);
+    samples_free(&rec);
+    shardset_free(&set);
+    mcgs_search_free(&s);
+    free(r);
+    env_close(&e);
+}
+
 /* ------------------------------------------------------------ errors */
 
 static void test_bad_configs(void) {
@@ -449,6 +498,7 @@ int main(void) {
         {"searches: accounting, fixed points, determinism, batches", test_search_accounting_and_determinism},
         {"worlds: exact in the endgame, sampled before", test_worlds_exact_in_endgame},
         {"guided by a random network", test_with_random_net},
+        {"visit distributions as P targets", test_visit_targets},
         {"bad configurations", test_bad_configs},
         CU_TEST_INFO_NULL,
     };
