@@ -232,18 +232,21 @@ int nn_step_row_add(const NnModel *m, NnBatch *b, int i, const PackedMove *pm, i
     return row;
 }
 
-int nn_policy_all(const NnModel *m, NnBatch *b, int i, double *logp) {
+/* log P of the legal moves of position i whose sub-move is marked in take
+ * (NULL: all) into logp (the others are left as they are): one batched
+ * step-head pass over every distinct step prefix of those moves. */
+static void policy_subset(const NnModel *m, NnBatch *b, int i, const float *sublogp, const uint8_t *take,
+                          double *logp) {
     const NnLegal *lg = &b->legal[i];
-    int per = m->ps.submoves, T = m->ps.tokens;
-    float *sublogp = malloc((size_t)per * sizeof(float));
+    int T = m->ps.tokens;
     int *rowof = malloc(((size_t)lg->n * RK_RACK_SIZE + 1) * sizeof(int));
-    if (!sublogp || !rowof) abort();
-    nn_log_softmax_masked(b->sub + (size_t)i * (size_t)per, b->sub_mask + (size_t)i * (size_t)per, per, sublogp);
+    if (!rowof) abort();
     NnRows *r = &b->steps;
     r->n = 0;
     int Hh = m->arch.head_hidden;
     for (int j = 0; j < lg->n; j++) {
         const NnLegalMove *x = &lg->m[j], *prev = j ? &lg->m[j - 1] : NULL;
+        if (take != NULL && !take[x->submove]) continue; /* a whole sub-move is taken or not */
         for (int k = 0; k < x->pm.n; k++) {
             bool same = prev && prev->submove == x->submove && memcmp(prev->tokens, x->tokens, (size_t)k) == 0;
             int row;
@@ -262,20 +265,106 @@ int nn_policy_all(const NnModel *m, NnBatch *b, int i, double *logp) {
             if (v > *pr) *pr = v;
         }
     }
-    nn_rows_forward(m, &m->step_hidden, &m->step_out, r, nn_score_prior(m)[1]);
+    if (r->n > 0) nn_rows_forward(m, &m->step_hidden, &m->step_out, r, nn_score_prior(m)[1]);
     for (int row = 0; row < r->n; row++) {
         float *o = r->out + (size_t)row * (size_t)T;
         nn_log_softmax_masked(o, r->mask + (size_t)row * (size_t)T, T, o);
     }
     for (int j = 0; j < lg->n; j++) {
         const NnLegalMove *x = &lg->m[j];
+        if (take != NULL && !take[x->submove]) continue;
         double lp = sublogp[x->submove];
         for (int k = 0; k < x->pm.n; k++) lp += r->out[(size_t)rowof[j * RK_RACK_SIZE + k] * (size_t)T + x->tokens[k]];
         logp[j] = lp;
     }
-    free(sublogp);
     free(rowof);
-    return lg->n;
+}
+
+int nn_policy_all(const NnModel *m, NnBatch *b, int i, double *logp) {
+    int per = m->ps.submoves;
+    float *sublogp = malloc((size_t)per * sizeof(float));
+    if (!sublogp) abort();
+    nn_log_softmax_masked(b->sub + (size_t)i * (size_t)per, b->sub_mask + (size_t)i * (size_t)per, per, sublogp);
+    policy_subset(m, b, i, sublogp, NULL, logp);
+    free(sublogp);
+    return b->legal[i].n;
+}
+
+typedef struct SubGroup {
+    float lp;       /* the sub-move's log-probability: a bound on its moves' */
+    int first, n;   /* its legal moves (contiguous: the list is sorted by sub-move) */
+} SubGroup;
+
+static int by_lp_desc(const void *pa, const void *pb) {
+    const SubGroup *a = pa, *b = pb;
+    if (a->lp != b->lp) return a->lp > b->lp ? -1 : 1;
+    return a->first - b->first;
+}
+
+int nn_policy_top(const NnModel *m, NnBatch *b, int i, int k, int *top, double *top_logp) {
+    const NnLegal *lg = &b->legal[i];
+    int per = m->ps.submoves, n = lg->n;
+    if (k > n) k = n;
+    float *sublogp = malloc((size_t)per * sizeof(float));
+    uint8_t *take = calloc((size_t)per, 1);
+    double *logp = malloc(((size_t)n + 1) * sizeof(double));
+    SubGroup *g = malloc(((size_t)n + 1) * sizeof(SubGroup));
+    if (!sublogp || !take || !logp || !g) abort();
+    nn_log_softmax_masked(b->sub + (size_t)i * (size_t)per, b->sub_mask + (size_t)i * (size_t)per, per, sublogp);
+    int groups = 0;
+    for (int j = 0; j < n; j++) {
+        logp[j] = -INFINITY;
+        if (j == 0 || lg->m[j].submove != lg->m[j - 1].submove)
+            g[groups++] = (SubGroup){sublogp[lg->m[j].submove], j, 0};
+        g[groups - 1].n++;
+    }
+    qsort(g, (size_t)groups, sizeof *g, by_lp_desc);
+    /* waves of sub-moves, best first, until the k-th best move found beats
+     * every sub-move left (a move's log P is at most its sub-move's) */
+    int done = 0, target = 4 * k, found = 0;
+    while (done < groups) {
+        int taken = 0;
+        memset(take, 0, (size_t)per);
+        while (done < groups && (taken == 0 || found + taken < target)) {
+            take[lg->m[g[done].first].submove] = 1;
+            taken += g[done].n;
+            done++;
+        }
+        policy_subset(m, b, i, sublogp, take, logp);
+        found += taken;
+        if (done == groups || found < k) {
+            target *= 2;
+            continue;
+        }
+        /* the k-th best so far */
+        double kth = INFINITY;
+        for (int q = 0; q < k; q++) {
+            double best = -INFINITY;
+            for (int j = 0; j < n; j++)
+                if (logp[j] < kth && logp[j] > best) best = logp[j];
+            kth = best;
+        }
+        if (kth > (double)g[done].lp) break;
+        target *= 2;
+    }
+    /* the k best, in order (ties: the earlier move) */
+    for (int q = 0; q < k; q++) {
+        int arg = -1;
+        for (int j = 0; j < n; j++)
+            if (logp[j] > -INFINITY && (arg < 0 || logp[j] > logp[arg])) arg = j;
+        if (arg < 0) {
+            k = q;
+            break;
+        }
+        top[q] = arg;
+        top_logp[q] = logp[arg];
+        logp[arg] = -INFINITY;
+    }
+    free(sublogp);
+    free(take);
+    free(logp);
+    free(g);
+    return k;
 }
 
 double nn_policy_logprob(const NnModel *m, NnBatch *b, int i, const PackedMove *pm) {

@@ -88,6 +88,14 @@ static inline const float *nn_score_prior(const NnModel *m) { return nnp_w(&m->p
  * after nn_forward_submoves. Every distinct step prefix is one row of one
  * batched step-head pass. Returns the number of legal moves. */
 int nn_policy_all(const NnModel *m, NnBatch *b, int i, double *logp);
+/* The k most probable legal moves of position i (after nn_forward_submoves):
+ * their indices in b->legal[i] into top[0..) and their log P, best first
+ * (ties: the earlier in the legal list, as nn_policy_all would rank them).
+ * Exact, but it only runs the step head for the moves of the most probable
+ * sub-moves: a move's log P is at most its sub-move's, so once the k-th
+ * best found beats every sub-move left, the rest cannot enter. Returns
+ * min(k, legal moves). */
+int nn_policy_top(const NnModel *m, NnBatch *b, int i, int k, int *top, double *top_logp);
 /* log P of one move of position i (after nn_forward_submoves): its
  * sub-move and its steps only; -INFINITY if it is not legal. */
 double nn_policy_logprob(const NnModel *m, NnBatch *b, int i, const PackedMove *pm);

@@ -90,7 +90,6 @@ void mcgs_search_free(McgsSearch *s) {
     mcgs_graph_free(&s->graph);
     movelist_free(&s->scratch);
     free(s->pending);
-    free(s->logp);
     memset(s, 0, sizeof *s);
 }
 
@@ -267,15 +266,6 @@ static int evaluate_static(McgsSearch *s, McgsPending *p) {
     return 0;
 }
 
-static int logp_reserve(McgsSearch *s, int n) {
-    if (n <= s->logp_cap) return 0;
-    double *p = realloc(s->logp, (size_t)n * sizeof *p);
-    if (p == NULL) return -1;
-    s->logp = p;
-    s->logp_cap = n;
-    return 0;
-}
-
 /* Evaluates the leaves of pending[0..n) with the net, in one batch: the K
  * most probable moves with P renormalised over them, and V (or a rollout). */
 static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, McgsResult *st) {
@@ -294,31 +284,19 @@ static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, McgsResult *
     for (int j = 0; j < n; j++) {
         McgsPending *p = &pending[j];
         const NnLegal *lg = &s->leaves.legal[j];
-        if (logp_reserve(s, lg->n) != 0) return -1;
-        int count = nn_policy_all(m, &s->leaves, j, s->logp);
-        if (count <= 0) return -1;
-        int k = count < c->candidates ? count : c->candidates;
-        if (add_edges(s, p->leaf, k) != 0) return -1;
+        int top[MCGS_MAX_CANDIDATES];
+        double lp[MCGS_MAX_CANDIDATES];
+        int k = nn_policy_top(m, &s->leaves, j, c->candidates, top, lp);
+        if (k <= 0 || add_edges(s, p->leaf, k) != 0) return -1;
         McgsNode *nd = &s->graph.nodes[p->leaf];
-        double sum = 0.0, top = -INFINITY;
-        for (int a = 0; a < k; a++) { /* selection of the K most probable, in order */
-            int arg = -1;
-            for (int q = 0; q < count; q++)
-                if (s->logp[q] > -INFINITY && (arg < 0 || s->logp[q] > s->logp[arg])) arg = q;
-            if (arg < 0) { /* fewer finite entries than K */
-                k = a;
-                nd->n_edges = (uint32_t)k;
-                break;
-            }
+        double sum = 0.0;
+        for (int a = 0; a < k; a++) {
             McgsEdge *e = &s->graph.edges[nd->first_edge + a];
-            e->move = lg->m[arg].pm;
-            e->reward = lg->m[arg].score;
-            if (a == 0) top = s->logp[arg];
-            e->prior = (float)exp(s->logp[arg] - top);
+            e->move = lg->m[top[a]].pm;
+            e->reward = lg->m[top[a]].score;
+            e->prior = (float)exp(lp[a] - lp[0]);
             sum += e->prior;
-            s->logp[arg] = -INFINITY;
         }
-        if (k == 0) return -1;
         for (int a = 0; a < k; a++) s->graph.edges[nd->first_edge + a].prior /= (float)sum;
         if (c->rollout == 0) {
             const Game *w = &p->game;

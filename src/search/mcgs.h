@@ -117,8 +117,6 @@ typedef struct McgsSearch {
     NnFeatureContext fc;
     NnBatch leaves, root_batch, side_batch;  /* with a net */
     bool nn_ready;
-    double *logp;
-    int logp_cap;
 } McgsSearch;
 
 /* Checks the config and allocates. */

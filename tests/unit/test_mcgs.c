@@ -448,6 +448,63 @@ static void test_visit_targets(void) {
     env_close(&e);
 }
 
+/* nn_policy_top (the search's candidates under P) is the top of
+ * nn_policy_all, on positions of the opening, middle and end of games. */
+static void test_policy_top_matches_all(void) {
+    Env e;
+    if (!env_open(&e)) return;
+    RkError err;
+    NnArch arch = {.channels = 8, .blocks = 1, .embed = 16, .head_hidden = 16, .h_tiles = 1};
+    NnModel m;
+    CU_ASSERT_FATAL(nn_model_init(&m, &arch, &e.ld, 15, 9, &err) == 0);
+    NnFeatureContext fc;
+    nn_feature_context(&fc, &e.ld, &e.lay, &e.kwg);
+    NnBatch b;
+    CU_ASSERT_FATAL(nn_batch_init(&b, &m, &fc, 1, &err) == 0);
+    int checked = 0, mismatched = 0;
+    for (uint64_t gi = 0; gi < 6; gi++) {
+        for (int bag = 86; bag >= 0; bag -= 43) {
+            position(&e, gi, bag);
+            if (game_over(e.g)) continue;
+            Position pos;
+            position_from_game(&pos, e.g);
+            nn_batch_set(&b, &m, 0, &pos);
+            nn_forward_trunk(&m, &b, 1);
+            nn_forward_submoves(&m, &b, 1);
+            int n = b.legal[0].n;
+            double *all = malloc((size_t)n * sizeof *all);
+            CU_ASSERT_FATAL(nn_policy_all(&m, &b, 0, all) == n);
+            static const int ks[] = {1, 5, 16, 64};
+            for (int t = 0; t < 4; t++) {
+                int k = ks[t], top[64];
+                double lp[64];
+                int got = nn_policy_top(&m, &b, 0, k, top, lp);
+                CU_ASSERT_EQUAL(got, k < n ? k : n);
+                /* the reference: the k best of all, ties to the earlier */
+                double *copy = malloc((size_t)n * sizeof *copy);
+                memcpy(copy, all, (size_t)n * sizeof *copy);
+                for (int q = 0; q < got; q++) {
+                    int arg = 0;
+                    for (int j = 1; j < n; j++)
+                        if (copy[j] > copy[arg]) arg = j;
+                    /* the same move, or a near tie (float rounding of another batch of rows) */
+                    if (top[q] != arg && fabs(all[top[q]] - all[arg]) > 1e-4) mismatched++;
+                    CU_ASSERT(fabs(lp[q] - all[top[q]]) < 1e-4);
+                    copy[arg] = -INFINITY;
+                    checked++;
+                }
+                free(copy);
+            }
+            free(all);
+        }
+    }
+    CU_ASSERT_EQUAL(mismatched, 0);
+    CU_ASSERT(checked > 300);
+    nn_batch_free(&b);
+    nn_model_free(&m);
+    env_close(&e);
+}
+
 /* ------------------------------------------------------------ errors */
 
 static void test_bad_configs(void) {
@@ -499,6 +556,7 @@ int main(void) {
         {"worlds: exact in the endgame, sampled before", test_worlds_exact_in_endgame},
         {"guided by a random network", test_with_random_net},
         {"visit distributions as P targets", test_visit_targets},
+        {"nn_policy_top is the top of nn_policy_all", test_policy_top_matches_all},
         {"bad configurations", test_bad_configs},
         CU_TEST_INFO_NULL,
     };
