@@ -379,6 +379,10 @@ static Descent descend(McgsSearch *s, uint32_t root_node, uint64_t index, McgsPe
     p->leaf = 0;
     uint32_t node = root_node;
     for (;;) {
+        /* the opponent's view: the root player's rack re-dealt before the
+         * node is valued or searched (its rollout would see the real one) */
+        if (s->cfg.resample != MCGS_RESAMPLE_NO && p->len > 0 && w->on_turn != root_player && w->bag.count > 0)
+            resample_root_rack(s, w, &resample);
         McgsNode *nd = &g->nodes[node];
         if (nd->state == MCGS_NODE_NEW) {
             nd->state = MCGS_NODE_PENDING;
@@ -393,8 +397,6 @@ static Descent descend(McgsSearch *s, uint32_t root_node, uint64_t index, McgsPe
             backup(s, p);
             return DESCENT_DONE;
         }
-        if (s->cfg.resample != MCGS_RESAMPLE_NO && p->len > 0 && w->on_turn != root_player && w->bag.count > 0)
-            resample_root_rack(s, w, &resample);
         uint32_t edge = select_edge(s, node);
         McgsEdge *e = &g->edges[edge];
         e->inflight++;
