@@ -299,6 +299,14 @@ static void test_search_accounting_and_determinism(void) {
             CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r2, &err) == 0);
             CU_ASSERT(memcmp(r1->value, r2->value, sizeof r1->value) != 0);
             s.cfg.seed = c.seed;
+            /* re-dealing the root player's rack at the opponent's nodes
+             * changes what the playouts see */
+            s.cfg.resample = MCGS_RESAMPLE_UNIFORM;
+            CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r2, &err) == 0);
+            CU_ASSERT_EQUAL(r2->playouts, 120);
+            CU_ASSERT(memcmp(r1->value, r2->value, sizeof r1->value) != 0);
+            check_graph(&s);
+            s.cfg.resample = MCGS_RESAMPLE_NO;
         }
         mcgs_search_free(&s);
     }
