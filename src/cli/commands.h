@@ -15,5 +15,6 @@ int cmd_info(int argc, char **argv);
 int cmd_leaves(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_nn(int argc, char **argv);
+int cmd_endgame(int argc, char **argv);
 
 #endif

@@ -1,0 +1,171 @@
+/* rookery endgame: a player's moves in empty-bag positions against the exact
+ * solver (worker/endgame_study.h, search/endgame.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "core/cgp.h"
+#include "worker/endgame_study.h"
+
+#define PROGRESS_SECONDS 10.0
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: rookery endgame --player SPEC [--positions N] [--max-tiles T] [--seed S]\n"
+            "                       [--max-nodes N] [--table-bits B] [--show]\n"
+            "                       [--lexicon FILE.kwg] [--ld english|FILE.csv] [--layout standard15|FILE.txt]\n"
+            "\n"
+            "Endgame study: N positions (default 100) made from the seed (default 1), each from one\n"
+            "static game (best score) played until the bag is empty and then on until both racks hold\n"
+            "at most T tiles (default 3; games that end first are skipped). The same seed and T give the\n"
+            "same positions for every player. Each position is solved exactly (every move's value:\n"
+            "final spread change under optimal play by both sides) and the player chooses its move.\n"
+            "Prints the share of positions where the player's move is best, the mean points lost\n"
+            "against the best move, and the solver's nodes and time; progress on stderr every %.0f s.\n"
+            "  --player SPEC   static[:leaves=F.klv2|zero], sim:..., nn:... (see rookery match --help)\n"
+            "  --max-nodes N   the solver's budget of positions per solve (default %llu); a position\n"
+            "                  over it is counted as unsolved and left out\n"
+            "  --table-bits B  transposition table of 2^B entries of 16 bytes (default %d; 0 = none)\n"
+            "  --show          one line a position: game, CGP, the player's move, the best, the loss\n",
+            PROGRESS_SECONDS, (unsigned long long)ENDGAME_DEFAULT_MAX_NODES, ENDGAME_DEFAULT_TABLE_BITS);
+}
+
+typedef struct EndgameJob {
+    const char *spec, *lexicon, *ld_name, *layout_name;
+    EndgameStudyConfig cfg;
+    bool show;
+    double t0, last;
+    const EndgameStudyResult *running; /* the totals so far, for progress */
+} EndgameJob;
+
+static int parse_args(EndgameJob *j, int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char **slot = NULL;
+        int rc = 0;
+        uint64_t u = 0;
+        if (cli_is_help(a)) {
+            usage(stdout);
+            return 1;
+        }
+        if (strcmp(a, "--show") == 0) {
+            j->show = true;
+            continue;
+        }
+        if (strcmp(a, "--player") == 0) slot = &j->spec;
+        else if (strcmp(a, "--lexicon") == 0) slot = &j->lexicon;
+        else if (strcmp(a, "--ld") == 0) slot = &j->ld_name;
+        else if (strcmp(a, "--layout") == 0) slot = &j->layout_name;
+        if (slot != NULL && v != NULL) {
+            *slot = v;
+        } else if (strcmp(a, "--positions") == 0) {
+            rc = cli_parse_int(a, v, 1, 10000000, &j->cfg.positions);
+        } else if (strcmp(a, "--max-tiles") == 0) {
+            rc = cli_parse_int(a, v, 1, RK_RACK_SIZE, &j->cfg.max_tiles);
+        } else if (strcmp(a, "--seed") == 0) {
+            rc = cli_parse_u64(a, v, UINT64_MAX, &j->cfg.seed);
+        } else if (strcmp(a, "--max-nodes") == 0) {
+            rc = cli_parse_u64(a, v, UINT64_MAX, &u);
+            if (rc == 0 && u == 0) {
+                fprintf(stderr, "rookery endgame: --max-nodes must be at least 1\n");
+                rc = -1;
+            }
+            j->cfg.solver.max_nodes = u;
+        } else if (strcmp(a, "--table-bits") == 0) {
+            rc = cli_parse_int(a, v, 0, ENDGAME_MAX_TABLE_BITS, &j->cfg.solver.table_bits);
+        } else {
+            fprintf(stderr, "rookery endgame: unknown or incomplete option '%s' (see --help)\n", a);
+            return -1;
+        }
+        if (rc != 0) return -1;
+        i++;
+    }
+    if (j->spec == NULL) {
+        fprintf(stderr, "rookery endgame: --player is required (see --help)\n");
+        return -1;
+    }
+    return 0;
+}
+
+static void observe(const EndgameStudyItem *it, void *ctx) {
+    EndgameJob *j = ctx;
+    if (j->show) {
+        char cgp[1024], chosen[128], best[128];
+        cgp_write(it->game, NULL, cgp, sizeof cgp);
+        move_to_string(&it->chosen, &it->game->board, it->game->ld, chosen, sizeof chosen);
+        if (it->solved != NULL) {
+            const EndgameResult *s = it->solved;
+            move_to_string(&s->moves[s->best], &it->game->board, it->game->ld, best, sizeof best);
+            printf("position %d (game %llu): %s | player %s (%+d) | best %s (%+d) | loss %d | %llu nodes\n",
+                   it->index, (unsigned long long)it->game_index, cgp, chosen, s->values[it->chosen_index], best,
+                   s->best_value, it->loss, (unsigned long long)s->nodes);
+        } else {
+            printf("position %d (game %llu): %s | player %s | unsolved (node budget)\n", it->index,
+                   (unsigned long long)it->game_index, cgp, chosen);
+        }
+        fflush(stdout);
+    }
+    double now = cli_now();
+    if (now - j->last >= PROGRESS_SECONDS) {
+        j->last = now;
+        const EndgameStudyResult *r = j->running;
+        fprintf(stderr, "endgame: %d of %d positions, %.1f%% best so far (%.0f s)\n", it->index + 1,
+                j->cfg.positions, endgame_study_best_pct(r), now - j->t0);
+    }
+}
+
+int cmd_endgame(int argc, char **argv) {
+    EndgameJob j;
+    memset(&j, 0, sizeof j);
+    endgame_study_config_defaults(&j.cfg);
+    int a = parse_args(&j, argc, argv);
+    if (a != 0) return a > 0 ? 0 : 2;
+    Engine *e = malloc(sizeof *e);
+    if (e == NULL) {
+        fprintf(stderr, "rookery: out of memory\n");
+        return 1;
+    }
+    if (engine_open(e, j.ld_name, j.layout_name, j.lexicon, NULL) != 0) {
+        free(e);
+        return 2;
+    }
+    RkError err;
+    Player p;
+    memset(&p, 0, sizeof p);
+    int rc = 0;
+    if (player_open(&p, j.spec, &e->ld, &err) != 0 || player_check_board(&p, e->layout.dim, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        rc = 2;
+    } else {
+        j.cfg.ld = &e->ld;
+        j.cfg.layout = &e->layout;
+        j.cfg.kwg = &e->kwg;
+        EndgameStudyResult r;
+        j.running = &r;
+        j.t0 = j.last = cli_now();
+        if (endgame_study_run(&j.cfg, &p, &r, observe, &j, &err) != 0) {
+            fprintf(stderr, "rookery: %s\n", err.msg);
+            rc = 1;
+        } else {
+            double dt = cli_now() - j.t0;
+            int n = r.positions > 0 ? r.positions : 1;
+            printf("endgame: player %s; %d positions (racks of at most %d tiles, seed %llu, from %llu games), "
+                   "%d unsolved\n",
+                   j.spec, r.positions, j.cfg.max_tiles, (unsigned long long)j.cfg.seed,
+                   (unsigned long long)r.games, r.unsolved);
+            printf("best move %.1f%% (%d of %d), mean loss %.3f points, max loss %d\n", endgame_study_best_pct(&r),
+                   r.best, r.positions, endgame_study_mean_loss(&r), r.max_loss);
+            int asked = r.positions + r.unsolved > 0 ? r.positions + r.unsolved : 1;
+            printf("solver: %.0f nodes a position (max %llu), %.2f ms a position (max %.1f ms); player %.2f ms a "
+                   "position; %.1f s in all\n",
+                   (double)r.nodes_sum / n, (unsigned long long)r.nodes_max, 1000.0 * r.solve_seconds / n,
+                   1000.0 * r.solve_seconds_max, 1000.0 * r.player_seconds / asked, dt);
+        }
+    }
+    player_close(&p);
+    engine_close(e);
+    free(e);
+    return rc;
+}

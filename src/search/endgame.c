@@ -1,0 +1,303 @@
+/*
+ * endgame.c - exact values of an empty-bag position (see endgame.h):
+ * full-window searches of every root move, negamax with alpha-beta below,
+ * and an optional transposition table of one call.
+ */
+#include "endgame.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/movegen.h"
+
+/* Above any spread change a game can have. */
+#define EG_INF (INT32_C(1) << 24)
+
+enum { TT_EMPTY = 0, TT_EXACT = 1, TT_LOWER = 2, TT_UPPER = 3 };
+
+typedef struct TtEntry {
+    uint64_t key;
+    int32_t value;
+    uint16_t best; /* index of the best move in the position's sorted move list */
+    uint8_t flag;
+    uint8_t pad;
+} TtEntry;
+
+/* One level of the search: the position and its moves. Each is allocated on
+ * its own, so growing the stack never moves a level in use. */
+typedef struct Ply {
+    Game game;
+    MoveList moves;
+} Ply;
+
+typedef struct Solver {
+    uint64_t nodes, max_nodes, table_hits;
+    bool over_budget, out_of_memory;
+    TtEntry *tt;
+    uint64_t tt_mask;
+    Ply **plies;
+    int nplies, cap;
+} Solver;
+
+void endgame_config_defaults(EndgameConfig *c) {
+    c->max_nodes = ENDGAME_DEFAULT_MAX_NODES;
+    c->table_bits = ENDGAME_DEFAULT_TABLE_BITS;
+}
+
+void endgame_result_init(EndgameResult *r) { memset(r, 0, sizeof *r); }
+
+void endgame_result_free(EndgameResult *r) {
+    free(r->moves);
+    free(r->values);
+    memset(r, 0, sizeof *r);
+}
+
+int endgame_result_find(const EndgameResult *r, const Move *m) {
+    for (int i = 0; i < r->count; i++)
+        if (move_same(&r->moves[i], m)) return i;
+    return -1;
+}
+
+/* ------------------------------------------------------------ the solver */
+
+static int check_position(const Game *g, const EndgameConfig *cfg, RkError *err) {
+    if (cfg->max_nodes < 1) return rk_error(err, "endgame: the node budget must be at least 1");
+    if (cfg->table_bits < 0 || cfg->table_bits > ENDGAME_MAX_TABLE_BITS)
+        return rk_error(err, "endgame: table bits %d out of range 0..%d", cfg->table_bits, ENDGAME_MAX_TABLE_BITS);
+    if (game_over(g)) return rk_error(err, "endgame: the game is over");
+    if (g->bag.count != 0)
+        return rk_error(err, "endgame: the bag is not empty (%d tile%s): only empty-bag positions can be solved",
+                        g->bag.count, g->bag.count == 1 ? "" : "s");
+    if (g->racks[0].total == 0 || g->racks[1].total == 0)
+        return rk_error(err, "endgame: a rack is empty (the game would be over)");
+    return 0;
+}
+
+static int solver_open(Solver *s, const EndgameConfig *cfg, RkError *err) {
+    memset(s, 0, sizeof *s);
+    s->max_nodes = cfg->max_nodes;
+    if (cfg->table_bits > 0) {
+        size_t n = (size_t)1 << cfg->table_bits;
+        s->tt = calloc(n, sizeof *s->tt);
+        if (s->tt == NULL) return rk_error(err, "endgame: out of memory for a table of %zu entries", n);
+        s->tt_mask = (uint64_t)n - 1;
+    }
+    return 0;
+}
+
+static void solver_close(Solver *s) {
+    for (int i = 0; i < s->nplies; i++) {
+        movelist_free(&s->plies[i]->moves);
+        free(s->plies[i]);
+    }
+    free(s->plies);
+    free(s->tt);
+    memset(s, 0, sizeof *s);
+}
+
+/* Makes levels 0..d exist; false when out of memory. */
+static bool ensure_ply(Solver *s, int d) {
+    while (s->nplies <= d) {
+        if (s->nplies == s->cap) {
+            int cap = s->cap ? 2 * s->cap : 32;
+            Ply **p = realloc(s->plies, (size_t)cap * sizeof *p);
+            if (p == NULL) return false;
+            s->plies = p;
+            s->cap = cap;
+        }
+        Ply *p = malloc(sizeof *p);
+        if (p == NULL) return false;
+        movelist_init(&p->moves);
+        s->plies[s->nplies++] = p;
+    }
+    return true;
+}
+
+static int cmp_moves(const void *a, const void *b) { return movegen_compare(a, b); }
+
+/* Every legal move of g's player on turn, in movegen_compare order. */
+static void gen_sorted(const Game *g, MoveList *out) {
+    MoveGenRequest req;
+    movegen_request_for_game(&req, g);
+    movegen_all(&req, out);
+    if (out->count > 1) qsort(out->moves, out->count, sizeof *out->moves, cmp_moves);
+}
+
+static uint64_t mix64(uint64_t x) {
+    x += UINT64_C(0x9E3779B97F4A7C15);
+    x = (x ^ (x >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return x ^ (x >> 31);
+}
+
+uint64_t endgame_position_key(const Game *g) {
+    uint64_t k = 0;
+    int n = g->board.dim * g->board.dim;
+    for (int i = 0; i < n; i++) {
+        uint8_t t = g->board.sq[0][i];
+        if (t) k ^= mix64(((uint64_t)i << 8) | t);
+    }
+    for (int p = 0; p < 2; p++)
+        for (int ml = 0; ml < g->ld->size; ml++)
+            if (g->racks[p].count[ml])
+                k ^= mix64((UINT64_C(1) << 40) | ((uint64_t)p << 32) | ((uint64_t)ml << 8) | g->racks[p].count[ml]);
+    return k ^ mix64((UINT64_C(2) << 40) | ((uint64_t)g->on_turn << 8) | (uint64_t)g->zeros);
+}
+
+static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta);
+
+/* The value of playing m from level d's position (from its mover's view),
+ * searching the reply with the window (alpha, beta) of level d: exact if it
+ * lies strictly inside, else a bound on the right side (fail-soft). */
+static int32_t move_value(Solver *s, int d, const Move *m, int32_t alpha, int32_t beta) {
+    const Game *g = &s->plies[d]->game;
+    int me = g->on_turn, opp = 1 - me;
+    if (m->kind == MOVE_PLACE && m->ntiles == g->racks[me].total) /* goes out: the game ends */
+        return m->score + 2 * rack_score(&g->racks[opp], g->ld);
+    Game *c = &s->plies[d + 1]->game;
+    *c = *g;
+    game_play(c, m);
+    int32_t delta = (c->scores[me] - c->scores[opp]) - (g->scores[me] - g->scores[opp]);
+    if (game_over(c)) return delta;
+    return delta - search(s, d + 1, delta - beta, delta - alpha);
+}
+
+static bool stopped(const Solver *s) { return s->over_budget || s->out_of_memory; }
+
+/* Negamax value of level d's position for its player on turn, fail-soft
+ * alpha-beta. Returns 0 (meaningless) once stopped(s). */
+static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta) {
+    if (s->nodes >= s->max_nodes) {
+        s->over_budget = true;
+        return 0;
+    }
+    s->nodes++;
+    if (!ensure_ply(s, d + 1)) {
+        s->out_of_memory = true;
+        return 0;
+    }
+    Ply *p = s->plies[d];
+    const int32_t alpha0 = alpha;
+    TtEntry *e = NULL;
+    uint64_t key = 0;
+    int first = -1;
+    if (s->tt != NULL) {
+        key = endgame_position_key(&p->game);
+        e = &s->tt[key & s->tt_mask];
+        if (e->flag != TT_EMPTY && e->key == key) {
+            if (e->flag == TT_EXACT || (e->flag == TT_LOWER && e->value >= beta) ||
+                (e->flag == TT_UPPER && e->value <= alpha)) {
+                s->table_hits++;
+                return e->value;
+            }
+            first = e->best;
+        }
+    }
+    gen_sorted(&p->game, &p->moves);
+    int n = (int)p->moves.count;
+    if (first >= n) first = -1;
+    int32_t best = -EG_INF;
+    int best_i = 0;
+    /* the table's best move first, then the others in order */
+    for (int k = first >= 0 ? -1 : 0; k < n; k++) {
+        int i = k < 0 ? first : k;
+        if (k >= 0 && i == first) continue;
+        int32_t v = move_value(s, d, &p->moves.moves[i], alpha, beta);
+        if (stopped(s)) return 0;
+        if (v > best) {
+            best = v;
+            best_i = i;
+        }
+        if (v > alpha) alpha = v;
+        if (alpha >= beta) break;
+    }
+    if (e != NULL) {
+        e->key = key;
+        e->value = best;
+        e->best = (uint16_t)(best_i <= UINT16_MAX ? best_i : 0);
+        e->flag = best <= alpha0 ? TT_UPPER : best >= beta ? TT_LOWER : TT_EXACT;
+    }
+    return best;
+}
+
+/* The exact value of root move m (level 0 holds the root). */
+static int32_t root_move_value(Solver *s, const Move *m) { return move_value(s, 0, m, -EG_INF, EG_INF); }
+
+static int solver_error(const Solver *s, RkError *err) {
+    if (s->out_of_memory) return rk_error(err, "endgame: out of memory");
+    rk_error(err, "endgame: node budget of %llu positions exceeded", (unsigned long long)s->max_nodes);
+    return ENDGAME_OVER_BUDGET;
+}
+
+/* Opens the solver with the root at level 0 and its sorted moves there. */
+static int solver_root(Solver *s, const Game *g, const EndgameConfig *cfg, RkError *err) {
+    if (check_position(g, cfg, err) != 0 || solver_open(s, cfg, err) != 0) return -1;
+    if (!ensure_ply(s, 1)) {
+        solver_close(s);
+        return rk_error(err, "endgame: out of memory");
+    }
+    s->plies[0]->game = *g;
+    gen_sorted(g, &s->plies[0]->moves);
+    s->nodes = 1;
+    return 0;
+}
+
+int endgame_solve(const Game *g, const EndgameConfig *cfg, EndgameResult *out, RkError *err) {
+    double t0 = rk_seconds();
+    Solver s;
+    if (solver_root(&s, g, cfg, err) != 0) return -1;
+    const MoveList *root = &s.plies[0]->moves;
+    int n = (int)root->count;
+    if (n > out->cap) {
+        Move *m = realloc(out->moves, (size_t)n * sizeof *m);
+        if (m != NULL) out->moves = m;
+        int32_t *v = realloc(out->values, (size_t)n * sizeof *v);
+        if (v != NULL) out->values = v;
+        if (m == NULL || v == NULL) {
+            solver_close(&s);
+            return rk_error(err, "endgame: out of memory");
+        }
+        out->cap = n;
+    }
+    out->count = n;
+    memcpy(out->moves, root->moves, (size_t)n * sizeof *out->moves);
+    out->best = 0;
+    for (int i = 0; i < n; i++) {
+        out->values[i] = root_move_value(&s, &out->moves[i]);
+        if (stopped(&s)) {
+            int rc = solver_error(&s, err);
+            out->nodes = s.nodes;
+            solver_close(&s);
+            return rc;
+        }
+        if (out->values[i] > out->values[out->best]) out->best = i;
+    }
+    out->best_value = out->values[out->best];
+    out->nodes = s.nodes;
+    out->table_hits = s.table_hits;
+    out->seconds = rk_seconds() - t0;
+    solver_close(&s);
+    return 0;
+}
+
+int endgame_move_value(const Game *g, const Move *m, const EndgameConfig *cfg, int32_t *value,
+                       uint64_t *nodes, RkError *err) {
+    Solver s;
+    if (solver_root(&s, g, cfg, err) != 0) return -1;
+    const MoveList *root = &s.plies[0]->moves;
+    const Move *legal = NULL;
+    for (size_t i = 0; i < root->count && legal == NULL; i++)
+        if (move_same(&root->moves[i], m)) legal = &root->moves[i];
+    if (legal == NULL) {
+        char text[128];
+        move_to_string(m, &g->board, g->ld, text, sizeof text);
+        solver_close(&s);
+        return rk_error(err, "endgame: '%s' is not a legal move here", text);
+    }
+    int32_t v = root_move_value(&s, legal);
+    int rc = stopped(&s) ? solver_error(&s, err) : 0;
+    if (rc == 0) *value = v;
+    if (nodes != NULL) *nodes = s.nodes;
+    solver_close(&s);
+    return rc;
+}

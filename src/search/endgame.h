@@ -1,0 +1,94 @@
+/*
+ * endgame.h - the exact endgame solver: every root move's value when the bag
+ * is empty.
+ *
+ * With an empty bag the tiles a player cannot see are exactly the
+ * opponent's rack, so Scrabble is a game of perfect information and a
+ * position has an exact value under optimal play by both sides:
+ *
+ *   value = (final spread - current spread), from the view of the player on
+ *           turn, in points.
+ *
+ * The rules are game.h's, applied by game_play() on copies of the position:
+ * going out gains twice the opponent's rack; six consecutive scoreless turns
+ * end the game and each side loses its own rack's face value; no exchanges
+ * (the bag is empty), so the moves are the placements of movegen_all() and
+ * one pass. Leave values play no part (movegen_request_for_game without a
+ * leave callback). The value depends only on the board, both racks, who is
+ * on turn and the count of scoreless turns, not on the scores.
+ *
+ * SEARCH. Every root move is searched with a full window, so each root
+ * move's value is exact (not only the best one's). Below the root: negamax
+ * with alpha-beta, moves tried in movegen_compare order (the static endgame
+ * equity puts going out first), the table's best move first. A move that
+ * goes out is valued without playing it (score + twice the opponent's
+ * rack: what game_play would give). The optional transposition table
+ * (cfg->table_bits > 0) stores, per position, its value as exact or as a
+ * lower/upper bound and the index of its best move; it is allocated for one
+ * call and freed at its end. Positions are told apart by a 64-bit hash of
+ * the board, racks, side on turn and scoreless count (a collision, odds
+ * about n^2/2^65 for n stored positions, is the one way a value could be
+ * wrong).
+ *
+ * BUDGET. A search that visits more than cfg->max_nodes positions stops
+ * with an error; it never returns a value it has not proved.
+ *
+ * No global state: the solver's stack, move lists and table live in a
+ * context of each call, and the game is only read.
+ */
+#ifndef ROOKERY_ENDGAME_H
+#define ROOKERY_ENDGAME_H
+
+#include "core/game.h"
+#include "core/move.h"
+
+#define ENDGAME_DEFAULT_MAX_NODES UINT64_C(100000000)
+#define ENDGAME_DEFAULT_TABLE_BITS 20
+#define ENDGAME_MAX_TABLE_BITS 30
+/* The return code of a search stopped by its node budget (err is set too). */
+#define ENDGAME_OVER_BUDGET (-2)
+
+typedef struct EndgameConfig {
+    uint64_t max_nodes; /* positions searched at most (>= 1); more is an error */
+    int table_bits;     /* transposition table of 2^table_bits entries (16 bytes
+                         * each); 0 = none; at most ENDGAME_MAX_TABLE_BITS */
+} EndgameConfig;
+
+/* ENDGAME_DEFAULT_MAX_NODES, ENDGAME_DEFAULT_TABLE_BITS (16 MiB). */
+void endgame_config_defaults(EndgameConfig *c);
+
+typedef struct EndgameResult {
+    int count;         /* legal root moves (placements and the pass) */
+    Move *moves;       /* [count], in movegen_compare order (static endgame equity) */
+    int32_t *values;   /* [count], the exact value of playing moves[i] */
+    int best;          /* index of the best value (the first in move order if tied) */
+    int32_t best_value;
+    uint64_t nodes;    /* positions searched (moves generated or found in the table) */
+    uint64_t table_hits; /* of those, answered by the table (a value or a cutoff) */
+    double seconds;    /* wall-clock time of the solve */
+    int cap;           /* allocated entries of moves and values */
+} EndgameResult;
+
+void endgame_result_init(EndgameResult *r);
+void endgame_result_free(EndgameResult *r);
+/* Index of the root move that is the same as m (move_same), or -1. */
+int endgame_result_find(const EndgameResult *r, const Move *m);
+
+/* Solves g for the player on turn. Errors (one line in err): the bag is not
+ * empty, the game is over, a rack is empty, the configuration is out of
+ * range, out of memory (-1 returned); the node budget is exceeded
+ * (ENDGAME_OVER_BUDGET returned, out->nodes says how far it got). */
+int endgame_solve(const Game *g, const EndgameConfig *cfg, EndgameResult *out, RkError *err);
+
+/* The exact value of playing m in g, then optimal play; m must be one of
+ * g's legal moves (else an error naming it). nodes may be NULL. Same errors
+ * as endgame_solve. */
+int endgame_move_value(const Game *g, const Move *m, const EndgameConfig *cfg, int32_t *value,
+                       uint64_t *nodes, RkError *err);
+
+/* The table's key of a position: a hash of what its value depends on (the
+ * board, both racks, the side on turn and the scoreless count), not of the
+ * scores. Exposed for tests. */
+uint64_t endgame_position_key(const Game *g);
+
+#endif

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Command-line checks for `rookery endgame`: --help, a small study (its
+# figures, the same for the same seed), and one-line errors on bad input.
+#   endgame.sh ROOKERY_BIN SOWPODS_KWG SHARED_DIR
+set -euo pipefail
+bin="$1"; kwg="${2:-}"; shared="${3:-}"
+source "$(dirname "$0")/lib.sh"
+
+"$bin" --help | grep endgame >/dev/null || fail "rookery --help lists no endgame"
+"$bin" endgame --help | grep -- "--player SPEC" >/dev/null || fail "rookery endgame --help"
+expect_error 2 "--player is required" "$bin" endgame --positions 3
+expect_error 2 "unknown or incomplete option '--frob'" "$bin" endgame --player static --frob
+expect_error 2 "--positions: bad value 'x'" "$bin" endgame --player static --positions x
+expect_error 2 "--positions" "$bin" endgame --player static --positions 0
+expect_error 2 "--positions" "$bin" endgame --player static --positions -5
+expect_error 2 "--max-tiles" "$bin" endgame --player static --max-tiles 8
+expect_error 2 "--max-nodes must be at least 1" "$bin" endgame --player static --max-nodes 0
+expect_error 2 "--table-bits" "$bin" endgame --player static --table-bits 31
+
+if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
+  echo "SKIPPED: SOWPODS.kwg not built; the lexicon-dependent checks did not run"
+  exit 0
+fi
+expect_error 2 "frob" "$bin" endgame --lexicon "$kwg" --player frob --positions 3
+expect_error 2 "nope.klv2" "$bin" endgame --lexicon "$kwg" --player static:leaves=nope.klv2 --positions 3
+expect_error 2 "/nonexistent.kwg" "$bin" endgame --lexicon /nonexistent.kwg --player static --positions 3
+
+# a small study: the summary lines, with the % figure and the mean loss
+out=$("$bin" endgame --lexicon "$kwg" --player static --positions 20 --seed 3)
+echo "$out" | grep -E '^endgame: player static; 20 positions \(racks of at most 3 tiles, seed 3, from [0-9]+ games\), 0 unsolved$' \
+  >/dev/null || fail "endgame summary: $out"
+echo "$out" | grep -E '^best move [0-9]+\.[0-9]% \([0-9]+ of 20\), mean loss [0-9]+\.[0-9]{3} points, max loss [0-9]+$' \
+  >/dev/null || fail "endgame figures: $out"
+echo "$out" | grep -E '^solver: [0-9]+ nodes a position' >/dev/null || fail "endgame solver line: $out"
+
+# the same seed gives the same positions and figures; --show lists them
+a=$("$bin" endgame --lexicon "$kwg" --player static --positions 8 --max-tiles 2 --seed 5 --show | grep -v '^solver')
+b=$("$bin" endgame --lexicon "$kwg" --player static:leaves=zero --positions 8 --max-tiles 2 --seed 5 --show \
+    | grep -v '^solver' | sed 's/static:leaves=zero/static/')
+[ "$a" = "$b" ] || fail "endgame differs for the same seed: $a / $b"
+[ "$(echo "$a" | grep -c '^position ')" -eq 8 ] || fail "--show lists 8 positions: $a"
+echo "$a" | grep -E '^position 0 \(game [0-9]+\): .* \| player .* \| best .* \| loss [0-9]+ \| [0-9]+ nodes$' >/dev/null \
+  || fail "--show line: $a"
+
+# a budget too small: every position unsolved, counted, not a failure
+out=$("$bin" endgame --lexicon "$kwg" --player static --positions 3 --max-nodes 1)
+echo "$out" | grep '3 unsolved' >/dev/null || fail "endgame --max-nodes 1: $out"
+echo "endgame.sh: all checks passed"
