@@ -25,39 +25,6 @@
 #include "worker/endgame_study.h"
 #include "worker/samples.h"
 
-typedef struct Env {
-    LetterDist ld;
-    Layout lay;
-    Kwg kwg;
-    Game *g;
-} Env;
-
-static bool env_open(Env *e) {
-    ld_english(&e->ld);
-    if (!tu_load_sowpods(&e->kwg, &e->ld)) return false;
-    layout_standard15(&e->lay);
-    e->g = malloc(sizeof *e->g);
-    CU_ASSERT_FATAL(e->g != NULL);
-    return true;
-}
-
-static void env_close(Env *e) {
-    free(e->g);
-    kwg_free(&e->kwg);
-}
-
-/* Game `index` played by best score until the bag holds at most `bag` tiles. */
-static void position(Env *e, uint64_t index, int bag) {
-    game_new(e->g, &e->ld, &e->lay, &e->kwg, 23, 0, index);
-    while (!game_over(e->g) && e->g->bag.count > bag) {
-        MoveGenRequest req;
-        movegen_request_for_game(&req, e->g);
-        Move m;
-        movegen_best(&req, &m, NULL);
-        game_play(e->g, &m);
-    }
-}
-
 static McgsKey key(uint64_t x) { return (McgsKey){x * 0x9E3779B97F4A7C15ull + 1, x}; }
 
 /* ------------------------------------------------------------ formulas */
@@ -149,9 +116,9 @@ static void test_graph_formulas(void) {
 /* ------------------------------------------------------------ keys */
 
 static void test_infoset_keys(void) {
-    Env e;
-    if (!env_open(&e)) return;
-    position(&e, 3, 50);
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    tu_env_position(&e, 23, 3, 50, NULL);
     CU_ASSERT_FATAL(!game_over(e.g));
     McgsKey k0 = infoset_key(e.g);
     /* another world: the opponent's rack and the bag re-dealt */
@@ -208,7 +175,7 @@ static void test_infoset_keys(void) {
     free(a);
     free(b);
     free(w);
-    env_close(&e);
+    tu_env_close(&e);
 }
 
 /* ------------------------------------------------------------ searches */
@@ -269,8 +236,8 @@ static void check_graph(const McgsSearch *s) {
 }
 
 static void test_search_accounting_and_determinism(void) {
-    Env e;
-    if (!env_open(&e)) return;
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
     RkError err;
     McgsResult *r1 = malloc(sizeof *r1), *r2 = malloc(sizeof *r2);
     for (int batch = 1; batch <= 8; batch += 7) {
@@ -278,7 +245,7 @@ static void test_search_accounting_and_determinism(void) {
         McgsSearch s;
         CU_ASSERT_FATAL(mcgs_search_init(&s, &c, &err) == 0);
         for (uint64_t gi = 0; gi < 3; gi++) {
-            position(&e, gi, 60);
+            tu_env_position(&e, 23, gi, 60, NULL);
             CU_ASSERT_FATAL(!game_over(e.g));
             CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r1, &err) == 0);
             uint64_t sum = 0;
@@ -313,14 +280,14 @@ static void test_search_accounting_and_determinism(void) {
     }
     free(r1);
     free(r2);
-    env_close(&e);
+    tu_env_close(&e);
 }
 
 /* The root's edges lead to one child each when the bag is empty (the world
  * is the true position), and to many when it is not. */
 static void test_worlds_exact_in_endgame(void) {
-    Env e;
-    if (!env_open(&e)) return;
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
     RkError err;
     McgsResult *r = malloc(sizeof *r);
     McgsConfig c = config(200, 1);
@@ -329,7 +296,7 @@ static void test_worlds_exact_in_endgame(void) {
     int endgames = 0, midgames = 0;
     for (uint64_t gi = 0; gi < 8; gi++) {
         for (int phase = 0; phase < 2; phase++) {
-            position(&e, gi, phase == 0 ? 0 : 40);
+            tu_env_position(&e, 23, gi, phase == 0 ? 0 : 40, NULL);
             if (game_over(e.g)) continue;
             CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r, &err) == 0);
             if (r->count < 2) continue;
@@ -358,14 +325,14 @@ static void test_worlds_exact_in_endgame(void) {
     CU_ASSERT(midgames >= 3);
     mcgs_search_free(&s);
     free(r);
-    env_close(&e);
+    tu_env_close(&e);
 }
 
 /* ------------------------------------------------------------ with a net */
 
 static void test_with_random_net(void) {
-    Env e;
-    if (!env_open(&e)) return;
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
     RkError err;
     NnArch arch = {.channels = 8, .blocks = 1, .embed = 16, .head_hidden = 16, .h_tiles = 1};
     NnModel m;
@@ -379,7 +346,7 @@ static void test_with_random_net(void) {
         c.resample = variant == 1 ? MCGS_RESAMPLE_NET : MCGS_RESAMPLE_NO;
         McgsSearch s;
         CU_ASSERT_FATAL(mcgs_search_init(&s, &c, &err) == 0);
-        position(&e, 5, 50);
+        tu_env_position(&e, 23, 5, 50, NULL);
         CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r, &err) == 0);
         CU_ASSERT_EQUAL(r->playouts, 40);
         double psum = 0.0;
@@ -406,7 +373,7 @@ static void test_with_random_net(void) {
     }
     free(r);
     nn_model_free(&m);
-    env_close(&e);
+    tu_env_close(&e);
 }
 
 /* ------------------------------------------------------------ endgames */
@@ -416,8 +383,8 @@ static void test_with_random_net(void) {
  * true position, finds the best move at least as often as the static player,
  * in all but at most 2 of 40, and loses no more points on average. */
 static void test_endgames_against_the_solver(void) {
-    Env e;
-    if (!env_open(&e)) return;
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
     RkError err;
     EndgameStudyConfig c;
     endgame_study_config_defaults(&c);
@@ -442,7 +409,7 @@ static void test_endgames_against_the_solver(void) {
     CU_ASSERT(endgame_study_mean_loss(&rm) <= endgame_study_mean_loss(&rs));
     player_close(&stat);
     player_close(&search);
-    env_close(&e);
+    tu_env_close(&e);
 }
 
 /* ------------------------------------------------------------ visit targets */
@@ -450,14 +417,14 @@ static void test_endgames_against_the_solver(void) {
 /* A search's visit counts become the sample's P target; unvisited moves are
  * dropped; no visits at all (one legal move) leave the played move. */
 static void test_visit_targets(void) {
-    Env e;
-    if (!env_open(&e)) return;
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
     RkError err;
     McgsConfig c = config(60, 1);
     McgsSearch s;
     CU_ASSERT_FATAL(mcgs_search_init(&s, &c, &err) == 0);
     McgsResult *r = malloc(sizeof *r);
-    position(&e, 2, 50);
+    tu_env_position(&e, 23, 2, 50, NULL);
     CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r, &err) == 0);
     ShardSet set;
     shardset_init(&set);
@@ -490,14 +457,14 @@ static void test_visit_targets(void) {
     shardset_free(&set);
     mcgs_search_free(&s);
     free(r);
-    env_close(&e);
+    tu_env_close(&e);
 }
 
 /* nn_policy_top (the search's candidates under P) is the top of
  * nn_policy_all, on positions of the opening, middle and end of games. */
 static void test_policy_top_matches_all(void) {
-    Env e;
-    if (!env_open(&e)) return;
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
     RkError err;
     NnArch arch = {.channels = 8, .blocks = 1, .embed = 16, .head_hidden = 16, .h_tiles = 1};
     NnModel m;
@@ -509,7 +476,7 @@ static void test_policy_top_matches_all(void) {
     int checked = 0, mismatched = 0;
     for (uint64_t gi = 0; gi < 6; gi++) {
         for (int bag = 86; bag >= 0; bag -= 43) {
-            position(&e, gi, bag);
+            tu_env_position(&e, 23, gi, bag, NULL);
             if (game_over(e.g)) continue;
             Position pos;
             position_from_game(&pos, e.g);
@@ -547,7 +514,7 @@ static void test_policy_top_matches_all(void) {
     CU_ASSERT(checked > 300);
     nn_batch_free(&b);
     nn_model_free(&m);
-    env_close(&e);
+    tu_env_close(&e);
 }
 
 /* ------------------------------------------------------------ errors */

@@ -13,46 +13,12 @@
 #include "search/sim.h"
 #include "testutil.h"
 
-typedef struct Env {
-    LetterDist ld;
-    Layout lay;
-    Kwg kwg;
-    Game *g;
-} Env;
-
 /* Leave values: a fixed pseudo-random function of the multiset. */
 static int32_t hash_leave(const void *ctx, const Rack *leave) {
     (void)ctx;
     uint64_t h = 1469598103934665603ULL;
     for (int ml = 0; ml < RK_MAX_LETTERS; ml++) h = (h ^ leave->count[ml]) * 1099511628211ULL;
     return (int32_t)(h % 20001) - 10000;
-}
-
-static bool env_open(Env *e) {
-    ld_english(&e->ld);
-    if (!tu_load_sowpods(&e->kwg, &e->ld)) return false;
-    layout_standard15(&e->lay);
-    e->g = malloc(sizeof *e->g);
-    CU_ASSERT_FATAL(e->g != NULL);
-    return true;
-}
-
-static void env_close(Env *e) {
-    free(e->g);
-    kwg_free(&e->kwg);
-}
-
-/* Game `index` played statically until the bag holds at most `bag` tiles. */
-static void position(Env *e, uint64_t index, int bag) {
-    game_new(e->g, &e->ld, &e->lay, &e->kwg, 17, 0, index);
-    while (!game_over(e->g) && e->g->bag.count > bag) {
-        MoveGenRequest req;
-        movegen_request_for_game(&req, e->g);
-        req.leave_value = hash_leave;
-        Move m;
-        movegen_best(&req, &m, NULL);
-        game_play(e->g, &m);
-    }
 }
 
 static SimConfig config(int plies, int candidates, uint64_t iterations) {
@@ -66,13 +32,13 @@ static SimConfig config(int plies, int candidates, uint64_t iterations) {
 }
 
 static void test_zero_plies_is_score_plus_leave(void) {
-    Env e;
-    if (!env_open(&e)) return;
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
     RkError err;
     SimResult *r = malloc(sizeof *r);
     int bad = 0, checked = 0;
     for (uint64_t gi = 0; gi < 6; gi++) {
-        position(&e, gi, 40);
+        tu_env_position(&e, 17, gi, 40, hash_leave);
         if (game_over(e.g)) continue;
         SimConfig c = config(0, 10, 5);
         c.stop_z = 0.0;
@@ -93,15 +59,15 @@ static void test_zero_plies_is_score_plus_leave(void) {
     CU_ASSERT(checked > 20);
     CU_ASSERT_EQUAL(bad, 0);
     free(r);
-    env_close(&e);
+    tu_env_close(&e);
 }
 
 static void test_deterministic(void) {
-    Env e;
-    if (!env_open(&e)) return;
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
     RkError err;
     SimResult *a = malloc(sizeof *a), *b = malloc(sizeof *b);
-    position(&e, 3, 60);
+    tu_env_position(&e, 17, 3, 60, hash_leave);
     SimConfig c = config(2, 6, 30);
     CU_ASSERT_FATAL(sim_run(e.g, &c, a, &err) == 0);
     CU_ASSERT_FATAL(sim_run(e.g, &c, b, &err) == 0);
@@ -121,15 +87,15 @@ static void test_deterministic(void) {
     CU_ASSERT(sim_stderr(&a->cand[0]) > 0.0);
     free(a);
     free(b);
-    env_close(&e);
+    tu_env_close(&e);
 }
 
 static void test_stopping(void) {
-    Env e;
-    if (!env_open(&e)) return;
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
     RkError err;
     SimResult *r = malloc(sizeof *r);
-    position(&e, 5, 50);
+    tu_env_position(&e, 17, 5, 50, hash_leave);
     SimConfig c = config(1, 20, 400);
     c.min_iterations = 10;
     c.stop_z = 1.0;
@@ -157,20 +123,20 @@ static void test_stopping(void) {
     CU_ASSERT_FATAL(sim_run(e.g, &c, r, &err) == 0);
     for (int i = 0; i < r->count; i++) CU_ASSERT(r->cand[i].live && r->cand[i].n == 30);
     free(r);
-    env_close(&e);
+    tu_env_close(&e);
 }
 
 /* An empty bag: the opponent's rack is the unseen tiles, every world is the
  * same, and with plies to spare every rollout plays the game out the same
  * way: no variance. */
 static void test_empty_bag_is_exact(void) {
-    Env e;
-    if (!env_open(&e)) return;
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
     RkError err;
     SimResult *r = malloc(sizeof *r);
     int positions = 0, bad = 0;
     for (uint64_t gi = 0; gi < 10 && positions < 3; gi++) {
-        position(&e, gi, 0);
+        tu_env_position(&e, 17, gi, 0, hash_leave);
         if (game_over(e.g) || e.g->bag.count != 0) continue;
         positions++;
         SimConfig c = config(30, 5, 8);
@@ -181,15 +147,15 @@ static void test_empty_bag_is_exact(void) {
     CU_ASSERT(positions > 0);
     CU_ASSERT_EQUAL(bad, 0);
     free(r);
-    env_close(&e);
+    tu_env_close(&e);
 }
 
 static void test_bad_config(void) {
-    Env e;
-    if (!env_open(&e)) return;
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
     RkError err;
     SimResult *r = malloc(sizeof *r);
-    position(&e, 1, 80);
+    tu_env_position(&e, 17, 1, 80, hash_leave);
     SimConfig c = config(2, 0, 10);
     err.msg[0] = '\0';
     CU_ASSERT_EQUAL(sim_run(e.g, &c, r, &err), -1);
@@ -201,7 +167,7 @@ static void test_bad_config(void) {
     CU_ASSERT_EQUAL(sim_run(e.g, &c, r, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "plies"));
     free(r);
-    env_close(&e);
+    tu_env_close(&e);
 }
 
 int main(void) {

@@ -205,3 +205,29 @@ void tu_selfplay_samples(ShardSet *set, const LetterDist *ld, const Layout *lay,
     free(g);
     samples_free(&r);
 }
+
+bool tu_env_open(TuEnv *e) {
+    ld_english(&e->ld);
+    if (!tu_load_sowpods(&e->kwg, &e->ld)) return false;
+    layout_standard15(&e->lay);
+    e->g = malloc(sizeof *e->g);
+    CU_ASSERT_FATAL(e->g != NULL);
+    return true;
+}
+
+void tu_env_close(TuEnv *e) {
+    free(e->g);
+    kwg_free(&e->kwg);
+}
+
+void tu_env_position(TuEnv *e, uint64_t seed, uint64_t index, int bag, int32_t (*leave_value)(const void *, const Rack *)) {
+    game_new(e->g, &e->ld, &e->lay, &e->kwg, seed, 0, index);
+    while (!game_over(e->g) && e->g->bag.count > bag) {
+        MoveGenRequest req;
+        movegen_request_for_game(&req, e->g);
+        req.leave_value = leave_value;
+        Move m;
+        movegen_best(&req, &m, NULL);
+        game_play(e->g, &m);
+    }
+}

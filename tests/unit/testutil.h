@@ -47,6 +47,22 @@ void tu_tiny_ld(LetterDist *ld);
 /* Every tile of the distribution is on the board, on a rack or in the bag,
  * exactly once; rack totals match their counts. */
 void tu_expect_conserved(const Game *g);
+/* SOWPODS positions for the search tests: English distribution, standard
+ * board, the built lexicon, and a game. */
+typedef struct TuEnv {
+    LetterDist ld;
+    Layout lay;
+    Kwg kwg;
+    Game *g;
+} TuEnv;
+/* false (SKIPPED printed) if SOWPODS.kwg was not built. */
+bool tu_env_open(TuEnv *e);
+void tu_env_close(TuEnv *e);
+/* Game `index` of `seed` (generation 0) played by best static equity under
+ * leave_value (NULL: best score) until the bag holds at most `bag` tiles (or
+ * the game ends), into e->g. */
+void tu_env_position(TuEnv *e, uint64_t seed, uint64_t index, int bag, int32_t (*leave_value)(const void *, const Rack *));
+
 /* Registers one suite with the tests, runs it in verbose mode and returns the
  * process exit code (0 = all passed). */
 int tu_run(const char *suite, CU_TestInfo *tests);
