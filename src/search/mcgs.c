@@ -151,6 +151,7 @@ static void hidden_leave(const McgsSearch *s, NnBatch *b, const Game *w, Rng *r,
 /* Playout i's world: the opponent's rack and the bag from the root
  * player's information, and the playout's own stream for the draws. */
 static void sample_world(McgsSearch *s, const Game *root, uint64_t i, Game *w) {
+    if (s->cfg.worlds > 0 && i != ROOT_WORLD) i %= s->cfg.worlds;
     Rng r;
     rng_seed_stream(&r, s->cfg.seed, i, STREAM_WORLD);
     *w = *root;

@@ -44,6 +44,10 @@
  * visited (ties: higher value, then higher prior), or, while the game's
  * turn < temperature_moves, drawn with probability ~ visits^(1/temperature).
  *
+ * WORLD POOL: with worlds = W > 0, playout i plays in world i mod W: every
+ * root move is tried in the same W worlds (common random numbers), and the
+ * opponent's nodes of a world repeat, so the graph grows deeper.
+ *
  * DETERMINISM: playout i's world comes from (seed, i); the same root, seed
  * and config give the same result. A search holds scratch memory: one
  * thread at a time; the model and tables are only read.
@@ -75,6 +79,8 @@ typedef struct McgsConfig {
     McgsHiddenKind hidden;      /* the opponent's rack at the root */
     McgsResample resample;      /* the leak countermeasure above */
     double win_bonus;           /* points a win is worth on top of the spread */
+    uint32_t worlds;            /* > 0: playout i plays in world i mod worlds (a fixed pool
+                                 * shared by all the root's moves); 0: a new world each */
     int batch;                  /* playouts per evaluation round, 1..MCGS_MAX_BATCH */
     double vloss;               /* virtual loss, points */
     double temperature;         /* > 0: sample the move played from the visits ... */

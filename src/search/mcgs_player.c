@@ -56,6 +56,9 @@ int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const 
     } else if (strcmp(key, "win_bonus") == 0) {
         NUMBER(0, 1e6, false);
         c->win_bonus = x;
+    } else if (strcmp(key, "worlds") == 0) {
+        NUMBER(0, 1e8, true);
+        c->worlds = (uint32_t)x;
     } else if (strcmp(key, "batch") == 0) {
         NUMBER(1, MCGS_MAX_BATCH, true);
         c->batch = (int)x;

@@ -275,6 +275,22 @@ static void test_search_accounting_and_determinism(void) {
             CU_ASSERT(memcmp(r1->value, r2->value, sizeof r1->value) != 0);
             check_graph(&s);
             s.cfg.resample = MCGS_RESAMPLE_NO;
+            /* a pool of 3 worlds: a root move leads to at most 3 opponent's nodes */
+            s.cfg.worlds = 3;
+            CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r2, &err) == 0);
+            CU_ASSERT_EQUAL(r2->playouts, 120);
+            uint32_t root = mcgs_graph_find(&s.graph, infoset_key(e.g)), most = 0;
+            CU_ASSERT_FATAL(root != 0);
+            for (uint32_t a = 0; a < s.graph.nodes[root].n_edges; a++) {
+                uint32_t outs = 0;
+                for (uint32_t o = s.graph.edges[s.graph.nodes[root].first_edge + a].first_outcome; o != 0;
+                     o = s.graph.outcomes[o].next)
+                    outs++;
+                if (outs > most) most = outs;
+            }
+            CU_ASSERT(most >= 2 && most <= 3);
+            check_graph(&s);
+            s.cfg.worlds = 0;
         }
         mcgs_search_free(&s);
     }
