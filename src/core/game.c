@@ -101,25 +101,31 @@ void game_play(Game *g, const Move *m) {
     g->turn++;
 }
 
-void game_redeal_unseen(const Game *g, Game *w, Rng *r) {
+void game_deal_hidden(Game *w, const Rack *leave, Rng *r) {
     Rack unseen;
-    game_unseen(g, &unseen);
+    game_unseen(w, &unseen);
     uint8_t t[RK_MAX_BAG + RK_RACK_SIZE];
     int n = 0;
-    for (int ml = 0; ml < g->ld->size; ml++)
-        for (int c = 0; c < unseen.count[ml]; c++) t[n++] = (uint8_t)ml;
+    for (int ml = 0; ml < w->ld->size; ml++)
+        for (int c = leave->count[ml]; c < unseen.count[ml]; c++) t[n++] = (uint8_t)ml;
     for (int k = n - 1; k > 0; k--) {
         int j = (int)rng_below(r, (uint64_t)k + 1);
         uint8_t x = t[k];
         t[k] = t[j];
         t[j] = x;
     }
-    *w = *g;
-    int opp = 1 - g->on_turn, held = g->racks[opp].total, at = 0;
-    rack_clear(&w->racks[opp]);
-    for (; at < held; at++) rack_add(&w->racks[opp], t[at]);
+    int hidden = 1 - w->on_turn, held = w->racks[hidden].total, at = 0;
+    w->racks[hidden] = *leave;
+    while (w->racks[hidden].total < held && at < n) rack_add(&w->racks[hidden], t[at++]);
     w->bag.count = 0;
     for (; at < n; at++) bag_add(&w->bag, t[at]);
+}
+
+void game_redeal_unseen(const Game *g, Game *w, Rng *r) {
+    *w = *g;
+    Rack none;
+    rack_clear(&none);
+    game_deal_hidden(w, &none, r);
 }
 
 void game_unseen(const Game *g, Rack *unseen) {

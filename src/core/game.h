@@ -48,6 +48,11 @@ void game_unseen(const Game *g, Rack *unseen);
  * dealt to the opponent's rack (as many as they hold) and to the bag.
  * w->rng stays g's: callers seed it for the draws of their rollouts. */
 void game_redeal_unseen(const Game *g, Game *w, Rng *r);
+/* The same in place, with part of the hidden rack fixed: the player not on
+ * turn holds `leave` (a multiset of the unseen tiles) plus tiles of the rest
+ * of the unseen pool, in letter order and shuffled with r, as many as they
+ * hold; the rest is the bag. An empty leave is game_redeal_unseen. */
+void game_deal_hidden(Game *w, const Rack *leave, Rng *r);
 /* Plays a legal move for the player on turn: places or exchanges or passes,
  * scores it, draws, applies the end rules and passes the turn. */
 void game_play(Game *g, const Move *m);

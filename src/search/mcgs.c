@@ -8,6 +8,7 @@
 
 #include "core/position.h"
 #include "search/infoset.h"
+#include "search/sim.h"
 
 #define STREAM_WORLD 0
 #define STREAM_DRAWS 1
@@ -114,30 +115,6 @@ static int nn_prepare(McgsSearch *s, const Game *g, RkError *err) {
 
 /* ------------------------------------------------------------------ worlds */
 
-/* Deals the hidden tiles of w's player not on turn: `leave` (a multiset of
- * the unseen tiles) plus tiles drawn uniformly from the rest of the unseen
- * pool, as many as that player holds; the rest is the bag. */
-static void deal_hidden(Game *w, const Rack *leave, Rng *r) {
-    Rack unseen;
-    game_unseen(w, &unseen);
-    int hidden = 1 - w->on_turn, held = w->racks[hidden].total;
-    uint8_t t[RK_MAX_BAG + RK_RACK_SIZE];
-    int n = 0;
-    for (int ml = 0; ml < w->ld->size; ml++)
-        for (int c = leave->count[ml]; c < unseen.count[ml]; c++) t[n++] = (uint8_t)ml;
-    for (int k = n - 1; k > 0; k--) {
-        int j = (int)rng_below(r, (uint64_t)k + 1);
-        uint8_t x = t[k];
-        t[k] = t[j];
-        t[j] = x;
-    }
-    w->racks[hidden] = *leave;
-    int at = 0;
-    while (w->racks[hidden].total < held && at < n) rack_add(&w->racks[hidden], t[at++]);
-    w->bag.count = 0;
-    for (; at < n; at++) bag_add(&w->bag, t[at]);
-}
-
 /* The leave H samples for the player not on turn in the position of slot 0
  * of batch b (after its trunk), or the empty leave if their leave size is
  * unknown or the sampling fails. */
@@ -158,7 +135,7 @@ static void sample_world(McgsSearch *s, const Game *root, uint64_t i, Game *w) {
     Rack leave;
     rack_clear(&leave);
     if (s->cfg.hidden == MCGS_HIDDEN_NET && root->bag.count > 0) hidden_leave(s, &s->root_batch, root, &r, &leave);
-    deal_hidden(w, &leave, &r);
+    game_deal_hidden(w, &leave, &r);
     rng_seed_stream(&w->rng, s->cfg.seed, i, STREAM_DRAWS);
 }
 
@@ -174,47 +151,20 @@ static void resample_root_rack(McgsSearch *s, Game *w, Rng *r) {
         nn_forward_trunk(s->cfg.net, &s->side_batch, 1);
         hidden_leave(s, &s->side_batch, w, r, &leave);
     }
-    deal_hidden(w, &leave, r);
+    game_deal_hidden(w, &leave, r);
 }
 
 /* -------------------------------------------------------------- evaluation */
 
 static double sign_bonus(double bonus, int spread) { return spread > 0 ? bonus : spread < 0 ? -bonus : 0.0; }
 
-/* A static rollout from g (modified) from the view of the player on turn:
- * spread change + the leaves last kept (while the game goes on) or the win
- * bonus (once it is over). `first` is the first move if known. */
+/* A static rollout from g (modified), valued for the player on turn
+ * (sim_static_rollout): `rollout` moves, or to the end once the bag is
+ * empty. `first` is the first move if known. */
 static double rollout_value(const McgsSearch *s, Game *g, const Move *first) {
     const McgsConfig *c = &s->cfg;
-    int me = g->on_turn, spread0 = g->scores[me] - g->scores[1 - me];
-    int32_t last_leave[2] = {0, 0};
-    int plies = g->bag.count > 0 ? c->rollout : 4 * GAME_MAX_SCORELESS * RK_RACK_SIZE;
-    for (int ply = 0; ply < plies && !game_over(g); ply++) {
-        Move mv;
-        if (ply == 0 && first != NULL) {
-            mv = *first;
-        } else {
-            MoveGenRequest req;
-            movegen_request_for_game(&req, g);
-            req.leave_value = c->leave_value;
-            req.leave_ctx = c->leave_ctx;
-            movegen_best(&req, &mv, NULL);
-        }
-        int mover = g->on_turn;
-        last_leave[mover] = g->bag.count > 0 ? move_leave_value(c->leave_value, c->leave_ctx, &g->racks[mover], &mv) : 0;
-        game_play(g, &mv);
-    }
-    int spread = g->scores[me] - g->scores[1 - me];
-    double v = (double)(spread - spread0);
-    if (game_over(g)) v += sign_bonus(c->win_bonus, spread);
-    else v += (last_leave[me] - last_leave[1 - me]) / 1000.0;
-    return v;
-}
-
-/* Stores K candidate edges of a node; -1 when out of memory. */
-static int add_edges(McgsSearch *s, uint32_t node, int k) {
-    if (mcgs_graph_add_edges(&s->graph, node, (uint32_t)k) == 0) return -1;
-    return 0;
+    int moves = g->bag.count > 0 ? c->rollout : 4 * GAME_MAX_SCORELESS * RK_RACK_SIZE;
+    return sim_static_rollout(g, moves, first, c->leave_value, c->leave_ctx, c->win_bonus);
 }
 
 /* The k best moves of ml in movegen_compare order into best[0..k) (indices;
@@ -247,7 +197,7 @@ static int evaluate_static(McgsSearch *s, McgsPending *p) {
     movegen_all(&req, &s->scratch);
     int best[MCGS_MAX_CANDIDATES];
     int k = top_moves(&s->scratch, c->candidates, best);
-    if (add_edges(s, p->leaf, k) != 0) return -1;
+    if (mcgs_graph_add_edges(&s->graph, p->leaf, (uint32_t)k) == 0) return -1;
     McgsNode *nd = &s->graph.nodes[p->leaf];
     double top = s->scratch.moves[best[0]].equity / 1000.0, sum = 0.0;
     for (int a = 0; a < k; a++) {
@@ -288,7 +238,7 @@ static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, McgsResult *
         int top[MCGS_MAX_CANDIDATES];
         double lp[MCGS_MAX_CANDIDATES];
         int k = nn_policy_top(m, &s->leaves, j, c->candidates, top, lp);
-        if (k <= 0 || add_edges(s, p->leaf, k) != 0) return -1;
+        if (k <= 0 || mcgs_graph_add_edges(&s->graph, p->leaf, (uint32_t)k) == 0) return -1;
         McgsNode *nd = &s->graph.nodes[p->leaf];
         double sum = 0.0;
         for (int a = 0; a < k; a++) {

@@ -50,29 +50,36 @@ static void sample_world(Sim *s, uint64_t i) {
     rng_seed_stream(&s->world.rng, s->cfg->seed, i, 1);
 }
 
+double sim_static_rollout(Game *g, int moves, const Move *first, LeaveValueFn leave_value, const void *leave_ctx,
+                          double win_bonus) {
+    int me = g->on_turn, spread0 = g->scores[me] - g->scores[1 - me];
+    int32_t last_leave[2] = {0, 0};
+    for (int k = 0; k < moves && !game_over(g); k++) {
+        Move mv;
+        if (k == 0 && first != NULL) {
+            mv = *first;
+        } else {
+            MoveGenRequest req;
+            movegen_request_for_game(&req, g);
+            req.leave_value = leave_value;
+            req.leave_ctx = leave_ctx;
+            movegen_best(&req, &mv, NULL);
+        }
+        int mover = g->on_turn;
+        last_leave[mover] = g->bag.count > 0 ? move_leave_value(leave_value, leave_ctx, &g->racks[mover], &mv) : 0;
+        game_play(g, &mv);
+    }
+    int spread = g->scores[me] - g->scores[1 - me];
+    double v = (double)(spread - spread0);
+    if (game_over(g)) v += spread > 0 ? win_bonus : spread < 0 ? -win_bonus : 0.0;
+    else v += (last_leave[me] - last_leave[1 - me]) / 1000.0;
+    return v;
+}
+
 /* Plays candidate m in the world and `plies` static plies; its value. */
 static double rollout(Sim *s, const Move *m) {
-    Game *g = &s->play;
-    *g = s->world;
-    int me = g->on_turn;
-    int spread0 = g->scores[me] - g->scores[1 - me];
-    int32_t last_leave[2] = {0, 0};
-    Move cur = *m;
-    for (int ply = 0;; ply++) {
-        int mover = g->on_turn;
-        last_leave[mover] =
-            g->bag.count > 0 ? move_leave_value(s->cfg->leave_value, s->cfg->leave_ctx, &g->racks[mover], &cur) : 0;
-        game_play(g, &cur);
-        if (game_over(g) || ply >= s->cfg->plies) break;
-        MoveGenRequest req;
-        movegen_request_for_game(&req, g);
-        req.leave_value = s->cfg->leave_value;
-        req.leave_ctx = s->cfg->leave_ctx;
-        movegen_best(&req, &cur, NULL);
-    }
-    double v = (double)(g->scores[me] - g->scores[1 - me] - spread0);
-    if (!game_over(g)) v += (last_leave[me] - last_leave[1 - me]) / 1000.0;
-    return v;
+    s->play = s->world;
+    return sim_static_rollout(&s->play, s->cfg->plies + 1, m, s->cfg->leave_value, s->cfg->leave_ctx, 0.0);
 }
 
 static int check_config(const SimConfig *c, RkError *err) {

@@ -76,6 +76,16 @@ typedef struct SimResult {
 double sim_mean(const SimCandidate *c);
 double sim_stderr(const SimCandidate *c);
 
+/* The rollout of an iteration, also the graph search's leaf value
+ * (search/mcgs.h): in g (modified), `moves` moves (fewer if the game ends),
+ * the first `first` if not NULL, the others the best static equity under
+ * leave_value. Its value for the player on turn at the start, in points:
+ * the spread change, plus, while the game goes on, the leaves last kept by
+ * each side (counted for moves made with tiles in the bag), or, once it is
+ * over, +win_bonus for a win and -win_bonus for a loss. */
+double sim_static_rollout(Game *g, int moves, const Move *first, LeaveValueFn leave_value, const void *leave_ctx,
+                          double win_bonus);
+
 /* Simulates the root position (which must not be over). Returns 0, or -1
  * with err set on a bad config or when the position has no move. */
 int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err);
