@@ -232,6 +232,16 @@ int nn_step_row_add(const NnModel *m, NnBatch *b, int i, const PackedMove *pm, i
     return row;
 }
 
+/* The masked log-softmax of position i's sub-move logits (malloc'ed; the
+ * caller frees it). */
+static float *submove_logp(const NnModel *m, const NnBatch *b, int i) {
+    size_t per = (size_t)m->ps.submoves;
+    float *lp = malloc(per * sizeof(float));
+    if (!lp) abort();
+    nn_log_softmax_masked(b->sub + (size_t)i * per, b->sub_mask + (size_t)i * per, (int)per, lp);
+    return lp;
+}
+
 /* log P of the legal moves of position i whose sub-move is marked in take
  * (NULL: all) into logp (the others are left as they are): one batched
  * step-head pass over every distinct step prefix of those moves. */
@@ -281,10 +291,7 @@ static void policy_subset(const NnModel *m, NnBatch *b, int i, const float *subl
 }
 
 int nn_policy_all(const NnModel *m, NnBatch *b, int i, double *logp) {
-    int per = m->ps.submoves;
-    float *sublogp = malloc((size_t)per * sizeof(float));
-    if (!sublogp) abort();
-    nn_log_softmax_masked(b->sub + (size_t)i * (size_t)per, b->sub_mask + (size_t)i * (size_t)per, per, sublogp);
+    float *sublogp = submove_logp(m, b, i);
     policy_subset(m, b, i, sublogp, NULL, logp);
     free(sublogp);
     return b->legal[i].n;
@@ -305,12 +312,11 @@ int nn_policy_top(const NnModel *m, NnBatch *b, int i, int k, int *top, double *
     const NnLegal *lg = &b->legal[i];
     int per = m->ps.submoves, n = lg->n;
     if (k > n) k = n;
-    float *sublogp = malloc((size_t)per * sizeof(float));
+    float *sublogp = submove_logp(m, b, i);
     uint8_t *take = calloc((size_t)per, 1);
     double *logp = malloc(((size_t)n + 1) * sizeof(double));
     SubGroup *g = malloc(((size_t)n + 1) * sizeof(SubGroup));
-    if (!sublogp || !take || !logp || !g) abort();
-    nn_log_softmax_masked(b->sub + (size_t)i * (size_t)per, b->sub_mask + (size_t)i * (size_t)per, per, sublogp);
+    if (!take || !logp || !g) abort();
     int groups = 0;
     for (int j = 0; j < n; j++) {
         logp[j] = -INFINITY;
@@ -370,10 +376,8 @@ int nn_policy_top(const NnModel *m, NnBatch *b, int i, int k, int *top, double *
 double nn_policy_logprob(const NnModel *m, NnBatch *b, int i, const PackedMove *pm) {
     const NnLegal *lg = &b->legal[i];
     if (nn_legal_find(lg, &m->ps, pm) < 0) return -INFINITY;
-    int per = m->ps.submoves, T = m->ps.tokens, sub = nn_submove_index(&m->ps, pm);
-    float *sublogp = malloc((size_t)per * sizeof(float));
-    if (!sublogp) abort();
-    nn_log_softmax_masked(b->sub + (size_t)i * (size_t)per, b->sub_mask + (size_t)i * (size_t)per, per, sublogp);
+    int T = m->ps.tokens, sub = nn_submove_index(&m->ps, pm);
+    float *sublogp = submove_logp(m, b, i);
     double lp = sublogp[sub];
     free(sublogp);
     NnRows *r = &b->steps;
