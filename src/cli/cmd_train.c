@@ -482,10 +482,7 @@ static int setup(Trainer *t, int *start_gen) {
         if (rc != 0) fprintf(stderr, "rookery: run.player: %s\n", err.msg);
         t->have_player = rc == 0; /* closed at exit even if another rank failed */
         if (agree(t, rc != 0) != 0) return 2;
-        if (t->player.leaves == NULL && t->player.dyn == NULL) { /* the leaves in force */
-            t->player.leaves = &t->klv;
-            t->player_borrows = true;
-        }
+        player_lend_leaves(&t->player, &t->klv); /* the leaves in force */
     }
     if (t->cfg.nn_train) {
         rc = setup_model(t, latest, &err);
@@ -610,10 +607,7 @@ int cmd_train(int argc, char **argv) {
     free(t->new_values);
     leave_deriver_free(&t->deriver);
     rack_accum_free(&t->acc);
-    if (t->have_player) {
-        if (t->player_borrows) t->player.leaves = NULL;
-        player_close(&t->player);
-    }
+    if (t->have_player) player_close(&t->player);
     spv_accum_free(&t->spv_acc);
     spv_free(&t->spv);
     spv_free(&t->new_spv);

@@ -44,7 +44,6 @@ typedef struct Trainer {
     Game *game;
     Player player;      /* run.player when it is not "static" */
     bool have_player;
-    bool player_borrows;  /* player.leaves is &klv, not its own */
     /* the search's generation loop (run.player = mcgs:..., train_search.c) */
     bool mcgs_loop;
     int model_in_force;   /* the generation whose model.h5 guides the search (0: none) */

@@ -24,7 +24,7 @@ void train_search_spec(const Trainer *t, int model_gen, bool tmp, char *buf, siz
 }
 
 /* Opens the search player guided by model_gen's model, with the leaves in
- * force unless the spec names its own. A gate's players play their most
+ * force lent unless the spec names its own. A gate's players play their most
  * visited move (no move temperature: it would only add noise to the match). */
 static int open_search(Trainer *t, Player *p, int model_gen, bool tmp, bool gate) {
     char spec[2 * RUNDIR_PATH_MAX + 32];
@@ -34,20 +34,8 @@ static int open_search(Trainer *t, Player *p, int model_gen, bool tmp, bool gate
     int rc = player_open(p, spec, &t->engine.ld, &err);
     if (rc == 0) rc = player_check_board(p, t->engine.layout.dim, &err);
     if (rc != 0) fprintf(stderr, "rookery: rank %d: search player: %s\n", t->comm.rank, err.msg);
+    else player_lend_leaves(p, &t->klv);
     return rc;
-}
-
-static void borrow_leaves(Trainer *t, Player *p, bool *borrows) {
-    *borrows = false;
-    if (p->leaves == NULL && p->dyn == NULL && !p->leaves_named) {
-        p->leaves = &t->klv;
-        *borrows = true;
-    }
-}
-
-static void close_borrowed(Player *p, bool borrows) {
-    if (borrows) p->leaves = NULL;
-    player_close(p);
 }
 
 /* The model in force after generation `latest`, from its manifest (0 if it
@@ -85,7 +73,6 @@ int train_search_setup(Trainer *t, int latest) {
     int rc = open_search(t, &t->player, in_force, false, false);
     t->have_player = rc == 0;
     if (agree(t, rc != 0) != 0) return 2;
-    borrow_leaves(t, &t->player, &t->player_borrows);
     t->player_model = in_force;
     if (in_force > 0) SAY(t, "search: %s guided by gen-%04d/model.h5", t->cfg.player, in_force);
     else SAY(t, "search: %s without a net (no model promoted yet)", t->cfg.player);
@@ -94,12 +81,11 @@ int train_search_setup(Trainer *t, int latest) {
 
 int train_search_begin_generation(Trainer *t) {
     if (!t->mcgs_loop || t->player_model == t->model_in_force) return 0;
-    close_borrowed(&t->player, t->player_borrows);
+    player_close(&t->player);
     t->have_player = false;
     int rc = open_search(t, &t->player, t->model_in_force, false, false);
     t->have_player = rc == 0;
     if (agree(t, rc != 0) != 0) return 1;
-    borrow_leaves(t, &t->player, &t->player_borrows);
     t->player_model = t->model_in_force;
     return 0;
 }
@@ -112,24 +98,21 @@ int train_search_gate(Trainer *t, int gen, GenReport *rep) {
         rep->promoted = true;
     } else {
         Player cand, cur;
-        bool cand_b = false, cur_b = false;
         int rc = open_search(t, &cand, gen, true, true);
         if (rc == 0) {
-            borrow_leaves(t, &cand, &cand_b);
             rc = open_search(t, &cur, t->model_in_force, false, true);
-            if (rc == 0) borrow_leaves(t, &cur, &cur_b);
-            else close_borrowed(&cand, cand_b);
+            if (rc != 0) player_close(&cand);
         }
         if (agree(t, rc != 0) != 0) {
             if (rc == 0) {
-                close_borrowed(&cand, cand_b);
-                close_borrowed(&cur, cur_b);
+                player_close(&cand);
+                player_close(&cur);
             }
             return 1;
         }
         rc = train_play_match(t, &cand, &cur, t->cfg.mcgs_gate_pairs, &rep->gate);
-        close_borrowed(&cand, cand_b);
-        close_borrowed(&cur, cur_b);
+        player_close(&cand);
+        player_close(&cur);
         if (rc != 0) return 1;
         rep->promoted = rep->gate.win_pct >= t->cfg.mcgs_gate_threshold;
     }

@@ -232,7 +232,17 @@ int player_check_board(const Player *p, int dim, RkError *err) {
     return spv_check_board(p->spv, dim, what, err);
 }
 
+void player_lend_leaves(Player *p, Klv *leaves) {
+    if (p->leaves != NULL || p->dyn != NULL || p->leaves_named) return;
+    p->leaves = leaves;
+    p->leaves_lent = true;
+}
+
 void player_close(Player *p) {
+    if (p->leaves_lent) {
+        p->leaves = NULL;
+        p->leaves_lent = false;
+    }
     if (p->leaves != NULL) {
         klv_free(p->leaves);
         free(p->leaves);

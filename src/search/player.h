@@ -57,6 +57,7 @@ typedef struct Player {
     Exposure *exposure; /* owned; PLAYER_STATIC: the exposure term, or NULL */
     MoveList *scratch;  /* owned; with exposure: every move (one thread) */
     bool leaves_named, shrink_named; /* leaves= (even zero) and shrink= were given */
+    bool leaves_lent;   /* leaves is not owned (player_lend_leaves) */
 } Player;
 
 /* Parses a SPEC like "static:leaves=RUN/gen-0003/leaves.klv2" and loads its
@@ -66,6 +67,9 @@ int player_open(Player *p, const char *spec, const LetterDist *ld, RkError *err)
  * dim*dim squares). */
 int player_check_board(const Player *p, int dim, RkError *err);
 void player_close(Player *p);
+/* Lends the player leave values it does not own (player_close leaves them
+ * alone), if its spec chose none: no leaves= (not even zero) and no req=. */
+void player_lend_leaves(Player *p, Klv *leaves);
 /* The player's move for the side on turn. A sim player falls back to the
  * static choice if its simulation fails (it cannot for a game in progress). */
 void player_choose(const Player *p, const Game *g, Move *out);
