@@ -211,8 +211,7 @@ static int evaluate_static(McgsSearch *s, McgsPending *p) {
     }
     for (int a = 0; a < k; a++) s->graph.edges[nd->first_edge + a].prior /= (float)sum;
     Move first = s->scratch.moves[best[0]];
-    Game g = *w;
-    nd->u = nd->q = rollout_value(s, &g, &first);
+    nd->u = nd->q = rollout_value(s, w, &first); /* the leaf's world is not needed after this */
     nd->state = MCGS_NODE_READY;
     return 0;
 }
@@ -254,8 +253,7 @@ static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, McgsResult *
             int me = w->on_turn, spread = w->scores[me] - w->scores[1 - me];
             nd->u = nn_value_spread(&s->leaves, j) - spread + c->win_bonus * (2.0 * nn_value_win(&s->leaves, j) - 1.0);
         } else {
-            Game g = p->game;
-            nd->u = rollout_value(s, &g, NULL);
+            nd->u = rollout_value(s, &p->game, NULL); /* the world is not needed after this */
         }
         nd->q = nd->u;
         nd->state = MCGS_NODE_READY;
