@@ -9,7 +9,8 @@
  * so are their three runs in `col`, so away from the left and right edges a
  * kernel row is one memcpy of 3*cin floats.
  *
- * Then forward is y = col W + b, one sgemm for the whole batch, and backward
+ * Then forward is y = col W + b, one sgemm per chunk of NN_CONV3_CHUNK
+ * boards (layers.h says why not the whole batch at once), and backward
  * is dW += col^T dy, db += column sums of dy, dcol = dy W^T (written over
  * `col`, which is no longer needed), and dx = col2im(dcol): every run of
  * dcol added back onto the square it came from.
@@ -100,20 +101,30 @@ static void col2im(const NnConv3 *l, const float *dcol, int batch, float *dx) {
     }
 }
 
-void nn_conv3_forward(const NnConv3 *l, const NnParams *ps, const float *x, int batch, float *y, float *col) {
-    const int rows = batch * l->dim * l->dim, k = 9 * l->cin, cout = l->cout;
+/* y = conv(x) for boards [b0, b0 + nb) of x and y. */
+static void forward_chunk(const NnConv3 *l, const NnParams *ps, const float *x, int nb, float *y, float *col) {
+    const int rows = nb * l->dim * l->dim, k = 9 * l->cin, cout = l->cout;
     const float *bias = nnp_w(ps, l->b);
-    im2col(l, x, batch, col);
+    im2col(l, x, nb, col);
     for (int s = 0; s < rows; s++) memcpy(y + (size_t)s * (size_t)cout, bias, (size_t)cout * sizeof(float));
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, cout, k, 1.0f, col, k, nnp_w(ps, l->w), cout, 1.0f,
                 y, cout);
 }
 
-void nn_conv3_backward(const NnConv3 *l, NnParams *ps, const float *x, const float *dy, int batch, float *dx,
-                       float *col) {
-    const int rows = batch * l->dim * l->dim, k = 9 * l->cin, cout = l->cout;
+void nn_conv3_forward(const NnConv3 *l, const NnParams *ps, const float *x, int batch, float *y, float *col) {
+    const size_t in = (size_t)(l->dim * l->dim) * (size_t)l->cin, out = (size_t)(l->dim * l->dim) * (size_t)l->cout;
+    for (int b0 = 0; b0 < batch; b0 += NN_CONV3_CHUNK) {
+        int nb = batch - b0 < NN_CONV3_CHUNK ? batch - b0 : NN_CONV3_CHUNK;
+        forward_chunk(l, ps, x + (size_t)b0 * in, nb, y + (size_t)b0 * out, col);
+    }
+}
+
+/* The gradients of boards [b0, b0 + nb): x, dy and dx point at the chunk. */
+static void backward_chunk(const NnConv3 *l, NnParams *ps, const float *x, const float *dy, int nb, float *dx,
+                           float *col) {
+    const int rows = nb * l->dim * l->dim, k = 9 * l->cin, cout = l->cout;
     float *db = nnp_g(ps, l->b);
-    im2col(l, x, batch, col);
+    im2col(l, x, nb, col);
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, cout, rows, 1.0f, col, k, dy, cout, 1.0f,
                 nnp_g(ps, l->w), cout);
     for (int s = 0; s < rows; s++) {
@@ -123,5 +134,15 @@ void nn_conv3_backward(const NnConv3 *l, NnParams *ps, const float *x, const flo
     if (dx == NULL) return;
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, k, cout, 1.0f, dy, cout, nnp_w(ps, l->w), cout, 0.0f,
                 col, k);
-    col2im(l, col, batch, dx);
+    col2im(l, col, nb, dx);
+}
+
+void nn_conv3_backward(const NnConv3 *l, NnParams *ps, const float *x, const float *dy, int batch, float *dx,
+                       float *col) {
+    const size_t in = (size_t)(l->dim * l->dim) * (size_t)l->cin, out = (size_t)(l->dim * l->dim) * (size_t)l->cout;
+    for (int b0 = 0; b0 < batch; b0 += NN_CONV3_CHUNK) {
+        int nb = batch - b0 < NN_CONV3_CHUNK ? batch - b0 : NN_CONV3_CHUNK;
+        backward_chunk(l, ps, x + (size_t)b0 * in, dy + (size_t)b0 * out, nb, dx == NULL ? NULL : dx + (size_t)b0 * in,
+                       col);
+    }
 }

@@ -132,7 +132,7 @@ void nn_forward_trunk(const NnModel *m, NnBatch *b, int n) {
     size_t sq = sq_of(m), C = (size_t)m->arch.channels, S = (size_t)m->fs.scalars;
     float *a0 = layer(m, b, 0);
     nn_conv3_forward(&m->stem, ps, b->planes, n, a0, b->col);
-    nn_dense_forward(&m->scalar_in, ps, b->scalars, n, b->sbias);
+    nn_dense_forward_each(&m->scalar_in, ps, b->scalars, n, 1, b->sbias);
     for (size_t i = 0; i < (size_t)n; i++)
         for (size_t s = 0; s < sq; s++) {
             float *x = a0 + (i * sq + s) * C;
@@ -150,14 +150,14 @@ void nn_forward_trunk(const NnModel *m, NnBatch *b, int n) {
         memcpy(b->pooled_in + i * (C + S), b->pooled + i * C, C * sizeof(float));
         memcpy(b->pooled_in + i * (C + S) + C, b->scalars + i * S, S * sizeof(float));
     }
-    nn_dense_forward(&m->embed, ps, b->pooled_in, n, b->emb);
+    nn_dense_forward_each(&m->embed, ps, b->pooled_in, n, 1, b->emb);
     nn_relu_forward(b->emb, (size_t)n * (size_t)m->arch.embed, b->emb);
 }
 
 void nn_forward_value(const NnModel *m, NnBatch *b, int n) {
-    nn_dense_forward(&m->v_hidden, &m->params, b->emb, n, b->vh);
+    nn_dense_forward_each(&m->v_hidden, &m->params, b->emb, n, 1, b->vh);
     nn_relu_forward(b->vh, (size_t)n * (size_t)m->arch.head_hidden, b->vh);
-    nn_dense_forward(&m->v_out, &m->params, b->vh, n, b->vout);
+    nn_dense_forward_each(&m->v_out, &m->params, b->vh, n, 1, b->vout);
 }
 
 double nn_value_win(const NnBatch *b, int i) {
@@ -172,8 +172,8 @@ double nn_value_spread(const NnBatch *b, int i) { return 100.0 * (double)b->vout
 void nn_forward_submoves(const NnModel *m, NnBatch *b, int n) {
     size_t sq = sq_of(m), per = (size_t)m->ps.submoves, place = (size_t)m->ps.placements;
     const float *T = layer(m, b, m->arch.blocks);
-    nn_dense_forward(&m->sub_sq, &m->params, T, n * (int)sq, b->sub_sq);
-    nn_dense_forward(&m->sub_glob, &m->params, b->emb, n, b->sub_glob);
+    nn_dense_forward_each(&m->sub_sq, &m->params, T, n, (int)sq, b->sub_sq);
+    nn_dense_forward_each(&m->sub_glob, &m->params, b->emb, n, 1, b->sub_glob);
     for (size_t i = 0; i < (size_t)n; i++) {
         memcpy(b->sub + i * per, b->sub_sq + i * place, place * sizeof(float));
         memcpy(b->sub + i * per + place, b->sub_glob + i * (RK_RACK_SIZE + 1), (RK_RACK_SIZE + 1) * sizeof(float));

@@ -9,6 +9,12 @@
  * A model is read-only here: threads may share one model, each with its own
  * NnBatch.
  *
+ * BATCH INVARIANCE: every BLAS call of a forward pass covers one position
+ * (the convolutions go a board at a time, the dense layers through
+ * nn_dense_forward_each), so position i's outputs are bit for bit the same
+ * whatever else is in the batch and however large it is. Searches that
+ * batch leaves from several games (worker/lockstep.h) rely on it.
+ *
  * Usage:
  *   nn_batch_set(b, i, pos) for i < n  (features, board, legal moves)
  *   nn_forward_trunk(m, b, n)

@@ -59,6 +59,11 @@ void nn_dense_forward(const NnDense *l, const NnParams *ps, const float *x, int 
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, batch, out, in, 1.0f, x, in, w, out, 1.0f, y, out);
 }
 
+void nn_dense_forward_each(const NnDense *l, const NnParams *ps, const float *x, int groups, int rows, float *y) {
+    const size_t in = (size_t)rows * (size_t)l->in, out = (size_t)rows * (size_t)l->out;
+    for (int g = 0; g < groups; g++) nn_dense_forward(l, ps, x + (size_t)g * in, rows, y + (size_t)g * out);
+}
+
 void nn_dense_backward(const NnDense *l, NnParams *ps, const float *x, const float *dy, int batch, float *dx) {
     const int in = l->in, out = l->out;
     const float *w = nnp_w(ps, l->w);

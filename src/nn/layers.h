@@ -29,10 +29,22 @@ void nn_dense_declare(NnDense *l, NnParams *ps, const char *name, int in, int ou
 void nn_dense_init(const NnDense *l, NnParams *ps, float gain, Rng *rng);
 void nn_dense_forward(const NnDense *l, const NnParams *ps, const float *x, int batch, float *y);
 void nn_dense_backward(const NnDense *l, NnParams *ps, const float *x, const float *dy, int batch, float *dx);
+/* nn_dense_forward of `groups` groups of `rows` rows, one BLAS call a group:
+ * a group's output depends on that group's input only, never on the other
+ * groups or their number (the forward passes of infer.h use it with one
+ * group a position, so a position's outputs are the same in any batch). */
+void nn_dense_forward_each(const NnDense *l, const NnParams *ps, const float *x, int groups, int rows, float *y);
 
 /* ---- 3x3 convolution, zero padding ("same"), NHWC on a dim x dim board ----
  * W [9*cin, cout] (row (ky*3+kx)*cin + ci), b [cout]. Through im2col and
- * cblas_sgemm. Scratch `col` holds batch*dim*dim*9*cin floats. */
+ * cblas_sgemm, NN_CONV3_CHUNK boards at a time: the im2col matrix of one
+ * board (721 KB for the stem of the default net) stays in a core's L2,
+ * where a whole batch's would stream through memory (docs/performance.md
+ * measured the per-position cost rising 1.6x from batch 1 to 64 without
+ * chunks). One board a chunk also makes every sgemm's shape and operands
+ * depend on one board only, so a board's output does not depend on the
+ * batch it is in. Scratch `col` holds nn_conv3_col_floats(batch) floats. */
+#define NN_CONV3_CHUNK 1
 typedef struct NnConv3 {
     int dim, cin, cout;
     int w, b;
@@ -40,7 +52,8 @@ typedef struct NnConv3 {
 void nn_conv3_declare(NnConv3 *l, NnParams *ps, const char *name, int dim, int cin, int cout);
 void nn_conv3_init(const NnConv3 *l, NnParams *ps, float gain, Rng *rng);
 static inline size_t nn_conv3_col_floats(const NnConv3 *l, int batch) {
-    return (size_t)batch * (size_t)(l->dim * l->dim) * 9u * (size_t)l->cin;
+    size_t boards = (size_t)(batch < NN_CONV3_CHUNK ? batch : NN_CONV3_CHUNK);
+    return boards * (size_t)(l->dim * l->dim) * 9u * (size_t)l->cin;
 }
 void nn_conv3_forward(const NnConv3 *l, const NnParams *ps, const float *x, int batch, float *y, float *col);
 /* col is scratch (its content on entry does not matter). dx may alias x or

@@ -147,6 +147,75 @@ static void test_hidden_normalised(void) {
     world_close(&w);
 }
 
+/* Batch invariance (infer.h): a position's value, sub-move logits and move
+ * log-probabilities are bit for bit the same alone, at another slot of a
+ * smaller batch, and in a full batch. A net large enough for the BLAS
+ * kernels' blocking to matter (32 channels, 2 blocks). */
+typedef struct Outputs {
+    float vout[4];
+    float *sub;
+    double *logp;
+    int n;
+} Outputs;
+
+static void outputs_take(const NnModel *m, NnBatch *b, int i, Outputs *o) {
+    size_t per = (size_t)m->ps.submoves;
+    memcpy(o->vout, b->vout + (size_t)i * 4, sizeof o->vout);
+    o->sub = malloc(per * sizeof(float));
+    memcpy(o->sub, b->sub + (size_t)i * per, per * sizeof(float));
+    o->n = b->legal[i].n;
+    o->logp = malloc((size_t)o->n * sizeof(double));
+    CU_ASSERT_EQUAL(nn_policy_all(m, b, i, o->logp), o->n);
+}
+
+static bool outputs_same(const NnModel *m, const Outputs *a, const Outputs *b) {
+    return memcmp(a->vout, b->vout, sizeof a->vout) == 0 &&
+           memcmp(a->sub, b->sub, (size_t)m->ps.submoves * sizeof(float)) == 0 && a->n == b->n &&
+           memcmp(a->logp, b->logp, (size_t)a->n * sizeof(double)) == 0;
+}
+
+static void test_batch_invariance(void) {
+    World w;
+    if (!world_open(&w)) return;
+    NnModel m;
+    RkError err;
+    NnArch arch = {.channels = 32, .blocks = 2, .embed = 32, .head_hidden = 32, .h_tiles = 1};
+    CU_ASSERT_FATAL(nn_model_init(&m, &arch, &w.ld, 15, 5, &err) == 0);
+    shake(&m, 9);
+    enum { N = 7 };
+    NnBatch b;
+    CU_ASSERT_FATAL(nn_batch_init(&b, &m, &w.fc, N, &err) == 0);
+    Outputs full[N], alone, mixed;
+    for (int i = 0; i < N; i++) nn_batch_set(&b, &m, i, &w.set.s[(size_t)i * 4 + 1].pos);
+    nn_forward_trunk(&m, &b, N);
+    nn_forward_value(&m, &b, N);
+    nn_forward_submoves(&m, &b, N);
+    for (int i = 0; i < N; i++) outputs_take(&m, &b, i, &full[i]);
+    int same = 0;
+    for (int i = 0; i < N; i++) {
+        nn_batch_set(&b, &m, 0, &w.set.s[(size_t)i * 4 + 1].pos);
+        nn_forward_trunk(&m, &b, 1);
+        nn_forward_value(&m, &b, 1);
+        nn_forward_submoves(&m, &b, 1);
+        outputs_take(&m, &b, 0, &alone);
+        /* slot 2 of 3, with two other positions around it */
+        nn_batch_set(&b, &m, 0, &w.set.s[40].pos);
+        nn_batch_set(&b, &m, 1, &w.set.s[41].pos);
+        nn_batch_set(&b, &m, 2, &w.set.s[(size_t)i * 4 + 1].pos);
+        nn_forward_trunk(&m, &b, 3);
+        nn_forward_value(&m, &b, 3);
+        nn_forward_submoves(&m, &b, 3);
+        outputs_take(&m, &b, 2, &mixed);
+        same += outputs_same(&m, &full[i], &alone) && outputs_same(&m, &full[i], &mixed);
+        free(alone.sub), free(alone.logp), free(mixed.sub), free(mixed.logp);
+    }
+    CU_ASSERT_EQUAL(same, N);
+    for (int i = 0; i < N; i++) free(full[i].sub), free(full[i].logp);
+    nn_batch_free(&b);
+    nn_model_free(&m);
+    world_close(&w);
+}
+
 static double chunk_loss(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *set, const size_t *idx, int n) {
     NnLossSums s = {0};
     nn_chunk_losses(m, b, g, set, idx, n, 1.0f, false, &s);
@@ -274,6 +343,7 @@ int main(void) {
     CU_TestInfo tests[] = {
         {"policy: log P over the legal moves sums to 1; samples are legal and follow P", test_policy_normalised},
         {"H: P(leave) sums to 1 over the pool's leaves (t = 1, 2); samples fit the pool", test_hidden_normalised},
+        {"a position's outputs are bit for bit the same in any batch", test_batch_invariance},
         {"gradients of the whole model = finite differences (t = 1)", test_gradients_t1},
         {"gradients of the whole model = finite differences (t = 2)", test_gradients_t2},
         {"a small model overfits a few samples", test_overfit},
