@@ -11,6 +11,7 @@
 #include "eval/derive.h"
 #include "eval/dynleaves.h"
 #include "eval/klv.h"
+#include "worker/generation.h"
 #include "eval/spv.h"
 #include "search/sim.h"
 #include "eval/racktable.h"
@@ -23,7 +24,7 @@ static void usage(FILE *out) {
             "       rookery bench selfplay [--games N] [--seed S] [--lexicon FILE.kwg] [--leaves FILE.klv2]\n"
             "                              [--spv FILE.spv [--spv-k K]]\n"
             "       rookery bench derive [--observed PCT]\n"
-            "       rookery bench train [--games N] [--run DIR]\n"
+            "       rookery bench train [--games N] [--threads T] [--run DIR]\n"
             "       rookery bench leaves --req FILE.req [--positions N] [--seed S] [--rerank N]\n"
             "       rookery bench sim [--positions N] [--iterations N] [--plies P] [--candidates K]\n"
             "                         [--leaves FILE.klv2] [--seed S]\n"
@@ -38,7 +39,8 @@ static void usage(FILE *out) {
             "          prints games/s and turns/s.\n"
             "derive:   rack table build and leave derivation from random accumulators (PCT%% of the\n"
             "          racks observed, default 75).\n"
-            "train:    one generation of the training loop (under mpirun), with its timings.\n"
+            "train:    one generation of the training loop (under mpirun), with its timings;\n"
+            "          --threads T: T self-play threads a rank (run.threads).\n"
             "leaves:   bag-aware leaves: for self-play positions (N per row, default 5) at 93, 70, 50,\n"
             "          30 and 15 unseen tiles, the time to derive every leave again from the .req for\n"
             "          the position's pool, and to value the N best moves' leaves exactly (default 10).\n"
@@ -448,7 +450,7 @@ done:
 }
 
 static int bench_train(int argc, char **argv) {
-    uint64_t games = 2000;
+    uint64_t games = 2000, threads = 1;
     const char *run = "runs/bench";
     for (int i = 2; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -457,6 +459,9 @@ static int bench_train(int argc, char **argv) {
             return 0;
         } else if (strcmp(argv[i], "--games") == 0) {
             if (cli_parse_u64(argv[i], v, UINT64_C(1) << 40, &games) != 0 || games == 0) return 2;
+            i++;
+        } else if (strcmp(argv[i], "--threads") == 0) {
+            if (cli_parse_u64(argv[i], v, GENERATION_MAX_THREADS, &threads) != 0 || threads == 0) return 2;
             i++;
         } else if (strcmp(argv[i], "--run") == 0 && v) {
             run = argv[++i];
@@ -467,9 +472,11 @@ static int bench_train(int argc, char **argv) {
     }
     char set_games[64];
     snprintf(set_games, sizeof set_games, "run.games_per_generation=%llu", (unsigned long long)games);
-    char *targv[] = {"train", "--bench", "--run", (char *)run, "--set", set_games, "--set", "run.progress_seconds=0",
-                     NULL};
-    return cmd_train(8, targv);
+    char set_threads[64];
+    snprintf(set_threads, sizeof set_threads, "run.threads=%llu", (unsigned long long)threads);
+    char *targv[] = {"train", "--bench",   "--run", (char *)run, "--set", set_games, "--set", "run.progress_seconds=0",
+                     "--set", set_threads, NULL};
+    return cmd_train(10, targv);
 }
 
 int cmd_bench(int argc, char **argv) {

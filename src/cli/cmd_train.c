@@ -82,6 +82,78 @@ static void usage(FILE *out) {
 
 
 
+/* --------------------------------------------- self-play threads (run.threads) */
+
+static int helpers_init(Trainer *t) {
+    int n = t->cfg.threads - 1;
+    if (n <= 0) return 0;
+    t->helpers = calloc((size_t)n, sizeof *t->helpers);
+    if (t->helpers == NULL) return 1;
+    for (int j = 0; j < n; j++) {
+        TrainHelper *h = &t->helpers[j];
+        shardset_init(&h->samples);
+        samples_init(&h->recorder, &h->samples, t->cfg.nn_temperature, t->cfg.nn_top, klv_leave_value, &t->klv);
+    }
+    return 0;
+}
+
+static void helpers_free(Trainer *t) {
+    if (t->helpers == NULL) return;
+    for (int j = 0; j < t->cfg.threads - 1; j++) {
+        TrainHelper *h = &t->helpers[j];
+        if (h->have_player) player_close(&h->player);
+        samples_free(&h->recorder);
+        shardset_free(&h->samples);
+    }
+    free(t->helpers);
+    t->helpers = NULL;
+}
+
+int train_open_helper_players(Trainer *t, const char *spec) {
+    for (int j = 0; j < t->cfg.threads - 1; j++) {
+        TrainHelper *h = &t->helpers[j];
+        if (h->have_player) player_close(&h->player);
+        h->have_player = false;
+        RkError err;
+        int rc = player_open(&h->player, spec, &t->engine.ld, &err);
+        if (rc == 0 && (rc = player_check_board(&h->player, t->engine.layout.dim, &err)) != 0)
+            player_close(&h->player);
+        if (rc != 0) {
+            fprintf(stderr, "rookery: rank %d: player of thread %d: %s\n", t->comm.rank, j + 1, err.msg);
+            return 1;
+        }
+        h->have_player = true;
+        player_lend_leaves(&h->player, &t->klv);
+    }
+    return 0;
+}
+
+/* The helper threads' totals into *tot and their samples into t->samples
+ * (sorted by game and turn when they are written). */
+static int merge_helpers(Trainer *t, const GenerationWorker *ws, int threads, GenerationTotals *tot) {
+    for (int j = 1; j < threads; j++) {
+        const GenerationTotals *h = &ws[j].totals;
+        tot->games += h->games;
+        tot->turns += h->turns;
+        tot->observations += h->observations;
+        tot->bingos += h->bingos;
+        tot->score_sum += h->score_sum;
+        tot->equity_sum += h->equity_sum;
+        if (!t->cfg.nn_shards || t->helpers[j - 1].samples.n == 0) continue;
+        RkError err;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int rc = shardset_pack(&t->helpers[j - 1].samples, &buf, &len, &err);
+        if (rc == 0) rc = shardset_unpack_append(&t->samples, buf, len, &err);
+        free(buf);
+        if (rc != 0) {
+            fprintf(stderr, "rookery: rank %d: %s\n", t->comm.rank, err.msg);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The forced-rack phase (generation_play_forced): batches of forced games
  * until every rack has the generation's minimum count or the cap on forced
  * games is reached. t->acc holds the summed accumulators on entry and on
@@ -220,14 +292,31 @@ static int run_generation(Trainer *t, int gen) {
                           .spv_target = t->cfg.spv_target,
                           .samples = t->cfg.nn_shards ? &t->recorder : NULL,
                           .game = t->game};
+    /* the other threads' workers: the same, with their own state */
+    const int threads = t->cfg.threads;
+    GenerationWorker ws[GENERATION_MAX_THREADS];
+    SelfplayConfig plays[GENERATION_MAX_THREADS];
+    for (int j = 1; j < threads; j++) {
+        TrainHelper *h = &t->helpers[j - 1];
+        plays[j] = play;
+        plays[j].player = h->have_player ? &h->player : NULL;
+        ws[j] = w;
+        ws[j].play = &plays[j];
+        ws[j].res = &h->res;
+        ws[j].samples = t->cfg.nn_shards ? &h->recorder : NULL;
+        ws[j].game = &h->game;
+        shardset_clear(&h->samples);
+    }
     shardset_clear(&t->samples);
     memset(&t->shard_files, 0, sizeof t->shard_files);
     memset(&t->nn_rep, 0, sizeof t->nn_rep);
     t->gen_begun = t->nn_trained = false;
-    uint64_t rounds = generation_rounds(w.games, w.nranks);
+    uint64_t rounds = generation_rounds(w.games, w.nranks, threads);
     double last_progress = t0;
     for (uint64_t r = 0; r < rounds; r++) {
-        int status = generation_play_round(&w, r, &err) == 0 ? 0 : 1;
+        ws[0] = w;
+        int status = generation_play_round(ws, threads, r, &err) == 0 ? 0 : 1;
+        w = ws[0];
         if (status) fprintf(stderr, "rookery: rank %d: %s\n", t->comm.rank, err.msg);
         if ((r + 1) % CHECK_ROUNDS == 0 || r + 1 == rounds || status) {
             int worst = agree(t, status ? 2 : stop_requested ? 1 : 0);
@@ -240,7 +329,7 @@ static int run_generation(Trainer *t, int gen) {
         }
         double now = cli_now();
         if (t->cfg.progress_seconds > 0 && now - last_progress >= t->cfg.progress_seconds) {
-            uint64_t done = (r + 1) * (uint64_t)w.nranks;
+            uint64_t done = (r + 1) * (uint64_t)w.nranks * (uint64_t)threads;
             if (done > w.games) done = w.games;
             double rate = (double)done / (now - t0);
             SAY(t, "gen %d: %" PRIu64 "/%" PRIu64 " games, %.1f games/s, ETA %.0f s", gen, done, w.games, rate,
@@ -249,6 +338,7 @@ static int run_generation(Trainer *t, int gen) {
         }
     }
     double t_play = cli_now();
+    if (merge_helpers(t, ws, threads, &w.totals) != 0) return 1;
     /* reduce: rack accumulators, SPV cells and totals in one buffer, one
      * Allreduce, exact integer sums */
     GenerationTotals tot = w.totals;
@@ -474,6 +564,10 @@ static int setup(Trainer *t, int *start_gen) {
     rc = leave_deriver_init(&t->deriver, &t->racks, &t->klv.kwg, &err);
     if (rc != 0) fprintf(stderr, "rookery: leaves: %s\n", err.msg);
     if (agree(t, rc != 0) != 0) return 2;
+    if (helpers_init(t) != 0) {
+        fprintf(stderr, "rookery: out of memory for %d self-play threads\n", t->cfg.threads);
+        return 1;
+    }
     if (strncmp(t->cfg.player, "mcgs", 4) == 0) {
         rc = train_search_setup(t, latest);
         if (rc != 0) return rc;
@@ -481,8 +575,11 @@ static int setup(Trainer *t, int *start_gen) {
         rc = player_open(&t->player, t->cfg.player, &t->engine.ld, &err);
         if (rc != 0) fprintf(stderr, "rookery: run.player: %s\n", err.msg);
         t->have_player = rc == 0; /* closed at exit even if another rank failed */
+        if (rc == 0) {
+            player_lend_leaves(&t->player, &t->klv); /* the leaves in force */
+            rc = train_open_helper_players(t, t->cfg.player);
+        }
         if (agree(t, rc != 0) != 0) return 2;
-        player_lend_leaves(&t->player, &t->klv); /* the leaves in force */
     }
     if (t->cfg.nn_train) {
         rc = setup_model(t, latest, &err);
@@ -600,6 +697,7 @@ int cmd_train(int argc, char **argv) {
                    (double)t->last_games / t->last_play / t->comm.size, t->last_wall, t->last_overhead,
                    100.0 * t->last_overhead / t->last_wall, (double)rss_kb / 1024.0);
     }
+    helpers_free(t);
     free(t->game);
     samples_free(&t->recorder);
     shardset_free(&t->samples);

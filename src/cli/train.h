@@ -22,6 +22,17 @@
 #include "worker/match.h"
 #include "worker/train_config.h"
 
+/* The own state of self-play thread j >= 1 (run.threads; thread 0 uses
+ * the Trainer's game, res, player and recorder): worker/generation.h. */
+typedef struct TrainHelper {
+    Game game;
+    GameResiduals res;
+    Player player;
+    bool have_player;
+    ShardSet samples;
+    SampleRecorder recorder;
+} TrainHelper;
+
 typedef struct Trainer {
     Comm comm;
     TrainConfig cfg;
@@ -44,6 +55,7 @@ typedef struct Trainer {
     Game *game;
     Player player;      /* run.player when it is not "static" */
     bool have_player;
+    TrainHelper *helpers; /* [cfg.threads - 1] */
     /* the search's generation loop (run.player = mcgs:..., train_search.c) */
     bool mcgs_loop;
     int model_in_force;   /* the generation whose model.h5 guides the search (0: none) */
@@ -117,6 +129,11 @@ int train_nn_generation(Trainer *t, int gen);
 /* `pairs` game pairs between a and b dealt to the ranks by index (the same
  * pairs every generation); 0 or 1 (error). */
 int train_play_match(Trainer *t, const Player *a, const Player *b, uint64_t pairs, MatchResult *r);
+
+/* Opens each helper thread's own copy of the player opened from spec (the
+ * leaves in force lent as to t->player), closing the old ones. Returns 0,
+ * or 1 with the error printed. Not collective. */
+int train_open_helper_players(Trainer *t, const char *spec);
 
 /* train_search.c: the search's loop (run.player = mcgs:...). Setup finds the
  * model in force (the latest manifest's model_in_force) and opens the

@@ -79,9 +79,11 @@ void rack_accum_init_in(RackAccum *a, uint64_t n, int64_t *storage);
 void rack_accum_free(RackAccum *a);
 /* Records one best move of equity equity_mp (millipoints) for rack idx
  * (idx < a->n, unchecked). */
+/* Atomic (relaxed) adds: the self-play threads of a rank (run.threads) share
+ * one set of accumulators, and integer sums come out the same in any order. */
 static inline void rack_accum_add(RackAccum *a, uint64_t idx, int64_t equity_mp) {
-    a->count[idx] += 1;
-    a->sum_mp[idx] += equity_mp;
+    __atomic_fetch_add(&a->count[idx], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&a->sum_mp[idx], equity_mp, __ATOMIC_RELAXED);
 }
 /* dst += src element-wise; the sizes must match. */
 int rack_accum_merge(RackAccum *dst, const RackAccum *src, RkError *err);

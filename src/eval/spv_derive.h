@@ -109,10 +109,11 @@ static inline void spv_accum_add(SpvAccum *a, int o, int p, int sq, int b, int64
     uint64_t sq2 = (uint64_t)(residual_mp * residual_mp);
     size_t t = (size_t)o * a->num_phases + (size_t)p;
     int64_t *w = a->data + ((t * a->num_squares + (size_t)sq) * a->num_buckets + (size_t)b) * SPV_ACCUM_WORDS;
-    w[0] += 1;
-    w[1] += residual_mp;
-    w[2] += (int64_t)(sq2 >> 32);
-    w[3] += (int64_t)(sq2 & 0xffffffffu);
+    /* atomic, as rack_accum_add: threads share the cells */
+    __atomic_fetch_add(&w[0], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&w[1], residual_mp, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&w[2], (int64_t)(sq2 >> 32), __ATOMIC_RELAXED);
+    __atomic_fetch_add(&w[3], (int64_t)(sq2 & 0xffffffffu), __ATOMIC_RELAXED);
 }
 
 /* A prior of SPV_PRIOR_AUTO is estimated from the data (see above). */

@@ -9,7 +9,11 @@
 int comm_init(Comm *c, int *argc, char ***argv, RkError *err) {
     int ok = 0;
     MPI_Initialized(&ok);
-    if (!ok && MPI_Init(argc, argv) != MPI_SUCCESS) return rk_error(err, "MPI_Init failed");
+    /* FUNNELED: the self-play threads of run.threads never call MPI; the
+     * main thread joins them before every collective */
+    int provided = 0;
+    if (!ok && MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+        return rk_error(err, "MPI_Init_thread failed");
     MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &c->size);
     const char *ntasks = getenv("SLURM_NTASKS");

@@ -1,5 +1,6 @@
 #include "generation.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,9 +56,8 @@ static void observe_turn(const Game *g, const Move *m, void *vctx) {
     o->w->totals.equity_sum += equity;
 }
 
-int generation_play_round(GenerationWorker *w, uint64_t round, RkError *err) {
-    uint64_t index = round * (uint64_t)w->nranks + (uint64_t)w->rank;
-    if (index >= w->games) return 0;
+/* Plays game `index` with w. */
+static int play_game(GenerationWorker *w, uint64_t index, RkError *err) {
     Observe o = {.w = w, .failed = 0, .err = err};
     SelfplayStats st = {0};
     if (w->spv_acc != NULL)
@@ -72,6 +72,43 @@ int generation_play_round(GenerationWorker *w, uint64_t round, RkError *err) {
     w->totals.turns += (int64_t)st.turns;
     w->totals.bingos += (int64_t)st.bingos;
     w->totals.score_sum += st.score_sum[0] + st.score_sum[1];
+    return 0;
+}
+
+typedef struct Job {
+    GenerationWorker *w;
+    uint64_t index;
+    int status;
+    RkError err;
+} Job;
+
+static void *run_job(void *arg) {
+    Job *j = arg;
+    j->status = play_game(j->w, j->index, &j->err);
+    return NULL;
+}
+
+int generation_play_round(GenerationWorker *ws, int threads, uint64_t round, RkError *err) {
+    const GenerationWorker *w0 = &ws[0];
+    uint64_t first = (round * (uint64_t)w0->nranks + (uint64_t)w0->rank) * (uint64_t)threads;
+    if (threads <= 1) return first < w0->games ? play_game(&ws[0], first, err) : 0;
+    Job jobs[GENERATION_MAX_THREADS];
+    pthread_t tid[GENERATION_MAX_THREADS];
+    bool started[GENERATION_MAX_THREADS] = {false};
+    int n = 0;
+    for (int j = 0; j < threads && j < GENERATION_MAX_THREADS && first + (uint64_t)j < w0->games; j++, n++)
+        jobs[j] = (Job){.w = &ws[j], .index = first + (uint64_t)j, .status = 0};
+    /* job 0 runs here; a thread that cannot start runs here too, after it */
+    for (int j = 1; j < n; j++) started[j] = pthread_create(&tid[j], NULL, run_job, &jobs[j]) == 0;
+    for (int j = 0; j < n; j++)
+        if (j == 0 || !started[j]) run_job(&jobs[j]);
+    for (int j = 1; j < n; j++)
+        if (started[j]) pthread_join(tid[j], NULL);
+    for (int j = 0; j < n; j++)
+        if (jobs[j].status != 0) {
+            *err = jobs[j].err;
+            return -1;
+        }
     return 0;
 }
 

@@ -18,6 +18,8 @@
 #ifndef ROOKERY_GENERATION_H
 #define ROOKERY_GENERATION_H
 
+#define GENERATION_MAX_THREADS 256
+
 #include "eval/derive.h"
 #include "eval/racktable.h"
 #include "residuals.h"
@@ -85,12 +87,23 @@ int generation_play_forced(GenerationWorker *w, uint64_t game_index, const Force
 void generation_play_heldout(const SelfplayConfig *play, const Spv *eval, double k, ResidualTarget target,
                              uint64_t index, Game *scratch, GameResiduals *res, ResidualStats *st);
 
-/* Rounds needed for G games on P ranks. */
-static inline uint64_t generation_rounds(uint64_t games, int nranks) {
-    return (games + (uint64_t)nranks - 1) / (uint64_t)nranks;
+/* Rounds needed for G games on P ranks of T threads. */
+static inline uint64_t generation_rounds(uint64_t games, int nranks, int threads) {
+    uint64_t per_round = (uint64_t)nranks * (uint64_t)threads;
+    return (games + per_round - 1) / per_round;
 }
-/* Plays this rank's game of round r (if any). Returns 0, or -1 on a rack
- * that the rack table does not know (a bug; err says which). */
-int generation_play_round(GenerationWorker *w, uint64_t round, RkError *err);
+/*
+ * Plays this rank's games of round r: with T threads (run.threads), round r
+ * holds games r*P*T .. r*P*T + P*T - 1, rank k plays games (r*P + k)*T + j
+ * for j < T (those below G), game j in a thread of its own with worker
+ * ws[j] (T = 1: game r*P + k, no thread). The workers share the
+ * accumulators (their adds are atomic integer adds, so the sums do not
+ * depend on the interleaving) and nothing else: each has its own play
+ * config (player and its scratch), game, residual scratch, sample recorder
+ * and totals. Samples are sorted by (game, turn) before they are written,
+ * so the shards do not depend on T or P either. Returns 0, or -1 on a rack
+ * that the rack table does not know (a bug; err says which).
+ */
+int generation_play_round(GenerationWorker *ws, int threads, uint64_t round, RkError *err);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "core/textfile.h"
 #include "eval/spv_derive.h"
+#include "worker/generation.h"
 
 const char TRAIN_DEFAULT_CONFIG[] =
     "# rookery training run: the embedded default (a short but real run)\n"
@@ -19,6 +20,7 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "output = runs/default\n"
     "player = static\n"
     "progress_seconds = 5\n"
+    "threads = 1\n"
     "\n"
     "[lexicon]\n"
     "kwg = SOWPODS\n"
@@ -175,6 +177,9 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
     } else if (IS("run", "progress_seconds")) {
         if (parse_u64(v, 0, 86400, &x) != 0) return -1;
         c->progress_seconds = (int)x;
+    } else if (IS("run", "threads")) {
+        if (parse_u64(v, 1, GENERATION_MAX_THREADS, &x) != 0) return -1;
+        c->threads = (int)x;
     } else if (IS("lexicon", "kwg")) {
         return set_string(c->lexicon, v);
     } else if (IS("lexicon", "ld")) {
@@ -421,7 +426,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
     if (c->n_min_rack_count == 0) snprintf(sched, sizeof sched, "0");
     int n = snprintf(buf, cap,
                      "[run]\nseed = %" PRIu64 "\ngenerations = %d\ngames_per_generation = %" PRIu64
-                     "\noutput = %s\nplayer = %s\nprogress_seconds = %d\n\n"
+                     "\noutput = %s\nplayer = %s\nprogress_seconds = %d\nthreads = %d\n\n"
                      "[lexicon]\nkwg = %s\nld = %s\nlayout = %s\n\n"
                      "[leaves]\ninitial = %s\nmin_rack_count = %s\nmax_forced_games = %" PRIu64
                      "\nshrink = %s\n\n"
@@ -433,7 +438,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      "weight_decay = %s\nheldout_every = %d\neval_positions = %" PRIu64 "\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\n\n"
                      "[mcgs]\nnet = %s\nrollout_with_net = %d\nhidden_with_net = %s\ngate_pairs = %" PRIu64
                      "\ngate_threshold = %s\n",
-                     c->seed, c->generations, c->games_per_generation, c->output, c->player, c->progress_seconds,
+                     c->seed, c->generations, c->games_per_generation, c->output, c->player, c->progress_seconds, c->threads,
                      c->lexicon,
                      c->ld, c->layout, c->initial_leaves, sched, c->max_forced_games, shrink, c->match_pairs,
                      train_config_schedule_name(c->spv_schedule), residual_target_name(c->spv_target), c->spv_start, c->spv_use ? "yes" : "no",

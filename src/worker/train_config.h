@@ -23,6 +23,11 @@
  *                                      loop gives it the model in force, see [mcgs]); without
  *                                      leaves= or req= it plays with the leaves in force
  *   run.progress_seconds      5        seconds between progress lines (0 = only per generation)
+ *   run.threads               1        self-play threads per rank, 1..256: a rank plays this many
+ *                                      games at once, sharing its tables and accumulators (one
+ *                                      rank a node with threads = cores needs one copy of them
+ *                                      instead of one a core); results do not depend on it
+ *                                      (worker/generation.h)
  *   lexicon.kwg               SOWPODS  lexicon name (looked up as README says) or .kwg path
  *   lexicon.ld                english  letter distribution name or .csv path
  *   lexicon.layout            standard15  board layout name or .txt path
@@ -110,6 +115,7 @@ typedef struct TrainConfig {
     char output[TRAIN_PATH_MAX];
     char player[TRAIN_PATH_MAX]; /* run.player */
     int progress_seconds;
+    int threads;
     char lexicon[TRAIN_PATH_MAX];
     char ld[TRAIN_PATH_MAX];
     char layout[TRAIN_PATH_MAX];

@@ -3,15 +3,17 @@
 # and trains the first model; the gatekeeper promotes it (gate_threshold 0) and generation 2
 # searches with it (V leaves, H worlds); in generation 3 the gate (threshold 101, which no
 # model can reach) keeps gen-0002's model. The P targets of the shards are visit distributions.
-# The snapshots are byte-identical at np 1, 2 and 3, and a resumed run (np 2) continues from
-# the model in force recorded in the manifest.
+# The snapshots are byte-identical at np 1, 2 and 3 (np 3 with 2 self-play threads a rank,
+# run.threads: each thread has its own search with the net), and a resumed run (np 2)
+# continues from the model in force recorded in the manifest.
 source "$(dirname "$0")/lib.sh"
 args=("${tiny_nn[@]}" --set run.player=mcgs:visits=12,candidates=5 --set run.games_per_generation=12
       --set run.progress_seconds=0 --set match.pairs=2 --set spv.heldout_games=0 --set spv.match_pairs=0
       --set mcgs.gate_pairs=2)
 for np in 1 2 3; do
+  threads=1; [ "$np" = 3 ] && threads=2
   mpirun_np "$np" "$bin" train --run "$work/np$np" "${args[@]}" --set run.generations=2 --set mcgs.gate_threshold=0 \
-    > "$work/np$np.log" 2>&1 || { cat "$work/np$np.log"; fail "train at np $np"; }
+    --set run.threads=$threads > "$work/np$np.log" 2>&1 || { cat "$work/np$np.log"; fail "train at np $np"; }
 done
 log="$work/np2.log"
 grep -q "search: mcgs:visits=12,candidates=5 without a net" "$log" || { cat "$log"; fail "generation 1 should search without a net"; }
