@@ -123,11 +123,19 @@ static void setup_positional(Gen *g, const PositionalValues *pv) {
         g->bucket_of[ml] = (int8_t)(v < nb - 1 ? v : nb - 1);
         if (g->rack[ml] > 0) used[g->bucket_of[ml]] = true;
     }
-    for (int sq = 0; sq < squares; sq++) {
-        int32_t best = INT32_MIN;
-        for (int b = 0; b < nb; b++)
-            if (used[b] && pv->v[sq * nb + b] > best) best = pv->v[sq * nb + b];
-        g->pv_max[sq] = best == INT32_MIN ? 0 : best;
+    /* the rack's buckets, then per square the largest of their values */
+    int ub[POS_MAX_BUCKETS], nu = 0;
+    for (int b = 0; b < nb; b++)
+        if (used[b]) ub[nu++] = b;
+    if (nu == 0) {
+        memset(g->pv_max, 0, (size_t)squares * sizeof g->pv_max[0]);
+        return;
+    }
+    const int32_t *row = pv->v;
+    for (int sq = 0; sq < squares; sq++, row += nb) {
+        int32_t best = row[ub[0]];
+        for (int j = 1; j < nu; j++) best = row[ub[j]] > best ? row[ub[j]] : best;
+        g->pv_max[sq] = best;
     }
 }
 
