@@ -20,6 +20,8 @@ static void usage(FILE *out) {
             "SPEC: static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K], e.g.\n"
             "      static:leaves=runs/default/gen-0003/leaves.klv2,spv=runs/default/gen-0003/positional.spv\n"
             "      (spv_k: the spread scale K of the SPV variance weight, points, default 75)\n"
+            "      static options exposure=FILE.txt (rookery selfplay --exposure-study) and\n"
+            "      neighbour=FILE.nbv (--neighbour-study) add those terms while the bag is not empty\n"
             "      sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S][,leaves=F|,req=F.req]\n"
             "      Monte Carlo simulation of the K best static moves (search/player.h)\n"
             "      nn:greedy,model=F.h5   the network's most probable legal move\n"
