@@ -82,8 +82,8 @@ static int exposure_study(const SelfplayConfig *cfg, uint64_t games, const char 
 
 static void print_heldout(const char *name, const NeighbourHeldout *h) {
     double explained = h->var > 0 ? 1.0 - h->var_adj / h->var : 0.0;
-    printf("  %-16s %10.2f -> %10.2f  %+7.3f%% explained   least-squares scale %.3f\n", name, h->var, h->var_adj,
-           100.0 * explained, h->scale);
+    printf("  %-16s %10.2f -> %10.2f  %+7.3f%% explained; least-squares scale %.3f, explaining %.3f%%\n", name,
+           h->var, h->var_adj, 100.0 * explained, h->scale, 100.0 * h->explained_best);
 }
 
 /* --neighbour-study: fit, report, write. */

@@ -134,8 +134,10 @@ int32_t neighbour_move_adjust(const NeighbourTable *t, const Board *b, const Mov
         uint8_t tile = m->tiles[i];
         if (tile == MOVE_PLAYED_THROUGH) continue;
         int sq = spv_move_square(m, i, b->dim, &r, &c);
-        double v = t->value[neighbour_index(t, sq, neighbour_state(b, r, c), spv_tile_bucket(nb, b->ld, tile))];
-        sum += (int32_t)lround(1000.0 * v);
+        double x = 1000.0 * t->value[neighbour_index(t, sq, neighbour_state(b, r, c), spv_tile_bucket(nb, b->ld, tile))];
+        if (x > SPV_MAX_TILE_MP) x = SPV_MAX_TILE_MP; /* a scaled table (player.h) may exceed the file's range */
+        if (x < -SPV_MAX_TILE_MP) x = -SPV_MAX_TILE_MP;
+        sum += (int32_t)lround(x);
     }
     return sum;
 }

@@ -34,6 +34,7 @@
  *
  * USE. For a placement while the bag is not empty:
  *   adjustment = sum over fresh tiles of lround(1000 * value), millipoints
+ *   (each tile's term clamped to +-SPV_MAX_TILE_MP)
  * (static:neighbour=FILE.nbv, search/player.h).
  */
 #ifndef ROOKERY_NEIGHBOUR_H

@@ -10,7 +10,7 @@
 #include "search/spec_option.h"
 
 #define PLAYER_USAGE                                                                                          \
-    "static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K][,exposure=FILE.txt][,neighbour=FILE.nbv] or "     \
+    "static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K][,exposure=FILE.txt][,neighbour=FILE.nbv[,neighbour_scale=S]] or " \
     "sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S][,leaves=FILE.klv2|zero|,req=FILE.req] or "  \
     "nn:greedy|value,model=FILE.h5[,candidates=K][,samples=S][,seed=N] or "                                       \
     "mcgs[:visits=N][,candidates=K][,cpuct=C][,rollout=P][,net=FILE.h5][,hidden=uniform|net][,...]"
@@ -124,6 +124,10 @@ static int open_option(Player *p, const char *spec, const char *key, const char 
         if (p->neighbour == NULL) return rk_error(err, "out of memory");
         return neighbour_load(p->neighbour, val, err);
     }
+    if (strcmp(key, "neighbour_scale") == 0 && p->kind == PLAYER_STATIC) {
+        if (p->neighbour_scale >= 0) return rk_error(err, "player '%s': neighbour_scale given twice", spec);
+        return spec_number(spec, key, val, 0, 100, false, &p->neighbour_scale, err);
+    }
     if (strcmp(key, "spv_k") == 0 && p->kind == PLAYER_STATIC) {
         char *end;
         errno = 0;
@@ -185,6 +189,7 @@ static int finish_open(Player *p, const char *spec, RkError *err) {
 int player_open(Player *p, const char *spec, const LetterDist *ld, RkError *err) {
     memset(p, 0, sizeof *p);
     p->spv_k = PLAYER_DEFAULT_SPV_K;
+    p->neighbour_scale = -1.0;
     if (strlen(spec) >= sizeof p->spec) return rk_error(err, "player spec too long: '%.40s...'", spec);
     snprintf(p->spec, sizeof p->spec, "%s", spec);
     const char *colon = strchr(spec, ':');
@@ -225,6 +230,14 @@ int player_open(Player *p, const char *spec, const LetterDist *ld, RkError *err)
     if (p->shrink_named && p->dyn == NULL) {
         player_close(p);
         return rk_error(err, "player '%s': shrink= goes with req=", spec);
+    }
+    if (p->neighbour_scale >= 0) {
+        if (p->neighbour == NULL) {
+            player_close(p);
+            return rk_error(err, "player '%s': neighbour_scale= goes with neighbour=", spec);
+        }
+        size_t n = (size_t)p->neighbour->dim * p->neighbour->dim * NEIGHBOUR_STATES * p->neighbour->num_buckets;
+        for (size_t i = 0; i < n; i++) p->neighbour->value[i] = (float)(p->neighbour->value[i] * p->neighbour_scale);
     }
     return finish_open(p, spec, err);
 }

@@ -81,13 +81,14 @@ static void moments_add(Moments *m, double r, double a) {
 }
 
 static NeighbourHeldout moments_result(const Moments *m) {
-    NeighbourHeldout h = {0, 0, 0};
+    NeighbourHeldout h = {0, 0, 0, 0};
     if (m->n <= 0) return h;
     double mr = m->r / m->n, ma = m->a / m->n;
     double vr = m->rr / m->n - mr * mr, va = m->aa / m->n - ma * ma, cov = m->ra / m->n - mr * ma;
     h.var = vr;
     h.var_adj = vr - 2 * cov + va;
     h.scale = va > 0 ? cov / va : 0.0;
+    h.explained_best = va > 0 && vr > 0 ? cov * cov / (vr * va) : 0.0;
     return h;
 }
 

@@ -33,6 +33,7 @@ typedef struct NeighbourHeldout {
     double var;       /* variance of the residual, points^2 */
     double var_adj;   /* of residual - adjustment */
     double scale;     /* least-squares coefficient of the residual on the adjustment (0 if none) */
+    double explained_best; /* the fraction of var explained at that scale: cov^2 / (var * var(adjustment)) */
 } NeighbourHeldout;
 
 typedef struct NeighbourStudy {

@@ -220,11 +220,11 @@ typedef struct Hand {
     char dir[256];
 } Hand;
 
-static void choose_with(Hand *h, const NeighbourTable *t, Move *m, char *text, size_t cap) {
+static void choose_scaled(Hand *h, const NeighbourTable *t, const char *scale, Move *m, char *text, size_t cap) {
     char path[400], spec[500];
     snprintf(path, sizeof path, "%s/hand.nbv", h->dir);
     write_table(t, path);
-    snprintf(spec, sizeof spec, "static:neighbour=%s", path);
+    snprintf(spec, sizeof spec, "static:neighbour=%s%s", path, scale);
     Player p;
     RkError err;
     CU_ASSERT_EQUAL_FATAL(player_open(&p, spec, &h->ld, &err), 0);
@@ -232,6 +232,10 @@ static void choose_with(Hand *h, const NeighbourTable *t, Move *m, char *text, s
     player_choose(&p, h->g, m);
     move_to_string(m, &h->g->board, &h->ld, text, cap);
     player_close(&p);
+}
+
+static void choose_with(Hand *h, const NeighbourTable *t, Move *m, char *text, size_t cap) {
+    choose_scaled(h, t, "", m, text, cap);
 }
 
 static void test_move_by_hand(void) {
@@ -277,6 +281,19 @@ static void test_move_by_hand(void) {
         CU_ASSERT_EQUAL(m.equity, 5000);
         CU_ASSERT_EQUAL(neighbour_move_adjust(&t, &h.g->board, &m), 3000);
     }
+    /* the last table scaled: by 0.5, the same move at 2000 + 1500; by 0.01, H7 T(A)
+     * 2000 + 30, H8 (A)T 2000 */
+    choose_scaled(&h, &t, ",neighbour_scale=0.5", &m, text, sizeof text);
+    CU_ASSERT_STRING_EQUAL(text, "H7 T(A)");
+    CU_ASSERT_EQUAL(m.equity, 3500);
+    choose_scaled(&h, &t, ",neighbour_scale=0.01", &m, text, sizeof text);
+    CU_ASSERT_STRING_EQUAL(text, "H7 T(A)");
+    CU_ASSERT_EQUAL(m.equity, 2030);
+    Player bad;
+    CU_ASSERT_EQUAL(player_open(&bad, "static:neighbour_scale=0.5", &h.ld, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "goes with neighbour="));
+    CU_ASSERT_EQUAL(player_open(&bad, "static:neighbour_scale=-1", &h.ld, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "neighbour_scale"));
     /* the value of the cell in state 0 instead: no move has a tile in state 0 there, the
      * decoy states and squares cost 50: the other move (2000) wins */
     memset(t.value, 0, 225 * 3 * 11 * sizeof(float));
