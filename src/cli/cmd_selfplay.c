@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "eval/klv.h"
 #include "worker/exposure_study.h"
+#include "worker/neighbour_study.h"
 #include "worker/selfplay.h"
 
 static void usage(FILE *out) {
@@ -14,6 +15,7 @@ static void usage(FILE *out) {
             "usage: rookery selfplay [--games N] [--seed S] [--show] [--lexicon FILE.kwg]\n"
             "                        [--ld english|FILE.csv] [--layout standard15|FILE.txt]\n"
             "                        [--leaves FILE.klv2] [--exposure-study OUT.txt]\n"
+            "                        [--neighbour-study OUT.nbv [--neighbour-target final|exposure]]\n"
             "\n"
             "Plays N games (default 10) in which both players make the best-scoring move (with\n"
             "--leaves: the best move by static equity with those leave values), and\n"
@@ -23,7 +25,16 @@ static void usage(FILE *out) {
             "  --exposure-study OUT.txt   fit the cross-word exposure coefficients (eval/exposure.h)\n"
             "           on the N games: least squares of -(the opponent's next score) on what each\n"
             "           move opens next to its tiles; print them with the variance they explain on\n"
-            "           N/2 held-out games, and write them to OUT.txt (for static:exposure=OUT.txt)\n");
+            "           N/2 held-out games, and write them to OUT.txt (for static:exposure=OUT.txt)\n"
+            "  --neighbour-study OUT.nbv   fit the neighbour-aware SPV table (eval/neighbour.h): a value\n"
+            "           per (square, neighbour state, tile value) from the residuals of the N games' moves\n"
+            "           while the bag is not empty, with the SPV derivation's empirical-Bayes shrinkage;\n"
+            "           print its summary with the variance it (and the plain table, as a control)\n"
+            "           explains on N/2 held-out games, and write it to OUT.nbv (for\n"
+            "           static:neighbour=OUT.nbv)\n"
+            "  --neighbour-target final|exposure   the residual (docs/spv.md): final = spread to the\n"
+            "           end of the game minus score + leave; exposure = -(the opponent's next score)\n"
+            "           (default exposure)\n");
 }
 
 typedef struct ShowCtx {
@@ -69,10 +80,63 @@ static int exposure_study(const SelfplayConfig *cfg, uint64_t games, const char 
     return 0;
 }
 
+static void print_heldout(const char *name, const NeighbourHeldout *h) {
+    double explained = h->var > 0 ? 1.0 - h->var_adj / h->var : 0.0;
+    printf("  %-16s %10.2f -> %10.2f  %+7.3f%% explained; least-squares scale %.3f, explaining %.3f%%\n", name,
+           h->var, h->var_adj, 100.0 * explained, h->scale, 100.0 * h->explained_best);
+}
+
+/* --neighbour-study: fit, report, write. */
+static int neighbour_study(const SelfplayConfig *cfg, uint64_t games, ResidualTarget target, const char *out) {
+    NeighbourStudy st;
+    RkError err;
+    double t0 = cli_now();
+    uint64_t test = games / 2 > 0 ? games / 2 : 1;
+    if (neighbour_study_run(cfg, target, games, test, &st, &err) != 0) {
+        fprintf(stderr, "rookery selfplay: %s\n", err.msg);
+        return 1;
+    }
+    printf("neighbour study (target %s): fitted on %llu moves (%llu tile observations, %u of %u cells) of %llu "
+           "games, tested on %llu moves of %llu held-out games (%.1f s)\n",
+           residual_target_name(target), (unsigned long long)st.train_moves,
+           (unsigned long long)st.info.observations, st.info.cells_observed,
+           st.table.dim * st.table.dim * NEIGHBOUR_STATES * st.table.num_buckets, (unsigned long long)games,
+           (unsigned long long)st.test_moves, (unsigned long long)test, cli_now() - t0);
+    printf("  values: largest |value| %.3f points, mean |value| per tile observation %.3f (plain table %.3f)\n",
+           st.max_abs, st.info.mean_abs, st.plain_info.mean_abs);
+    printf("  %-6s %12s %8s %18s %22s\n", "state", "tile obs", "share", "mean value, pts", "value of tiles >= 4");
+    uint64_t total = st.state_obs[0] + st.state_obs[1] + st.state_obs[2];
+    for (int s = 0; s < NEIGHBOUR_STATES; s++)
+        printf("  %-6d %12llu %7.1f%% %18.3f %22.3f\n", s, (unsigned long long)st.state_obs[s],
+               total ? 100.0 * (double)st.state_obs[s] / (double)total : 0.0, st.state_mean[s],
+               st.state_mean_high[s]);
+    printf("  %-6s %12s %12s %14s %16s\n", "bucket", "base sd", "prior", "plain prior", "base mean");
+    for (uint32_t b = 0; b < st.table.num_buckets; b++)
+        printf("  %-6u %12.2f %12.0f %14.0f %16.3f\n", b, st.info.base_sd[b], st.info.prior_mean[b],
+               st.plain_info.prior_mean[b], st.info.base_mean[b]);
+    printf("  openness multipliers of the derivation (not used):");
+    for (uint32_t o = 0; o < st.num_openness; o++) printf(" %.2f", st.openness[o]);
+    printf("\n  held-out residual variance (points^2), without -> with the table:\n");
+    print_heldout("neighbour table", &st.test);
+    print_heldout("plain table", &st.test_plain);
+    int rc = 0;
+    if (neighbour_write(&st.table, out, &err) != 0) {
+        fprintf(stderr, "rookery selfplay: %s\n", err.msg);
+        rc = 1;
+    } else {
+        printf("wrote %s\n", out);
+    }
+    neighbour_study_free(&st);
+    return rc;
+}
+
 int cmd_selfplay(int argc, char **argv) {
     uint64_t games = 10, seed = 1;
     int show = 0;
-    const char *lexicon = NULL, *ld_name = NULL, *layout_name = NULL, *leaves = NULL, *study = NULL;
+    const char *lexicon = NULL, *ld_name = NULL, *layout_name = NULL, *leaves = NULL, *study = NULL,
+               *nb_study = NULL;
+    ResidualTarget nb_target = RESIDUAL_EXPOSURE;
+    bool nb_target_given = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -97,10 +161,29 @@ int cmd_selfplay(int argc, char **argv) {
             leaves = argv[++i];
         } else if (strcmp(a, "--exposure-study") == 0 && v) {
             study = argv[++i];
+        } else if (strcmp(a, "--neighbour-study") == 0 && v) {
+            nb_study = argv[++i];
+        } else if (strcmp(a, "--neighbour-target") == 0 && v) {
+            int t = residual_target_parse(v);
+            if (t < 0) {
+                fprintf(stderr, "rookery selfplay: --neighbour-target '%s' is not final or exposure\n", v);
+                return 2;
+            }
+            nb_target = (ResidualTarget)t;
+            nb_target_given = true;
+            i++;
         } else {
             fprintf(stderr, "rookery selfplay: unknown or incomplete option '%s' (see --help)\n", a);
             return 2;
         }
+    }
+    if (study != NULL && nb_study != NULL) {
+        fprintf(stderr, "rookery selfplay: give --exposure-study or --neighbour-study, not both\n");
+        return 2;
+    }
+    if (nb_target_given && nb_study == NULL) {
+        fprintf(stderr, "rookery selfplay: --neighbour-target goes with --neighbour-study\n");
+        return 2;
     }
     Engine e;
     if (engine_open(&e, ld_name, layout_name, lexicon, NULL) != 0) return 2;
@@ -117,8 +200,8 @@ int cmd_selfplay(int argc, char **argv) {
         cfg.leave_value = klv_leave_value;
         cfg.leave_ctx = &klv;
     }
-    if (study != NULL) {
-        int rc = exposure_study(&cfg, games, study);
+    if (study != NULL || nb_study != NULL) {
+        int rc = study != NULL ? exposure_study(&cfg, games, study) : neighbour_study(&cfg, games, nb_target, nb_study);
         klv_free(&klv);
         engine_close(&e);
         return rc;

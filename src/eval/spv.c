@@ -11,11 +11,11 @@
 #define SPV_MAX_FILE_BYTES                                                                                           \
     ((uint64_t)SPV_HEADER_BYTES + 8ull * RK_MAX_SQUARES * SPV_MAX_BUCKETS + 4ull * SPV_MAX_OPENNESS)
 
-static uint32_t read_le32(const uint8_t *p) {
+uint32_t spv_read_le32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static void write_le32(uint8_t *p, uint32_t v) {
+void spv_write_le32(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
     p[2] = (uint8_t)(v >> 16);
@@ -23,7 +23,7 @@ static void write_le32(uint8_t *p, uint32_t v) {
 }
 
 static float read_f32(const uint8_t *p) {
-    uint32_t u = read_le32(p);
+    uint32_t u = spv_read_le32(p);
     float f;
     memcpy(&f, &u, sizeof f);
     return f;
@@ -63,8 +63,7 @@ static int alloc_tables(Spv *s, bool with_var, RkError *err) {
     return 0;
 }
 
-/* Reads n floats, each finite and within SPV_MAX_ABS_VALUE. */
-static int read_values(float *dst, const uint8_t *p, size_t n, const char *source, const char *table, RkError *err) {
+int spv_read_values(float *dst, const uint8_t *p, size_t n, const char *source, const char *table, RkError *err) {
     for (size_t i = 0; i < n; i++) {
         float f = read_f32(p + 4 * i);
         if (!isfinite(f)) return rk_error(err, "%s: %s value %zu is not finite", source, table, i);
@@ -74,6 +73,20 @@ static int read_values(float *dst, const uint8_t *p, size_t n, const char *sourc
         dst[i] = f;
     }
     return 0;
+}
+
+void spv_write_values(uint8_t *p, const float *src, size_t n) {
+    for (size_t i = 0; i < n; i++, p += 4) {
+        uint32_t u;
+        memcpy(&u, &src[i], sizeof u);
+        spv_write_le32(p, u);
+    }
+}
+
+long spv_find_bad_value(const float *v, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i]) || fabsf(v[i]) > SPV_MAX_ABS_VALUE) return (long)i;
+    return -1;
 }
 
 int spv_load_bytes(Spv *s, const uint8_t *data, size_t size, const char *source, RkError *err) {
@@ -86,8 +99,8 @@ int spv_load_bytes(Spv *s, const uint8_t *data, size_t size, const char *source,
         rk_quote_text(q, sizeof q, (const char *)data, 4);
         return rk_error(err, "%s: bad magic '%s' (expected '%s'): not an .spv file", source, q, SPV_MAGIC);
     }
-    uint32_t squares = read_le32(data + 4), buckets = read_le32(data + 8), openness = read_le32(data + 12),
-             flags = read_le32(data + 16);
+    uint32_t squares = spv_read_le32(data + 4), buckets = spv_read_le32(data + 8),
+             openness = spv_read_le32(data + 12), flags = spv_read_le32(data + 16);
     if (check_dims(squares, buckets, openness, source, err) != 0) return -1;
     if (flags & ~SPV_FLAG_VARIANCE) return rk_error(err, "%s: unknown flag bits 0x%x", source, flags);
     bool with_var = (flags & SPV_FLAG_VARIANCE) != 0;
@@ -103,13 +116,13 @@ int spv_load_bytes(Spv *s, const uint8_t *data, size_t size, const char *source,
     s->flags = flags;
     if (alloc_tables(s, with_var, err) != 0) return -1;
     const uint8_t *p = data + SPV_HEADER_BYTES;
-    int rc = read_values(s->mean, p, cells, source, "mean", err);
+    int rc = spv_read_values(s->mean, p, cells, source, "mean", err);
     p += 4 * cells;
     if (rc == 0 && with_var) {
-        rc = read_values(s->var, p, cells, source, "variance", err);
+        rc = spv_read_values(s->var, p, cells, source, "variance", err);
         p += 4 * cells;
     }
-    if (rc == 0) rc = read_values(s->openness, p, openness, source, "openness multiplier", err);
+    if (rc == 0) rc = spv_read_values(s->openness, p, openness, source, "openness multiplier", err);
     if (rc != 0) spv_free(s);
     return rc;
 }
@@ -140,30 +153,25 @@ int spv_write(const Spv *s, const char *path, RkError *err) {
     if (s->mean == NULL) return rk_error(err, "%s: no SPV table to write", path);
     size_t size = spv_file_size(s), cells = (size_t)s->num_squares * s->num_buckets;
     /* never write what spv_load would refuse */
-    for (size_t i = 0; i < 2 * cells + s->num_openness; i++) {
-        float v = i < cells ? s->mean[i] : i < 2 * cells ? (s->var ? s->var[i - cells] : 0.0f) : s->openness[i - 2 * cells];
-        if (!isfinite(v) || fabsf(v) > SPV_MAX_ABS_VALUE)
-            return rk_error(err, "%s: refusing to write a non-finite or out-of-range SPV value (%g)", path, (double)v);
+    const float *parts[3] = {s->mean, s->var, s->openness};
+    size_t counts[3] = {cells, s->var ? cells : 0, s->num_openness};
+    for (int t = 0; t < 3; t++) {
+        long bad = spv_find_bad_value(parts[t], counts[t]);
+        if (bad >= 0)
+            return rk_error(err, "%s: refusing to write a non-finite or out-of-range SPV value (%g)", path,
+                            (double)parts[t][bad]);
     }
     uint8_t *buf = malloc(size);
     if (buf == NULL) return rk_error(err, "%s: out of memory", path);
     memcpy(buf, SPV_MAGIC, 4);
-    write_le32(buf + 4, s->num_squares);
-    write_le32(buf + 8, s->num_buckets);
-    write_le32(buf + 12, s->num_openness);
-    write_le32(buf + 16, s->var ? SPV_FLAG_VARIANCE : 0);
+    spv_write_le32(buf + 4, s->num_squares);
+    spv_write_le32(buf + 8, s->num_buckets);
+    spv_write_le32(buf + 12, s->num_openness);
+    spv_write_le32(buf + 16, s->var ? SPV_FLAG_VARIANCE : 0);
     uint8_t *p = buf + SPV_HEADER_BYTES;
-    const float *tables[2] = {s->mean, s->var};
-    for (int t = 0; t < 2 && tables[t] != NULL; t++)
-        for (size_t i = 0; i < cells; i++, p += 4) {
-            uint32_t u;
-            memcpy(&u, &tables[t][i], sizeof u);
-            write_le32(p, u);
-        }
-    for (uint32_t o = 0; o < s->num_openness; o++, p += 4) {
-        uint32_t u;
-        memcpy(&u, &s->openness[o], sizeof u);
-        write_le32(p, u);
+    for (int t = 0; t < 3; t++) {
+        spv_write_values(p, parts[t], counts[t]);
+        p += 4 * counts[t];
     }
     int rc = rk_write_file_atomic(path, buf, size, err);
     free(buf);
@@ -216,12 +224,11 @@ const PositionalValues *spv_prepare_for_game(const Spv *s, double k, const Game 
 int32_t spv_move_adjust(const PositionalValues *pv, const Board *b, const Move *m) {
     if (m->kind != MOVE_PLACE) return 0;
     int32_t sum = 0;
-    int nb = pv->buckets, dim = b->dim;
+    int nb = pv->buckets, r, c;
     for (int i = 0; i < m->len; i++) {
         uint8_t t = m->tiles[i];
         if (t == MOVE_PLAYED_THROUGH) continue;
-        int r = m->row + (m->dir == DIR_ACROSS ? 0 : i), c = m->col + (m->dir == DIR_ACROSS ? i : 0);
-        int sq = m->dir == DIR_ACROSS ? r * dim + c : c * dim + r;
+        int sq = spv_move_square(m, i, b->dim, &r, &c);
         sum += pv->v[sq * nb + spv_tile_bucket(nb, b->ld, t)];
     }
     return sum;

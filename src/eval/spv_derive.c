@@ -47,8 +47,8 @@ static int check_dims(uint32_t num_openness, uint32_t num_phases, uint32_t num_s
                         SPV_MAX_OPENNESS);
     if (num_phases < 1 || num_phases > SPV_MAX_PHASES)
         return rk_error(err, "SPV accumulators: %u phase buckets, expected 1..%d", num_phases, SPV_MAX_PHASES);
-    if (num_squares < 1 || num_squares > RK_MAX_SQUARES)
-        return rk_error(err, "SPV accumulators: %u squares, expected 1..%d", num_squares, RK_MAX_SQUARES);
+    if (num_squares < 1 || num_squares > SPV_ACCUM_MAX_SQUARES)
+        return rk_error(err, "SPV accumulators: %u squares, expected 1..%d", num_squares, SPV_ACCUM_MAX_SQUARES);
     if (num_buckets < 1 || num_buckets > SPV_MAX_BUCKETS)
         return rk_error(err, "SPV accumulators: %u tile buckets, expected 1..%d", num_buckets,
                         SPV_MAX_BUCKETS);

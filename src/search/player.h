@@ -4,11 +4,13 @@
  * them. Kinds so far:
  *
  *   static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K][,exposure=FILE.txt]
+ *         [,neighbour=FILE.nbv[,neighbour_scale=S]]
  *        best static equity (score + leave + the reference engine's
  *        adjustments, + the SPV positional adjustment of eval/spv.h with
  *        spread scale K points, default PLAYER_DEFAULT_SPV_K, if spv is given; + the
- *        cross-word exposure term of eval/exposure.h while the bag is not empty,
- *        if exposure is given: every move is generated and rescored)
+ *        cross-word exposure term of eval/exposure.h and the neighbour-aware
+ *        table of eval/neighbour.h, its values times S (default 1), while the
+ *        bag is not empty, if given: every move is then generated and rescored)
  *
  *   sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S]
  *      [,leaves=FILE.klv2|zero | ,req=FILE.req[,shrink=K]]
@@ -34,6 +36,7 @@
 #include "eval/klv.h"
 #include "eval/dynleaves.h"
 #include "eval/exposure.h"
+#include "eval/neighbour.h"
 #include "eval/spv.h"
 #include "search/mcgs_player.h"
 #include "search/nn_player.h"
@@ -55,7 +58,9 @@ typedef struct Player {
     NnPlayer *nn;    /* owned; PLAYER_NN (scratch inside: one thread) */
     McgsPlayer *mcgs;/* owned; PLAYER_MCGS (scratch inside: one thread) */
     Exposure *exposure; /* owned; PLAYER_STATIC: the exposure term, or NULL */
-    MoveList *scratch;  /* owned; with exposure: every move (one thread) */
+    NeighbourTable *neighbour; /* owned; PLAYER_STATIC: the neighbour-aware table (scaled), or NULL */
+    double neighbour_scale;    /* neighbour_scale=, or -1 if not given (scale 1) */
+    MoveList *scratch;  /* owned; with exposure or neighbour: every move (one thread) */
     bool leaves_named, shrink_named; /* leaves= (even zero) and shrink= were given */
     bool leaves_lent;   /* leaves is not owned (player_lend_leaves) */
 } Player;
@@ -64,7 +69,7 @@ typedef struct Player {
  * tables. Errors name the spec or the file. */
 int player_open(Player *p, const char *spec, const LetterDist *ld, RkError *err);
 /* Checks the player's tables against the board (an SPV table must have
- * dim*dim squares). */
+ * dim*dim squares, a neighbour table be for side dim). */
 int player_check_board(const Player *p, int dim, RkError *err);
 void player_close(Player *p);
 /* Lends the player leave values it does not own (player_close leaves them

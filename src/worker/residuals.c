@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "eval/neighbour.h"
 #include "eval/spv.h"
 
 void residuals_begin(GameResiduals *r, ResidualTarget target, int num_openness, int num_phases, int num_buckets) {
@@ -22,7 +23,7 @@ int residual_target_parse(const char *s) {
 }
 
 void residuals_record(GameResiduals *r, const Game *g, const Move *m, int32_t leave_mp, int32_t adjust_mp) {
-    int me = g->on_turn, dim = g->board.dim;
+    int me = g->on_turn;
     if (r->pending >= 0 && r->moves[r->pending].mover != me) {
         r->moves[r->pending].reply = m->score;
         r->pending = -1;
@@ -41,10 +42,10 @@ void residuals_record(GameResiduals *r, const Game *g, const Move *m, int32_t le
     for (int i = 0; i < m->len && n < RK_RACK_SIZE; i++) {
         uint8_t t = m->tiles[i];
         if (t == MOVE_PLAYED_THROUGH) continue;
-        int row = m->dir == DIR_ACROSS ? m->row : m->row + i;
-        int col = m->dir == DIR_ACROSS ? m->col + i : m->col;
-        rm->square[n] = (uint16_t)(m->dir == DIR_ACROSS ? row * dim + col : col * dim + row);
+        int row, col;
+        rm->square[n] = (uint16_t)spv_move_square(m, i, g->board.dim, &row, &col);
         rm->bucket[n] = (uint8_t)spv_tile_bucket(r->num_buckets, g->ld, t);
+        rm->nstate[n] = (uint8_t)neighbour_state(&g->board, row, col);
         n++;
     }
     rm->ntiles = (uint8_t)n;
@@ -56,19 +57,28 @@ static void add_square(int64_t *hi, int64_t *lo, int64_t x) {
     *lo += (int64_t)(sq & 0xffffffffu);
 }
 
-void residuals_finish(const GameResiduals *r, const Game *final, SpvAccum *acc, ResidualStats *st) {
+int64_t residuals_value(const GameResiduals *r, int k, const Game *final) {
+    const ResidualMove *rm = &r->moves[k];
+    int me = rm->mover;
+    int64_t final_spread = final->scores[me] - final->scores[1 - me];
+    int64_t res = r->target == RESIDUAL_EXPOSURE ? -1000 * (int64_t)rm->reply
+                                                 : 1000 * (final_spread - rm->spread_before) - rm->predicted;
+    if (res > SPV_RESIDUAL_MAX) res = SPV_RESIDUAL_MAX;
+    if (res < -SPV_RESIDUAL_MAX) res = -SPV_RESIDUAL_MAX;
+    return res;
+}
+
+static void finish(const GameResiduals *r, const Game *final, SpvAccum *acc, ResidualStats *st, bool neighbour) {
     for (int k = 0; k < r->n; k++) {
         const ResidualMove *rm = &r->moves[k];
-        int me = rm->mover;
-        int64_t final_spread = final->scores[me] - final->scores[1 - me];
-        int64_t res = r->target == RESIDUAL_EXPOSURE ? -1000 * (int64_t)rm->reply
-                                                     : 1000 * (final_spread - rm->spread_before) - rm->predicted;
-        if (res > SPV_RESIDUAL_MAX) res = SPV_RESIDUAL_MAX;
-        if (res < -SPV_RESIDUAL_MAX) res = -SPV_RESIDUAL_MAX;
+        int64_t res = residuals_value(r, k, final);
         if (acc != NULL) {
             int o = rm->openness < acc->num_openness ? rm->openness : (int)acc->num_openness - 1;
             int p = rm->phase < acc->num_phases ? rm->phase : (int)acc->num_phases - 1;
-            for (int i = 0; i < rm->ntiles; i++) spv_accum_add(acc, o, p, rm->square[i], rm->bucket[i], res);
+            for (int i = 0; i < rm->ntiles; i++) {
+                int cell = neighbour ? rm->square[i] * NEIGHBOUR_STATES + rm->nstate[i] : rm->square[i];
+                spv_accum_add(acc, o, p, cell, rm->bucket[i], res);
+            }
         }
         if (st != NULL) {
             int64_t adj = res - rm->adjust;
@@ -79,6 +89,14 @@ void residuals_finish(const GameResiduals *r, const Game *final, SpvAccum *acc, 
             add_square(&st->sq_adj_hi, &st->sq_adj_lo, adj);
         }
     }
+}
+
+void residuals_finish(const GameResiduals *r, const Game *final, SpvAccum *acc, ResidualStats *st) {
+    finish(r, final, acc, st, false);
+}
+
+void residuals_finish_neighbour(const GameResiduals *r, const Game *final, SpvAccum *acc) {
+    finish(r, final, acc, NULL, true);
 }
 
 void residual_stats_pack(const ResidualStats *s, int64_t out[RESIDUAL_STATS_FIELDS]) {

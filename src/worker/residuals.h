@@ -45,6 +45,7 @@ typedef struct ResidualMove {
     int32_t reply;         /* the opponent's next move's score, points (0 until seen) */
     uint16_t square[RK_RACK_SIZE]; /* canonical squares of the fresh tiles */
     uint8_t bucket[RK_RACK_SIZE];  /* their tile buckets */
+    uint8_t nstate[RK_RACK_SIZE];  /* their neighbour states (eval/neighbour.h) */
 } ResidualMove;
 
 typedef enum { RESIDUAL_FINAL, RESIDUAL_EXPOSURE } ResidualTarget;
@@ -77,6 +78,14 @@ void residuals_record(GameResiduals *r, const Game *g, const Move *m, int32_t le
 /* The game in `final` has ended: adds every recorded move's residual to acc
  * (one observation per fresh tile; acc may be NULL) and to st (may be NULL). */
 void residuals_finish(const GameResiduals *r, const Game *final, SpvAccum *acc, ResidualStats *st);
+
+/* The same for the neighbour-aware table (eval/neighbour.h): each tile
+ * observation goes to accumulator "square" sq * NEIGHBOUR_STATES + state, so
+ * acc has dim*dim*NEIGHBOUR_STATES squares. */
+void residuals_finish_neighbour(const GameResiduals *r, const Game *final, SpvAccum *acc);
+/* The residual of recorded move k (millipoints, clamped to
+ * +-SPV_RESIDUAL_MAX) once the game has ended in `final`. */
+int64_t residuals_value(const GameResiduals *r, int k, const Game *final);
 
 /* "final" / "exposure"; and back (-1 if neither). */
 const char *residual_target_name(ResidualTarget t);

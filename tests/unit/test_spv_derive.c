@@ -97,7 +97,7 @@ static void test_accum_init_storage_and_errors(void) {
     struct {
         uint32_t o, p, s, b;
     } bad[] = {{0, 1, 225, 11}, {1, 1, 0, 11}, {1, 1, 225, 0}, {SPV_MAX_OPENNESS + 1, 1, 225, 11},
-               {1, 1, RK_MAX_SQUARES + 1, 11}, {1, 1, 225, SPV_MAX_BUCKETS + 1}, {1, 0, 225, 11},
+               {1, 1, SPV_ACCUM_MAX_SQUARES + 1, 11}, {1, 1, 225, SPV_MAX_BUCKETS + 1}, {1, 0, 225, 11},
                {1, SPV_MAX_PHASES + 1, 225, 11}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err.msg[0] = '\0';
@@ -109,6 +109,8 @@ static void test_accum_init_storage_and_errors(void) {
     }
     /* the limits themselves are accepted */
     CU_ASSERT_EQUAL(spv_accum_init(&a, SPV_MAX_OPENNESS, SPV_MAX_PHASES, RK_MAX_SQUARES, SPV_MAX_BUCKETS, NULL, &err), 0);
+    spv_accum_free(&a);
+    CU_ASSERT_EQUAL(spv_accum_init(&a, 1, 1, SPV_ACCUM_MAX_SQUARES, SPV_MAX_BUCKETS, NULL, &err), 0);
     spv_accum_free(&a);
 }
 
