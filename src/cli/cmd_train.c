@@ -7,7 +7,7 @@
  * gen-NNNN.tmp, then rename) -> every rank plays the next generation with
  * the new tables.
  *
- * Signals: SIGTERM, SIGINT and SIGUSR1 set a flag; every CHECK_ROUNDS rounds
+ * Signals: SIGTERM, SIGINT and SIGUSR1 set a flag; every CHECK_ROUNDS games a rank
  * the ranks take the maximum of their flags, so all of them stop together,
  * discard the generation in flight and exit with TRAIN_EXIT_STOPPED. The flag
  * is the one piece of file-scope mutable state in rookery: a signal handler
@@ -312,13 +312,15 @@ static int run_generation(Trainer *t, int gen) {
     memset(&t->nn_rep, 0, sizeof t->nn_rep);
     t->gen_begun = t->nn_trained = false;
     uint64_t rounds = generation_rounds(w.games, w.nranks, threads);
+    /* about CHECK_ROUNDS games a rank between the stop checks, whatever the threads */
+    uint64_t check_every = CHECK_ROUNDS / generation_block(threads) ? CHECK_ROUNDS / generation_block(threads) : 1;
     double last_progress = t0;
     for (uint64_t r = 0; r < rounds; r++) {
         ws[0] = w;
         int status = generation_play_round(ws, threads, r, &err) == 0 ? 0 : 1;
         w = ws[0];
         if (status) fprintf(stderr, "rookery: rank %d: %s\n", t->comm.rank, err.msg);
-        if ((r + 1) % CHECK_ROUNDS == 0 || r + 1 == rounds || status) {
+        if ((r + 1) % check_every == 0 || r + 1 == rounds || status) {
             int worst = agree(t, status ? 2 : stop_requested ? 1 : 0);
             if (worst == 2) return 1;
             if (worst == 1) {
@@ -329,7 +331,7 @@ static int run_generation(Trainer *t, int gen) {
         }
         double now = cli_now();
         if (t->cfg.progress_seconds > 0 && now - last_progress >= t->cfg.progress_seconds) {
-            uint64_t done = (r + 1) * (uint64_t)w.nranks * (uint64_t)threads;
+            uint64_t done = (r + 1) * (uint64_t)w.nranks * generation_block(threads);
             if (done > w.games) done = w.games;
             double rate = (double)done / (now - t0);
             SAY(t, "gen %d: %" PRIu64 "/%" PRIu64 " games, %.1f games/s, ETA %.0f s", gen, done, w.games, rate,

@@ -75,36 +75,50 @@ static int play_game(GenerationWorker *w, uint64_t index, RkError *err) {
     return 0;
 }
 
+/* One thread's share of a round: the next game of the block until none is
+ * left (or a game failed). */
 typedef struct Job {
     GenerationWorker *w;
-    uint64_t index;
+    uint64_t *next, end; /* shared counter; the block's end */
+    int *failed;         /* shared */
     int status;
     RkError err;
 } Job;
 
 static void *run_job(void *arg) {
     Job *j = arg;
-    j->status = play_game(j->w, j->index, &j->err);
+    for (;;) {
+        if (__atomic_load_n(j->failed, __ATOMIC_RELAXED)) break;
+        uint64_t index = __atomic_fetch_add(j->next, 1, __ATOMIC_RELAXED);
+        if (index >= j->end) break;
+        if ((j->status = play_game(j->w, index, &j->err)) != 0) {
+            __atomic_store_n(j->failed, 1, __ATOMIC_RELAXED);
+            break;
+        }
+    }
     return NULL;
 }
 
 int generation_play_round(GenerationWorker *ws, int threads, uint64_t round, RkError *err) {
     const GenerationWorker *w0 = &ws[0];
-    uint64_t first = (round * (uint64_t)w0->nranks + (uint64_t)w0->rank) * (uint64_t)threads;
-    if (threads <= 1) return first < w0->games ? play_game(&ws[0], first, err) : 0;
+    uint64_t block = generation_block(threads);
+    uint64_t first = (round * (uint64_t)w0->nranks + (uint64_t)w0->rank) * block;
+    if (first >= w0->games) return 0;
+    if (threads <= 1) return play_game(&ws[0], first, err);
+    if (threads > GENERATION_MAX_THREADS) threads = GENERATION_MAX_THREADS;
+    uint64_t next = first, end = first + block < w0->games ? first + block : w0->games;
+    int failed = 0;
     Job jobs[GENERATION_MAX_THREADS];
     pthread_t tid[GENERATION_MAX_THREADS];
     bool started[GENERATION_MAX_THREADS] = {false};
-    int n = 0;
-    for (int j = 0; j < threads && j < GENERATION_MAX_THREADS && first + (uint64_t)j < w0->games; j++, n++)
-        jobs[j] = (Job){.w = &ws[j], .index = first + (uint64_t)j, .status = 0};
-    /* job 0 runs here; a thread that cannot start runs here too, after it */
-    for (int j = 1; j < n; j++) started[j] = pthread_create(&tid[j], NULL, run_job, &jobs[j]) == 0;
-    for (int j = 0; j < n; j++)
-        if (j == 0 || !started[j]) run_job(&jobs[j]);
-    for (int j = 1; j < n; j++)
+    for (int j = 0; j < threads; j++)
+        jobs[j] = (Job){.w = &ws[j], .next = &next, .end = end, .failed = &failed, .status = 0};
+    /* job 0 runs here; a thread that cannot start leaves its share to the others */
+    for (int j = 1; j < threads; j++) started[j] = pthread_create(&tid[j], NULL, run_job, &jobs[j]) == 0;
+    run_job(&jobs[0]);
+    for (int j = 1; j < threads; j++)
         if (started[j]) pthread_join(tid[j], NULL);
-    for (int j = 0; j < n; j++)
+    for (int j = 0; j < threads; j++)
         if (jobs[j].status != 0) {
             *err = jobs[j].err;
             return -1;

@@ -87,21 +87,30 @@ int generation_play_forced(GenerationWorker *w, uint64_t game_index, const Force
 void generation_play_heldout(const SelfplayConfig *play, const Spv *eval, double k, ResidualTarget target,
                              uint64_t index, Game *scratch, GameResiduals *res, ResidualStats *st);
 
+/* Games a rank plays in a round: 1 with one thread, else
+ * GENERATION_GAMES_PER_THREAD a thread, so that a round does not wait for
+ * its longest game with the other threads idle. */
+#define GENERATION_GAMES_PER_THREAD 8
+static inline uint64_t generation_block(int threads) {
+    return threads <= 1 ? 1 : (uint64_t)threads * GENERATION_GAMES_PER_THREAD;
+}
 /* Rounds needed for G games on P ranks of T threads. */
 static inline uint64_t generation_rounds(uint64_t games, int nranks, int threads) {
-    uint64_t per_round = (uint64_t)nranks * (uint64_t)threads;
+    uint64_t per_round = (uint64_t)nranks * generation_block(threads);
     return (games + per_round - 1) / per_round;
 }
 /*
- * Plays this rank's games of round r: with T threads (run.threads), round r
- * holds games r*P*T .. r*P*T + P*T - 1, rank k plays games (r*P + k)*T + j
- * for j < T (those below G), game j in a thread of its own with worker
- * ws[j] (T = 1: game r*P + k, no thread). The workers share the
- * accumulators (their adds are atomic integer adds, so the sums do not
+ * Plays this rank's games of round r. With B = generation_block(T) (T =
+ * run.threads), round r holds games r*P*B .. r*P*B + P*B - 1 and rank k
+ * plays games (r*P + k)*B .. + B - 1 (those below G): with T = 1 game r*P + k,
+ * no thread; with T > 1 in T threads, each taking the next game of the block
+ * until none is left (thread j plays with worker ws[j]). The workers share
+ * the accumulators (their adds are atomic integer adds, so the sums do not
  * depend on the interleaving) and nothing else: each has its own play
  * config (player and its scratch), game, residual scratch, sample recorder
- * and totals. Samples are sorted by (game, turn) before they are written,
- * so the shards do not depend on T or P either. Returns 0, or -1 on a rack
+ * and totals. A game's result depends only on its index, and samples are
+ * sorted by (game, turn) before they are written, so the shards do not
+ * depend on T, P or which thread played what. Returns 0, or -1 on a rack
  * that the rack table does not know (a bug; err says which).
  */
 int generation_play_round(GenerationWorker *ws, int threads, uint64_t round, RkError *err);
