@@ -668,6 +668,10 @@ int cmd_train(int argc, char **argv) {
     }
     for (int i = 0; rc == 0 && i < nsets; i++)
         if (train_config_assign(&t->cfg, sets[i], &err) != 0) rc = 2;
+    if (rc == 0 && t->cfg.threads > 1 && !t->comm.threads_ok)
+        rc = rk_error(&err, "run.threads = %d needs an MPI library that allows threads (MPI_THREAD_FUNNELED); "
+                            "this one does not: set run.threads = 1 and run more ranks",
+                      t->cfg.threads) != 0 ? 2 : 0;
     if (rc != 0) {
         if (t->comm.rank == 0) fprintf(stderr, "rookery: %s\n", err.msg);
         comm_finalize(&t->comm);

@@ -11,9 +11,11 @@ int comm_init(Comm *c, int *argc, char ***argv, RkError *err) {
     MPI_Initialized(&ok);
     /* FUNNELED: the self-play threads of run.threads never call MPI; the
      * main thread joins them before every collective */
-    int provided = 0;
+    int provided = MPI_THREAD_SINGLE;
     if (!ok && MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
         return rk_error(err, "MPI_Init_thread failed");
+    if (ok) MPI_Query_thread(&provided);
+    c->threads_ok = provided >= MPI_THREAD_FUNNELED;
     MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &c->size);
     const char *ntasks = getenv("SLURM_NTASKS");

@@ -6,11 +6,13 @@
  */
 #ifndef ROOKERY_COMM_H
 #define ROOKERY_COMM_H
+#include <stdbool.h>
 
 #include "core/common.h"
 
 typedef struct Comm {
     int rank, size;
+    bool threads_ok; /* MPI allows other threads beside the caller (FUNNELED or more) */
 } Comm;
 
 /* MPI_Init plus the Slurm/PMIx guard: if SLURM_NTASKS > 1 but MPI reports a
