@@ -109,28 +109,33 @@ static void helpers_free(Trainer *t) {
     t->helpers = NULL;
 }
 
+int train_player_open(Trainer *t, Player *p, const char *spec, RkError *err) {
+    if (player_open(p, spec, &t->engine.ld, err) != 0) return -1;
+    if (player_check_board(p, t->engine.layout.dim, err) != 0) {
+        player_close(p);
+        return -1;
+    }
+    player_lend_leaves(p, &t->klv);
+    return 0;
+}
+
 int train_open_helper_players(Trainer *t, const char *spec) {
     for (int j = 0; j < t->cfg.threads - 1; j++) {
         TrainHelper *h = &t->helpers[j];
         if (h->have_player) player_close(&h->player);
-        h->have_player = false;
         RkError err;
-        int rc = player_open(&h->player, spec, &t->engine.ld, &err);
-        if (rc == 0 && (rc = player_check_board(&h->player, t->engine.layout.dim, &err)) != 0)
-            player_close(&h->player);
-        if (rc != 0) {
+        h->have_player = train_player_open(t, &h->player, spec, &err) == 0;
+        if (!h->have_player) {
             fprintf(stderr, "rookery: rank %d: player of thread %d: %s\n", t->comm.rank, j + 1, err.msg);
             return 1;
         }
-        h->have_player = true;
-        player_lend_leaves(&h->player, &t->klv);
     }
     return 0;
 }
 
 /* The helper threads' totals into *tot and their samples into t->samples
  * (sorted by game and turn when they are written). */
-static int merge_helpers(Trainer *t, const GenerationWorker *ws, int threads, GenerationTotals *tot) {
+static void merge_helpers(Trainer *t, const GenerationWorker *ws, int threads, GenerationTotals *tot) {
     for (int j = 1; j < threads; j++) {
         const GenerationTotals *h = &ws[j].totals;
         tot->games += h->games;
@@ -139,19 +144,8 @@ static int merge_helpers(Trainer *t, const GenerationWorker *ws, int threads, Ge
         tot->bingos += h->bingos;
         tot->score_sum += h->score_sum;
         tot->equity_sum += h->equity_sum;
-        if (!t->cfg.nn_shards || t->helpers[j - 1].samples.n == 0) continue;
-        RkError err;
-        uint8_t *buf = NULL;
-        size_t len = 0;
-        int rc = shardset_pack(&t->helpers[j - 1].samples, &buf, &len, &err);
-        if (rc == 0) rc = shardset_unpack_append(&t->samples, buf, len, &err);
-        free(buf);
-        if (rc != 0) {
-            fprintf(stderr, "rookery: rank %d: %s\n", t->comm.rank, err.msg);
-            return 1;
-        }
+        shardset_append(&t->samples, &t->helpers[j - 1].samples);
     }
-    return 0;
 }
 
 /* The forced-rack phase (generation_play_forced): batches of forced games
@@ -313,12 +307,12 @@ static int run_generation(Trainer *t, int gen) {
     t->gen_begun = t->nn_trained = false;
     uint64_t rounds = generation_rounds(w.games, w.nranks, threads);
     /* about CHECK_ROUNDS games a rank between the stop checks, whatever the threads */
-    uint64_t check_every = CHECK_ROUNDS / generation_block(threads) ? CHECK_ROUNDS / generation_block(threads) : 1;
+    uint64_t check_every = CHECK_ROUNDS / generation_block(threads);
+    if (check_every == 0) check_every = 1;
     double last_progress = t0;
+    ws[0] = w; /* w again after the rounds, with its totals */
     for (uint64_t r = 0; r < rounds; r++) {
-        ws[0] = w;
         int status = generation_play_round(ws, threads, r, &err) == 0 ? 0 : 1;
-        w = ws[0];
         if (status) fprintf(stderr, "rookery: rank %d: %s\n", t->comm.rank, err.msg);
         if ((r + 1) % check_every == 0 || r + 1 == rounds || status) {
             int worst = agree(t, status ? 2 : stop_requested ? 1 : 0);
@@ -340,7 +334,8 @@ static int run_generation(Trainer *t, int gen) {
         }
     }
     double t_play = cli_now();
-    if (merge_helpers(t, ws, threads, &w.totals) != 0) return 1;
+    w = ws[0];
+    merge_helpers(t, ws, threads, &w.totals);
     /* reduce: rack accumulators, SPV cells and totals in one buffer, one
      * Allreduce, exact integer sums */
     GenerationTotals tot = w.totals;
@@ -574,13 +569,10 @@ static int setup(Trainer *t, int *start_gen) {
         rc = train_search_setup(t, latest);
         if (rc != 0) return rc;
     } else if (strcmp(t->cfg.player, "static") != 0) {
-        rc = player_open(&t->player, t->cfg.player, &t->engine.ld, &err);
+        rc = train_player_open(t, &t->player, t->cfg.player, &err);
         if (rc != 0) fprintf(stderr, "rookery: run.player: %s\n", err.msg);
         t->have_player = rc == 0; /* closed at exit even if another rank failed */
-        if (rc == 0) {
-            player_lend_leaves(&t->player, &t->klv); /* the leaves in force */
-            rc = train_open_helper_players(t, t->cfg.player);
-        }
+        if (rc == 0) rc = train_open_helper_players(t, t->cfg.player);
         if (agree(t, rc != 0) != 0) return 2;
     }
     if (t->cfg.nn_train) {

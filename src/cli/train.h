@@ -130,9 +130,13 @@ int train_nn_generation(Trainer *t, int gen);
  * pairs every generation); 0 or 1 (error). */
 int train_play_match(Trainer *t, const Player *a, const Player *b, uint64_t pairs, MatchResult *r);
 
-/* Opens each helper thread's own copy of the player opened from spec (the
- * leaves in force lent as to t->player), closing the old ones. Returns 0,
- * or 1 with the error printed. Not collective. */
+/* Opens a player of the loop from spec: checked against the board, with the
+ * leaves in force lent unless the spec names its own. 0, or -1 with err set
+ * (nothing left open). */
+int train_player_open(Trainer *t, Player *p, const char *spec, RkError *err);
+/* Opens each helper thread's own copy of the player opened from spec,
+ * closing the old ones. Returns 0, or 1 with the error printed. Not
+ * collective. */
 int train_open_helper_players(Trainer *t, const char *spec);
 
 /* train_search.c: the search's loop (run.player = mcgs:...). Setup finds the

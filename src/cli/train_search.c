@@ -31,10 +31,8 @@ static int open_search(Trainer *t, Player *p, int model_gen, bool tmp, bool gate
     train_search_spec(t, model_gen, tmp, spec, sizeof spec - 32);
     if (gate) strcat(spec, strchr(spec, ':') ? ",temperature=0" : ":temperature=0");
     RkError err;
-    int rc = player_open(p, spec, &t->engine.ld, &err);
-    if (rc == 0 && (rc = player_check_board(p, t->engine.layout.dim, &err)) != 0) player_close(p);
+    int rc = train_player_open(t, p, spec, &err);
     if (rc != 0) fprintf(stderr, "rookery: rank %d: search player: %s\n", t->comm.rank, err.msg);
-    else player_lend_leaves(p, &t->klv);
     /* the self-play player's copies for the other threads */
     if (rc == 0 && p == &t->player && (rc = train_open_helper_players(t, spec)) != 0) player_close(p);
     return rc;

@@ -58,6 +58,13 @@ void shardset_add(ShardSet *set, const ShardSample *sample, const PackedMove *mo
     set->np += count;
 }
 
+void shardset_append(ShardSet *set, const ShardSet *src) {
+    for (size_t i = 0; i < src->n; i++) {
+        const ShardSample *x = &src->s[i];
+        shardset_add(set, x, src->pmove + x->policy_start, src->pprob + x->policy_start, x->policy_count);
+    }
+}
+
 static int cmp_sample(const void *pa, const void *pb) {
     const ShardSample *a = pa, *b = pb;
     if (a->game != b->game) return a->game < b->game ? -1 : 1;

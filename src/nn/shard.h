@@ -51,6 +51,8 @@ void shardset_clear(ShardSet *set);
  * target of `count` moves. */
 void shardset_add(ShardSet *set, const ShardSample *sample, const PackedMove *moves, const float *probs,
                   uint32_t count);
+/* Appends every sample of src, with its policy target. */
+void shardset_append(ShardSet *set, const ShardSet *src);
 /* Sorts by (game, turn). */
 void shardset_sort(ShardSet *set);
 

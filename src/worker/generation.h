@@ -1,9 +1,9 @@
 /*
  * generation.h - one rank's share of a generation's self-play.
  *
- * Games of a generation are numbered globally 0..G-1 and dealt by index:
- * round r holds games r*P .. r*P+P-1 and rank k plays game r*P+k (if it is
- * below G). Game i is seeded from (run seed, generation, i), so what a game
+ * Games of a generation are numbered globally 0..G-1 and dealt by index in
+ * rounds (generation_play_round below: with one thread, round r holds games
+ * r*P .. r*P+P-1 and rank k plays game r*P+k if it is below G). Game i is seeded from (run seed, generation, i), so what a game
  * contributes does not depend on which rank plays it, and integer sums of
  * the contributions do not depend on the number of ranks. The caller (the
  * training loop) runs one round at a time, so all ranks reach their
