@@ -64,7 +64,11 @@ int mcgs_config_check(const McgsConfig *c, RkError *err) {
         if (c->resample == MCGS_RESAMPLE_NET) return rk_error(err, "mcgs: resample=net (H sampling) needs a net");
     } else if (c->prior == MCGS_PRIOR_EQUITY) {
         return rk_error(err, "mcgs: prior=equity is for searches without a net (with one, P is the prior)");
+    } else if (c->expand == MCGS_EXPAND_SECOND) {
+        return rk_error(err, "mcgs: expand=second is for searches without a net (with one, P comes with V)");
     }
+    if (c->crn && c->worlds > 0)
+        return rk_error(err, "mcgs: crn and worlds are two ways of choosing a playout's world: give one");
     return 0;
 }
 
@@ -185,11 +189,14 @@ static int top_moves(const MoveList *ml, int k, int *best) {
     return n;
 }
 
-/* Evaluates the leaf of p without a net: its K best static moves and a
- * rollout. */
-static int evaluate_static(McgsSearch *s, McgsPending *p) {
+/* Lazy expansion (mcgs.h): without a net, unless expand=first. */
+static bool expand_lazily(const McgsConfig *c) { return c->net == NULL && c->expand != MCGS_EXPAND_FIRST; }
+
+/* Gives node its K best static moves in world w (any world reaching it:
+ * the moves depend only on the board and the mover's rack) and makes it
+ * READY; *first is the best. Returns -1 when out of memory. */
+static int expand_static(McgsSearch *s, uint32_t node, const Game *w, Move *first) {
     const McgsConfig *c = &s->cfg;
-    Game *w = &p->game;
     MoveGenRequest req;
     movegen_request_for_game(&req, w);
     req.leave_value = c->leave_value;
@@ -197,8 +204,8 @@ static int evaluate_static(McgsSearch *s, McgsPending *p) {
     movegen_all(&req, &s->scratch);
     int best[MCGS_MAX_CANDIDATES];
     int k = top_moves(&s->scratch, c->candidates, best);
-    if (mcgs_graph_add_edges(&s->graph, p->leaf, (uint32_t)k) == 0) return -1;
-    McgsNode *nd = &s->graph.nodes[p->leaf];
+    if (mcgs_graph_add_edges(&s->graph, node, (uint32_t)k) == 0) return -1;
+    McgsNode *nd = &s->graph.nodes[node];
     double top = s->scratch.moves[best[0]].equity / 1000.0, sum = 0.0;
     for (int a = 0; a < k; a++) {
         const Move *m = &s->scratch.moves[best[a]];
@@ -210,9 +217,27 @@ static int evaluate_static(McgsSearch *s, McgsPending *p) {
         sum += pr;
     }
     for (int a = 0; a < k; a++) s->graph.edges[nd->first_edge + a].prior /= (float)sum;
-    Move first = s->scratch.moves[best[0]];
-    nd->u = nd->q = rollout_value(s, w, &first); /* the leaf's world is not needed after this */
+    *first = s->scratch.moves[best[0]];
     nd->state = MCGS_NODE_READY;
+    return 0;
+}
+
+/* Evaluates the leaf of p without a net: a rollout, and, unless it expands
+ * lazily (a root never does), its K best static moves, the rollout's first
+ * move being the best of them. */
+static int evaluate_static(McgsSearch *s, McgsPending *p, bool root) {
+    Game *w = &p->game;
+    double u;
+    if (root || !expand_lazily(&s->cfg)) {
+        Move first;
+        if (expand_static(s, p->leaf, w, &first) != 0) return -1;
+        u = rollout_value(s, w, &first); /* the leaf's world is not needed after this */
+    } else {
+        u = rollout_value(s, w, NULL);
+        s->graph.nodes[p->leaf].state = MCGS_NODE_VALUED;
+    }
+    McgsNode *nd = &s->graph.nodes[p->leaf];
+    nd->u = nd->q = u;
     return 0;
 }
 
@@ -261,11 +286,11 @@ static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, McgsResult *
     return 0;
 }
 
-static int evaluate_pending(McgsSearch *s, int n, McgsResult *st) {
+static int evaluate_pending(McgsSearch *s, int n, bool root, McgsResult *st) {
     st->evaluations += (uint64_t)n;
     if (s->cfg.net != NULL) return evaluate_net(s, s->pending, n, st);
     for (int j = 0; j < n; j++)
-        if (evaluate_static(s, &s->pending[j]) != 0) return -1;
+        if (evaluate_static(s, &s->pending[j], root) != 0) return -1;
     return 0;
 }
 
@@ -317,13 +342,14 @@ static void backup(McgsSearch *s, const McgsPending *p) {
 
 typedef enum { DESCENT_QUEUED, DESCENT_DONE, DESCENT_COLLISION, DESCENT_NOMEM } Descent;
 
-/* One playout's descent in world p->game from the root node. */
-static Descent descend(McgsSearch *s, uint32_t root_node, uint64_t index, McgsPending *p) {
+/* Playout `index`'s descent from the root node, in a world sampled into
+ * p->game once the root's move is chosen: world `index`, or with crn the
+ * root move's visit number. */
+static Descent descend(McgsSearch *s, const Game *root, uint32_t root_node, uint64_t index, McgsPending *p) {
     McgsGraph *g = &s->graph;
     Game *w = &p->game;
-    int root_player = w->on_turn;
+    int root_player = root->on_turn;
     Rng resample;
-    rng_seed_stream(&resample, s->cfg.seed, index, STREAM_RESAMPLE);
     p->len = 0;
     p->leaf = 0;
     uint32_t node = root_node;
@@ -333,6 +359,14 @@ static Descent descend(McgsSearch *s, uint32_t root_node, uint64_t index, McgsPe
         if (s->cfg.resample != MCGS_RESAMPLE_NO && p->len > 0 && w->on_turn != root_player && w->bag.count > 0)
             resample_root_rack(s, w, &resample);
         McgsNode *nd = &g->nodes[node];
+        if (nd->state == MCGS_NODE_VALUED) { /* its second visit: lazy expansion */
+            Move unused;
+            if (expand_static(s, node, w, &unused) != 0) {
+                drop_path(s, p);
+                return DESCENT_NOMEM;
+            }
+            nd = &g->nodes[node];
+        }
         if (nd->state == MCGS_NODE_NEW) {
             nd->state = MCGS_NODE_PENDING;
             p->leaf = node;
@@ -348,6 +382,11 @@ static Descent descend(McgsSearch *s, uint32_t root_node, uint64_t index, McgsPe
         }
         uint32_t edge = select_edge(s, node);
         McgsEdge *e = &g->edges[edge];
+        if (p->len == 0) {
+            uint64_t world = s->cfg.crn ? (uint64_t)e->visits + e->inflight : index;
+            sample_world(s, root, world, w);
+            rng_seed_stream(&resample, s->cfg.seed, world, STREAM_RESAMPLE);
+        }
         e->inflight++;
         Move mv;
         if (packed_to_move(&e->move, &w->board, &mv) != 0) { /* cannot happen: the node's board is the world's */
@@ -444,7 +483,7 @@ int mcgs_search_run(McgsSearch *s, const Game *root, McgsResult *out, RkError *e
     p->leaf = root_node;
     p->len = 0;
     g->nodes[root_node].state = MCGS_NODE_PENDING;
-    if (evaluate_pending(s, 1, out) != 0) return rk_error(err, "mcgs: out of memory");
+    if (evaluate_pending(s, 1, true, out) != 0) return rk_error(err, "mcgs: out of memory");
 
     uint64_t index = 0;
     bool single = g->nodes[root_node].n_edges == 1; /* one legal move: nothing to search */
@@ -453,15 +492,14 @@ int mcgs_search_run(McgsSearch *s, const Game *root, McgsResult *out, RkError *e
         int queued = 0;
         for (uint32_t tries = 0; tries < want && queued < s->cfg.batch; tries++) {
             McgsPending *q = &s->pending[queued];
-            sample_world(s, root, index, &q->game);
-            Descent d = descend(s, root_node, index, q);
+            Descent d = descend(s, root, root_node, index, q);
             index++;
             if (d == DESCENT_QUEUED) queued++;
             else if (d == DESCENT_COLLISION) out->collisions++;
             else if (d == DESCENT_NOMEM) return rk_error(err, "mcgs: out of memory");
             else out->playouts++;
         }
-        if (queued > 0 && evaluate_pending(s, queued, out) != 0) return rk_error(err, "mcgs: out of memory");
+        if (queued > 0 && evaluate_pending(s, queued, false, out) != 0) return rk_error(err, "mcgs: out of memory");
         for (int j = 0; j < queued; j++) backup(s, &s->pending[j]);
         out->playouts += (uint64_t)queued;
     }

@@ -47,6 +47,18 @@
  * WORLD POOL: with worlds = W > 0, playout i plays in world i mod W: every
  * root move is tried in the same W worlds (common random numbers), and the
  * opponent's nodes of a world repeat, so the graph grows deeper.
+ * COMMON RANDOM NUMBERS: with crn, the world is chosen after the root's
+ * move: the k-th visit of every root move plays in world k, as the
+ * simulation player's iterations do, so root moves are compared on the
+ * same racks and draws without limiting how many worlds are seen.
+ *
+ * LAZY EXPANSION (expand = second, the default without a net): a node is
+ * valued by its rollout at its first visit and gets its candidate moves
+ * (a full move generation) only when a playout comes back to it. Without
+ * a net most nodes are visited once, so this saves the move generation of
+ * nearly every leaf; the rollout's first move (movegen_best) is the best
+ * candidate, so the search's result is the same bits as with expand=first.
+ * With a net, P comes with V in the leaf's network pass: expand = first.
  *
  * DETERMINISM: playout i's world comes from (seed, i); the same root, seed
  * and config give the same result. A search holds scratch memory: one
@@ -66,6 +78,7 @@
 typedef enum { MCGS_PRIOR_UNIFORM = 0, MCGS_PRIOR_EQUITY = 1 } McgsPriorKind;
 typedef enum { MCGS_HIDDEN_UNIFORM = 0, MCGS_HIDDEN_NET = 1 } McgsHiddenKind;
 typedef enum { MCGS_RESAMPLE_NO = 0, MCGS_RESAMPLE_UNIFORM = 1, MCGS_RESAMPLE_NET = 2 } McgsResample;
+typedef enum { MCGS_EXPAND_AUTO = 0, MCGS_EXPAND_FIRST = 1, MCGS_EXPAND_SECOND = 2 } McgsExpand;
 
 typedef struct McgsConfig {
     uint32_t visits;            /* completed playouts per decision, >= 1 */
@@ -81,6 +94,9 @@ typedef struct McgsConfig {
     double win_bonus;           /* points a win is worth on top of the spread */
     uint32_t worlds;            /* > 0: playout i plays in world i mod worlds (a fixed pool
                                  * shared by all the root's moves); 0: a new world each */
+    bool crn;                   /* the k-th visit of every root move plays in world k */
+    McgsExpand expand;          /* when a node's candidates are generated (AUTO: second
+                                 * visit without a net, first with one) */
     int batch;                  /* playouts per evaluation round, 1..MCGS_MAX_BATCH */
     double vloss;               /* virtual loss, points */
     double temperature;         /* > 0: sample the move played from the visits ... */

@@ -36,7 +36,10 @@ typedef struct McgsKey {
     uint64_t lo, hi;
 } McgsKey;
 
-typedef enum { MCGS_NODE_NEW = 0, MCGS_NODE_PENDING = 1, MCGS_NODE_READY = 2 } McgsNodeState;
+/* NEW: created, not valued; PENDING: waiting for its evaluation; VALUED: u
+ * known, no edges yet (lazy expansion, search/mcgs.h); READY: valued, with
+ * its edges. */
+typedef enum { MCGS_NODE_NEW = 0, MCGS_NODE_PENDING = 1, MCGS_NODE_READY = 2, MCGS_NODE_VALUED = 3 } McgsNodeState;
 
 typedef struct McgsNode {
     McgsKey key;

@@ -15,6 +15,8 @@ void mcgs_player_defaults(McgsPlayer *mp) {
 static const char *const PRIORS[] = {"uniform", "equity", NULL};
 static const char *const HIDDEN[] = {"uniform", "net", NULL};
 static const char *const RESAMPLE[] = {"no", "uniform", "net", NULL};
+static const char *const YES_NO[] = {"no", "yes", NULL};
+static const char *const EXPAND[] = {"auto", "first", "second", NULL};
 
 int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const char *val, const LetterDist *ld,
                        RkError *err) {
@@ -59,6 +61,12 @@ int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const 
     } else if (strcmp(key, "worlds") == 0) {
         NUMBER(0, 1e8, true);
         c->worlds = (uint32_t)x;
+    } else if (strcmp(key, "crn") == 0) {
+        if (spec_choice(spec, key, val, YES_NO, &k, err) != 0) return -1;
+        c->crn = k == 1;
+    } else if (strcmp(key, "expand") == 0) {
+        if (spec_choice(spec, key, val, EXPAND, &k, err) != 0) return -1;
+        c->expand = (McgsExpand)k;
     } else if (strcmp(key, "batch") == 0) {
         NUMBER(1, MCGS_MAX_BATCH, true);
         c->batch = (int)x;

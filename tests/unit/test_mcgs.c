@@ -189,7 +189,8 @@ static McgsConfig config(uint32_t visits, int batch) {
     return c;
 }
 
-/* Every node is evaluated; no in-flight marks; every edge's visits are its
+/* Every node is evaluated (a VALUED node, waiting for its second visit to
+ * be expanded, has no edges, no visits and q = u); no in-flight marks; every edge's visits are its
  * outcomes' plus its terminal ones; the node visits are the edges'. Every
  * node whose children have no other parent has q at its formula's fixed
  * point (a child shared by several parents may have changed through
@@ -209,6 +210,11 @@ static void check_graph(const McgsSearch *s) {
         bad_counts += n != ed->visits;
     }
     for (uint32_t i = 1; i < g->n_nodes; i++) {
+        if (g->nodes[i].state == MCGS_NODE_VALUED) {
+            const McgsNode *nd = &g->nodes[i];
+            bad_q += nd->n_edges != 0 || nd->visits != 0 || nd->q != nd->u;
+            continue;
+        }
         if (g->nodes[i].state != MCGS_NODE_READY) {
             bad_q++;
             continue;
@@ -293,6 +299,102 @@ static void test_search_accounting_and_determinism(void) {
             s.cfg.worlds = 0;
         }
         mcgs_search_free(&s);
+    }
+    free(r1);
+    free(r2);
+    tu_env_close(&e);
+}
+
+/* Lazy expansion changes when a node's moves are generated, never what the
+ * search finds: expand=second gives the same visits and values, to the
+ * bit, as expand=first, with and without crn, batched or not; and it
+ * leaves nodes visited once without edges. */
+static void test_lazy_expansion_same_search(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    McgsResult *r1 = malloc(sizeof *r1), *r2 = malloc(sizeof *r2);
+    int compared = 0;
+    for (int variant = 0; variant < 3; variant++) {
+        McgsConfig c1 = config(150, variant == 2 ? 4 : 1);
+        c1.crn = variant == 1;
+        c1.expand = MCGS_EXPAND_FIRST;
+        McgsConfig c2 = c1;
+        c2.expand = MCGS_EXPAND_SECOND;
+        McgsSearch s1, s2;
+        CU_ASSERT_FATAL(mcgs_search_init(&s1, &c1, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_init(&s2, &c2, &err) == 0);
+        for (uint64_t gi = 0; gi < 3; gi++) {
+            for (int bag = 0; bag <= 60; bag += 30) {
+                tu_env_position(&e, 29, gi, bag, NULL);
+                if (game_over(e.g)) continue;
+                CU_ASSERT_FATAL(mcgs_search_run(&s1, e.g, r1, &err) == 0);
+                CU_ASSERT_FATAL(mcgs_search_run(&s2, e.g, r2, &err) == 0);
+                CU_ASSERT_EQUAL(r1->count, r2->count);
+                CU_ASSERT_EQUAL(r1->best, r2->best);
+                CU_ASSERT(memcmp(r1->visits, r2->visits, sizeof r1->visits) == 0);
+                CU_ASSERT(memcmp(r1->value, r2->value, sizeof r1->value) == 0);
+                CU_ASSERT(r1->root_q == r2->root_q);
+                CU_ASSERT(r2->edges <= r1->edges);
+                if (bag > 0) CU_ASSERT(r2->edges < r1->edges); /* nodes visited once have no edges */
+                check_graph(&s2);
+                compared++;
+            }
+        }
+        mcgs_search_free(&s1);
+        mcgs_search_free(&s2);
+    }
+    CU_ASSERT(compared >= 20);
+    free(r1);
+    free(r2);
+    tu_env_close(&e);
+}
+
+/* crn: the k-th visit of every root move plays in world k. Below a root
+ * placement nothing is shared with the other root moves, so its value is a
+ * function of the move and its visit count alone. Two searches that visit
+ * their candidates in turn (a huge cpuct), one with 8 and one with 6, give
+ * their 6 common moves 20 visits each; with crn they agree on each of them
+ * to the bit. Without crn the worlds follow the playout's number, which
+ * differs between the two, and they do not. */
+static void test_crn_values_depend_on_visits_only(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    McgsResult *r1 = malloc(sizeof *r1), *r2 = malloc(sizeof *r2);
+    for (int crn = 1; crn >= 0; crn--) {
+        McgsConfig c1 = config(160, 1);
+        c1.crn = crn == 1;
+        c1.cpuct = 1e6;
+        McgsConfig c2 = c1;
+        c2.candidates = 6;
+        c2.visits = 120;
+        McgsSearch s1, s2;
+        CU_ASSERT_FATAL(mcgs_search_init(&s1, &c1, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_init(&s2, &c2, &err) == 0);
+        int same_visits = 0, same_value = 0;
+        for (uint64_t gi = 0; gi < 6; gi++) {
+            tu_env_position(&e, 31, gi, 50, NULL);
+            if (game_over(e.g)) continue;
+            CU_ASSERT_FATAL(mcgs_search_run(&s1, e.g, r1, &err) == 0);
+            CU_ASSERT_FATAL(mcgs_search_run(&s2, e.g, r2, &err) == 0);
+            if (r1->count < 8) continue;
+            CU_ASSERT_FATAL(r2->count == 6);
+            for (int a = 0; a < r2->count; a++) {
+                CU_ASSERT(r1->moves[a].kind == r2->moves[a].kind); /* the same candidates in the same order */
+                if (r1->moves[a].kind != MOVE_PLACE || r1->visits[a] == 0 || r1->visits[a] != r2->visits[a]) continue;
+                same_visits++;
+                same_value += r1->value[a] == r2->value[a];
+            }
+        }
+        CU_ASSERT(same_visits >= 20);
+        if (crn) {
+            CU_ASSERT_EQUAL(same_value, same_visits);
+        } else {
+            CU_ASSERT(same_value < same_visits);
+        }
+        mcgs_search_free(&s1);
+        mcgs_search_free(&s2);
     }
     free(r1);
     free(r2);
@@ -554,6 +656,18 @@ static void test_bad_configs(void) {
     c = config(10, 0);
     CU_ASSERT(mcgs_config_check(&c, &err) != 0);
     c = config(10, 1);
+    c.crn = true;
+    c.worlds = 4;
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    CU_ASSERT(strstr(err.msg, "crn") != NULL);
+    c = config(10, 1);
+    NnModel any_net; /* only its presence is checked */
+    memset(&any_net, 0, sizeof any_net);
+    c.net = &any_net;
+    c.expand = MCGS_EXPAND_SECOND;
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    CU_ASSERT(strstr(err.msg, "expand=second") != NULL);
+    c = config(10, 1);
     CU_ASSERT(mcgs_config_check(&c, &err) == 0);
 
     LetterDist ld;
@@ -562,7 +676,8 @@ static void test_bad_configs(void) {
     static const char *const bad[] = {"mcgs:visits=0",       "mcgs:hidden=net",   "mcgs:rollout=0",
                                       "mcgs:bogus=1",        "mcgs:prior=maybe",  "mcgs:net=/nonexistent/m.h5",
                                       "mcgs:batch=100000",   "mcgs:visits=abc",   "mcgs:resample=net",
-                                      "mcgs:spv=x.spv"};
+                                      "mcgs:spv=x.spv",       "mcgs:crn=maybe",    "mcgs:expand=third",
+                                      "mcgs:crn=yes,worlds=8"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err.msg[0] = '\0';
         CU_ASSERT(player_open(&p, bad[i], &ld, &err) != 0);
@@ -582,6 +697,8 @@ int main(void) {
         {"information-set keys", test_infoset_keys},
         {"searches: accounting, fixed points, determinism, batches", test_search_accounting_and_determinism},
         {"worlds: exact in the endgame, sampled before", test_worlds_exact_in_endgame},
+        {"lazy expansion: the same search, fewer edges", test_lazy_expansion_same_search},
+        {"crn: a root move's value depends on its visits only", test_crn_values_depend_on_visits_only},
         {"guided by a random network", test_with_random_net},
         {"endgames against the exact solver", test_endgames_against_the_solver},
         {"visit distributions as P targets", test_visit_targets},
