@@ -30,6 +30,19 @@ void rk_quote_text(char *dst, size_t cap, const char *s, size_t n) {
     dst[o] = '\0';
 }
 
+int rk_check_magic(const uint8_t *data, size_t size, size_t header_bytes, const char magic[4], const char *what,
+                   const char *source, RkError *err) {
+    if (size < header_bytes)
+        return rk_error(err, "%s: %zu bytes is too short for the header of %s (%zu bytes)", source, size, what,
+                        header_bytes);
+    if (memcmp(data, magic, 4) != 0) {
+        char q[32];
+        rk_quote_text(q, sizeof q, (const char *)data, 4);
+        return rk_error(err, "%s: bad magic '%s' (expected '%.4s'): not %s", source, q, magic, what);
+    }
+    return 0;
+}
+
 size_t rk_char_len(const char *s) {
     unsigned char c = (unsigned char)*s;
     size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;

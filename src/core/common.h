@@ -42,6 +42,12 @@ void rk_quote_text(char *dst, size_t cap, const char *s, size_t n);
 /* Bytes of the (UTF-8) character at s, at least 1 (fewer if the string ends
  * inside it). */
 size_t rk_char_len(const char *s);
+/* Checks the start of a binary file read from `source`: at least
+ * header_bytes bytes, and the 4-byte magic. Otherwise a one-line error
+ * naming the source, the size or the magic found, and what the file should
+ * be (`what`, e.g. "an .spv file"). */
+int rk_check_magic(const uint8_t *data, size_t size, size_t header_bytes, const char magic[4], const char *what,
+                   const char *source, RkError *err);
 /* A monotonic wall clock, in seconds (for progress and time limits). */
 double rk_seconds(void);
 

@@ -65,15 +65,9 @@ int neighbour_init_zero(NeighbourTable *t, uint32_t dim, uint32_t num_buckets, R
 
 int neighbour_load_bytes(NeighbourTable *t, const uint8_t *data, size_t size, const char *source, RkError *err) {
     memset(t, 0, sizeof *t);
-    if (size < NEIGHBOUR_HEADER_BYTES)
-        return rk_error(err, "%s: %zu bytes is too short for a neighbour table header (%d bytes)", source, size,
-                        NEIGHBOUR_HEADER_BYTES);
-    if (memcmp(data, NEIGHBOUR_MAGIC, 4) != 0) {
-        char q[32];
-        rk_quote_text(q, sizeof q, (const char *)data, 4);
-        return rk_error(err, "%s: bad magic '%s' (expected '%s'): not a neighbour table (.nbv)", source, q,
-                        NEIGHBOUR_MAGIC);
-    }
+    if (rk_check_magic(data, size, NEIGHBOUR_HEADER_BYTES, NEIGHBOUR_MAGIC, "a neighbour table (.nbv)", source,
+                       err) != 0)
+        return -1;
     uint32_t dim = spv_read_le32(data + 4), states = spv_read_le32(data + 8), buckets = spv_read_le32(data + 12);
     if (check_dims(dim, states, buckets, source, err) != 0) return -1;
     size_t want = NEIGHBOUR_HEADER_BYTES + 4 * cells_of(dim, buckets);

@@ -187,8 +187,8 @@ int req_load_bytes(Req *q, const uint8_t *data, size_t size, const RackTable *rt
     if (size < REQ_HEADER_BYTES + 4)
         return rk_error(err, "%s: %zu bytes, too short for the 20-byte header and graph size",
                         source, size);
-    if (memcmp(data, REQ_MAGIC, 4) != 0)
-        return rk_error(err, "%s: bad magic (not a REQ1 rack-equity file)", source);
+    if (rk_check_magic(data, size, REQ_HEADER_BYTES + 4, REQ_MAGIC, "a REQ1 rack-equity file (.req)", source, err) != 0)
+        return -1;
     uint32_t num = get32(data + 4), rack_size = get32(data + 8), flags = get32(data + 12);
     if (rack_size != (uint32_t)rt->rack_size)
         return rk_error(err, "%s: rack size %u, expected %d", source, rack_size, rt->rack_size);

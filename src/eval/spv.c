@@ -91,14 +91,7 @@ long spv_find_bad_value(const float *v, size_t n) {
 
 int spv_load_bytes(Spv *s, const uint8_t *data, size_t size, const char *source, RkError *err) {
     spv_zero(s);
-    if (size < SPV_HEADER_BYTES)
-        return rk_error(err, "%s: %zu bytes is too short for an .spv header (%d bytes)", source, size,
-                        SPV_HEADER_BYTES);
-    if (memcmp(data, SPV_MAGIC, 4) != 0) {
-        char q[32];
-        rk_quote_text(q, sizeof q, (const char *)data, 4);
-        return rk_error(err, "%s: bad magic '%s' (expected '%s'): not an .spv file", source, q, SPV_MAGIC);
-    }
+    if (rk_check_magic(data, size, SPV_HEADER_BYTES, SPV_MAGIC, "an .spv file", source, err) != 0) return -1;
     uint32_t squares = spv_read_le32(data + 4), buckets = spv_read_le32(data + 8),
              openness = spv_read_le32(data + 12), flags = spv_read_le32(data + 16);
     if (check_dims(squares, buckets, openness, source, err) != 0) return -1;

@@ -27,6 +27,7 @@ static void play_game(const SelfplayConfig *play, ResidualTarget target, uint64_
                       GameResiduals *res) {
     Record rec = {.play = play, .res = res};
     residuals_begin(res, target, SPV_DEFAULT_OPENNESS, SPV_DEFAULT_PHASES, SPV_DEFAULT_BUCKETS);
+    residuals_track_neighbours(res);
     selfplay_game(play, index, g, NULL, observe, &rec);
 }
 

@@ -11,8 +11,11 @@ void residuals_begin(GameResiduals *r, ResidualTarget target, int num_openness, 
     r->num_openness = num_openness;
     r->num_phases = num_phases > 0 ? num_phases : 1;
     r->num_buckets = num_buckets;
+    r->neighbours = false;
     r->n = 0;
 }
+
+void residuals_track_neighbours(GameResiduals *r) { r->neighbours = true; }
 
 const char *residual_target_name(ResidualTarget t) { return t == RESIDUAL_EXPOSURE ? "exposure" : "final"; }
 
@@ -45,7 +48,7 @@ void residuals_record(GameResiduals *r, const Game *g, const Move *m, int32_t le
         int row, col;
         rm->square[n] = (uint16_t)spv_move_square(m, i, g->board.dim, &row, &col);
         rm->bucket[n] = (uint8_t)spv_tile_bucket(r->num_buckets, g->ld, t);
-        rm->nstate[n] = (uint8_t)neighbour_state(&g->board, row, col);
+        rm->nstate[n] = r->neighbours ? (uint8_t)neighbour_state(&g->board, row, col) : 0;
         n++;
     }
     rm->ntiles = (uint8_t)n;
