@@ -342,10 +342,11 @@ static void backup(McgsSearch *s, const McgsPending *p) {
 
 typedef enum { DESCENT_QUEUED, DESCENT_DONE, DESCENT_COLLISION, DESCENT_NOMEM } Descent;
 
-/* Playout `index`'s descent from the root node, in a world sampled into
- * p->game once the root's move is chosen: world `index`, or with crn the
- * root move's visit number. */
-static Descent descend(McgsSearch *s, const Game *root, uint32_t root_node, uint64_t index, McgsPending *p) {
+/* Playout `index`'s descent from the root node, through root edge `forced`
+ * (0: chosen by PUCT), in a world sampled into p->game once the root's move
+ * is chosen: world `index`, or with crn the root move's visit number. */
+static Descent descend(McgsSearch *s, const Game *root, uint32_t root_node, uint32_t forced, uint64_t index,
+                       McgsPending *p) {
     McgsGraph *g = &s->graph;
     Game *w = &p->game;
     int root_player = root->on_turn;
@@ -380,7 +381,7 @@ static Descent descend(McgsSearch *s, const Game *root, uint32_t root_node, uint
             backup(s, p);
             return DESCENT_DONE;
         }
-        uint32_t edge = select_edge(s, node);
+        uint32_t edge = p->len == 0 && forced != 0 ? forced : select_edge(s, node);
         McgsEdge *e = &g->edges[edge];
         if (p->len == 0) {
             uint64_t world = s->cfg.crn ? (uint64_t)e->visits + e->inflight : index;
@@ -415,7 +416,10 @@ static Descent descend(McgsSearch *s, const Game *root, uint32_t root_node, uint
     }
 }
 
-static void fill_result(const McgsSearch *s, const Game *root, uint32_t root_node, McgsResult *out) {
+/* The result; the move played is root edge number `chosen` if >= 0 (root
+ * = halving), else the most visited (ties: the higher value), unless the
+ * temperature draws it from the visits. */
+static void fill_result(const McgsSearch *s, const Game *root, uint32_t root_node, int chosen, McgsResult *out) {
     const McgsGraph *g = &s->graph;
     const McgsNode *nd = &g->nodes[root_node];
     out->count = (int)nd->n_edges;
@@ -432,8 +436,8 @@ static void fill_result(const McgsSearch *s, const Game *root, uint32_t root_nod
         out->value[a] = e->visits > 0 ? (double)e->reward + e->c : 0.0;
         out->prior[a] = e->prior;
     }
-    int best = 0;
-    for (int a = 1; a < out->count; a++) {
+    int best = chosen >= 0 ? chosen : 0;
+    for (int a = 1; a < out->count && chosen < 0; a++) {
         if (out->visits[a] > out->visits[best] ||
             (out->visits[a] == out->visits[best] && out->value[a] > out->value[best]))
             best = a;
@@ -461,6 +465,91 @@ static void fill_result(const McgsSearch *s, const Game *root, uint32_t root_nod
     out->bytes = mcgs_graph_bytes(g);
 }
 
+/* One round of up to `batch` playouts (at most `want`): playout j goes
+ * through root edge forced[j] (forced NULL: PUCT chooses); their leaves are
+ * evaluated in one pass and backed up. Returns the playouts completed (a
+ * collision ends a forced round early: its playout is the next round's
+ * first), or -1 when out of memory. */
+static long play_round(McgsSearch *s, const Game *root, uint32_t root_node, const uint32_t *forced, uint32_t want,
+                       uint64_t *index, McgsResult *out) {
+    int queued = 0;
+    long done = 0;
+    for (uint32_t tries = 0; tries < want && queued < s->cfg.batch; tries++) {
+        uint32_t f = forced != NULL ? forced[done + queued] : 0;
+        Descent d = descend(s, root, root_node, f, *index, &s->pending[queued]);
+        ++*index;
+        if (d == DESCENT_QUEUED) {
+            queued++;
+        } else if (d == DESCENT_COLLISION) {
+            out->collisions++;
+            if (forced != NULL) break;
+        } else if (d == DESCENT_NOMEM) {
+            return -1;
+        } else {
+            done++;
+        }
+    }
+    if (queued > 0 && evaluate_pending(s, queued, false, out) != 0) return -1;
+    for (int j = 0; j < queued; j++) backup(s, &s->pending[j]);
+    return done + queued;
+}
+
+static int run_puct(McgsSearch *s, const Game *root, uint32_t root_node, McgsResult *out) {
+    uint64_t index = 0;
+    while (s->graph.nodes[root_node].visits < s->cfg.visits) {
+        long n = play_round(s, root, root_node, NULL, s->cfg.visits - s->graph.nodes[root_node].visits, &index, out);
+        if (n < 0) return -1;
+        out->playouts += (uint64_t)n;
+    }
+    return 0;
+}
+
+/* Halving's order: visited before unvisited, then the higher value, then
+ * the higher prior. */
+static bool halving_before(const McgsGraph *g, uint32_t a, uint32_t b) {
+    const McgsEdge *x = &g->edges[a], *y = &g->edges[b];
+    if ((x->visits > 0) != (y->visits > 0)) return x->visits > 0;
+    double vx = x->visits > 0 ? x->reward + x->c : 0.0, vy = y->visits > 0 ? y->reward + y->c : 0.0;
+    if (vx != vy) return vx > vy;
+    return x->prior > y->prior;
+}
+
+/* Sequential halving at the root (mcgs.h); *chosen: the root edge number of
+ * the best survivor. */
+static int run_halving(McgsSearch *s, const Game *root, uint32_t root_node, McgsResult *out, int *chosen) {
+    McgsGraph *g = &s->graph;
+    uint32_t m = g->nodes[root_node].n_edges, first = g->nodes[root_node].first_edge;
+    uint32_t in[MCGS_MAX_CANDIDATES], forced[MCGS_MAX_BATCH];
+    for (uint32_t a = 0; a < m; a++) in[a] = first + a;
+    uint32_t phases = 0, live = m;
+    while ((1u << phases) < m) phases++;
+    uint32_t budget = s->cfg.visits, used = 0;
+    uint64_t index = 0;
+    for (uint32_t ph = 0; ph < phases && used < budget; ph++) {
+        uint32_t share = ph + 1 == phases ? budget - used : budget / phases;
+        if (share > budget - used) share = budget - used;
+        uint32_t pos = 0;
+        while (pos < share) {
+            uint32_t want = share - pos, n = want < (uint32_t)s->cfg.batch ? want : (uint32_t)s->cfg.batch;
+            for (uint32_t j = 0; j < n; j++) forced[j] = in[(pos + j) % live];
+            long done = play_round(s, root, root_node, forced, n, &index, out);
+            if (done < 0) return -1;
+            pos += (uint32_t)done;
+            out->playouts += (uint64_t)done;
+        }
+        used += share;
+        for (uint32_t i = 1; i < live; i++) /* insertion sort: at most 64 */
+            for (uint32_t j = i; j > 0 && halving_before(g, in[j], in[j - 1]); j--) {
+                uint32_t t = in[j];
+                in[j] = in[j - 1];
+                in[j - 1] = t;
+            }
+        live = (live + 1) / 2;
+    }
+    *chosen = (int)(in[0] - first);
+    return 0;
+}
+
 int mcgs_search_run(McgsSearch *s, const Game *root, McgsResult *out, RkError *err) {
     memset(out, 0, sizeof *out);
     if (game_over(root)) return rk_error(err, "mcgs: the game is over");
@@ -485,25 +574,12 @@ int mcgs_search_run(McgsSearch *s, const Game *root, McgsResult *out, RkError *e
     g->nodes[root_node].state = MCGS_NODE_PENDING;
     if (evaluate_pending(s, 1, true, out) != 0) return rk_error(err, "mcgs: out of memory");
 
-    uint64_t index = 0;
     bool single = g->nodes[root_node].n_edges == 1; /* one legal move: nothing to search */
-    while (!single && g->nodes[root_node].visits < s->cfg.visits) {
-        uint32_t want = s->cfg.visits - g->nodes[root_node].visits;
-        int queued = 0;
-        for (uint32_t tries = 0; tries < want && queued < s->cfg.batch; tries++) {
-            McgsPending *q = &s->pending[queued];
-            Descent d = descend(s, root, root_node, index, q);
-            index++;
-            if (d == DESCENT_QUEUED) queued++;
-            else if (d == DESCENT_COLLISION) out->collisions++;
-            else if (d == DESCENT_NOMEM) return rk_error(err, "mcgs: out of memory");
-            else out->playouts++;
-        }
-        if (queued > 0 && evaluate_pending(s, queued, false, out) != 0) return rk_error(err, "mcgs: out of memory");
-        for (int j = 0; j < queued; j++) backup(s, &s->pending[j]);
-        out->playouts += (uint64_t)queued;
-    }
-    fill_result(s, root, root_node, out);
+    int chosen = -1;
+    int rc = single ? 0 : s->cfg.root == MCGS_ROOT_HALVING ? run_halving(s, root, root_node, out, &chosen)
+                                                            : run_puct(s, root, root_node, out);
+    if (rc != 0) return rk_error(err, "mcgs: out of memory");
+    fill_result(s, root, root_node, chosen, out);
     out->seconds = rk_seconds() - t0;
     return 0;
 }

@@ -40,6 +40,15 @@
  * and the bag are re-dealt from the opponent's point of view whenever a
  * playout reaches an opponent's node with tiles in the bag.
  *
+ * ROOT BY SEQUENTIAL HALVING (root = halving): the root's moves are not
+ * chosen by PUCT but by a schedule (Karnin et al. 2013, as Gumbel
+ * AlphaZero's root): ceil(log2 m) phases over the m candidates, each phase
+ * giving its share of the visits to the moves still in, in turn, then
+ * keeping the better half by value (r + c; ties: the higher prior); the
+ * last phase takes what is left of the budget. The move played is the
+ * survivor with the higher value. Below the root, PUCT as usual. With crn
+ * the moves of a phase are compared in the same worlds.
+ *
  * RESULT: the root's visit distribution. The move played is the most
  * visited (ties: higher value, then higher prior), or, while the game's
  * turn < temperature_moves, drawn with probability ~ visits^(1/temperature).
@@ -79,6 +88,7 @@ typedef enum { MCGS_PRIOR_UNIFORM = 0, MCGS_PRIOR_EQUITY = 1 } McgsPriorKind;
 typedef enum { MCGS_HIDDEN_UNIFORM = 0, MCGS_HIDDEN_NET = 1 } McgsHiddenKind;
 typedef enum { MCGS_RESAMPLE_NO = 0, MCGS_RESAMPLE_UNIFORM = 1, MCGS_RESAMPLE_NET = 2 } McgsResample;
 typedef enum { MCGS_EXPAND_AUTO = 0, MCGS_EXPAND_FIRST = 1, MCGS_EXPAND_SECOND = 2 } McgsExpand;
+typedef enum { MCGS_ROOT_PUCT = 0, MCGS_ROOT_HALVING = 1 } McgsRootSelect;
 
 typedef struct McgsConfig {
     uint32_t visits;            /* completed playouts per decision, >= 1 */
@@ -95,6 +105,7 @@ typedef struct McgsConfig {
     uint32_t worlds;            /* > 0: playout i plays in world i mod worlds (a fixed pool
                                  * shared by all the root's moves); 0: a new world each */
     bool crn;                   /* the k-th visit of every root move plays in world k */
+    McgsRootSelect root;        /* how playouts choose the root's move: PUCT, or sequential halving */
     McgsExpand expand;          /* when a node's candidates are generated (AUTO: second
                                  * visit without a net, first with one) */
     int batch;                  /* playouts per evaluation round, 1..MCGS_MAX_BATCH */

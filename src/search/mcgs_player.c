@@ -17,6 +17,7 @@ static const char *const HIDDEN[] = {"uniform", "net", NULL};
 static const char *const RESAMPLE[] = {"no", "uniform", "net", NULL};
 static const char *const YES_NO[] = {"no", "yes", NULL};
 static const char *const EXPAND[] = {"auto", "first", "second", NULL};
+static const char *const ROOTS[] = {"puct", "halving", NULL};
 
 int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const char *val, const LetterDist *ld,
                        RkError *err) {
@@ -64,6 +65,9 @@ int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const 
     } else if (strcmp(key, "crn") == 0) {
         if (spec_choice(spec, key, val, YES_NO, &k, err) != 0) return -1;
         c->crn = k == 1;
+    } else if (strcmp(key, "root") == 0) {
+        if (spec_choice(spec, key, val, ROOTS, &k, err) != 0) return -1;
+        c->root = (McgsRootSelect)k;
     } else if (strcmp(key, "expand") == 0) {
         if (spec_choice(spec, key, val, EXPAND, &k, err) != 0) return -1;
         c->expand = (McgsExpand)k;

@@ -4,8 +4,8 @@
  *   mcgs[:visits=N][,candidates=K][,cpuct=C][,floor=F][,fpu=U][,rollout=P]
  *       [,prior=uniform|equity][,prior_temperature=T][,net=FILE.h5]
  *       [,hidden=uniform|net][,resample=no|uniform|net][,win_bonus=W]
- *       [,worlds=W][,crn=no|yes][,expand=auto|first|second][,batch=B][,vloss=V]
- *       [,temperature=T][,temperature_moves=M][,seed=S]
+ *       [,worlds=W][,crn=no|yes][,root=puct|halving][,expand=auto|first|second]
+ *       [,batch=B][,vloss=V][,temperature=T][,temperature_moves=M][,seed=S]
  *
  * (McgsConfig of search/mcgs.h; leaves= is the players' common option and
  * values the static moves of candidates and rollouts). Each decision's seed

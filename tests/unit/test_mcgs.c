@@ -401,6 +401,56 @@ static void test_crn_values_depend_on_visits_only(void) {
     tu_env_close(&e);
 }
 
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* root=halving: 120 visits over 8 candidates are 3 phases of 40: 5 each
+ * to the 8, 10 more each to the best 4, 20 more each to the best 2, so the
+ * visits are {5,5,5,5,15,15,35,35} whatever the values; the move played is
+ * the survivor of higher value; the same with batches of 4, with and
+ * without crn; the graph's invariants hold. */
+static void test_root_halving_schedule(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    McgsResult *r = malloc(sizeof *r), *r2 = malloc(sizeof *r2);
+    static const uint32_t expect[8] = {5, 5, 5, 5, 15, 15, 35, 35};
+    int searched = 0;
+    for (int variant = 0; variant < 3; variant++) {
+        McgsConfig c = config(120, variant == 2 ? 4 : 1);
+        c.root = MCGS_ROOT_HALVING;
+        c.crn = variant != 0;
+        McgsSearch s;
+        CU_ASSERT_FATAL(mcgs_search_init(&s, &c, &err) == 0);
+        for (uint64_t gi = 0; gi < 4; gi++) {
+            tu_env_position(&e, 37, gi, 40, NULL);
+            if (game_over(e.g)) continue;
+            CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r, &err) == 0);
+            if (r->count < 8) continue;
+            CU_ASSERT_EQUAL(r->playouts, 120);
+            uint32_t v[8];
+            memcpy(v, r->visits, sizeof v);
+            qsort(v, 8, sizeof v[0], cmp_u32);
+            CU_ASSERT(memcmp(v, expect, sizeof v) == 0);
+            CU_ASSERT_EQUAL(r->visits[r->best], 35);
+            for (int a = 0; a < r->count; a++)
+                if (r->visits[a] == 35) CU_ASSERT(r->value[r->best] >= r->value[a]);
+            check_graph(&s);
+            CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r2, &err) == 0); /* deterministic */
+            CU_ASSERT(memcmp(r->value, r2->value, sizeof r->value) == 0);
+            CU_ASSERT_EQUAL(r->best, r2->best);
+            searched++;
+        }
+        mcgs_search_free(&s);
+    }
+    CU_ASSERT(searched >= 6);
+    free(r);
+    free(r2);
+    tu_env_close(&e);
+}
+
 /* The root's edges lead to one child each when the bag is empty (the world
  * is the true position), and to many when it is not. */
 static void test_worlds_exact_in_endgame(void) {
@@ -677,7 +727,7 @@ static void test_bad_configs(void) {
                                       "mcgs:bogus=1",        "mcgs:prior=maybe",  "mcgs:net=/nonexistent/m.h5",
                                       "mcgs:batch=100000",   "mcgs:visits=abc",   "mcgs:resample=net",
                                       "mcgs:spv=x.spv",       "mcgs:crn=maybe",    "mcgs:expand=third",
-                                      "mcgs:crn=yes,worlds=8"};
+                                      "mcgs:crn=yes,worlds=8", "mcgs:root=best"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err.msg[0] = '\0';
         CU_ASSERT(player_open(&p, bad[i], &ld, &err) != 0);
@@ -699,6 +749,7 @@ int main(void) {
         {"worlds: exact in the endgame, sampled before", test_worlds_exact_in_endgame},
         {"lazy expansion: the same search, fewer edges", test_lazy_expansion_same_search},
         {"crn: a root move's value depends on its visits only", test_crn_values_depend_on_visits_only},
+        {"root=halving: the phases' visits, the survivor played", test_root_halving_schedule},
         {"guided by a random network", test_with_random_net},
         {"endgames against the exact solver", test_endgames_against_the_solver},
         {"visit distributions as P targets", test_visit_targets},
