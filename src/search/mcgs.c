@@ -37,6 +37,7 @@ void mcgs_config_defaults(McgsConfig *c) {
     c->rollout = 2;
     c->prior = MCGS_PRIOR_UNIFORM;
     c->prior_temperature = 10.0;
+    c->crn = true;
     c->batch = 1;
     c->vloss = 20.0;
     c->seed = 1;

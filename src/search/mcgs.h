@@ -119,8 +119,9 @@ typedef struct McgsConfig {
 } McgsConfig;
 
 /* visits 400, candidates 16, cpuct 40, floor 0, fpu 10, rollout 2, uniform
- * prior (temperature 10), uniform hidden, no resampling, win bonus 0,
- * batch 1, vloss 20, temperature 0, seed 1, no leaves, no net. */
+ * prior (temperature 10), uniform hidden, no resampling, win bonus 0, crn,
+ * PUCT at the root, expand auto, batch 1, vloss 20, temperature 0, seed 1,
+ * no leaves, no net. */
 void mcgs_config_defaults(McgsConfig *c);
 /* Refuses impossible combinations (a zero budget, H or P without a net,
  * no way to value a leaf, ...) with a one-line error. */

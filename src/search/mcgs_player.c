@@ -65,6 +65,7 @@ int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const 
     } else if (strcmp(key, "crn") == 0) {
         if (spec_choice(spec, key, val, YES_NO, &k, err) != 0) return -1;
         c->crn = k == 1;
+        mp->crn_given = true;
     } else if (strcmp(key, "root") == 0) {
         if (spec_choice(spec, key, val, ROOTS, &k, err) != 0) return -1;
         c->root = (McgsRootSelect)k;
@@ -102,6 +103,7 @@ int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const 
 
 int mcgs_player_finish(McgsPlayer *mp, const char *spec, RkError *err) {
     RkError inner;
+    if (mp->cfg.worlds > 0 && !mp->crn_given) mp->cfg.crn = false; /* a pool of worlds replaces the default crn */
     if (mcgs_search_init(&mp->search, &mp->cfg, &inner) != 0)
         return rk_error(err, "player '%s': %s", spec, inner.msg);
     mp->ready = true;

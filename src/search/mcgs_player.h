@@ -21,6 +21,7 @@ typedef struct McgsPlayer {
     McgsConfig cfg;
     NnModel model;          /* with net= */
     bool has_net, ready;
+    bool crn_given;         /* crn= in the spec (else worlds=W turns the default crn off) */
     McgsSearch search;
     McgsResult last;        /* the last decision's search */
     uint64_t decisions;     /* totals over decisions, for benchmarks */

@@ -283,6 +283,7 @@ static void test_search_accounting_and_determinism(void) {
             s.cfg.resample = MCGS_RESAMPLE_NO;
             /* a pool of 3 worlds: a root move leads to at most 3 opponent's nodes */
             s.cfg.worlds = 3;
+            s.cfg.crn = false;
             CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r2, &err) == 0);
             CU_ASSERT_EQUAL(r2->playouts, 120);
             uint32_t root = mcgs_graph_find(&s.graph, infoset_key(e.g)), most = 0;
@@ -297,6 +298,7 @@ static void test_search_accounting_and_determinism(void) {
             CU_ASSERT(most >= 2 && most <= 3);
             check_graph(&s);
             s.cfg.worlds = 0;
+            s.cfg.crn = true;
         }
         mcgs_search_free(&s);
     }
@@ -506,10 +508,11 @@ static void test_with_random_net(void) {
     NnModel m;
     CU_ASSERT_FATAL(nn_model_init(&m, &arch, &e.ld, 15, 3, &err) == 0);
     McgsResult *r = malloc(sizeof *r);
-    for (int variant = 0; variant < 3; variant++) {
+    for (int variant = 0; variant < 4; variant++) {
         McgsConfig c = config(40, variant == 0 ? 1 : 8);
         c.net = &m;
         c.rollout = variant == 2 ? 1 : 0;
+        c.root = variant == 3 ? MCGS_ROOT_HALVING : MCGS_ROOT_PUCT; /* forced root moves, in batches */
         c.hidden = MCGS_HIDDEN_NET;
         c.resample = variant == 1 ? MCGS_RESAMPLE_NET : MCGS_RESAMPLE_NO;
         McgsSearch s;
@@ -738,6 +741,20 @@ static void test_bad_configs(void) {
     CU_ASSERT_EQUAL(p.kind, PLAYER_MCGS);
     CU_ASSERT_EQUAL(p.mcgs->cfg.visits, 50);
     CU_ASSERT_EQUAL(p.mcgs->cfg.prior, MCGS_PRIOR_EQUITY);
+    player_close(&p);
+    /* crn is the default, and a pool of worlds replaces it */
+    CU_ASSERT_FATAL(player_open(&p, "mcgs:visits=50,leaves=zero", &ld, &err) == 0);
+    CU_ASSERT(p.mcgs->cfg.crn);
+    CU_ASSERT_EQUAL(p.mcgs->cfg.root, MCGS_ROOT_PUCT);
+    player_close(&p);
+    CU_ASSERT_FATAL(player_open(&p, "mcgs:visits=50,worlds=8,leaves=zero", &ld, &err) == 0);
+    CU_ASSERT(!p.mcgs->cfg.crn);
+    CU_ASSERT_EQUAL(p.mcgs->cfg.worlds, 8);
+    player_close(&p);
+    CU_ASSERT_FATAL(player_open(&p, "mcgs:visits=50,crn=no,root=halving,expand=first,leaves=zero", &ld, &err) == 0);
+    CU_ASSERT(!p.mcgs->cfg.crn);
+    CU_ASSERT_EQUAL(p.mcgs->cfg.root, MCGS_ROOT_HALVING);
+    CU_ASSERT_EQUAL(p.mcgs->cfg.expand, MCGS_EXPAND_FIRST);
     player_close(&p);
 }
 
