@@ -45,15 +45,18 @@ void nn_grad_scratch_free(NnGradScratch *g) {
 }
 
 static void row_scratch(NnGradScratch *g, const NnModel *m, const NnRows *r) {
-    size_t need = (size_t)r->n;
-    if (need <= g->rcap) return;
-    size_t cap = need + need / 2 + 64;
+    /* sized in floats: the heads' rows differ in width (the step head's
+     * T outputs, H's outputs, the hidden width), so a count of rows that
+     * fitted one head's rows need not fit another's */
     size_t wide = (size_t)(r->in_dim > r->out_dim ? r->in_dim : r->out_dim);
     if ((size_t)m->arch.head_hidden > wide) wide = (size_t)m->arch.head_hidden;
+    size_t need = (size_t)r->n * wide;
+    if (need <= g->rcap) return;
+    size_t cap = need + need / 2 + 64 * wide;
     free(g->rdout), free(g->rdhid), free(g->rdin);
-    g->rdout = malloc(cap * wide * sizeof(float));
-    g->rdhid = malloc(cap * wide * sizeof(float));
-    g->rdin = malloc(cap * wide * sizeof(float));
+    g->rdout = malloc(cap * sizeof(float));
+    g->rdhid = malloc(cap * sizeof(float));
+    g->rdin = malloc(cap * sizeof(float));
     if (!g->rdout || !g->rdhid || !g->rdin) abort();
     g->rcap = cap;
 }

@@ -39,7 +39,7 @@ typedef struct NnGradScratch {
     int cap;
     float *dE, *tmpE, *dT, *dT2, *dsub_sq, *dglob, *dvout, *dvh, *dpin, *dsb, *onehot;
     float *rdout, *rdhid, *rdin;  /* per-row gradients */
-    size_t rcap;
+    size_t rcap;                  /* floats in each of them */
 } NnGradScratch;
 int nn_grad_scratch_init(NnGradScratch *g, const NnModel *m, int cap, RkError *err);
 void nn_grad_scratch_free(NnGradScratch *g);
