@@ -184,9 +184,7 @@ int req_load_bytes(Req *q, const uint8_t *data, size_t size, const RackTable *rt
     if (source == NULL) source = "req";
     if (rt == NULL || rt->fill == NULL)
         return rk_error(err, "%s: no rack table to check against", source);
-    if (size < REQ_HEADER_BYTES + 4)
-        return rk_error(err, "%s: %zu bytes, too short for the 20-byte header and graph size",
-                        source, size);
+    /* the header and the graph's size */
     if (rk_check_magic(data, size, REQ_HEADER_BYTES + 4, REQ_MAGIC, "a REQ1 rack-equity file (.req)", source, err) != 0)
         return -1;
     uint32_t num = get32(data + 4), rack_size = get32(data + 8), flags = get32(data + 12);

@@ -69,8 +69,9 @@
  * candidate, so the search's result is the same bits as with expand=first.
  * With a net, P comes with V in the leaf's network pass: expand = first.
  *
- * DETERMINISM: playout i's world comes from (seed, i); the same root, seed
- * and config give the same result. A search holds scratch memory: one
+ * DETERMINISM: world k comes from (seed, k), k being the root move's visit
+ * number with crn, the playout's number otherwise; the same root, seed and
+ * config give the same result. A search holds scratch memory: one
  * thread at a time; the model and tables are only read.
  */
 #ifndef ROOKERY_MCGS_H
