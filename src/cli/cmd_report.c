@@ -69,9 +69,9 @@ int cmd_report(int argc, char **argv) {
     const char *want[] = {"generation",     "games",        "games_per_s",   "wall_s",
                           "mean_best_equity", "leave_change_rms", "racks_observed", "forced_games",
                           "match_win_pct",  "nn_loss_last", "nn_p_top1",     "gate_pairs",
-                          "gate_win_pct",   "model_in_force"};
+                          "gate_win_pct",   "model_in_force", "anchor_pairs",  "anchor_win_pct"};
     const int nwant = (int)(sizeof want / sizeof want[0]);
-    int idx[14];
+    int idx[16];
     for (int i = 0; i < nwant; i++) {
         idx[i] = column(names, ncols, want[i]);
         if (idx[i] < 0 && i < 6) {
@@ -84,17 +84,25 @@ int cmd_report(int argc, char **argv) {
     bool search = idx[11] >= 0 && idx[12] >= 0 && idx[13] >= 0;
     printf("%4s %9s %9s %8s %12s %12s %14s %8s %10s %8s %8s", "gen", "games", "games/s", "wall s", "mean equity",
            "leave chg", "racks seen", "forced", "vs zero %", "nn loss", "P top-1");
+    /* the anchor (later runs): the search with the model in force vs a fixed player */
+    bool anchored = search && idx[14] >= 0 && idx[15] >= 0;
     if (search) printf(" %8s %8s", "gate %", "in force");
+    if (anchored) printf(" %8s", "anchor %");
     printf("\n");
-    int rows = 0, gates = 0, trained = column(names, ncols, "nn_trained");
+    int rows = 0, gates = 0, anchors = 0, trained = column(names, ncols, "nn_trained");
     for (char *line = strtok_r(NULL, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         char *f[MAX_COLS];
         int n = split(line, f, MAX_COLS);
-        if (n < ncols) {
+        /* a run resumed by a later version has older rows with fewer (trailing)
+         * columns: those read as "0", not played; a short row of the base columns is corrupt */
+        int base = 0;
+        for (int k = 0; k < 6; k++) base = idx[k] > base ? idx[k] : base;
+        if (n <= base) {
             fprintf(stderr, "rookery: %s: row %d has %d fields, expected %d\n", path, rows + 2, n, ncols);
             free(text);
             return 2;
         }
+        for (int k = n; k < ncols; k++) f[k] = "0";
         /* the network's columns are blank in generations that did not train it */
         bool nn = trained >= 0 && idx[9] >= 0 && idx[10] >= 0 && strcmp(f[trained], "1") == 0;
         printf("%4s %9s %9s %8s %12s %12s %14s %8s %10s %8s %8s", f[idx[0]], f[idx[1]], f[idx[2]], f[idx[3]],
@@ -104,6 +112,11 @@ int cmd_report(int argc, char **argv) {
             bool gated = strcmp(f[idx[11]], "0") != 0;
             gates += gated;
             printf(" %8s %8s", gated ? f[idx[12]] : "-", f[idx[13]]);
+        }
+        if (anchored) {
+            bool played = strcmp(f[idx[14]], "0") != 0;
+            anchors += played;
+            printf(" %8s", played ? f[idx[15]] : "-");
         }
         printf("\n");
         rows++;
@@ -134,7 +147,7 @@ int cmd_report(int argc, char **argv) {
             "plot '%s' using %d:%d every ::1 with linespoints title 'mean best-move equity'\n"
             "plot '%s' using %d:%d every ::1 with linespoints title 'leave change (rms, points)'\n"
             "plot '%s' using %d:%d every ::1 with linespoints title 'racks observed'\n",
-            png, gates > 0 ? 4 : 3, run, path, idx[0] + 1, idx[2] + 1, path, idx[0] + 1, idx[4] + 1, path, idx[0] + 1, idx[5] + 1,
+            png, gates > 0 || anchors > 0 ? 4 : 3, run, path, idx[0] + 1, idx[2] + 1, path, idx[0] + 1, idx[4] + 1, path, idx[0] + 1, idx[5] + 1,
             path, idx[0] + 1, idx[6] + 1);
     if (idx[8] >= 0)
         fprintf(gp, "plot '%s' using %d:%d every ::1 with linespoints title 'win %% vs zero leaves'\n", path,
@@ -147,6 +160,11 @@ int cmd_report(int argc, char **argv) {
                 "plot '%s' using %d:($%d > 0 ? $%d : 1/0) every ::1 with linespoints title 'gate: search with the new "
                 "net vs the net in force, win %%'\n",
                 path, idx[0] + 1, idx[11] + 1, idx[12] + 1);
+    if (anchors > 0) /* likewise generations without an anchor match */
+        fprintf(gp,
+                "plot '%s' using %d:($%d > 0 ? $%d : 1/0) every ::1 with linespoints title 'anchor: search with the "
+                "net in force vs a fixed player, win %%'\n",
+                path, idx[0] + 1, idx[14] + 1, idx[15] + 1);
     fprintf(gp, "unset multiplot\n");
     int rc = pclose(gp);
     if (rc != 0 || access(png, F_OK) != 0) {

@@ -114,6 +114,10 @@ typedef struct GenReport {
     bool gate_played, promoted;
     MatchResult gate;
     int model_in_force;      /* after this generation (0: none) */
+    /* the anchor: the search with the model in force (after the gate)
+     * against a fixed player (mcgs.anchor_pairs, mcgs.anchor) */
+    bool anchor_played;
+    MatchResult anchor;
 } GenReport;
 
 /* train_snapshot.c: rank 0 writes gen-0000 (a new run), or generation gen
@@ -148,6 +152,10 @@ int train_open_helper_players(Trainer *t, const char *spec);
 int train_search_setup(Trainer *t, int latest);
 int train_search_begin_generation(Trainer *t);
 int train_search_gate(Trainer *t, int gen, GenReport *rep);
+/* After the gate: the search with the model in force against the anchor
+ * (mcgs.anchor_pairs; skipped while the default anchor is the search
+ * itself, before any model is promoted). */
+int train_search_anchor(Trainer *t, int gen, GenReport *rep);
 /* The player spec of the search guided by generation model_gen's model
  * (0: none; tmp: the generation in flight, gen-NNNN.tmp). */
 void train_search_spec(const Trainer *t, int model_gen, bool tmp, char *buf, size_t cap);

@@ -54,9 +54,40 @@ static int read_model_in_force(Trainer *t, int latest) {
     return g > 0 && g <= latest ? g : 0;
 }
 
+/* The anchor's spec: the loop's own player without a net ("search", playing
+ * its most visited move, as in the gate), or the spec given. */
+static void anchor_spec(const Trainer *t, char *buf, size_t cap) {
+    if (strcmp(t->cfg.mcgs_anchor, "search") != 0) {
+        snprintf(buf, cap, "%s", t->cfg.mcgs_anchor);
+        return;
+    }
+    train_search_spec(t, 0, false, buf, cap - 32);
+    strcat(buf, strchr(buf, ':') ? ",temperature=0" : ":temperature=0");
+}
+
+/* Opens the anchor on every rank: 0, or 1 (all ranks agree) with the error
+ * printed by rank 0. */
+static int open_anchor(Trainer *t, Player *p) {
+    char spec[TRAIN_PATH_MAX + 32];
+    anchor_spec(t, spec, sizeof spec);
+    RkError err;
+    int rc = train_player_open(t, p, spec, &err);
+    if (rc != 0 && t->comm.rank == 0) fprintf(stderr, "rookery: mcgs.anchor: %s\n", err.msg);
+    if (agree(t, rc != 0) != 0) {
+        if (rc == 0) player_close(p);
+        return 1;
+    }
+    return 0;
+}
+
 int train_search_setup(Trainer *t, int latest) {
     t->mcgs_loop = strncmp(t->cfg.player, "mcgs", 4) == 0;
     if (!t->mcgs_loop) return 0;
+    if (t->cfg.mcgs_anchor_pairs > 0) { /* a bad anchor spec fails now, not after a generation's games */
+        Player anchor;
+        if (open_anchor(t, &anchor) != 0) return 2;
+        player_close(&anchor);
+    }
     if (t->cfg.mcgs_net_auto && !t->cfg.nn_train) {
         if (t->comm.rank == 0)
             fprintf(stderr, "rookery: mcgs.net = auto needs nn.train = yes (the loop trains the model it "
@@ -129,5 +160,37 @@ int train_search_gate(Trainer *t, int gen, GenReport *rep) {
             rep->promoted ? "promoted" : "not promoted");
     else
         SAY(t, "gen %d gate: none (mcgs.gate_pairs = 0): promoted", gen);
+    return 0;
+}
+
+int train_search_anchor(Trainer *t, int gen, GenReport *rep) {
+    if (!t->mcgs_loop || t->cfg.mcgs_anchor_pairs == 0) return 0;
+    /* without a model in force the loop's search is the default anchor itself */
+    bool self = strcmp(t->cfg.mcgs_anchor, "search") == 0 && t->model_in_force == 0;
+    if (self) {
+        SAY(t, "gen %d anchor: none (no model in force: the search is the anchor itself)", gen);
+        return 0;
+    }
+    Player cur, anchor;
+    /* a model promoted this generation is still in gen-NNNN.tmp */
+    int rc = open_search(t, &cur, t->model_in_force, t->model_in_force == gen, true);
+    if (agree(t, rc != 0) != 0) {
+        if (rc == 0) player_close(&cur);
+        return 1;
+    }
+    if (open_anchor(t, &anchor) != 0) {
+        player_close(&cur);
+        return 1;
+    }
+    rc = train_play_match(t, &cur, &anchor, t->cfg.mcgs_anchor_pairs, &rep->anchor);
+    player_close(&cur);
+    player_close(&anchor);
+    if (rc != 0) return 1;
+    rep->anchor_played = true;
+    char who[32];
+    if (t->model_in_force > 0) snprintf(who, sizeof who, "gen-%04d's model", t->model_in_force);
+    else snprintf(who, sizeof who, "no net");
+    SAY(t, "gen %d anchor: the search with %s vs %s: %.1f%% +/- %.1f (%" PRIu64 " pairs)", gen, who,
+        t->cfg.mcgs_anchor, rep->anchor.win_pct, rep->anchor.ci95_pct, t->cfg.mcgs_anchor_pairs);
     return 0;
 }

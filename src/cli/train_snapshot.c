@@ -51,7 +51,8 @@ static const char METRICS_HEADER[] =
     "heldout_moves,resid_var,resid_var_spv,spv_match_pairs,spv_match_win_pct,spv_match_ci95_pct,samples,"
     "nn_trained,nn_steps,nn_train_samples,nn_samples_per_s,nn_loss_first,nn_loss_last,nn_value_loss,nn_policy_loss,"
     "nn_hidden_loss,nn_heldout_positions,nn_p_top1,nn_brier,nn_brier_base,nn_spread_rmse,nn_spread_rmse_base,"
-    "nn_h_nll,nn_h_nll_uniform,gate_pairs,gate_win_pct,gate_ci95_pct,promoted,model_in_force";
+    "nn_h_nll,nn_h_nll_uniform,gate_pairs,gate_win_pct,gate_ci95_pct,promoted,model_in_force,anchor_pairs,anchor_win_pct,"
+    "anchor_ci95_pct";
 
 
 
@@ -112,15 +113,19 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
     double games = (double)tot->games;
     double mean_eq = tot->observations ? (double)tot->equity_sum / 1000.0 / (double)tot->observations : 0.0;
     static_assert(sizeof files_json < 65536 - 4096, "manifest buffer");
-    char manifest[65536], row[4096], nn_json[2048] = "", nn_row[1024], search_json[2048] = "";
+    char manifest[65536], row[4096], nn_json[2048] = "", nn_row[1024], search_json[2 * TRAIN_PATH_MAX + 1024] = "";
     nn_report_text(t, nn_json, sizeof nn_json, nn_row, sizeof nn_row);
     uint64_t gate_pairs = rep->gate_played ? t->cfg.mcgs_gate_pairs : 0;
+    uint64_t anchor_pairs = rep->anchor_played ? t->cfg.mcgs_anchor_pairs : 0;
     if (t->mcgs_loop)
         snprintf(search_json, sizeof search_json,
                  "  \"search\": {\"player\": \"%s\", \"model_in_force\": %d, \"gate\": {\"pairs\": %" PRIu64
-                 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f, \"threshold_pct\": %.2f, \"promoted\": %s}},\n",
+                 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f, \"threshold_pct\": %.2f, \"promoted\": %s},\n"
+                 "             \"anchor\": {\"player\": \"%s\", \"pairs\": %" PRIu64
+                 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f}},\n",
                  t->cfg.player, rep->model_in_force, gate_pairs, rep->gate.win_pct, rep->gate.ci95_pct,
-                 t->cfg.mcgs_gate_threshold, rep->promoted ? "true" : "false");
+                 t->cfg.mcgs_gate_threshold, rep->promoted ? "true" : "false", t->cfg.mcgs_anchor, anchor_pairs,
+                 rep->anchor.win_pct, rep->anchor.ci95_pct);
     snprintf(manifest, sizeof manifest,
              "{\n  \"generation\": %d,\n  \"run_seed\": %" PRIu64 ",\n"
              "  \"game_seed\": \"game i of this generation is seeded from (run_seed, %d, i)\",\n"
@@ -151,7 +156,7 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
     snprintf(row, sizeof row,
              "%d,%" PRId64 ",%" PRId64 ",%d,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.3f,%" PRIu64 ",%.4f,%.5f,%" PRId64
              ",%" PRId64 ",%" PRIu64 ",%.2f,%.2f,%d,%d,%u,%.5f,%" PRId64 ",%.4f,%.4f,%" PRIu64 ",%.2f,%.2f,%" PRIu64
-             ",%s,%" PRIu64 ",%.2f,%.2f,%d,%d\n",
+             ",%s,%" PRIu64 ",%.2f,%.2f,%d,%d,%" PRIu64 ",%.2f,%.2f\n",
              gen,
              tot->games, tot->turns, t->comm.size, tm->play > 0 ? games / tm->play : 0.0, tm->wall, tm->play,
              tm->reduce, tm->derive, tm->write, mean_eq, games > 0 ? (double)tot->score_sum / (2.0 * games) : 0.0,
@@ -160,7 +165,7 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
              rep->leaves_trained, rep->spv_trained, rep->spv_info.cells_observed, rep->spv_info.mean_abs,
              rep->heldout.moves, var0, var1, rep->spv_match_pairs, rep->spv_match.win_pct, rep->spv_match.ci95_pct,
              t->shard_files.samples, nn_row, gate_pairs, rep->gate.win_pct, rep->gate.ci95_pct, rep->promoted,
-             rep->model_in_force);
+             rep->model_in_force, anchor_pairs, rep->anchor.win_pct, rep->anchor.ci95_pct);
     return rundir_commit_generation(run, gen, manifest, METRICS_HEADER, row, err);
 }
 

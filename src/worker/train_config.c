@@ -73,7 +73,9 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "rollout_with_net = 0\n"
     "hidden_with_net = net\n"
     "gate_pairs = 20\n"
-    "gate_threshold = 50\n";
+    "gate_threshold = 50\n"
+    "anchor_pairs = 0\n"
+    "anchor = search\n";
 
 void train_config_defaults(TrainConfig *c) {
     memset(c, 0, sizeof *c);
@@ -290,6 +292,16 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
         c->mcgs_gate_pairs = x;
     } else if (IS("mcgs", "gate_threshold")) {
         if (parse_double(v, 0.0, 101.0, &c->mcgs_gate_threshold) != 0) return -1;
+    } else if (IS("mcgs", "anchor_pairs")) {
+        if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
+        c->mcgs_anchor_pairs = x;
+    } else if (IS("mcgs", "anchor")) {
+        /* the spec itself is opened (and its files loaded) by rookery train */
+        bool named = strcmp(v, "search") == 0 || strcmp(v, "static") == 0;
+        bool sim = strncmp(v, "sim", 3) == 0 && (v[3] == '\0' || v[3] == ':');
+        bool mcgs = strncmp(v, "mcgs", 4) == 0 && (v[4] == '\0' || v[4] == ':');
+        if (!named && !sim && !mcgs) return -1;
+        return set_string(c->mcgs_anchor, v);
     } else if (IS("match", "pairs")) {
         if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
         c->match_pairs = x;
@@ -437,7 +449,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      "\ntrain = %s\nwindow = %d\nsteps = %" PRId64 "\nbatch = %d\ngrad_chunks = %d\nlr = %s\n"
                      "weight_decay = %s\nheldout_every = %d\neval_positions = %" PRIu64 "\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\n\n"
                      "[mcgs]\nnet = %s\nrollout_with_net = %d\nhidden_with_net = %s\ngate_pairs = %" PRIu64
-                     "\ngate_threshold = %s\n",
+                     "\ngate_threshold = %s\nanchor_pairs = %" PRIu64 "\nanchor = %s\n",
                      c->seed, c->generations, c->games_per_generation, c->output, c->player, c->progress_seconds, c->threads,
                      c->lexicon,
                      c->ld, c->layout, c->initial_leaves, sched, c->max_forced_games, shrink, c->match_pairs,
@@ -448,6 +460,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      c->nn_eval_positions, c->nn_arch.channels,
                      c->nn_arch.blocks, c->nn_arch.embed, c->nn_arch.head_hidden, c->nn_arch.h_tiles,
                      c->mcgs_net_auto ? "auto" : "none", c->mcgs_rollout_with_net,
-                     c->mcgs_hidden_net ? "net" : "uniform", c->mcgs_gate_pairs, gate);
+                     c->mcgs_hidden_net ? "net" : "uniform", c->mcgs_gate_pairs, gate,
+                     c->mcgs_anchor_pairs, c->mcgs_anchor);
     return n > 0 && (size_t)n < cap ? n : -1;
 }

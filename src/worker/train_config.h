@@ -95,6 +95,11 @@
  *                                      (0 = promote every new model)
  *   mcgs.gate_threshold       50       the new model is promoted if its win share (%) is at
  *                                      least this (0..101; above 100: never promote)
+ *   mcgs.anchor_pairs         0        each generation, game pairs of the search with the model
+ *                                      in force against a fixed anchor (0 = none): the
+ *                                      absolute curve that the gate's relative results are not
+ *   mcgs.anchor               search   the anchor: "search" (the loop's player without a net)
+ *                                      or any player spec (static, sim:..., mcgs:...)
  */
 #ifndef ROOKERY_TRAIN_CONFIG_H
 #define ROOKERY_TRAIN_CONFIG_H
@@ -145,6 +150,8 @@ typedef struct TrainConfig {
     int mcgs_rollout_with_net;
     uint64_t mcgs_gate_pairs;
     double mcgs_gate_threshold;
+    uint64_t mcgs_anchor_pairs;
+    char mcgs_anchor[TRAIN_PATH_MAX]; /* "search": the loop's player without a net */
 } TrainConfig;
 
 /* The embedded default configuration, as INI text (also what

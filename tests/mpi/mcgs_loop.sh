@@ -9,7 +9,7 @@
 source "$(dirname "$0")/lib.sh"
 args=("${tiny_nn[@]}" --set run.player=mcgs:visits=12,candidates=5 --set run.games_per_generation=12
       --set run.progress_seconds=0 --set match.pairs=2 --set spv.heldout_games=0 --set spv.match_pairs=0
-      --set mcgs.gate_pairs=2)
+      --set mcgs.gate_pairs=2 --set mcgs.anchor_pairs=1)
 for np in 1 2 3; do
   threads=1; [ "$np" = 3 ] && threads=2
   mpirun_np "$np" "$bin" train --run "$work/np$np" "${args[@]}" --set run.generations=2 --set mcgs.gate_threshold=0 \
@@ -19,6 +19,13 @@ log="$work/np2.log"
 grep -q "search: mcgs:visits=12,candidates=5 without a net" "$log" || { cat "$log"; fail "generation 1 should search without a net"; }
 grep -q "gen 1 gate: the search with the new model vs with no net: .*: promoted" "$log" || { cat "$log"; fail "gen 1 gate"; }
 grep -q '"model_in_force": 2' "$work/np2/gen-0002/manifest.json" || fail "gen 2's model should be in force"
+# the anchor: the search with the model in force after the gate against the search without a net
+grep -q "gen 1 anchor: the search with gen-0001's model vs search: .*(1 pairs)" "$log" || { cat "$log"; fail "gen 1 anchor"; }
+grep -q '"anchor": {"player": "search", "pairs": 1,' "$work/np2/gen-0002/manifest.json" || fail "gen 2 manifest: anchor"
+for np in 1 3; do
+  [ "$(grep '"anchor"' "$work/np$np/gen-0002/manifest.json")" = "$(grep '"anchor"' "$work/np2/gen-0002/manifest.json")" ] \
+    || fail "the anchor result differs at np $np"
+done
 same_files "$work/np1" "$work/np2" 0001 0002
 same_files "$work/np1" "$work/np3" 0001 0002
 for np in 1 3; do
@@ -51,5 +58,17 @@ grep -q '"model_in_force": 2' "$work/np2/gen-0003/manifest.json" || fail "gen 2'
 # rookery report shows the gate's curve and the model in force
 "$bin" report "$work/np2" --png "$work/r.png" > "$work/report.txt" 2>&1 || true
 grep -q "gate %" "$work/report.txt" || { cat "$work/report.txt"; fail "report without the gate column"; }
-awk '$1 == 3 {print $NF}' "$work/report.txt" | grep -qx 2 || { cat "$work/report.txt"; fail "report: gen 3 should keep model 2"; }
+grep -q "anchor %" "$work/report.txt" || { cat "$work/report.txt"; fail "report without the anchor column"; }
+awk '$1 == 3 {print $(NF-1)}' "$work/report.txt" | grep -qx 2 || { cat "$work/report.txt"; fail "report: gen 3 should keep model 2"; }
+awk '$1 == 3 {print $NF}' "$work/report.txt" | grep -Eqx '[0-9]+\.[0-9]+' \
+  || { cat "$work/report.txt"; fail "report: gen 3 should have an anchor result"; }
+# a bad anchor fails at the start, with one line naming it; an anchor needs the search's loop
+if mpirun_np 1 "$bin" train --run "$work/bad" "${args[@]}" --set mcgs.anchor=mcgs:visits=0 > "$work/bad.log" 2>&1; then
+  fail "a zero-visit anchor should be refused"
+fi
+grep -q "mcgs.anchor: .*visits" "$work/bad.log" || { cat "$work/bad.log"; fail "the anchor error should name it"; }
+if mpirun_np 1 "$bin" train --run "$work/bad2" "${tiny_nn[@]}" --set mcgs.anchor_pairs=3 > "$work/bad2.log" 2>&1; then
+  fail "an anchor without the search's loop should be refused"
+fi
+grep -q "mcgs.anchor_pairs = 3 needs the search's loop" "$work/bad2.log" || { cat "$work/bad2.log"; fail "anchor without the loop"; }
 echo "mcgs_loop: promotion, visit targets, identical snapshots at np 1, 2, 3, resume"

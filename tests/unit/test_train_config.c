@@ -93,6 +93,9 @@ static void test_errors(void) {
         {"[leaves]\nshrink = -0\n", "leaves.shrink"},
         {"[run]\nthreads = 0\n", "run.threads"},
         {"[run]\nthreads = 257\n", "run.threads"},
+        {"[mcgs]\nanchor = nn\n", "mcgs.anchor"},
+        {"[mcgs]\nanchor = statics\n", "mcgs.anchor"},
+        {"[mcgs]\nanchor_pairs = -2\n", "mcgs.anchor_pairs"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         train_config_defaults(&c);
@@ -108,6 +111,27 @@ static void test_errors(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "leaves.shrink"));
     CU_ASSERT_EQUAL(train_config_load(&c, "/nonexistent.ini", &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent.ini"));
+}
+
+/* The search loop's anchor: the default, specs it accepts, and both keys
+ * survive the written form. */
+static void test_anchor(void) {
+    TrainConfig c, d;
+    RkError err;
+    char buf[8192];
+    train_config_defaults(&c);
+    CU_ASSERT_STRING_EQUAL(c.mcgs_anchor, "search");
+    CU_ASSERT_EQUAL(c.mcgs_anchor_pairs, 0);
+    const char *ok[] = {"static", "sim:candidates=10", "mcgs:visits=50", "mcgs", "search"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        CU_ASSERT_EQUAL(train_config_set(&c, "mcgs.anchor", ok[i], &err), 0);
+    CU_ASSERT_EQUAL(train_config_set(&c, "mcgs.anchor", "sim:iterations=9", &err), 0);
+    CU_ASSERT_EQUAL(train_config_set(&c, "mcgs.anchor_pairs", "150", &err), 0);
+    CU_ASSERT_TRUE(train_config_write(&c, buf, sizeof buf) > 0);
+    train_config_defaults(&d);
+    CU_ASSERT_EQUAL(train_config_parse(&d, buf, "written", &err), 0);
+    CU_ASSERT_STRING_EQUAL(d.mcgs_anchor, "sim:iterations=9");
+    CU_ASSERT_EQUAL(d.mcgs_anchor_pairs, 150);
 }
 
 /* SPV priors: "auto" (empirical Bayes) by default, or a number; both
@@ -141,6 +165,7 @@ int main(void) {
         {"parse, override, write", test_parse_and_override},
         {"errors name file, line and key", test_errors},
         {"spv priors: auto or a number, written back", test_spv_priors},
+        {"mcgs anchor: default, specs, written back", test_anchor},
         CU_TEST_INFO_NULL,
     };
     return tu_run("train_config", tests);
