@@ -19,8 +19,9 @@ void train_search_spec(const Trainer *t, int model_gen, bool tmp, char *buf, siz
     char dir[RUNDIR_PATH_MAX];
     rundir_gen_path(t->cfg.output, model_gen, tmp, dir, sizeof dir);
     bool has_options = strchr(t->cfg.player, ':') != NULL;
-    snprintf(buf, cap, "%s%snet=%s/model.h5,rollout=%d,hidden=%s", t->cfg.player, has_options ? "," : ":", dir,
-             t->cfg.mcgs_rollout_with_net, t->cfg.mcgs_hidden_net ? "net" : "uniform");
+    snprintf(buf, cap, "%s%snet=%s/model.h5,rollout=%d,hidden=%s,candidates_by=%s", t->cfg.player,
+             has_options ? "," : ":", dir, t->cfg.mcgs_rollout_with_net, t->cfg.mcgs_hidden_net ? "net" : "uniform",
+             t->cfg.mcgs_candidates_with_net);
 }
 
 /* Opens the search player guided by model_gen's model, with the leaves in

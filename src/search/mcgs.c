@@ -63,6 +63,8 @@ int mcgs_config_check(const McgsConfig *c, RkError *err) {
         if (c->rollout == 0) return rk_error(err, "mcgs: without a net, leaves are valued by rollouts: rollout >= 1");
         if (c->hidden == MCGS_HIDDEN_NET) return rk_error(err, "mcgs: hidden=net (H sampling) needs a net");
         if (c->resample == MCGS_RESAMPLE_NET) return rk_error(err, "mcgs: resample=net (H sampling) needs a net");
+        if (c->candidates_by == MCGS_CANDIDATES_PRIOR || c->candidates_by == MCGS_CANDIDATES_MIX)
+            return rk_error(err, "mcgs: candidates_by=prior or mix needs a net (P ranks the moves)");
     } else if (c->prior == MCGS_PRIOR_EQUITY) {
         return rk_error(err, "mcgs: prior=equity is for searches without a net (with one, P is the prior)");
     } else if (c->expand == MCGS_EXPAND_SECOND) {
@@ -242,8 +244,58 @@ static int evaluate_static(McgsSearch *s, McgsPending *p, bool root) {
     return 0;
 }
 
+/* Leaf j's candidates by static equity in its world w: their moves, scores
+ * and log P (after nn_forward_submoves), appended to the arrays from n.
+ * `idx` gets each one's index in the legal list (-1 if P does not know it).
+ * Returns the new count. */
+static int equity_candidates(McgsSearch *s, int j, const Game *w, int k, int n, PackedMove *pm, int32_t *score,
+                             double *lp, int *idx) {
+    const McgsConfig *c = &s->cfg;
+    MoveGenRequest req;
+    movegen_request_for_game(&req, w);
+    req.leave_value = c->leave_value;
+    req.leave_ctx = c->leave_ctx;
+    movegen_all(&req, &s->scratch);
+    int best[MCGS_MAX_CANDIDATES];
+    int got = top_moves(&s->scratch, k, best);
+    for (int a = 0; a < got; a++, n++) {
+        const Move *mv = &s->scratch.moves[best[a]];
+        packed_from_move(&pm[n], mv, &w->board);
+        score[n] = mv->score;
+        idx[n] = nn_legal_find(&s->leaves.legal[j], &c->net->ps, &pm[n]);
+        lp[n] = idx[n] >= 0 ? nn_policy_logprob(c->net, &s->leaves, j, &pm[n]) : -INFINITY;
+    }
+    return n;
+}
+
+/* Leaf j's K candidates (config candidates_by, mcgs.h): moves, scores and
+ * log P, after nn_forward_submoves. Returns how many (0: no legal move). */
+static int net_candidates(McgsSearch *s, int j, const Game *w, PackedMove *pm, int32_t *score, double *lp) {
+    const McgsConfig *c = &s->cfg;
+    const NnLegal *lg = &s->leaves.legal[j];
+    int K = c->candidates, n = 0, idx[MCGS_MAX_CANDIDATES];
+    McgsCandidateKind by = c->candidates_by;
+    if (by == MCGS_CANDIDATES_EQUITY || by == MCGS_CANDIDATES_MIX)
+        n = equity_candidates(s, j, w, by == MCGS_CANDIDATES_MIX ? (K + 1) / 2 : K, 0, pm, score, lp, idx);
+    if (by == MCGS_CANDIDATES_EQUITY) return n;
+    int top[MCGS_MAX_CANDIDATES];
+    double tlp[MCGS_MAX_CANDIDATES];
+    int kp = nn_policy_top(c->net, &s->leaves, j, K, top, tlp);
+    for (int a = 0; a < kp && n < K; a++) {
+        bool dup = false;
+        for (int b = 0; b < n && !dup; b++) dup = idx[b] == top[a];
+        if (dup) continue;
+        pm[n] = lg->m[top[a]].pm;
+        score[n] = lg->m[top[a]].score;
+        lp[n] = tlp[a];
+        idx[n++] = top[a];
+    }
+    return n;
+}
+
 /* Evaluates the leaves of pending[0..n) with the net, in one batch: the K
- * most probable moves with P renormalised over them, and V (or a rollout). */
+ * candidates (candidates_by) with P renormalised over them, and V (or a
+ * rollout). */
 static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, McgsResult *st) {
     const McgsConfig *c = &s->cfg;
     const NnModel *m = c->net;
@@ -259,18 +311,19 @@ static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, McgsResult *
     st->net_positions += (uint64_t)n;
     for (int j = 0; j < n; j++) {
         McgsPending *p = &pending[j];
-        const NnLegal *lg = &s->leaves.legal[j];
-        int top[MCGS_MAX_CANDIDATES];
+        PackedMove pm[MCGS_MAX_CANDIDATES];
+        int32_t score[MCGS_MAX_CANDIDATES];
         double lp[MCGS_MAX_CANDIDATES];
-        int k = nn_policy_top(m, &s->leaves, j, c->candidates, top, lp);
+        int k = net_candidates(s, j, &p->game, pm, score, lp);
         if (k <= 0 || mcgs_graph_add_edges(&s->graph, p->leaf, (uint32_t)k) == 0) return -1;
         McgsNode *nd = &s->graph.nodes[p->leaf];
-        double sum = 0.0;
+        double top = -INFINITY, sum = 0.0;
+        for (int a = 0; a < k; a++) top = lp[a] > top ? lp[a] : top;
         for (int a = 0; a < k; a++) {
             McgsEdge *e = &s->graph.edges[nd->first_edge + a];
-            e->move = lg->m[top[a]].pm;
-            e->reward = lg->m[top[a]].score;
-            e->prior = (float)exp(lp[a] - lp[0]);
+            e->move = pm[a];
+            e->reward = score[a];
+            e->prior = isfinite(top) ? (float)exp(lp[a] - top) : 1.0f; /* P knows none: uniform */
             sum += e->prior;
         }
         for (int a = 0; a < k; a++) s->graph.edges[nd->first_edge + a].prior /= (float)sum;

@@ -90,10 +90,25 @@ typedef enum { MCGS_HIDDEN_UNIFORM = 0, MCGS_HIDDEN_NET = 1 } McgsHiddenKind;
 typedef enum { MCGS_RESAMPLE_NO = 0, MCGS_RESAMPLE_UNIFORM = 1, MCGS_RESAMPLE_NET = 2 } McgsResample;
 typedef enum { MCGS_EXPAND_AUTO = 0, MCGS_EXPAND_FIRST = 1, MCGS_EXPAND_SECOND = 2 } McgsExpand;
 typedef enum { MCGS_ROOT_PUCT = 0, MCGS_ROOT_HALVING = 1 } McgsRootSelect;
+/* Which moves become a node's K edges. AUTO: the K most probable under P
+ * with a net, the K best by static equity without. With a net, PRIOR is
+ * AUTO; EQUITY: the K best by static equity, with P (renormalised over
+ * them) as their prior; MIX: the ceil(K/2) best by equity, then the most
+ * probable under P that are not among them, up to K. EQUITY and MIX keep
+ * the static player's best moves in the search while P is still untrained
+ * (the first generations of the loop); MIX lets P add the moves static
+ * equity undervalues. */
+typedef enum {
+    MCGS_CANDIDATES_AUTO = 0,
+    MCGS_CANDIDATES_PRIOR = 1,
+    MCGS_CANDIDATES_EQUITY = 2,
+    MCGS_CANDIDATES_MIX = 3
+} McgsCandidateKind;
 
 typedef struct McgsConfig {
     uint32_t visits;            /* completed playouts per decision, >= 1 */
     int candidates;             /* K edges per node, 1..MCGS_MAX_CANDIDATES */
+    McgsCandidateKind candidates_by; /* which K moves (above) */
     double cpuct;               /* exploration scale, points */
     double puct_floor;          /* > 0: D(a) = max(puct_floor, N(a)) */
     double fpu;                 /* first-play urgency reduction, points */

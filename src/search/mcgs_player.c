@@ -18,6 +18,7 @@ static const char *const RESAMPLE[] = {"no", "uniform", "net", NULL};
 static const char *const YES_NO[] = {"no", "yes", NULL};
 static const char *const EXPAND[] = {"auto", "first", "second", NULL};
 static const char *const ROOTS[] = {"puct", "halving", NULL};
+static const char *const CANDIDATES_BY[] = {"auto", "prior", "equity", "mix", NULL};
 
 int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const char *val, const LetterDist *ld,
                        RkError *err) {
@@ -32,6 +33,9 @@ int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const 
     } else if (strcmp(key, "candidates") == 0) {
         NUMBER(1, MCGS_MAX_CANDIDATES, true);
         c->candidates = (int)x;
+    } else if (strcmp(key, "candidates_by") == 0) {
+        if (spec_choice(spec, key, val, CANDIDATES_BY, &k, err) != 0) return -1;
+        c->candidates_by = (McgsCandidateKind)k;
     } else if (strcmp(key, "cpuct") == 0) {
         NUMBER(0, 1e6, false);
         c->cpuct = x;

@@ -71,6 +71,7 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "[mcgs]\n"
     "net = auto\n"
     "rollout_with_net = 0\n"
+    "candidates_with_net = prior\n"
     "hidden_with_net = net\n"
     "gate_pairs = 20\n"
     "gate_threshold = 50\n"
@@ -174,7 +175,8 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
         bool sim = strncmp(v, "sim", 3) == 0 && (v[3] == '\0' || v[3] == ':');
         bool mcgs = strncmp(v, "mcgs", 4) == 0 && (v[4] == '\0' || v[4] == ':');
         if (strcmp(v, "static") != 0 && !sim && !mcgs) return -1;
-        if (mcgs && strstr(v, "net=") != NULL) return -1; /* the loop gives the net in force (mcgs.net) */
+        /* the loop gives the net in force (mcgs.net) and the candidates with it (mcgs.candidates_with_net) */
+        if (mcgs && (strstr(v, "net=") != NULL || strstr(v, "candidates_by=") != NULL)) return -1;
         return set_string(c->player, v);
     } else if (IS("run", "progress_seconds")) {
         if (parse_u64(v, 0, 86400, &x) != 0) return -1;
@@ -283,6 +285,9 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
     } else if (IS("mcgs", "rollout_with_net")) {
         if (parse_u64(v, 0, 100, &x) != 0) return -1;
         c->mcgs_rollout_with_net = (int)x;
+    } else if (IS("mcgs", "candidates_with_net")) {
+        if (strcmp(v, "prior") != 0 && strcmp(v, "equity") != 0 && strcmp(v, "mix") != 0) return -1;
+        snprintf(c->mcgs_candidates_with_net, sizeof c->mcgs_candidates_with_net, "%s", v);
     } else if (IS("mcgs", "hidden_with_net")) {
         if (strcmp(v, "net") == 0) c->mcgs_hidden_net = true;
         else if (strcmp(v, "uniform") == 0) c->mcgs_hidden_net = false;
@@ -448,7 +453,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      "[nn]\nshards = %s\npolicy_temperature = %s\npolicy_top = %d\nshard_samples = %" PRIu64
                      "\ntrain = %s\nwindow = %d\nsteps = %" PRId64 "\nbatch = %d\ngrad_chunks = %d\nlr = %s\n"
                      "weight_decay = %s\nheldout_every = %d\neval_positions = %" PRIu64 "\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\n\n"
-                     "[mcgs]\nnet = %s\nrollout_with_net = %d\nhidden_with_net = %s\ngate_pairs = %" PRIu64
+                     "[mcgs]\nnet = %s\nrollout_with_net = %d\ncandidates_with_net = %s\nhidden_with_net = %s\ngate_pairs = %" PRIu64
                      "\ngate_threshold = %s\nanchor_pairs = %" PRIu64 "\nanchor = %s\n",
                      c->seed, c->generations, c->games_per_generation, c->output, c->player, c->progress_seconds, c->threads,
                      c->lexicon,
@@ -459,7 +464,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      c->nn_window, c->nn_steps, c->nn_batch, c->nn_chunks, lr, wd, c->nn_heldout_every,
                      c->nn_eval_positions, c->nn_arch.channels,
                      c->nn_arch.blocks, c->nn_arch.embed, c->nn_arch.head_hidden, c->nn_arch.h_tiles,
-                     c->mcgs_net_auto ? "auto" : "none", c->mcgs_rollout_with_net,
+                     c->mcgs_net_auto ? "auto" : "none", c->mcgs_rollout_with_net, c->mcgs_candidates_with_net,
                      c->mcgs_hidden_net ? "net" : "uniform", c->mcgs_gate_pairs, gate,
                      c->mcgs_anchor_pairs, c->mcgs_anchor);
     return n > 0 && (size_t)n < cap ? n : -1;

@@ -89,6 +89,9 @@
  *                                      (none before a generation has promoted one: then it
  *                                      searches without a net, with its own rollouts)
  *   mcgs.rollout_with_net     0        leaf rollout plies once a net guides (0 = V values leaves)
+ *   mcgs.candidates_with_net  prior    prior | equity | mix: a node's candidates once a net
+ *                                      guides (docs/mcgs.md: P's top K, static equity's with P
+ *                                      as prior, or half of each)
  *   mcgs.hidden_with_net      net      net | uniform: the opponent's rack from H, or uniform
  *   mcgs.gate_pairs           20       gatekeeper: game pairs of the search with the newly
  *                                      trained model against the search with the promoted one
@@ -148,6 +151,7 @@ typedef struct TrainConfig {
     NnArch nn_arch;
     bool mcgs_net_auto, mcgs_hidden_net;
     int mcgs_rollout_with_net;
+    char mcgs_candidates_with_net[16]; /* prior | equity | mix */
     uint64_t mcgs_gate_pairs;
     double mcgs_gate_threshold;
     uint64_t mcgs_anchor_pairs;

@@ -9,7 +9,7 @@
 source "$(dirname "$0")/lib.sh"
 args=("${tiny_nn[@]}" --set run.player=mcgs:visits=12,candidates=5 --set run.games_per_generation=12
       --set run.progress_seconds=0 --set match.pairs=2 --set spv.heldout_games=0 --set spv.match_pairs=0
-      --set mcgs.gate_pairs=2 --set mcgs.anchor_pairs=1)
+      --set mcgs.gate_pairs=2 --set mcgs.anchor_pairs=1 --set mcgs.candidates_with_net=mix)
 for np in 1 2 3; do
   threads=1; [ "$np" = 3 ] && threads=2
   mpirun_np "$np" "$bin" train --run "$work/np$np" "${args[@]}" --set run.generations=2 --set mcgs.gate_threshold=0 \

@@ -688,6 +688,95 @@ static void test_policy_top_matches_all(void) {
     tu_env_close(&e);
 }
 
+/* candidates_by with a net: EQUITY makes the root's edges the K best moves
+ * by static equity (movegen_compare order) with P renormalised over them as
+ * priors; MIX takes the ceil(K/2) best by equity, then P's most probable
+ * moves that are not among them, up to K, with no move twice. */
+static int compare_moves(const void *a, const void *b) { return movegen_compare(a, b); }
+
+static void test_candidates_by(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    NnArch arch = {.channels = 8, .blocks = 1, .embed = 16, .head_hidden = 16, .h_tiles = 1};
+    NnModel m;
+    CU_ASSERT_FATAL(nn_model_init(&m, &arch, &e.ld, 15, 5, &err) == 0);
+    NnFeatureContext fc;
+    nn_feature_context(&fc, &e.ld, &e.lay, &e.kwg);
+    NnBatch b;
+    CU_ASSERT_FATAL(nn_batch_init(&b, &m, &fc, 1, &err) == 0);
+    McgsResult *r = malloc(sizeof *r);
+    MoveList all;
+    movelist_init(&all);
+    int positions = 0;
+    for (uint64_t gi = 0; gi < 4; gi++) {
+        tu_env_position(&e, 29, gi, 60, NULL);
+        if (game_over(e.g)) continue;
+        MoveGenRequest req;
+        movegen_request_for_game(&req, e.g);
+        movegen_all(&req, &all);
+        if (all.count < 12) continue;
+        positions++;
+        qsort(all.moves, all.count, sizeof all.moves[0], compare_moves);
+        /* P over the root position, as the search's batch computes it */
+        Position pos;
+        position_from_game(&pos, e.g);
+        nn_batch_set(&b, &m, 0, &pos);
+        nn_forward_trunk(&m, &b, 1);
+        nn_forward_submoves(&m, &b, 1);
+        int ptop[8];
+        double plp[8];
+        CU_ASSERT_FATAL(nn_policy_top(&m, &b, 0, 8, ptop, plp) == 8);
+        for (int by = MCGS_CANDIDATES_EQUITY; by <= MCGS_CANDIDATES_MIX; by++) {
+            for (int K = 5; K <= 8; K += 3) {
+                McgsConfig c = config(1, 1);
+                c.net = &m;
+                c.rollout = 0;
+                c.candidates = K;
+                c.candidates_by = (McgsCandidateKind)by;
+                McgsSearch s;
+                CU_ASSERT_FATAL(mcgs_search_init(&s, &c, &err) == 0);
+                CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r, &err) == 0);
+                CU_ASSERT_EQUAL_FATAL(r->count, K);
+                int from_equity = by == MCGS_CANDIDATES_EQUITY ? K : (K + 1) / 2;
+                for (int a = 0; a < from_equity; a++) CU_ASSERT(move_same(&r->moves[a], &all.moves[a]));
+                /* MIX: then P's order, skipping the moves already in */
+                int next = 0;
+                for (int a = from_equity; a < K; a++) {
+                    PackedMove want;
+                    bool dup;
+                    do {
+                        CU_ASSERT_FATAL(next < 8);
+                        want = b.legal[0].m[ptop[next++]].pm;
+                        dup = false;
+                        for (int q = 0; q < a && !dup; q++) dup = memcmp(&r->packed[q], &want, sizeof want) == 0;
+                    } while (dup);
+                    CU_ASSERT(memcmp(&r->packed[a], &want, sizeof want) == 0);
+                }
+                for (int a = 0; a < K; a++)
+                    for (int q = 0; q < a; q++) CU_ASSERT(!move_same(&r->moves[a], &r->moves[q]));
+                /* priors: P renormalised over the K */
+                double psum = 0.0;
+                for (int a = 0; a < K; a++) psum += r->prior[a];
+                CU_ASSERT_DOUBLE_EQUAL(psum, 1.0, 1e-4);
+                double lp0 = nn_policy_logprob(&m, &b, 0, &r->packed[0]);
+                for (int a = 1; a < K; a++) {
+                    double lpa = nn_policy_logprob(&m, &b, 0, &r->packed[a]);
+                    CU_ASSERT(isfinite(lpa));
+                    CU_ASSERT_DOUBLE_EQUAL(log(r->prior[a] / r->prior[0]), lpa - lp0, 1e-3);
+                }
+                mcgs_search_free(&s);
+            }
+        }
+    }
+    CU_ASSERT(positions >= 3);
+    movelist_free(&all);
+    free(r);
+    nn_batch_free(&b);
+    nn_model_free(&m);
+    tu_env_close(&e);
+}
+
 /* ------------------------------------------------------------ errors */
 
 static void test_bad_configs(void) {
@@ -721,6 +810,14 @@ static void test_bad_configs(void) {
     CU_ASSERT(mcgs_config_check(&c, &err) != 0);
     CU_ASSERT(strstr(err.msg, "expand=second") != NULL);
     c = config(10, 1);
+    c.candidates_by = MCGS_CANDIDATES_MIX;
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    CU_ASSERT(strstr(err.msg, "candidates_by") != NULL);
+    c.candidates_by = MCGS_CANDIDATES_PRIOR;
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    c.candidates_by = MCGS_CANDIDATES_EQUITY; /* without a net: what auto is */
+    CU_ASSERT(mcgs_config_check(&c, &err) == 0);
+    c = config(10, 1);
     CU_ASSERT(mcgs_config_check(&c, &err) == 0);
 
     LetterDist ld;
@@ -730,7 +827,8 @@ static void test_bad_configs(void) {
                                       "mcgs:bogus=1",        "mcgs:prior=maybe",  "mcgs:net=/nonexistent/m.h5",
                                       "mcgs:batch=100000",   "mcgs:visits=abc",   "mcgs:resample=net",
                                       "mcgs:spv=x.spv",       "mcgs:crn=maybe",    "mcgs:expand=third",
-                                      "mcgs:crn=yes,worlds=8", "mcgs:root=best"};
+                                      "mcgs:crn=yes,worlds=8", "mcgs:root=best",
+                                      "mcgs:candidates_by=mix", "mcgs:candidates_by=best"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err.msg[0] = '\0';
         CU_ASSERT(player_open(&p, bad[i], &ld, &err) != 0);
@@ -771,6 +869,7 @@ int main(void) {
         {"endgames against the exact solver", test_endgames_against_the_solver},
         {"visit distributions as P targets", test_visit_targets},
         {"nn_policy_top is the top of nn_policy_all", test_policy_top_matches_all},
+        {"candidates_by: equity and mix with a net", test_candidates_by},
         {"bad configurations", test_bad_configs},
         CU_TEST_INFO_NULL,
     };

@@ -96,6 +96,8 @@ static void test_errors(void) {
         {"[mcgs]\nanchor = nn\n", "mcgs.anchor"},
         {"[mcgs]\nanchor = statics\n", "mcgs.anchor"},
         {"[mcgs]\nanchor_pairs = -2\n", "mcgs.anchor_pairs"},
+        {"[mcgs]\ncandidates_with_net = best\n", "mcgs.candidates_with_net"},
+        {"[run]\nplayer = mcgs:visits=9,candidates_by=mix\n", "run.player"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         train_config_defaults(&c);
@@ -113,8 +115,8 @@ static void test_errors(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent.ini"));
 }
 
-/* The search loop's anchor: the default, specs it accepts, and both keys
- * survive the written form. */
+/* The search loop's anchor and candidates with a net: the defaults, the
+ * values accepted, and the keys survive the written form. */
 static void test_anchor(void) {
     TrainConfig c, d;
     RkError err;
@@ -127,11 +129,14 @@ static void test_anchor(void) {
         CU_ASSERT_EQUAL(train_config_set(&c, "mcgs.anchor", ok[i], &err), 0);
     CU_ASSERT_EQUAL(train_config_set(&c, "mcgs.anchor", "sim:iterations=9", &err), 0);
     CU_ASSERT_EQUAL(train_config_set(&c, "mcgs.anchor_pairs", "150", &err), 0);
+    CU_ASSERT_STRING_EQUAL(c.mcgs_candidates_with_net, "prior");
+    CU_ASSERT_EQUAL(train_config_set(&c, "mcgs.candidates_with_net", "mix", &err), 0);
     CU_ASSERT_TRUE(train_config_write(&c, buf, sizeof buf) > 0);
     train_config_defaults(&d);
     CU_ASSERT_EQUAL(train_config_parse(&d, buf, "written", &err), 0);
     CU_ASSERT_STRING_EQUAL(d.mcgs_anchor, "sim:iterations=9");
     CU_ASSERT_EQUAL(d.mcgs_anchor_pairs, 150);
+    CU_ASSERT_STRING_EQUAL(d.mcgs_candidates_with_net, "mix");
 }
 
 /* SPV priors: "auto" (empirical Bayes) by default, or a number; both
@@ -165,7 +170,7 @@ int main(void) {
         {"parse, override, write", test_parse_and_override},
         {"errors name file, line and key", test_errors},
         {"spv priors: auto or a number, written back", test_spv_priors},
-        {"mcgs anchor: default, specs, written back", test_anchor},
+        {"mcgs anchor, candidates_with_net: defaults, values, written back", test_anchor},
         CU_TEST_INFO_NULL,
     };
     return tu_run("train_config", tests);
