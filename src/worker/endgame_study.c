@@ -41,18 +41,10 @@ double endgame_study_mean_loss(const EndgameStudyResult *r) {
     return r->positions > 0 ? (double)r->loss_sum / r->positions : 0.0;
 }
 
-/* Solves g and scores p's move in it into r and *item. */
-static int score_position(const EndgameStudyConfig *c, const Player *p, const Game *g, EndgameResult *solved,
-                          EndgameStudyResult *r, EndgameStudyItem *item, RkError *err) {
-    int rc = endgame_solve(g, &c->solver, solved, err);
-    if (rc == 0) {
-        r->nodes_sum += solved->nodes;
-        if (solved->nodes > r->nodes_max) r->nodes_max = solved->nodes;
-        r->solve_seconds += solved->seconds;
-        if (solved->seconds > r->solve_seconds_max) r->solve_seconds_max = solved->seconds;
-    } else if (rc != ENDGAME_OVER_BUDGET) {
-        return -1;
-    }
+/* Scores p's move in g, solved into *solved (NULL: over the budget), into
+ * r and *item. */
+static int score_move(const Player *p, const Game *g, const EndgameResult *solved, EndgameStudyResult *r,
+                      EndgameStudyItem *item, RkError *err) {
     double t0 = rk_seconds();
     player_choose(p, g, &item->chosen);
     item->player_seconds = rk_seconds() - t0;
@@ -60,7 +52,7 @@ static int score_position(const EndgameStudyConfig *c, const Player *p, const Ga
     item->solved = NULL;
     item->chosen_index = -1;
     item->loss = 0;
-    if (rc != 0) {
+    if (solved == NULL) {
         r->unsolved++;
         return 0;
     }
@@ -79,9 +71,25 @@ static int score_position(const EndgameStudyConfig *c, const Player *p, const Ga
     return 0;
 }
 
+/* The solver's figures of one solve, into every player's result. */
+static void count_solve(const EndgameResult *solved, EndgameStudyResult *r, int n) {
+    for (int k = 0; k < n; k++) {
+        r[k].nodes_sum += solved->nodes;
+        if (solved->nodes > r[k].nodes_max) r[k].nodes_max = solved->nodes;
+        r[k].solve_seconds += solved->seconds;
+        if (solved->seconds > r[k].solve_seconds_max) r[k].solve_seconds_max = solved->seconds;
+    }
+}
+
 int endgame_study_run(const EndgameStudyConfig *c, const Player *p, EndgameStudyResult *r,
                       EndgameStudyObserver observe, void *ctx, RkError *err) {
-    memset(r, 0, sizeof *r);
+    return endgame_study_run_many(c, &p, 1, r, observe, ctx, err);
+}
+
+int endgame_study_run_many(const EndgameStudyConfig *c, const Player *const *players, int n, EndgameStudyResult *r,
+                           EndgameStudyObserver observe, void *ctx, RkError *err) {
+    if (n < 1) return rk_error(err, "endgame study: no player to study");
+    memset(r, 0, (size_t)n * sizeof *r);
     if (c->positions < 1) return rk_error(err, "endgame study: positions must be at least 1");
     if (c->max_tiles < 1 || c->max_tiles > RK_RACK_SIZE)
         return rk_error(err, "endgame study: max tiles %d out of range 1..%d", c->max_tiles, RK_RACK_SIZE);
@@ -97,15 +105,25 @@ int endgame_study_run(const EndgameStudyConfig *c, const Player *p, EndgameStudy
                           found, c->positions, (unsigned long long)max_games, c->max_tiles);
             break;
         }
-        r->games++;
+        for (int k = 0; k < n; k++) r[k].games++;
         if (!endgame_study_position(c, gi, g)) continue;
-        EndgameStudyItem item;
-        memset(&item, 0, sizeof item);
-        item.index = found++;
-        item.game_index = gi;
-        item.game = g;
-        rc = score_position(c, p, g, &solved, r, &item, err);
-        if (rc == 0 && observe != NULL) observe(&item, ctx);
+        int index = found++;
+        int solve = endgame_solve(g, &c->solver, &solved, err);
+        if (solve != 0 && solve != ENDGAME_OVER_BUDGET) {
+            rc = -1;
+            break;
+        }
+        if (solve == 0) count_solve(&solved, r, n);
+        for (int k = 0; k < n && rc == 0; k++) {
+            EndgameStudyItem item;
+            memset(&item, 0, sizeof item);
+            item.index = index;
+            item.player = k;
+            item.game_index = gi;
+            item.game = g;
+            rc = score_move(players[k], g, solve == 0 ? &solved : NULL, &r[k], &item, err);
+            if (rc == 0 && observe != NULL) observe(&item, ctx);
+        }
     }
     endgame_result_free(&solved);
     free(g);

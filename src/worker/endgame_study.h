@@ -47,6 +47,7 @@ typedef struct EndgameStudyConfig {
 /* One scored position, for observers (progress, listings). */
 typedef struct EndgameStudyItem {
     int index;                   /* 0-based among the positions */
+    int player;                  /* which of the players studied (endgame_study_run_many) */
     uint64_t game_index;         /* the game it came from */
     const Game *game;            /* the position */
     const EndgameResult *solved; /* NULL if unsolved (over the budget) */
@@ -81,6 +82,12 @@ bool endgame_study_position(const EndgameStudyConfig *c, uint64_t game_index, Ga
  * that is not legal, out of memory (one line, -1 returned). */
 int endgame_study_run(const EndgameStudyConfig *c, const Player *p, EndgameStudyResult *r,
                       EndgameStudyObserver observe, void *ctx, RkError *err);
+/* The same for players[0..n) on the same positions, each solved once (the
+ * solver is most of a study's time): r[k] is player k's result, the same as
+ * endgame_study_run would give it; observe is called for each player of
+ * each position in turn (item->player). */
+int endgame_study_run_many(const EndgameStudyConfig *c, const Player *const *players, int n, EndgameStudyResult *r,
+                           EndgameStudyObserver observe, void *ctx, RkError *err);
 
 /* The share of positions where the player's move was best (percent) and the
  * mean loss (points); 0 with no positions. */

@@ -568,9 +568,10 @@ static void test_endgames_against_the_solver(void) {
     Player stat, search;
     CU_ASSERT_FATAL(player_open(&stat, "static", &e.ld, &err) == 0);
     CU_ASSERT_FATAL(player_open(&search, "mcgs:visits=400,candidates=32", &e.ld, &err) == 0);
-    EndgameStudyResult rs, rm;
-    CU_ASSERT_FATAL(endgame_study_run(&c, &stat, &rs, NULL, NULL, &err) == 0);
-    CU_ASSERT_FATAL(endgame_study_run(&c, &search, &rm, NULL, NULL, &err) == 0);
+    EndgameStudyResult both[2];
+    const Player *players[2] = {&stat, &search};
+    CU_ASSERT_FATAL(endgame_study_run_many(&c, players, 2, both, NULL, NULL, &err) == 0); /* one solve each */
+    const EndgameStudyResult rs = both[0], rm = both[1];
     CU_ASSERT_EQUAL(rs.positions, rm.positions);
     CU_ASSERT(rs.positions >= 35);
     printf("\n    static: %d/%d best, loss %.2f; mcgs: %d/%d best, loss %.2f\n", rs.best, rs.positions,

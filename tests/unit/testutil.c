@@ -231,3 +231,8 @@ void tu_env_position(TuEnv *e, uint64_t seed, uint64_t index, int bag, int32_t (
         game_play(e->g, &m);
     }
 }
+
+int tu_size(int full, int quick) {
+    const char *q = getenv("ROOKERY_TEST_QUICK");
+    return q != NULL && q[0] != '\0' && strcmp(q, "0") != 0 ? quick : full;
+}

@@ -21,6 +21,11 @@ const char *tu_sowpods_kwg(void);
 bool tu_load_sowpods(Kwg *k, const LetterDist *ld);
 /* Prints "SKIPPED: <test>: <why>" so a skip is never silent. */
 void tu_skip(const char *test, const char *why);
+/* The size of a heavy oracle loop: `full`, or `quick` when ROOKERY_TEST_QUICK
+ * is set (non-empty, not "0"). The sanitizer build's ctest sets it (the
+ * Release pass runs every oracle in full; under ASan the same code paths at
+ * a third of the size are what memory checking needs). */
+int tu_size(int full, int quick);
 /* A fresh temporary directory (mkdtemp); the path is written to buf. */
 const char *tu_tmpdir(char *buf, size_t cap);
 /* Writes text to path; returns 0 on success. */
