@@ -113,6 +113,7 @@ typedef struct GenReport {
     /* the search's gatekeeper: the new model's search against the one in force */
     bool gate_played, promoted;
     MatchResult gate;
+    int gate_opponent;       /* the model in force the gate played against (0: the search without a net) */
     int model_in_force;      /* after this generation (0: none) */
     /* the anchor: the search with the model in force (after the gate)
      * against a fixed player (mcgs.anchor_pairs, mcgs.anchor) */
@@ -154,7 +155,10 @@ int train_search_begin_generation(Trainer *t);
 int train_search_gate(Trainer *t, int gen, GenReport *rep);
 /* After the gate: the search with the model in force against the anchor
  * (mcgs.anchor_pairs; skipped while the default anchor is the search
- * itself, before any model is promoted). */
+ * itself, before any model is promoted). When the gate has just promoted
+ * the first model against the search without a net, and the anchor is that
+ * search with as many pairs, the gate's result is the anchor's (the same
+ * players on the same deals), and the match is not played twice. */
 int train_search_anchor(Trainer *t, int gen, GenReport *rep);
 /* The player spec of the search guided by generation model_gen's model
  * (0: none; tmp: the generation in flight, gen-NNNN.tmp). */

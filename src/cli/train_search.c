@@ -124,6 +124,7 @@ int train_search_begin_generation(Trainer *t) {
 
 int train_search_gate(Trainer *t, int gen, GenReport *rep) {
     rep->model_in_force = t->model_in_force;
+    rep->gate_opponent = t->model_in_force;
     if (!t->mcgs_loop || !t->cfg.mcgs_net_auto || !t->nn_trained) return 0;
     rep->gate_played = t->cfg.mcgs_gate_pairs > 0;
     if (!rep->gate_played) {
@@ -170,6 +171,15 @@ int train_search_anchor(Trainer *t, int gen, GenReport *rep) {
     bool self = strcmp(t->cfg.mcgs_anchor, "search") == 0 && t->model_in_force == 0;
     if (self) {
         SAY(t, "gen %d anchor: none (no model in force: the search is the anchor itself)", gen);
+        return 0;
+    }
+    if (rep->gate_played && rep->promoted && rep->gate_opponent == 0 && strcmp(t->cfg.mcgs_anchor, "search") == 0 &&
+        t->cfg.mcgs_anchor_pairs == t->cfg.mcgs_gate_pairs) {
+        rep->anchor = rep->gate;
+        rep->anchor_played = true;
+        SAY(t, "gen %d anchor: the search with gen-%04d's model vs search: %.1f%% +/- %.1f (%" PRIu64
+            " pairs; the gate's match, the same players and deals)",
+            gen, t->model_in_force, rep->anchor.win_pct, rep->anchor.ci95_pct, t->cfg.mcgs_anchor_pairs);
         return 0;
     }
     Player cur, anchor;

@@ -62,6 +62,15 @@ grep -q "anchor %" "$work/report.txt" || { cat "$work/report.txt"; fail "report 
 awk '$1 == 3 {print $(NF-1)}' "$work/report.txt" | grep -qx 2 || { cat "$work/report.txt"; fail "report: gen 3 should keep model 2"; }
 awk '$1 == 3 {print $NF}' "$work/report.txt" | grep -Eqx '[0-9]+\.[0-9]+' \
   || { cat "$work/report.txt"; fail "report: gen 3 should have an anchor result"; }
+# the first promotion against the search without a net, with as many anchor pairs as gate pairs:
+# the gate's match is the anchor's (same players, same deals), reported once and not replayed
+mpirun_np 1 "$bin" train --run "$work/same" "${args[@]}" --set run.generations=1 --set mcgs.gate_threshold=0 \
+  --set mcgs.anchor_pairs=2 > "$work/same.log" 2>&1 || { cat "$work/same.log"; fail "train with anchor_pairs = gate_pairs"; }
+grep -q "gen 1 anchor: .*(2 pairs; the gate's match" "$work/same.log" || { cat "$work/same.log"; fail "anchor = gate"; }
+gate=$(grep -o '"gate": {"pairs": 2, "win_pct": [0-9.]*, "ci95_pct": [0-9.]*' "$work/same/gen-0001/manifest.json" | cut -d, -f2-3)
+anchor=$(grep -o '"anchor": {"player": "search", "pairs": 2, "win_pct": [0-9.]*, "ci95_pct": [0-9.]*' \
+  "$work/same/gen-0001/manifest.json" | cut -d, -f3-4)
+[ -n "$gate" ] && [ "$gate" = "$anchor" ] || fail "the anchor should carry the gate's result ('$gate' vs '$anchor')"
 # a bad anchor fails at the start, with one line naming it; an anchor needs the search's loop
 if mpirun_np 1 "$bin" train --run "$work/bad" "${args[@]}" --set mcgs.anchor=mcgs:visits=0 > "$work/bad.log" 2>&1; then
   fail "a zero-visit anchor should be refused"
