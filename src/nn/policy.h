@@ -45,6 +45,10 @@ typedef struct NnLegalMove {
 typedef struct NnLegal {
     NnLegalMove *m;
     int n, cap;
+    /* nn_legal_build's scratch: the unsorted list and one counter a sub-move */
+    NnLegalMove *unsorted;
+    int *start;
+    int start_cap;
 } NnLegal;
 void nn_legal_init(NnLegal *lg);
 void nn_legal_free(NnLegal *lg);

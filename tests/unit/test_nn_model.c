@@ -96,6 +96,59 @@ static void test_policy_normalised(void) {
     world_close(&w);
 }
 
+static int cmp_key(const void *pa, const void *pb) {
+    const NnLegalMove *a = pa, *b = pb;
+    if (a->submove != b->submove) return a->submove < b->submove ? -1 : 1;
+    return memcmp(a->tokens, b->tokens, RK_RACK_SIZE);
+}
+
+/* nn_legal_build's list, on every sample position: one entry per legal move
+ * of movegen_all, strictly increasing in (sub-move, tokens) (so also no two
+ * moves with the same key), the same list as a plain qsort of the entries,
+ * and nn_legal_find finds every move at its own index. */
+static void test_legal_order(void) {
+    World w;
+    if (!world_open(&w)) return;
+    NnPolicyShape ps = nn_policy_shape(&w.ld, 15);
+    NnLegal lg;
+    nn_legal_init(&lg);
+    MoveList all;
+    movelist_init(&all);
+    size_t long_runs = 0;
+    const NnFeatureShape *fs = &w.fc.shape;
+    float *planes = malloc(sizeof(float) * (size_t)fs->squares * (size_t)fs->planes);
+    float *scalars = malloc(sizeof(float) * (size_t)fs->scalars);
+    Board b;
+    for (size_t i = 0; i < w.set.n; i++) {
+        /* the features' legal list, and in `all` the move generator's list it was built from */
+        nn_features(&w.fc, &w.set.s[i].pos, planes, scalars, &b, &lg, &all);
+        CU_ASSERT_EQUAL_FATAL((size_t)lg.n, all.count);
+        NnLegalMove *copy = malloc((size_t)lg.n * sizeof *copy);
+        memcpy(copy, lg.m, (size_t)lg.n * sizeof *copy);
+        qsort(copy, (size_t)lg.n, sizeof *copy, cmp_key);
+        for (int j = 0; j < lg.n; j++)
+            CU_ASSERT_TRUE(cmp_key(&copy[j], &lg.m[j]) == 0 && copy[j].score == lg.m[j].score);
+        for (int j = 1; j < lg.n; j++) CU_ASSERT_TRUE(cmp_key(&lg.m[j - 1], &lg.m[j]) < 0);
+        for (int j = 0, run = 1; j < lg.n; j++) {
+            CU_ASSERT_EQUAL(nn_legal_find(&lg, &ps, &lg.m[j].pm), j);
+            run = j > 0 && lg.m[j].submove == lg.m[j - 1].submove ? run + 1 : 1;
+            long_runs += run == 25;
+        }
+        for (size_t k = 0; k < all.count; k++) {
+            PackedMove pm;
+            packed_from_move(&pm, &all.moves[k], &b);
+            CU_ASSERT_TRUE(nn_legal_find(&lg, &ps, &pm) >= 0);
+        }
+        free(copy);
+    }
+    printf("  %zu positions, %zu sub-moves with more than 24 moves\n", w.set.n, long_runs);
+    free(planes);
+    free(scalars);
+    movelist_free(&all);
+    nn_legal_free(&lg);
+    world_close(&w);
+}
+
 /* Sum of P(leave) over every multiset of `size` tiles of the pool. */
 static double leave_mass(const NnModel *m, NnBatch *b, int i, const Rack *pool, Rack *leave, int from, int size) {
     if (leave->total == size) return exp(nn_hidden_logprob(m, b, i, leave));
@@ -342,6 +395,7 @@ static void test_overfit(void) {
 int main(void) {
     CU_TestInfo tests[] = {
         {"policy: log P over the legal moves sums to 1; samples are legal and follow P", test_policy_normalised},
+        {"legal list: every legal move once, in (sub-move, tokens) order, found at its index", test_legal_order},
         {"H: P(leave) sums to 1 over the pool's leaves (t = 1, 2); samples fit the pool", test_hidden_normalised},
         {"a position's outputs are bit for bit the same in any batch", test_batch_invariance},
         {"gradients of the whole model = finite differences (t = 1)", test_gradients_t1},
