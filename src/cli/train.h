@@ -113,7 +113,8 @@ typedef struct GenReport {
     /* the search's gatekeeper: the new model's search against the one in force */
     bool gate_played, promoted;
     MatchResult gate;
-    int gate_opponent;       /* the model in force the gate played against (0: the search without a net) */
+    int model_at_start;      /* the model in force as the generation began: its self-play's guide and the
+                              * gate's opponent (0: the search without a net) */
     int model_in_force;      /* after this generation (0: none) */
     /* the anchor: the search with the model in force (after the gate)
      * against a fixed player (mcgs.anchor_pairs, mcgs.anchor) */
@@ -153,6 +154,10 @@ int train_open_helper_players(Trainer *t, const char *spec);
 int train_search_setup(Trainer *t, int latest);
 int train_search_begin_generation(Trainer *t);
 int train_search_gate(Trainer *t, int gen, GenReport *rep);
+/* The search spec that model_gen's model guides, as the manifest records it:
+ * the net named relative to the run (gen-NNNN/model.h5), so the same on
+ * every rank count and after the run is moved. */
+void train_search_describe(const Trainer *t, int model_gen, char *buf, size_t cap);
 /* After the gate: the search with the model in force against the anchor
  * (mcgs.anchor_pairs; skipped while the default anchor is the search
  * itself, before any model is promoted). When the gate has just promoted

@@ -11,17 +11,30 @@
 #include "reducer/rundir.h"
 #include "train.h"
 
-void train_search_spec(const Trainer *t, int model_gen, bool tmp, char *buf, size_t cap) {
-    if (model_gen <= 0 || !t->cfg.mcgs_net_auto) {
+/* run.player with the loop's options for the net in model_dir (NULL: none). */
+static void format_spec(const Trainer *t, const char *model_dir, char *buf, size_t cap) {
+    if (model_dir == NULL) {
         snprintf(buf, cap, "%s", t->cfg.player);
         return;
     }
-    char dir[RUNDIR_PATH_MAX];
-    rundir_gen_path(t->cfg.output, model_gen, tmp, dir, sizeof dir);
     bool has_options = strchr(t->cfg.player, ':') != NULL;
     snprintf(buf, cap, "%s%snet=%s/model.h5,rollout=%d,hidden=%s,candidates_by=%s", t->cfg.player,
-             has_options ? "," : ":", dir, t->cfg.mcgs_rollout_with_net, t->cfg.mcgs_hidden_net ? "net" : "uniform",
+             has_options ? "," : ":", model_dir, t->cfg.mcgs_rollout_with_net, t->cfg.mcgs_hidden_net ? "net" : "uniform",
              t->cfg.mcgs_candidates_with_net);
+}
+
+void train_search_spec(const Trainer *t, int model_gen, bool tmp, char *buf, size_t cap) {
+    char dir[RUNDIR_PATH_MAX];
+    bool net = model_gen > 0 && t->cfg.mcgs_net_auto;
+    if (net) rundir_gen_path(t->cfg.output, model_gen, tmp, dir, sizeof dir);
+    format_spec(t, net ? dir : NULL, buf, cap);
+}
+
+void train_search_describe(const Trainer *t, int model_gen, char *buf, size_t cap) {
+    char dir[32];
+    bool net = model_gen > 0 && t->cfg.mcgs_net_auto;
+    if (net) snprintf(dir, sizeof dir, "gen-%04d", model_gen);
+    format_spec(t, net ? dir : NULL, buf, cap);
 }
 
 /* Opens the search player guided by model_gen's model, with the leaves in
@@ -106,7 +119,9 @@ int train_search_setup(Trainer *t, int latest) {
     t->have_player = rc == 0;
     if (agree(t, rc != 0) != 0) return 2;
     t->player_model = in_force;
-    if (in_force > 0) SAY(t, "search: %s guided by gen-%04d/model.h5", t->cfg.player, in_force);
+    char spec[TRAIN_PATH_MAX + 256];
+    train_search_describe(t, in_force, spec, sizeof spec);
+    if (in_force > 0) SAY(t, "search: %s guided by gen-%04d/model.h5 (%s)", t->cfg.player, in_force, spec);
     else SAY(t, "search: %s without a net (no model promoted yet)", t->cfg.player);
     return 0;
 }
@@ -124,7 +139,7 @@ int train_search_begin_generation(Trainer *t) {
 
 int train_search_gate(Trainer *t, int gen, GenReport *rep) {
     rep->model_in_force = t->model_in_force;
-    rep->gate_opponent = t->model_in_force;
+    rep->model_at_start = t->model_in_force;
     if (!t->mcgs_loop || !t->cfg.mcgs_net_auto || !t->nn_trained) return 0;
     rep->gate_played = t->cfg.mcgs_gate_pairs > 0;
     if (!rep->gate_played) {
@@ -173,7 +188,7 @@ int train_search_anchor(Trainer *t, int gen, GenReport *rep) {
         SAY(t, "gen %d anchor: none (no model in force: the search is the anchor itself)", gen);
         return 0;
     }
-    if (rep->gate_played && rep->promoted && rep->gate_opponent == 0 && strcmp(t->cfg.mcgs_anchor, "search") == 0 &&
+    if (rep->gate_played && rep->promoted && rep->model_at_start == 0 && strcmp(t->cfg.mcgs_anchor, "search") == 0 &&
         t->cfg.mcgs_anchor_pairs == t->cfg.mcgs_gate_pairs) {
         rep->anchor = rep->gate;
         rep->anchor_played = true;

@@ -113,17 +113,20 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
     double games = (double)tot->games;
     double mean_eq = tot->observations ? (double)tot->equity_sum / 1000.0 / (double)tot->observations : 0.0;
     static_assert(sizeof files_json < 65536 - 4096, "manifest buffer");
-    char manifest[65536], row[4096], nn_json[2048] = "", nn_row[1024], search_json[2 * TRAIN_PATH_MAX + 1024] = "";
+    char manifest[65536], row[4096], nn_json[2048] = "", nn_row[1024], search_json[4 * TRAIN_PATH_MAX + 2048] = "";
     nn_report_text(t, nn_json, sizeof nn_json, nn_row, sizeof nn_row);
     uint64_t gate_pairs = rep->gate_played ? t->cfg.mcgs_gate_pairs : 0;
     uint64_t anchor_pairs = rep->anchor_played ? t->cfg.mcgs_anchor_pairs : 0;
+    char self_play[TRAIN_PATH_MAX + 256];
+    train_search_describe(t, rep->model_at_start, self_play, sizeof self_play);
     if (t->mcgs_loop)
         snprintf(search_json, sizeof search_json,
-                 "  \"search\": {\"player\": \"%s\", \"model_in_force\": %d, \"gate\": {\"pairs\": %" PRIu64
+                 "  \"search\": {\"player\": \"%s\", \"self_play\": \"%s\", \"model_in_force\": %d, "
+                 "\"gate\": {\"pairs\": %" PRIu64
                  ", \"win_pct\": %.2f, \"ci95_pct\": %.2f, \"threshold_pct\": %.2f, \"promoted\": %s},\n"
                  "             \"anchor\": {\"player\": \"%s\", \"pairs\": %" PRIu64
                  ", \"win_pct\": %.2f, \"ci95_pct\": %.2f}},\n",
-                 t->cfg.player, rep->model_in_force, gate_pairs, rep->gate.win_pct, rep->gate.ci95_pct,
+                 t->cfg.player, self_play, rep->model_in_force, gate_pairs, rep->gate.win_pct, rep->gate.ci95_pct,
                  t->cfg.mcgs_gate_threshold, rep->promoted ? "true" : "false", t->cfg.mcgs_anchor, anchor_pairs,
                  rep->anchor.win_pct, rep->anchor.ci95_pct);
     snprintf(manifest, sizeof manifest,

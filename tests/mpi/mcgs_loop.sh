@@ -19,6 +19,11 @@ log="$work/np2.log"
 grep -q "search: mcgs:visits=12,candidates=5 without a net" "$log" || { cat "$log"; fail "generation 1 should search without a net"; }
 grep -q "gen 1 gate: the search with the new model vs with no net: .*: promoted" "$log" || { cat "$log"; fail "gen 1 gate"; }
 grep -q '"model_in_force": 2' "$work/np2/gen-0002/manifest.json" || fail "gen 2's model should be in force"
+# the manifest names the spec that played each generation's games, its net relative to the run
+grep -q '"self_play": "mcgs:visits=12,candidates=5",' "$work/np2/gen-0001/manifest.json" \
+  || fail "gen 1's self-play had no net"
+grep -q '"self_play": "mcgs:visits=12,candidates=5,net=gen-0001/model.h5,rollout=[0-9]*,hidden=[a-z]*,candidates_by=mix"' \
+  "$work/np2/gen-0002/manifest.json" || fail "gen 2's self-play spec should name gen-0001's model"
 # the anchor: the search with the model in force after the gate against the search without a net
 grep -q "gen 1 anchor: the search with gen-0001's model vs search: .*(1 pairs)" "$log" || { cat "$log"; fail "gen 1 anchor"; }
 grep -q '"anchor": {"player": "search", "pairs": 1,' "$work/np2/gen-0002/manifest.json" || fail "gen 2 manifest: anchor"
@@ -51,7 +56,7 @@ fi
 # resume: a third generation from the recorded model in force; the gate cannot pass
 mpirun_np 2 "$bin" train --run "$work/np2" --set run.generations=3 --set mcgs.gate_threshold=101 \
   > "$work/resume.log" 2>&1 || { cat "$work/resume.log"; fail "resume"; }
-grep -q "search: mcgs:visits=12,candidates=5 guided by gen-0002/model.h5" "$work/resume.log" \
+grep -q "search: mcgs:visits=12,candidates=5 guided by gen-0002/model.h5 (.*net=gen-0002/model.h5.*candidates_by=mix)" "$work/resume.log" \
   || { cat "$work/resume.log"; fail "the resumed run should search with gen-0002's model"; }
 grep -q "gen 3 gate: .*not promoted" "$work/resume.log" || { cat "$work/resume.log"; fail "gen 3 gate"; }
 grep -q '"model_in_force": 2' "$work/np2/gen-0003/manifest.json" || fail "gen 2's model should stay in force"
