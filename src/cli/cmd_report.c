@@ -1,5 +1,7 @@
 /* rookery report: the per-generation table of a run, and a PNG of its
  * training curves drawn with gnuplot. */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,9 +136,29 @@ int cmd_report(int argc, char **argv) {
         fprintf(stderr, "rookery report: gnuplot not found (apt-get install gnuplot-nox); no PNG written\n");
         return 1;
     }
-    FILE *gp = popen("gnuplot", "w");
+    bool existed = access(png, F_OK) == 0;
+    FILE *probe = fopen(png, "ab");
+    if (probe == NULL) {
+        fprintf(stderr, "rookery report: cannot write %s: %s\n", png, strerror(errno));
+        return 2;
+    }
+    fclose(probe);
+    /* gnuplot's messages go to a temporary file: its warnings about flat
+     * curves (a constant column, a single generation) are dropped, anything
+     * else is passed on */
+    char log[] = "/tmp/rookery-report-XXXXXX", cmd[64];
+    int lfd = mkstemp(log);
+    if (lfd < 0) {
+        fprintf(stderr, "rookery report: cannot create a temporary file for gnuplot's messages\n");
+        return 1;
+    }
+    close(lfd);
+    /* gnuplot writes the image to stdout when it cannot open the output: never let it */
+    snprintf(cmd, sizeof cmd, "gnuplot >/dev/null 2>'%s'", log);
+    FILE *gp = popen(cmd, "w");
     if (gp == NULL) {
         fprintf(stderr, "rookery report: cannot start gnuplot\n");
+        unlink(log);
         return 1;
     }
     /* columns are 1-based in gnuplot */
@@ -167,7 +189,16 @@ int cmd_report(int argc, char **argv) {
                 path, idx[0] + 1, idx[14] + 1, idx[15] + 1);
     fprintf(gp, "unset multiplot\n");
     int rc = pclose(gp);
+    FILE *lf = fopen(log, "r");
+    if (lf != NULL) {
+        char line[512];
+        while (fgets(line, sizeof line, lf) != NULL)
+            if (rc != 0 || strncmp(line, "Warning: empty ", 15) != 0) fputs(line, stderr);
+        fclose(lf);
+    }
+    unlink(log);
     if (rc != 0 || access(png, F_OK) != 0) {
+        if (!existed) unlink(png); /* the empty file of the writability check */
         fprintf(stderr, "rookery report: gnuplot failed writing %s\n", png);
         return 1;
     }

@@ -9,13 +9,22 @@ mkdir -p "$work/run"
 cat > "$work/run/metrics.csv" <<'CSV'
 generation,games,turns,ranks,games_per_s,wall_s,play_s,reduce_s,derive_s,write_s,mean_best_equity,mean_final_score,bingos_per_game,racks_observed,baseline,leave_change_rms,forced_games,forced_observations
 1,100,2300,2,150.00,0.700,0.690,0.001,0.020,0.200,37.9,417.5,2.6,1840,37.9,4.1,0,0
-2,100,2400,2,140.00,0.750,0.700,0.001,0.030,0.210,39.0,420.0,2.5,3100,38.5,2.0,10,40
+2,100,2400,2,140.00,0.750,0.700,0.001,0.030,0.210,39.0,420.0,2.5,1840,38.5,2.0,10,40
 CSV
 out=$("$bin" report "$work/run" --png "$work/c.png" 2>&1) || rc=$?
 echo "$out" | grep -E '^ +2 +100 +140.00' >/dev/null || fail "report table: $out"
 if command -v gnuplot >/dev/null 2>&1; then
   [ -s "$work/c.png" ] || fail "no PNG written"
   head -c 8 "$work/c.png" | od -An -c | grep 'P   N   G' >/dev/null || fail "not a PNG"
+  # flat curves (a constant column) draw without gnuplot's "empty range" warnings
+  err=$("$bin" report "$work/run" --png "$work/c2.png" 2>&1 >/dev/null) || fail "report with flat curves"
+  [ -z "$err" ] || fail "report printed on stderr: $err"
+  # an output it cannot write: one line naming it, exit 2, and no image on stdout
+  rc=0; "$bin" report "$work/run" --png "$work/no/such/dir/c.png" > "$work/out.txt" 2> "$work/err.txt" || rc=$?
+  [ "$rc" -eq 2 ] || fail "unwritable --png exited $rc"
+  [ "$(wc -l < "$work/err.txt")" -eq 1 ] && grep -q "cannot write $work/no/such/dir/c.png" "$work/err.txt" \
+    || fail "unwritable --png: $(cat "$work/err.txt")"
+  if grep -q PNG "$work/out.txt"; then fail "an image went to stdout"; fi
 else
   echo "SKIPPED: gnuplot not installed; PNG not checked"
 fi
