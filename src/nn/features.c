@@ -25,6 +25,11 @@ void nn_feature_context(NnFeatureContext *fc, const LetterDist *ld, const Layout
 
 void nn_features(const NnFeatureContext *fc, const Position *p, float *planes, float *scalars, Board *board,
                  NnLegal *legal, MoveList *scratch) {
+    nn_features_equity(fc, p, NULL, planes, scalars, board, legal, scratch);
+}
+
+void nn_features_equity(const NnFeatureContext *fc, const Position *p, const NnMoveEquity *eq, float *planes,
+                        float *scalars, Board *board, NnLegal *legal, MoveList *scratch) {
     const NnFeatureShape *s = &fc->shape;
     const LetterDist *ld = fc->ld;
     Board *b = board;
@@ -35,6 +40,11 @@ void nn_features(const NnFeatureContext *fc, const Position *p, float *planes, f
     req.rack = &p->rack;
     req.bag_count = p->bag;
     req.exchanges_allowed = exchange_allowed(p->bag, p->opp_tiles);
+    if (eq != NULL) {
+        req.leave_value = eq->leave_value;
+        req.leave_ctx = eq->leave_ctx;
+        req.opp_rack_score = eq->opp_rack_score;
+    }
     movegen_all(&req, scratch);
     NnPolicyShape ps = nn_policy_shape(ld, s->dim);
     nn_legal_build(legal, &ps, scratch, b);

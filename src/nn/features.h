@@ -12,6 +12,7 @@
 #ifndef ROOKERY_NN_FEATURES_H
 #define ROOKERY_NN_FEATURES_H
 #include "core/board.h"
+#include "core/movegen.h"
 #include "core/position.h"
 #include "policy.h"
 
@@ -46,5 +47,18 @@ void nn_feature_context(NnFeatureContext *fc, const LetterDist *ld, const Layout
  * sub-move) and the policy's masks. scratch is any move list. */
 void nn_features(const NnFeatureContext *fc, const Position *p, float *planes, float *scalars, Board *board,
                  NnLegal *legal, MoveList *scratch);
+/* Static equity for the move list of nn_features_equity: what a
+ * MoveGenRequest adds to the position (movegen.h). */
+typedef struct NnMoveEquity {
+    LeaveValueFn leave_value;
+    const void *leave_ctx;
+    int opp_rack_score; /* face value of the opponent's rack (empty-bag rules) */
+} NnMoveEquity;
+/* nn_features, whose move generation also values the moves: scratch then
+ * holds the position's moves with the equities movegen_all gives them with
+ * eq (NULL: leaves worth 0, as nn_features), so a caller that needs the
+ * static ranking too does not generate the moves twice. */
+void nn_features_equity(const NnFeatureContext *fc, const Position *p, const NnMoveEquity *eq, float *planes,
+                        float *scalars, Board *board, NnLegal *legal, MoveList *scratch);
 
 #endif

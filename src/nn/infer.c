@@ -110,10 +110,12 @@ void nn_batch_free(NnBatch *b) {
     memset(b, 0, sizeof *b);
 }
 
-void nn_batch_set(NnBatch *b, const NnModel *m, int i, const Position *p) {
+void nn_batch_set(NnBatch *b, const NnModel *m, int i, const Position *p) { nn_batch_set_equity(b, m, i, p, NULL); }
+
+void nn_batch_set_equity(NnBatch *b, const NnModel *m, int i, const Position *p, const NnMoveEquity *eq) {
     size_t sq = sq_of(m), per = (size_t)m->ps.submoves;
     b->pos[i] = *p;
-    nn_features(b->fc, p, b->planes + (size_t)i * sq * (size_t)m->fs.planes,
+    nn_features_equity(b->fc, p, eq, b->planes + (size_t)i * sq * (size_t)m->fs.planes,
                 b->scalars + (size_t)i * (size_t)m->fs.scalars, &b->board[i], &b->legal[i], &b->scratch);
     nn_legal_submove_mask(&b->legal[i], &m->ps, b->sub_mask + (size_t)i * per);
     float *prior = b->sub_prior + (size_t)i * per;

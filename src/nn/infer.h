@@ -65,6 +65,9 @@ void nn_batch_free(NnBatch *b);
 /* Position i of the batch: its features, board, legal moves, sub-move mask
  * and score prior. */
 void nn_batch_set(NnBatch *b, const NnModel *m, int i, const Position *p);
+/* nn_batch_set, and b->scratch keeps position i's moves valued by static
+ * equity with eq (nn_features_equity) until the next set. */
+void nn_batch_set_equity(NnBatch *b, const NnModel *m, int i, const Position *p, const NnMoveEquity *eq);
 /* The trunk and the embedding of positions [0, n). */
 void nn_forward_trunk(const NnModel *m, NnBatch *b, int n);
 /* Value head: b->vout[i*4 + 0..2] win/draw/loss logits, [3] spread / 100. */

@@ -26,6 +26,11 @@ struct McgsPending {
     int len;
     double terminal;  /* with a final step of outcome 0 */
     McgsStep path[MCGS_MAX_DEPTH];
+    /* with a net and candidates_by equity or mix: the leaf's best moves by
+     * static equity, from the features' move generation */
+    int n_static;
+    PackedMove static_move[MCGS_MAX_CANDIDATES];
+    int32_t static_score[MCGS_MAX_CANDIDATES];
 };
 
 void mcgs_config_defaults(McgsConfig *c) {
@@ -250,35 +255,42 @@ static int evaluate_static(McgsSearch *s, McgsPending *p, bool root) {
     return 0;
 }
 
-/* Leaf j's candidates by static equity in its world w: their moves, scores
- * and log P (after nn_forward_submoves), appended to the arrays from n.
- * `idx` gets each one's index in the legal list (-1 if P does not know it).
- * Returns the new count. */
-static int equity_candidates(McgsSearch *s, int j, const Game *w, int k, int n, PackedMove *pm, int32_t *score,
+/* Leaf j's candidates by static equity (kept by evaluate_net from the
+ * features' move generation): their moves, scores and log P (after
+ * nn_forward_submoves), appended to the arrays from n. `idx` gets each one's
+ * index in the legal list (-1 if P does not know it). Returns the new count. */
+static int equity_candidates(McgsSearch *s, int j, const McgsPending *p, int n, PackedMove *pm, int32_t *score,
                              double *lp, int *idx) {
     const McgsConfig *c = &s->cfg;
-    int best[MCGS_MAX_CANDIDATES];
-    int got = best_static_moves(s, w, k, best);
-    for (int a = 0; a < got; a++, n++) {
-        const Move *mv = &s->scratch.moves[best[a]];
-        packed_from_move(&pm[n], mv, &w->board);
-        score[n] = mv->score;
+    for (int a = 0; a < p->n_static; a++, n++) {
+        pm[n] = p->static_move[a];
+        score[n] = p->static_score[a];
         idx[n] = nn_legal_find(&s->leaves.legal[j], &c->net->ps, &pm[n]);
         lp[n] = idx[n] >= 0 ? nn_policy_logprob(c->net, &s->leaves, j, &pm[n]) : -INFINITY;
     }
     return n;
 }
 
+/* How many of a leaf's candidates come from static equity. */
+static int static_share(const McgsConfig *c) {
+    switch (c->candidates_by) {
+    case MCGS_CANDIDATES_EQUITY:
+        return c->candidates;
+    case MCGS_CANDIDATES_MIX:
+        return (c->candidates + 1) / 2;
+    default:
+        return 0;
+    }
+}
+
 /* Leaf j's K candidates (config candidates_by, mcgs.h): moves, scores and
  * log P, after nn_forward_submoves. Returns how many (0: no legal move). */
-static int net_candidates(McgsSearch *s, int j, const Game *w, PackedMove *pm, int32_t *score, double *lp) {
+static int net_candidates(McgsSearch *s, int j, const McgsPending *p, PackedMove *pm, int32_t *score, double *lp) {
     const McgsConfig *c = &s->cfg;
     const NnLegal *lg = &s->leaves.legal[j];
     int K = c->candidates, n = 0, idx[MCGS_MAX_CANDIDATES];
-    McgsCandidateKind by = c->candidates_by;
-    if (by == MCGS_CANDIDATES_EQUITY || by == MCGS_CANDIDATES_MIX)
-        n = equity_candidates(s, j, w, by == MCGS_CANDIDATES_MIX ? (K + 1) / 2 : K, 0, pm, score, lp, idx);
-    if (by == MCGS_CANDIDATES_EQUITY) return n;
+    if (static_share(c) > 0) n = equity_candidates(s, j, p, 0, pm, score, lp, idx);
+    if (c->candidates_by == MCGS_CANDIDATES_EQUITY) return n;
     int top[MCGS_MAX_CANDIDATES];
     double tlp[MCGS_MAX_CANDIDATES];
     int kp = nn_policy_top(c->net, &s->leaves, j, K, top, tlp);
@@ -300,10 +312,26 @@ static int net_candidates(McgsSearch *s, int j, const Game *w, PackedMove *pm, i
 static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, McgsResult *st) {
     const McgsConfig *c = &s->cfg;
     const NnModel *m = c->net;
+    int k_static = static_share(c);
     for (int j = 0; j < n; j++) {
+        McgsPending *p = &pending[j];
         Position pos;
-        position_from_game(&pos, &pending[j].game);
-        nn_batch_set(&s->leaves, m, j, &pos);
+        position_from_game(&pos, &p->game);
+        if (k_static == 0) {
+            nn_batch_set(&s->leaves, m, j, &pos);
+            continue;
+        }
+        /* one move generation gives the legal list and the static ranking */
+        const Game *w = &p->game;
+        NnMoveEquity eq = {c->leave_value, c->leave_ctx, rack_score(&w->racks[1 - w->on_turn], w->ld)};
+        nn_batch_set_equity(&s->leaves, m, j, &pos, &eq);
+        int best[MCGS_MAX_CANDIDATES];
+        p->n_static = top_moves(&s->leaves.scratch, k_static, best);
+        for (int a = 0; a < p->n_static; a++) {
+            const Move *mv = &s->leaves.scratch.moves[best[a]];
+            packed_from_move(&p->static_move[a], mv, &w->board);
+            p->static_score[a] = mv->score;
+        }
     }
     nn_forward_trunk(m, &s->leaves, n);
     if (c->rollout == 0) nn_forward_value(m, &s->leaves, n);
@@ -315,7 +343,7 @@ static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, McgsResult *
         PackedMove pm[MCGS_MAX_CANDIDATES];
         int32_t score[MCGS_MAX_CANDIDATES];
         double lp[MCGS_MAX_CANDIDATES];
-        int k = net_candidates(s, j, &p->game, pm, score, lp);
+        int k = net_candidates(s, j, p, pm, score, lp);
         if (k <= 0 || mcgs_graph_add_edges(&s->graph, p->leaf, (uint32_t)k) == 0) return -1;
         McgsNode *nd = &s->graph.nodes[p->leaf];
         double top = -INFINITY, sum = 0.0;
