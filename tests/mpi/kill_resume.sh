@@ -4,7 +4,7 @@
 # refuses to resume.
 source "$(dirname "$0")/lib.sh"
 args=(--set run.games_per_generation=240 --set run.generations=3 --set run.progress_seconds=0 --set match.pairs=0
-      --set spv.use=yes --set spv.target=exposure)
+      --set spv.use=yes --set spv.target=exposure --set spv.heldout_games=40 --set spv.match_pairs=16)
 mpirun_np 2 "$bin" train --run "$work/straight" "${tiny_nn[@]}" "${args[@]}" > "$work/straight.log" 2>&1 \
   || { cat "$work/straight.log"; fail "uninterrupted run"; }
 

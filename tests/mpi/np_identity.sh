@@ -6,7 +6,7 @@ run_np() { # NP NAME [--set ...]
   local np="$1" name="$2"; shift 2
   mpirun_np "$np" "$bin" train --run "$work/$name" "${tiny_nn[@]}" --set run.games_per_generation=50 \
     --set run.generations=2 --set run.progress_seconds=0 \
-    --set leaves.min_rack_count=1 --set leaves.max_forced_games=48 --set match.pairs=8 --set spv.use=yes "$@" \
+    --set leaves.min_rack_count=1 --set leaves.max_forced_games=48 --set match.pairs=8 --set spv.use=yes --set spv.match_pairs=16 "$@" \
     > "$work/$name.log" 2>&1 || { cat "$work/$name.log"; fail "train $name"; }
   grep "ranks\": $np" "$work/$name/gen-0002/manifest.json" >/dev/null || fail "manifest of $name does not record $np ranks"
 }
