@@ -118,8 +118,8 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
     uint64_t gate_pairs = rep->gate_played ? t->cfg.mcgs_gate_pairs : 0;
     uint64_t anchor_pairs = rep->anchor_played ? t->cfg.mcgs_anchor_pairs : 0;
     char self_play[TRAIN_PATH_MAX + 256];
-    train_search_describe(t, rep->model_at_start, self_play, sizeof self_play);
-    if (t->mcgs_loop)
+    if (t->mcgs_loop) {
+        train_search_describe(t, rep->model_at_start, self_play, sizeof self_play);
         snprintf(search_json, sizeof search_json,
                  "  \"search\": {\"player\": \"%s\", \"self_play\": \"%s\", \"model_in_force\": %d, "
                  "\"gate\": {\"pairs\": %" PRIu64
@@ -129,6 +129,7 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
                  t->cfg.player, self_play, rep->model_in_force, gate_pairs, rep->gate.win_pct, rep->gate.ci95_pct,
                  t->cfg.mcgs_gate_threshold, rep->promoted ? "true" : "false", t->cfg.mcgs_anchor, anchor_pairs,
                  rep->anchor.win_pct, rep->anchor.ci95_pct);
+    }
     snprintf(manifest, sizeof manifest,
              "{\n  \"generation\": %d,\n  \"run_seed\": %" PRIu64 ",\n"
              "  \"game_seed\": \"game i of this generation is seeded from (run_seed, %d, i)\",\n"

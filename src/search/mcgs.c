@@ -200,24 +200,18 @@ static int top_moves(const MoveList *ml, int k, int *best) {
 /* Lazy expansion (mcgs.h): without a net, unless expand=first. */
 static bool expand_lazily(const McgsConfig *c) { return c->net == NULL && c->expand != MCGS_EXPAND_FIRST; }
 
-/* Every move of world w's mover into s->scratch (static equity, the leaves
- * in force); best[] gets the indices of the k best. Returns how many. */
-static int best_static_moves(McgsSearch *s, const Game *w, int k, int *best) {
-    MoveGenRequest req;
-    movegen_request_for_game(&req, w);
-    req.leave_value = s->cfg.leave_value;
-    req.leave_ctx = s->cfg.leave_ctx;
-    movegen_all(&req, &s->scratch);
-    return top_moves(&s->scratch, k, best);
-}
-
 /* Gives node its K best static moves in world w (any world reaching it:
  * the moves depend only on the board and the mover's rack) and makes it
  * READY; *first is the best. Returns -1 when out of memory. */
 static int expand_static(McgsSearch *s, uint32_t node, const Game *w, Move *first) {
     const McgsConfig *c = &s->cfg;
+    MoveGenRequest req;
+    movegen_request_for_game(&req, w);
+    req.leave_value = c->leave_value;
+    req.leave_ctx = c->leave_ctx;
+    movegen_all(&req, &s->scratch);
     int best[MCGS_MAX_CANDIDATES];
-    int k = best_static_moves(s, w, c->candidates, best);
+    int k = top_moves(&s->scratch, c->candidates, best);
     if (mcgs_graph_add_edges(&s->graph, node, (uint32_t)k) == 0) return -1;
     McgsNode *nd = &s->graph.nodes[node];
     double top = s->scratch.moves[best[0]].equity / 1000.0, sum = 0.0;
