@@ -3,8 +3,8 @@
 # an uninterrupted run (SPV in play, exposure target); a corrupted snapshot
 # refuses to resume.
 source "$(dirname "$0")/lib.sh"
-args=(--set run.games_per_generation=240 --set run.generations=3 --set run.progress_seconds=0 --set match.pairs=0
-      --set spv.use=yes --set spv.target=exposure --set spv.heldout_games=40 --set spv.match_pairs=16)
+args=(--set run.games_per_generation="$(size 240 120)" --set run.generations=3 --set run.progress_seconds=0 --set match.pairs=0
+      --set spv.use=yes --set spv.target=exposure --set spv.heldout_games="$(size 40 20)" --set spv.match_pairs="$(size 16 4)")
 mpirun_np 2 "$bin" train --run "$work/straight" "${tiny_nn[@]}" "${args[@]}" > "$work/straight.log" 2>&1 \
   || { cat "$work/straight.log"; fail "uninterrupted run"; }
 

@@ -7,7 +7,7 @@
 # run.threads: each thread has its own search with the net), and a resumed run (np 2)
 # continues from the model in force recorded in the manifest.
 source "$(dirname "$0")/lib.sh"
-args=("${tiny_nn[@]}" --set run.player=mcgs:visits=12,candidates=5 --set run.games_per_generation=12
+args=("${tiny_nn[@]}" --set run.player=mcgs:visits=12,candidates=5 --set run.games_per_generation="$(size 12 6)"
       --set run.progress_seconds=0 --set match.pairs=2 --set spv.heldout_games=0 --set spv.match_pairs=0
       --set mcgs.gate_pairs=2 --set mcgs.anchor_pairs=1 --set mcgs.candidates_with_net=mix)
 for np in 1 2 3; do

@@ -3,8 +3,8 @@
 # together with exit code 3, discarding the generation in flight; a resume
 # then finishes the run with the same bytes as an uninterrupted one.
 source "$(dirname "$0")/lib.sh"
-args=(--set run.games_per_generation=400 --set run.generations=2 --set run.progress_seconds=0 --set match.pairs=0
-      --set spv.heldout_games=40 --set spv.match_pairs=16)
+args=(--set run.games_per_generation="$(size 400 200)" --set run.generations=2 --set run.progress_seconds=0 --set match.pairs=0
+      --set spv.heldout_games="$(size 40 20)" --set spv.match_pairs="$(size 16 4)")
 mpirun_np 2 "$bin" train --run "$work/straight" "${tiny_nn[@]}" "${args[@]}" > "$work/straight.log" 2>&1 \
   || { cat "$work/straight.log"; fail "uninterrupted run"; }
 "$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$bin" train --run "$work/sig" "${tiny_nn[@]}" "${args[@]}" \

@@ -4,13 +4,13 @@
 source "$(dirname "$0")/lib.sh"
 spec='sim:plies=1,candidates=3,iterations=4'
 for np in 1 2; do
-  mpirun_np "$np" "$bin" train --run "$work/np$np" "${tiny_nn[@]}" --set run.games_per_generation=12 --set run.generations=2 \
+  mpirun_np "$np" "$bin" train --run "$work/np$np" "${tiny_nn[@]}" --set run.games_per_generation="$(size 12 6)" --set run.generations=2 \
     --set run.progress_seconds=0 --set match.pairs=0 --set spv.match_pairs=0 --set spv.heldout_games=0 \
     --set "run.player=$spec" > "$work/np$np.log" 2>&1 || { cat "$work/np$np.log"; fail "sim player at np $np"; }
 done
 same_files "$work/np1" "$work/np2" 0001 0002
 grep "player = $spec" "$work/np1/config.ini" >/dev/null || fail "config.ini does not record run.player"
-mpirun_np 1 "$bin" train --run "$work/static" "${tiny_nn[@]}" --set run.games_per_generation=12 --set run.generations=1 \
+mpirun_np 1 "$bin" train --run "$work/static" "${tiny_nn[@]}" --set run.games_per_generation="$(size 12 6)" --set run.generations=1 \
   --set run.progress_seconds=0 --set match.pairs=0 --set spv.match_pairs=0 --set spv.heldout_games=0 \
   > "$work/static.log" 2>&1 || { cat "$work/static.log"; fail "static run"; }
 ! cmp -s "$work/np1/gen-0001/racks.req" "$work/static/gen-0001/racks.req" || fail "the sim player played the static games"
