@@ -384,7 +384,9 @@ static int run_generation(Trainer *t, int gen) {
     rep.change_rms = change_rms;
     if (train_heldout_residuals(t, gen, &rep.heldout) != 0 || train_evaluation_matches(t, &rep) != 0) return 1;
     if (t->have_model && train_nn_generation(t, gen) != 0) return 1;
-    if (train_search_gate(t, gen, &rep) != 0 || train_search_anchor(t, gen, &rep) != 0) return 1;
+    if (train_search_gate(t, gen, &rep) != 0 || train_search_value_check(t, gen, &rep) != 0 ||
+        train_search_anchor(t, gen, &rep) != 0)
+        return 1;
     MatchResult match = rep.match;
     double t_match = cli_now(); /* evaluation, not part of the generation's overhead */
     /* write: rank 0, then everyone learns whether it worked */

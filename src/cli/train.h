@@ -60,6 +60,9 @@ typedef struct Trainer {
     bool mcgs_loop;
     int model_in_force;   /* the generation whose model.h5 guides the search (0: none) */
     int player_model;     /* the one t->player was opened with */
+    int leaf_rollout;     /* rollout plies valuing leaves once a net guides (0: V); with
+                           * mcgs.rollout_with_net = auto, 0 once V has won its value check */
+    int player_rollout;   /* the one t->player was opened with */
     /* training samples (nn.shards): this rank's, and the files rank 0 wrote */
     ShardSet samples;
     SampleRecorder recorder;
@@ -116,9 +119,16 @@ typedef struct GenReport {
     int model_at_start;      /* the model in force as the generation began: its self-play's guide and the
                               * gate's opponent (0: the search without a net) */
     int model_in_force;      /* after this generation (0: none) */
-    /* the anchor: the search with the model in force (after the gate)
+    char gate_specs[2][TRAIN_PATH_MAX + 256]; /* the gate's players, as opened */
+    /* the value check (mcgs.rollout_with_net = auto): the search with the model in force and
+     * V leaves against the same with rollouts; V replaces them if it wins its share */
+    int rollout_at_start;    /* the leaf rollout plies of this generation's self-play */
+    int rollout_in_force;    /* after this generation */
+    bool value_played;
+    MatchResult value;
+    /* the anchor: the search with the model in force (after the gate and the value check)
      * against a fixed player (mcgs.anchor_pairs, mcgs.anchor) */
-    bool anchor_played;
+    bool anchor_played, anchor_reused;
     MatchResult anchor;
 } GenReport;
 
@@ -154,19 +164,22 @@ int train_open_helper_players(Trainer *t, const char *spec);
 int train_search_setup(Trainer *t, int latest);
 int train_search_begin_generation(Trainer *t);
 int train_search_gate(Trainer *t, int gen, GenReport *rep);
-/* The search spec that model_gen's model guides, as the manifest records it:
- * the net named relative to the run (gen-NNNN/model.h5), so the same on
- * every rank count and after the run is moved. */
-void train_search_describe(const Trainer *t, int model_gen, char *buf, size_t cap);
-/* After the gate: the search with the model in force against the anchor
- * (mcgs.anchor_pairs; skipped while the default anchor is the search
- * itself, before any model is promoted). When the gate has just promoted
- * the first model against the search without a net, and the anchor is that
- * search with as many pairs, the gate's result is the anchor's (the same
- * players on the same deals), and the match is not played twice. */
+/* The search spec that model_gen's model guides with leaves valued by
+ * `rollout` plies (0: V), as the manifest records it: the net named relative
+ * to the run (gen-NNNN/model.h5), so the same on every rank count and after
+ * the run is moved. */
+void train_search_describe(const Trainer *t, int model_gen, int rollout, char *buf, size_t cap);
+/* After the gate, with mcgs.rollout_with_net = auto while rollouts value the
+ * leaves and a model is in force: the value check (mcgs.value_check_pairs,
+ * mcgs.value_check_threshold). If V wins, it values the leaves from the next
+ * generation on, for good. */
+int train_search_value_check(Trainer *t, int gen, GenReport *rep);
+/* After the value check: the search with the model in force against the
+ * anchor (mcgs.anchor_pairs; skipped while the default anchor is the search
+ * itself, before any model is promoted). When the gate's match had the same
+ * two players (spec for spec) and as many pairs, as when the gate has just
+ * promoted the first model against the search without a net, its result is
+ * the anchor's (the same players on the same deals): not played twice. */
 int train_search_anchor(Trainer *t, int gen, GenReport *rep);
-/* The player spec of the search guided by generation model_gen's model
- * (0: none; tmp: the generation in flight, gen-NNNN.tmp). */
-void train_search_spec(const Trainer *t, int model_gen, bool tmp, char *buf, size_t cap);
 
 #endif

@@ -11,78 +11,106 @@
 #include "reducer/rundir.h"
 #include "train.h"
 
-/* run.player with the loop's options for the net in model_dir (NULL: none). */
-static void format_spec(const Trainer *t, const char *model_dir, char *buf, size_t cap) {
+/* run.player with the loop's options for the net in model_dir (NULL: none)
+ * and leaves valued by `rollout` plies (0: V). */
+static void format_spec(const Trainer *t, const char *model_dir, int rollout, char *buf, size_t cap) {
     if (model_dir == NULL) {
         snprintf(buf, cap, "%s", t->cfg.player);
         return;
     }
     bool has_options = strchr(t->cfg.player, ':') != NULL;
     snprintf(buf, cap, "%s%snet=%s/model.h5,rollout=%d,hidden=%s,candidates_by=%s", t->cfg.player,
-             has_options ? "," : ":", model_dir, t->cfg.mcgs_rollout_with_net, t->cfg.mcgs_hidden_net ? "net" : "uniform",
+             has_options ? "," : ":", model_dir, rollout, t->cfg.mcgs_hidden_net ? "net" : "uniform",
              t->cfg.mcgs_candidates_with_net);
 }
 
-void train_search_spec(const Trainer *t, int model_gen, bool tmp, char *buf, size_t cap) {
+/* The spec of the search guided by model_gen's model (0: none; tmp: the
+ * generation in flight, gen-NNNN.tmp) with leaves valued by `rollout` plies;
+ * a match's players (`match`) play their most visited move (no move
+ * temperature: it would only add noise to the match). */
+static void search_spec(const Trainer *t, int model_gen, bool tmp, int rollout, bool match, char *buf, size_t cap) {
     char dir[RUNDIR_PATH_MAX];
     bool net = model_gen > 0 && t->cfg.mcgs_net_auto;
     if (net) rundir_gen_path(t->cfg.output, model_gen, tmp, dir, sizeof dir);
-    format_spec(t, net ? dir : NULL, buf, cap);
+    format_spec(t, net ? dir : NULL, rollout, buf, cap - 32);
+    if (match) strcat(buf, strchr(buf, ':') ? ",temperature=0" : ":temperature=0");
 }
 
-void train_search_describe(const Trainer *t, int model_gen, char *buf, size_t cap) {
+void train_search_describe(const Trainer *t, int model_gen, int rollout, char *buf, size_t cap) {
     char dir[32];
     bool net = model_gen > 0 && t->cfg.mcgs_net_auto;
     if (net) snprintf(dir, sizeof dir, "gen-%04d", model_gen);
-    format_spec(t, net ? dir : NULL, buf, cap);
+    format_spec(t, net ? dir : NULL, rollout, buf, cap);
 }
 
-/* Opens the search player guided by model_gen's model, with the leaves in
- * force lent unless the spec names its own. A gate's players play their most
- * visited move (no move temperature: it would only add noise to the match). */
-static int open_search(Trainer *t, Player *p, int model_gen, bool tmp, bool gate) {
-    char spec[2 * RUNDIR_PATH_MAX + 32];
-    train_search_spec(t, model_gen, tmp, spec, sizeof spec - 32);
-    if (gate) strcat(spec, strchr(spec, ':') ? ",temperature=0" : ":temperature=0");
+/* Opens the search player of spec, with the leaves in force lent unless the
+ * spec names its own; the self-play player (p == &t->player) with its copies
+ * for the other threads. */
+static int open_search(Trainer *t, Player *p, const char *spec) {
     RkError err;
     int rc = train_player_open(t, p, spec, &err);
     if (rc != 0) fprintf(stderr, "rookery: rank %d: search player: %s\n", t->comm.rank, err.msg);
-    /* the self-play player's copies for the other threads */
     if (rc == 0 && p == &t->player && (rc = train_open_helper_players(t, spec)) != 0) player_close(p);
     return rc;
 }
 
-/* The model in force after generation `latest`, from its manifest (0 if it
- * names none). */
-static int read_model_in_force(Trainer *t, int latest) {
-    if (latest <= 0) return 0;
+/* Opens the two players of a match on every rank: 0, or 1 (all ranks agree;
+ * nothing left open). */
+static int open_pair(Trainer *t, Player *a, const char *spec_a, Player *b, const char *spec_b) {
+    int rc = open_search(t, a, spec_a);
+    if (rc == 0 && (rc = open_search(t, b, spec_b)) != 0) player_close(a);
+    if (agree(t, rc != 0) != 0) {
+        if (rc == 0) {
+            player_close(a);
+            player_close(b);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* Plays `pairs` of a against b (specs) into *r: 0 or 1. */
+static int play_specs(Trainer *t, const char *spec_a, const char *spec_b, uint64_t pairs, MatchResult *r) {
+    Player a, b;
+    if (open_pair(t, &a, spec_a, &b, spec_b) != 0) return 1;
+    int rc = train_play_match(t, &a, &b, pairs, r);
+    player_close(&a);
+    player_close(&b);
+    return rc;
+}
+
+/* The search's state after generation `latest`, from its manifest: the
+ * model in force (0 if it names none) and the leaf rollout plies in force
+ * (left as they are if it names none: runs from before the value check). */
+static void read_search_state(Trainer *t, int latest, int *model, int *rollout) {
+    *model = 0;
+    if (latest <= 0) return;
     char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 32];
     rundir_gen_path(t->cfg.output, latest, false, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/manifest.json", dir);
     RkError err;
     char *text = rk_read_file(path, 1 << 20, NULL, &err);
-    if (text == NULL) return 0;
+    if (text == NULL) return;
     const char *at = strstr(text, "\"model_in_force\": ");
     int g = at != NULL ? atoi(at + strlen("\"model_in_force\": ")) : 0;
+    *model = g > 0 && g <= latest ? g : 0;
+    at = strstr(text, "\"leaf_rollout\": ");
+    int r = at != NULL ? atoi(at + strlen("\"leaf_rollout\": ")) : -1;
+    if (r >= 0 && r <= 100) *rollout = r;
     free(text);
-    return g > 0 && g <= latest ? g : 0;
 }
 
 /* The anchor's spec: the loop's own player without a net ("search", playing
  * its most visited move, as in the gate), or the spec given. */
 static void anchor_spec(const Trainer *t, char *buf, size_t cap) {
-    if (strcmp(t->cfg.mcgs_anchor, "search") != 0) {
-        snprintf(buf, cap, "%s", t->cfg.mcgs_anchor);
-        return;
-    }
-    train_search_spec(t, 0, false, buf, cap - 32);
-    strcat(buf, strchr(buf, ':') ? ",temperature=0" : ":temperature=0");
+    if (strcmp(t->cfg.mcgs_anchor, "search") != 0) snprintf(buf, cap, "%s", t->cfg.mcgs_anchor);
+    else search_spec(t, 0, false, 0, true, buf, cap);
 }
 
 /* Opens the anchor on every rank: 0, or 1 (all ranks agree) with the error
  * printed by rank 0. */
 static int open_anchor(Trainer *t, Player *p) {
-    char spec[TRAIN_PATH_MAX + 32];
+    char spec[TRAIN_PATH_MAX + 256];
     anchor_spec(t, spec, sizeof spec);
     RkError err;
     int rc = train_player_open(t, p, spec, &err);
@@ -91,6 +119,20 @@ static int open_anchor(Trainer *t, Player *p) {
         if (rc == 0) player_close(p);
         return 1;
     }
+    return 0;
+}
+
+/* (Re)opens the self-play player for the model and rollout in force. */
+static int open_self_play(Trainer *t) {
+    if (t->have_player) player_close(&t->player);
+    t->have_player = false;
+    char spec[TRAIN_PATH_MAX + 256];
+    search_spec(t, t->model_in_force, false, t->leaf_rollout, false, spec, sizeof spec);
+    int rc = open_search(t, &t->player, spec);
+    t->have_player = rc == 0;
+    if (agree(t, rc != 0) != 0) return 1;
+    t->player_model = t->model_in_force;
+    t->player_rollout = t->leaf_rollout;
     return 0;
 }
 
@@ -108,60 +150,56 @@ int train_search_setup(Trainer *t, int latest) {
                             "promotes); set mcgs.net = none for a search without a net\n");
         return 2;
     }
-    int in_force = t->comm.rank == 0 ? read_model_in_force(t, latest) : 0;
+    if (t->cfg.mcgs_rollout_auto && !t->cfg.mcgs_net_auto) {
+        if (t->comm.rank == 0)
+            fprintf(stderr, "rookery: mcgs.rollout_with_net = auto needs mcgs.net = auto (the value check "
+                            "compares V with rollouts in the search guided by the promoted model)\n");
+        return 2;
+    }
+    int state[2] = {0, t->cfg.mcgs_rollout_with_net};
+    if (t->comm.rank == 0) {
+        int rollout = state[1];
+        read_search_state(t, latest, &state[0], &rollout);
+        if (t->cfg.mcgs_rollout_auto) state[1] = rollout; /* a fixed value in the config wins */
+    }
     RkError err;
-    if (comm_bcast(&t->comm, &in_force, sizeof in_force, &err) != 0) {
+    if (comm_bcast(&t->comm, state, sizeof state, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;
     }
-    t->model_in_force = in_force;
-    int rc = open_search(t, &t->player, in_force, false, false);
-    t->have_player = rc == 0;
-    if (agree(t, rc != 0) != 0) return 2;
-    t->player_model = in_force;
+    t->model_in_force = state[0];
+    t->leaf_rollout = state[1];
+    if (open_self_play(t) != 0) return 2;
     char spec[TRAIN_PATH_MAX + 256];
-    train_search_describe(t, in_force, spec, sizeof spec);
-    if (in_force > 0) SAY(t, "search: %s guided by gen-%04d/model.h5 (%s)", t->cfg.player, in_force, spec);
-    else SAY(t, "search: %s without a net (no model promoted yet)", t->cfg.player);
+    train_search_describe(t, t->model_in_force, t->leaf_rollout, spec, sizeof spec);
+    if (t->model_in_force > 0)
+        SAY(t, "search: %s guided by gen-%04d/model.h5 (%s)", t->cfg.player, t->model_in_force, spec);
+    else
+        SAY(t, "search: %s without a net (no model promoted yet)", t->cfg.player);
+    if (t->cfg.mcgs_rollout_auto)
+        SAY(t, "search: leaves with a net valued by %s (mcgs.rollout_with_net = auto:%d)",
+            t->leaf_rollout > 0 ? "rollouts until V wins its value check" : "V (it has won its value check)",
+            t->cfg.mcgs_rollout_with_net);
     return 0;
 }
 
 int train_search_begin_generation(Trainer *t) {
-    if (!t->mcgs_loop || t->player_model == t->model_in_force) return 0;
-    player_close(&t->player);
-    t->have_player = false;
-    int rc = open_search(t, &t->player, t->model_in_force, false, false);
-    t->have_player = rc == 0;
-    if (agree(t, rc != 0) != 0) return 1;
-    t->player_model = t->model_in_force;
-    return 0;
+    if (!t->mcgs_loop || (t->player_model == t->model_in_force && t->player_rollout == t->leaf_rollout)) return 0;
+    return open_self_play(t);
 }
 
 int train_search_gate(Trainer *t, int gen, GenReport *rep) {
     rep->model_in_force = t->model_in_force;
     rep->model_at_start = t->model_in_force;
+    rep->rollout_at_start = rep->rollout_in_force = t->leaf_rollout;
     if (!t->mcgs_loop || !t->cfg.mcgs_net_auto || !t->nn_trained) return 0;
     rep->gate_played = t->cfg.mcgs_gate_pairs > 0;
     if (!rep->gate_played) {
         rep->promoted = true;
     } else {
-        Player cand, cur;
-        int rc = open_search(t, &cand, gen, true, true);
-        if (rc == 0) {
-            rc = open_search(t, &cur, t->model_in_force, false, true);
-            if (rc != 0) player_close(&cand);
-        }
-        if (agree(t, rc != 0) != 0) {
-            if (rc == 0) {
-                player_close(&cand);
-                player_close(&cur);
-            }
-            return 1;
-        }
-        rc = train_play_match(t, &cand, &cur, t->cfg.mcgs_gate_pairs, &rep->gate);
-        player_close(&cand);
-        player_close(&cur);
-        if (rc != 0) return 1;
+        search_spec(t, gen, true, t->leaf_rollout, true, rep->gate_specs[0], sizeof rep->gate_specs[0]);
+        search_spec(t, t->model_in_force, false, t->leaf_rollout, true, rep->gate_specs[1], sizeof rep->gate_specs[1]);
+        if (play_specs(t, rep->gate_specs[0], rep->gate_specs[1], t->cfg.mcgs_gate_pairs, &rep->gate) != 0) return 1;
         rep->promoted = rep->gate.win_pct >= t->cfg.mcgs_gate_threshold;
     }
     int before = t->model_in_force;
@@ -180,6 +218,25 @@ int train_search_gate(Trainer *t, int gen, GenReport *rep) {
     return 0;
 }
 
+int train_search_value_check(Trainer *t, int gen, GenReport *rep) {
+    if (!t->mcgs_loop || !t->cfg.mcgs_rollout_auto || t->leaf_rollout == 0 || t->model_in_force == 0) return 0;
+    /* a model promoted this generation is still in gen-NNNN.tmp */
+    bool tmp = t->model_in_force == gen;
+    char with_v[TRAIN_PATH_MAX + 256], with_rollouts[TRAIN_PATH_MAX + 256];
+    search_spec(t, t->model_in_force, tmp, 0, true, with_v, sizeof with_v);
+    search_spec(t, t->model_in_force, tmp, t->leaf_rollout, true, with_rollouts, sizeof with_rollouts);
+    if (play_specs(t, with_v, with_rollouts, t->cfg.mcgs_value_pairs, &rep->value) != 0) return 1;
+    rep->value_played = true;
+    bool wins = rep->value.win_pct >= t->cfg.mcgs_value_threshold;
+    SAY(t, "gen %d value check: gen-%04d's model, V leaves vs %d-ply rollouts: %.1f%% +/- %.1f (%" PRIu64
+        " pairs, threshold %.1f%%): %s",
+        gen, t->model_in_force, t->leaf_rollout, rep->value.win_pct, rep->value.ci95_pct, t->cfg.mcgs_value_pairs,
+        t->cfg.mcgs_value_threshold, wins ? "V values the leaves from now on" : "rollouts stay");
+    if (wins) t->leaf_rollout = 0;
+    rep->rollout_in_force = t->leaf_rollout;
+    return 0;
+}
+
 int train_search_anchor(Trainer *t, int gen, GenReport *rep) {
     if (!t->mcgs_loop || t->cfg.mcgs_anchor_pairs == 0) return 0;
     /* without a model in force the loop's search is the default anchor itself */
@@ -188,34 +245,37 @@ int train_search_anchor(Trainer *t, int gen, GenReport *rep) {
         SAY(t, "gen %d anchor: none (no model in force: the search is the anchor itself)", gen);
         return 0;
     }
-    if (rep->gate_played && rep->promoted && rep->model_at_start == 0 && strcmp(t->cfg.mcgs_anchor, "search") == 0 &&
-        t->cfg.mcgs_anchor_pairs == t->cfg.mcgs_gate_pairs) {
+    char cur_spec[TRAIN_PATH_MAX + 256], anchor[TRAIN_PATH_MAX + 256];
+    /* a model promoted this generation is still in gen-NNNN.tmp */
+    search_spec(t, t->model_in_force, t->model_in_force == gen, t->leaf_rollout, true, cur_spec, sizeof cur_spec);
+    anchor_spec(t, anchor, sizeof anchor);
+    char who[32];
+    if (t->model_in_force > 0) snprintf(who, sizeof who, "gen-%04d's model", t->model_in_force);
+    else snprintf(who, sizeof who, "no net");
+    if (rep->gate_played && t->cfg.mcgs_anchor_pairs == t->cfg.mcgs_gate_pairs &&
+        strcmp(cur_spec, rep->gate_specs[0]) == 0 && strcmp(anchor, rep->gate_specs[1]) == 0) {
         rep->anchor = rep->gate;
-        rep->anchor_played = true;
-        SAY(t, "gen %d anchor: the search with gen-%04d's model vs search: %.1f%% +/- %.1f (%" PRIu64
+        rep->anchor_played = rep->anchor_reused = true;
+        SAY(t, "gen %d anchor: the search with %s vs %s: %.1f%% +/- %.1f (%" PRIu64
             " pairs; the gate's match, the same players and deals)",
-            gen, t->model_in_force, rep->anchor.win_pct, rep->anchor.ci95_pct, t->cfg.mcgs_anchor_pairs);
+            gen, who, t->cfg.mcgs_anchor, rep->anchor.win_pct, rep->anchor.ci95_pct, t->cfg.mcgs_anchor_pairs);
         return 0;
     }
-    Player cur, anchor;
-    /* a model promoted this generation is still in gen-NNNN.tmp */
-    int rc = open_search(t, &cur, t->model_in_force, t->model_in_force == gen, true);
+    Player cur, anchor_player;
+    int rc = open_search(t, &cur, cur_spec);
     if (agree(t, rc != 0) != 0) {
         if (rc == 0) player_close(&cur);
         return 1;
     }
-    if (open_anchor(t, &anchor) != 0) {
+    if (open_anchor(t, &anchor_player) != 0) {
         player_close(&cur);
         return 1;
     }
-    rc = train_play_match(t, &cur, &anchor, t->cfg.mcgs_anchor_pairs, &rep->anchor);
+    rc = train_play_match(t, &cur, &anchor_player, t->cfg.mcgs_anchor_pairs, &rep->anchor);
     player_close(&cur);
-    player_close(&anchor);
+    player_close(&anchor_player);
     if (rc != 0) return 1;
     rep->anchor_played = true;
-    char who[32];
-    if (t->model_in_force > 0) snprintf(who, sizeof who, "gen-%04d's model", t->model_in_force);
-    else snprintf(who, sizeof who, "no net");
     SAY(t, "gen %d anchor: the search with %s vs %s: %.1f%% +/- %.1f (%" PRIu64 " pairs)", gen, who,
         t->cfg.mcgs_anchor, rep->anchor.win_pct, rep->anchor.ci95_pct, t->cfg.mcgs_anchor_pairs);
     return 0;

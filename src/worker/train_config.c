@@ -76,7 +76,9 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "gate_pairs = 20\n"
     "gate_threshold = 50\n"
     "anchor_pairs = 0\n"
-    "anchor = search\n";
+    "anchor = search\n"
+    "value_check_pairs = 20\n"
+    "value_check_threshold = 50\n";
 
 void train_config_defaults(TrainConfig *c) {
     memset(c, 0, sizeof *c);
@@ -283,7 +285,11 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
         else if (strcmp(v, "none") == 0) c->mcgs_net_auto = false;
         else return -1;
     } else if (IS("mcgs", "rollout_with_net")) {
-        if (parse_u64(v, 0, 100, &x) != 0) return -1;
+        /* N, or auto (2-ply rollouts) / auto:N (N-ply) until V wins the value check */
+        bool automatic = strncmp(v, "auto", 4) == 0 && (v[4] == '\0' || v[4] == ':');
+        if (automatic && v[4] == '\0') x = 2;
+        else if (parse_u64(automatic ? v + 5 : v, automatic ? 1 : 0, 100, &x) != 0) return -1;
+        c->mcgs_rollout_auto = automatic;
         c->mcgs_rollout_with_net = (int)x;
     } else if (IS("mcgs", "candidates_with_net")) {
         if (strcmp(v, "prior") != 0 && strcmp(v, "equity") != 0 && strcmp(v, "mix") != 0) return -1;
@@ -300,6 +306,11 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
     } else if (IS("mcgs", "anchor_pairs")) {
         if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
         c->mcgs_anchor_pairs = x;
+    } else if (IS("mcgs", "value_check_pairs")) {
+        if (parse_u64(v, 1, UINT64_C(1) << 32, &x) != 0) return -1;
+        c->mcgs_value_pairs = x;
+    } else if (IS("mcgs", "value_check_threshold")) {
+        if (parse_double(v, 0.0, 101.0, &c->mcgs_value_threshold) != 0) return -1;
     } else if (IS("mcgs", "anchor")) {
         /* the spec itself is opened (and its files loaded) by rookery train */
         bool named = strcmp(v, "search") == 0 || strcmp(v, "static") == 0;
@@ -433,6 +444,9 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
     format_prior(pv, sizeof pv, c->spv_prior_var);
     char temp[40], lr[40], wd[40], gate[40];
     format_double(gate, sizeof gate, c->mcgs_gate_threshold);
+    char value_thr[32], rollout[32];
+    format_double(value_thr, sizeof value_thr, c->mcgs_value_threshold);
+    snprintf(rollout, sizeof rollout, "%s%d", c->mcgs_rollout_auto ? "auto:" : "", c->mcgs_rollout_with_net);
     format_double(temp, sizeof temp, c->nn_temperature);
     format_double(lr, sizeof lr, c->nn_lr);
     format_double(wd, sizeof wd, c->nn_weight_decay);
@@ -453,8 +467,9 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      "[nn]\nshards = %s\npolicy_temperature = %s\npolicy_top = %d\nshard_samples = %" PRIu64
                      "\ntrain = %s\nwindow = %d\nsteps = %" PRId64 "\nbatch = %d\ngrad_chunks = %d\nlr = %s\n"
                      "weight_decay = %s\nheldout_every = %d\neval_positions = %" PRIu64 "\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\n\n"
-                     "[mcgs]\nnet = %s\nrollout_with_net = %d\ncandidates_with_net = %s\nhidden_with_net = %s\ngate_pairs = %" PRIu64
-                     "\ngate_threshold = %s\nanchor_pairs = %" PRIu64 "\nanchor = %s\n",
+                     "[mcgs]\nnet = %s\nrollout_with_net = %s\ncandidates_with_net = %s\nhidden_with_net = %s\ngate_pairs = %" PRIu64
+                     "\ngate_threshold = %s\nanchor_pairs = %" PRIu64 "\nanchor = %s\nvalue_check_pairs = %" PRIu64
+                     "\nvalue_check_threshold = %s\n",
                      c->seed, c->generations, c->games_per_generation, c->output, c->player, c->progress_seconds, c->threads,
                      c->lexicon,
                      c->ld, c->layout, c->initial_leaves, sched, c->max_forced_games, shrink, c->match_pairs,
@@ -464,8 +479,8 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      c->nn_window, c->nn_steps, c->nn_batch, c->nn_chunks, lr, wd, c->nn_heldout_every,
                      c->nn_eval_positions, c->nn_arch.channels,
                      c->nn_arch.blocks, c->nn_arch.embed, c->nn_arch.head_hidden, c->nn_arch.h_tiles,
-                     c->mcgs_net_auto ? "auto" : "none", c->mcgs_rollout_with_net, c->mcgs_candidates_with_net,
+                     c->mcgs_net_auto ? "auto" : "none", rollout, c->mcgs_candidates_with_net,
                      c->mcgs_hidden_net ? "net" : "uniform", c->mcgs_gate_pairs, gate,
-                     c->mcgs_anchor_pairs, c->mcgs_anchor);
+                     c->mcgs_anchor_pairs, c->mcgs_anchor, c->mcgs_value_pairs, value_thr);
     return n > 0 && (size_t)n < cap ? n : -1;
 }

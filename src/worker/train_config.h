@@ -88,7 +88,9 @@
  *   mcgs.net                  auto     auto | none: the search is guided by the promoted model
  *                                      (none before a generation has promoted one: then it
  *                                      searches without a net, with its own rollouts)
- *   mcgs.rollout_with_net     0        leaf rollout plies once a net guides (0 = V values leaves)
+ *   mcgs.rollout_with_net     0        leaf rollout plies once a net guides (0 = V values leaves);
+ *                                      auto or auto:N: 2 (N) plies until V wins the value check,
+ *                                      then V (docs/mcgs.md)
  *   mcgs.candidates_with_net  prior    prior | equity | mix: a node's candidates once a net
  *                                      guides (docs/mcgs.md: P's top K, static equity's with P
  *                                      as prior, or half of each)
@@ -103,6 +105,12 @@
  *                                      absolute curve that the gate's relative results are not
  *   mcgs.anchor               search   the anchor: "search" (the loop's player without a net)
  *                                      or any player spec (static, sim:..., mcgs:...)
+ *   mcgs.value_check_pairs    20       with rollout_with_net = auto: each generation while
+ *                                      rollouts value the leaves, game pairs of the search with
+ *                                      the model in force and V leaves against the same search
+ *                                      with rollouts
+ *   mcgs.value_check_threshold 50      V replaces the rollouts (for good) if its win share (%)
+ *                                      is at least this (0..101)
  */
 #ifndef ROOKERY_TRAIN_CONFIG_H
 #define ROOKERY_TRAIN_CONFIG_H
@@ -151,6 +159,9 @@ typedef struct TrainConfig {
     NnArch nn_arch;
     bool mcgs_net_auto, mcgs_hidden_net;
     int mcgs_rollout_with_net;
+    bool mcgs_rollout_auto;            /* rollout_with_net = auto[:N] */
+    uint64_t mcgs_value_pairs;
+    double mcgs_value_threshold;
     char mcgs_candidates_with_net[16]; /* prior | equity | mix */
     uint64_t mcgs_gate_pairs;
     double mcgs_gate_threshold;

@@ -33,8 +33,10 @@ for np in 1 3; do
 done
 same_files "$work/np1" "$work/np2" 0001 0002
 same_files "$work/np1" "$work/np3" 0001 0002
+search_block() { sed -n '/"search": {/,/"anchor": {/p' "$1"; }
+grep -q '"gate": {"pairs": 2,' "$work/np2/gen-0002/manifest.json" || fail "gen 2 manifest: gate"
 for np in 1 3; do
-  [ "$(grep '"search"' "$work/np$np/gen-0002/manifest.json")" = "$(grep '"search"' "$work/np2/gen-0002/manifest.json")" ] \
+  [ "$(search_block "$work/np$np/gen-0002/manifest.json")" = "$(search_block "$work/np2/gen-0002/manifest.json")" ] \
     || fail "the gate result differs at np $np"
 done
 # the P targets are visit distributions: probabilities in multiples of 1/visits' share of some count
@@ -72,10 +74,40 @@ awk '$1 == 3 {print $NF}' "$work/report.txt" | grep -Eqx '[0-9]+\.[0-9]+' \
 mpirun_np 1 "$bin" train --run "$work/same" "${args[@]}" --set run.generations=1 --set mcgs.gate_threshold=0 \
   --set mcgs.anchor_pairs=2 > "$work/same.log" 2>&1 || { cat "$work/same.log"; fail "train with anchor_pairs = gate_pairs"; }
 grep -q "gen 1 anchor: .*(2 pairs; the gate's match" "$work/same.log" || { cat "$work/same.log"; fail "anchor = gate"; }
+grep -q '"gate_match": true' "$work/same/gen-0001/manifest.json" || fail "the manifest should say the anchor is the gate's match"
 gate=$(grep -o '"gate": {"pairs": 2, "win_pct": [0-9.]*, "ci95_pct": [0-9.]*' "$work/same/gen-0001/manifest.json" | cut -d, -f2-3)
 anchor=$(grep -o '"anchor": {"player": "search", "pairs": 2, "win_pct": [0-9.]*, "ci95_pct": [0-9.]*' \
   "$work/same/gen-0001/manifest.json" | cut -d, -f3-4)
 [ -n "$gate" ] && [ "$gate" = "$anchor" ] || fail "the anchor should carry the gate's result ('$gate' vs '$anchor')"
+# rollout_with_net = auto: rollouts value the leaves until V wins its value check (V leaves against
+# rollouts, both with the model in force). Threshold 0: V wins at once, from gen 2 on, and a resumed
+# run keeps it (the manifest's leaf_rollout); the anchor, V against the search without a net, is
+# then not the gate's match (rollouts against it), though as many pairs.
+auto=(--set mcgs.rollout_with_net=auto --set mcgs.value_check_pairs=2 --set mcgs.anchor_pairs=2)
+mpirun_np 2 "$bin" train --run "$work/auto" "${args[@]}" "${auto[@]}" --set run.generations=1 --set mcgs.gate_threshold=0 \
+  --set mcgs.value_check_threshold=0 > "$work/auto.log" 2>&1 || { cat "$work/auto.log"; fail "train with rollout_with_net = auto"; }
+grep -q "gen 1 value check: gen-0001's model, V leaves vs 2-ply rollouts: .*(2 pairs, threshold 0.0%): V values the leaves" \
+  "$work/auto.log" || { cat "$work/auto.log"; fail "gen 1 value check"; }
+grep -q '"leaf_rollout": 0,' "$work/auto/gen-0001/manifest.json" || fail "V should be in force after gen 1"
+grep -q '"value_check": {"pairs": 2,' "$work/auto/gen-0001/manifest.json" || fail "gen 1 manifest: value check"
+grep -q '"gate_match": false' "$work/auto/gen-0001/manifest.json" || fail "the anchor with V is not the gate's match"
+grep -q "gen 1 anchor: .*(2 pairs)$" "$work/auto.log" || { cat "$work/auto.log"; fail "gen 1 anchor should be played"; }
+mpirun_np 2 "$bin" train --run "$work/auto" --set run.generations=2 > "$work/auto2.log" 2>&1 \
+  || { cat "$work/auto2.log"; fail "resume with rollout_with_net = auto"; }
+grep -q "leaves with a net valued by V" "$work/auto2.log" || { cat "$work/auto2.log"; fail "the resumed run should keep V"; }
+grep -q '"self_play": "mcgs:visits=12,candidates=5,net=gen-0001/model.h5,rollout=0,' "$work/auto/gen-0002/manifest.json" \
+  || fail "gen 2's self-play should value leaves by V"
+grep -q '"value_check": {"pairs": 0,' "$work/auto/gen-0002/manifest.json" || fail "no value check once V is in force"
+# threshold 101: the rollouts stay (auto:1: 1-ply), and the manifest says so
+mpirun_np 1 "$bin" train --run "$work/stay" "${args[@]}" "${auto[@]}" --set mcgs.rollout_with_net=auto:1 \
+  --set run.generations=1 --set mcgs.gate_threshold=0 --set mcgs.value_check_threshold=101 > "$work/stay.log" 2>&1 \
+  || { cat "$work/stay.log"; fail "train with rollout_with_net = auto:1"; }
+grep -q "gen 1 value check: .*V leaves vs 1-ply rollouts: .*rollouts stay" "$work/stay.log" || { cat "$work/stay.log"; fail "value check at 101"; }
+grep -q '"leaf_rollout": 1,' "$work/stay/gen-0001/manifest.json" || fail "1-ply rollouts should stay in force"
+# the value check needs a net to compare
+if mpirun_np 1 "$bin" train --run "$work/bad3" "${args[@]}" --set mcgs.rollout_with_net=auto --set mcgs.net=none \
+  > "$work/bad3.log" 2>&1; then fail "rollout_with_net = auto without a net should be refused"; fi
+grep -q "mcgs.rollout_with_net = auto needs mcgs.net = auto" "$work/bad3.log" || { cat "$work/bad3.log"; fail "auto without a net"; }
 # a bad anchor fails at the start, with one line naming it; an anchor needs the search's loop
 if mpirun_np 1 "$bin" train --run "$work/bad" "${args[@]}" --set mcgs.anchor=mcgs:visits=0 > "$work/bad.log" 2>&1; then
   fail "a zero-visit anchor should be refused"

@@ -164,8 +164,46 @@ static void test_spv_priors(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "spv.prior_mean"));
 }
 
+/* mcgs.rollout_with_net: a number, auto (2 plies until V wins its value
+ * check) or auto:N; the value check's size and threshold; all written back. */
+static void test_rollout_auto(void) {
+    TrainConfig c, d;
+    RkError err;
+    char buf[8192];
+    train_config_defaults(&c);
+    CU_ASSERT_FALSE(c.mcgs_rollout_auto);
+    CU_ASSERT_EQUAL(c.mcgs_rollout_with_net, 0);
+    CU_ASSERT_EQUAL(c.mcgs_value_pairs, 20);
+    CU_ASSERT_EQUAL(c.mcgs_value_threshold, 50.0);
+    CU_ASSERT_EQUAL(train_config_set(&c, "mcgs.rollout_with_net", "auto", &err), 0);
+    CU_ASSERT_TRUE(c.mcgs_rollout_auto);
+    CU_ASSERT_EQUAL(c.mcgs_rollout_with_net, 2);
+    CU_ASSERT_EQUAL(train_config_set(&c, "mcgs.rollout_with_net", "3", &err), 0);
+    CU_ASSERT_FALSE(c.mcgs_rollout_auto);
+    CU_ASSERT_EQUAL(c.mcgs_rollout_with_net, 3);
+    const char *bad[] = {"auto:0", "auto:", "autox", "auto:101", "auto:-1", "-2", "x"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CU_ASSERT_EQUAL(train_config_set(&c, "mcgs.rollout_with_net", bad[i], &err), -1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "mcgs.rollout_with_net"));
+    }
+    CU_ASSERT_EQUAL(train_config_set(&c, "mcgs.value_check_pairs", "0", &err), -1);
+    CU_ASSERT_EQUAL(train_config_set(&c, "mcgs.value_check_threshold", "102", &err), -1);
+    CU_ASSERT_EQUAL(train_config_set(&c, "mcgs.rollout_with_net", "auto:4", &err), 0);
+    CU_ASSERT_EQUAL(train_config_set(&c, "mcgs.value_check_pairs", "77", &err), 0);
+    CU_ASSERT_EQUAL(train_config_set(&c, "mcgs.value_check_threshold", "52.5", &err), 0);
+    CU_ASSERT_FATAL(train_config_write(&c, buf, sizeof buf) > 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "rollout_with_net = auto:4\n"));
+    train_config_defaults(&d);
+    CU_ASSERT_EQUAL_FATAL(train_config_parse(&d, buf, "written", &err), 0);
+    CU_ASSERT_TRUE(d.mcgs_rollout_auto);
+    CU_ASSERT_EQUAL(d.mcgs_rollout_with_net, 4);
+    CU_ASSERT_EQUAL(d.mcgs_value_pairs, 77);
+    CU_ASSERT_EQUAL(d.mcgs_value_threshold, 52.5);
+}
+
 int main(void) {
     CU_TestInfo tests[] = {
+        {"mcgs.rollout_with_net auto, the value check: values, written back", test_rollout_auto},
         {"defaults", test_defaults},
         {"parse, override, write", test_parse_and_override},
         {"errors name file, line and key", test_errors},
