@@ -51,8 +51,11 @@ expect_exit 2 "nope.klv2" "$bin" match --a static:leaves=/nope.klv2 --b static -
   --set run.generations=1 --set match.pairs=0 > "$work/log2" 2>&1 || { cat "$work/log2"; fail "jobs/example.ini does not load"; }
 "$bin" train --config "$jobs/mcgs.ini" --run "$work/r3" "${tiny_nn[@]}" --set run.games_per_generation=4 \
   --set run.player=mcgs:visits=4,candidates=3 --set run.generations=1 --set match.pairs=0 --set spv.heldout_games=0 \
-  --set mcgs.gate_pairs=1 > "$work/log3" 2>&1 || { cat "$work/log3"; fail "jobs/mcgs.ini does not load"; }
+  --set mcgs.gate_pairs=1 --set mcgs.anchor_pairs=1 --set mcgs.value_check_pairs=1 > "$work/log3" 2>&1 \
+  || { cat "$work/log3"; fail "jobs/mcgs.ini does not load"; }
 grep '"model_in_force"' >/dev/null "$work/r3/gen-0001/manifest.json" || fail "jobs/mcgs.ini run without a search manifest"
+grep -q "leaves with a net valued by rollouts until V wins its value check (mcgs.rollout_with_net = auto:2)" "$work/log3" \
+  || { cat "$work/log3"; fail "jobs/mcgs.ini should value leaves by rollouts until V wins"; }
 "$bin" train --run "$work/r1" "${tiny_nn[@]}" --set run.generations=1 | grep "nothing to do" >/dev/null || fail "rerun of a finished run"
 # a malformed LATEST is reported, not overwritten
 echo garbage > "$work/r1/LATEST"
