@@ -11,7 +11,7 @@
 #include "commands.h"
 #include "core/textfile.h"
 
-#define MAX_COLS 64
+#define MAX_COLS 128
 
 static void usage(FILE *out) {
     fprintf(out,
@@ -71,9 +71,10 @@ int cmd_report(int argc, char **argv) {
     const char *want[] = {"generation",     "games",        "games_per_s",   "wall_s",
                           "mean_best_equity", "leave_change_rms", "racks_observed", "forced_games",
                           "match_win_pct",  "nn_loss_last", "nn_p_top1",     "gate_pairs",
-                          "gate_win_pct",   "model_in_force", "anchor_pairs",  "anchor_win_pct"};
+                          "gate_win_pct",   "model_in_force", "anchor_pairs",  "anchor_win_pct",
+                          "value_check_pairs", "value_check_win_pct", "leaf_rollout"};
     const int nwant = (int)(sizeof want / sizeof want[0]);
-    int idx[16];
+    int idx[19];
     for (int i = 0; i < nwant; i++) {
         idx[i] = column(names, ncols, want[i]);
         if (idx[i] < 0 && i < 6) {
@@ -90,6 +91,9 @@ int cmd_report(int argc, char **argv) {
     bool anchored = search && idx[14] >= 0 && idx[15] >= 0;
     if (search) printf(" %8s %8s", "gate %", "in force");
     if (anchored) printf(" %8s", "anchor %");
+    /* the value check (later runs, rollout_with_net = auto): V leaves vs rollouts, and the leaves' valuer after */
+    bool valued = search && idx[16] >= 0 && idx[17] >= 0 && idx[18] >= 0;
+    if (valued) printf(" %8s %6s", "V chk %", "leaves");
     printf("\n");
     int rows = 0, gates = 0, anchors = 0, trained = column(names, ncols, "nn_trained");
     for (char *line = strtok_r(NULL, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -119,6 +123,14 @@ int cmd_report(int argc, char **argv) {
             bool played = strcmp(f[idx[14]], "0") != 0;
             anchors += played;
             printf(" %8s", played ? f[idx[15]] : "-");
+        }
+        if (valued) {
+            bool checked = idx[16] < n && strcmp(f[idx[16]], "0") != 0;
+            /* V, or R and the rollout plies; "-" in rows from before the column */
+            char leaves[16] = "-";
+            if (idx[18] < n) snprintf(leaves, sizeof leaves, "%s", strcmp(f[idx[18]], "0") == 0 ? "V" : "R");
+            if (idx[18] < n && leaves[0] == 'R') snprintf(leaves + 1, sizeof leaves - 1, "%.8s", f[idx[18]]);
+            printf(" %8s %6s", checked ? f[idx[17]] : "-", leaves);
         }
         printf("\n");
         rows++;

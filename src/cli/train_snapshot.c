@@ -52,7 +52,7 @@ static const char METRICS_HEADER[] =
     "nn_trained,nn_steps,nn_train_samples,nn_samples_per_s,nn_loss_first,nn_loss_last,nn_value_loss,nn_policy_loss,"
     "nn_hidden_loss,nn_heldout_positions,nn_p_top1,nn_brier,nn_brier_base,nn_spread_rmse,nn_spread_rmse_base,"
     "nn_h_nll,nn_h_nll_uniform,gate_pairs,gate_win_pct,gate_ci95_pct,promoted,model_in_force,anchor_pairs,anchor_win_pct,"
-    "anchor_ci95_pct";
+    "anchor_ci95_pct,value_check_pairs,value_check_win_pct,value_check_ci95_pct,leaf_rollout";
 
 
 
@@ -117,10 +117,10 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
     nn_report_text(t, nn_json, sizeof nn_json, nn_row, sizeof nn_row);
     uint64_t gate_pairs = rep->gate_played ? t->cfg.mcgs_gate_pairs : 0;
     uint64_t anchor_pairs = rep->anchor_played ? t->cfg.mcgs_anchor_pairs : 0;
+    uint64_t value_pairs = rep->value_played ? t->cfg.mcgs_value_pairs : 0;
     char self_play[TRAIN_PATH_MAX + 256];
     if (t->mcgs_loop) {
         train_search_describe(t, rep->model_at_start, rep->rollout_at_start, self_play, sizeof self_play);
-        uint64_t value_pairs = rep->value_played ? t->cfg.mcgs_value_pairs : 0;
         snprintf(search_json, sizeof search_json,
                  "  \"search\": {\"player\": \"%s\", \"self_play\": \"%s\", \"model_in_force\": %d, "
                  "\"leaf_rollout\": %d,\n"
@@ -165,7 +165,7 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
     snprintf(row, sizeof row,
              "%d,%" PRId64 ",%" PRId64 ",%d,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.3f,%" PRIu64 ",%.4f,%.5f,%" PRId64
              ",%" PRId64 ",%" PRIu64 ",%.2f,%.2f,%d,%d,%u,%.5f,%" PRId64 ",%.4f,%.4f,%" PRIu64 ",%.2f,%.2f,%" PRIu64
-             ",%s,%" PRIu64 ",%.2f,%.2f,%d,%d,%" PRIu64 ",%.2f,%.2f\n",
+             ",%s,%" PRIu64 ",%.2f,%.2f,%d,%d,%" PRIu64 ",%.2f,%.2f,%" PRIu64 ",%.2f,%.2f,%d\n",
              gen,
              tot->games, tot->turns, t->comm.size, tm->play > 0 ? games / tm->play : 0.0, tm->wall, tm->play,
              tm->reduce, tm->derive, tm->write, mean_eq, games > 0 ? (double)tot->score_sum / (2.0 * games) : 0.0,
@@ -174,7 +174,9 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
              rep->leaves_trained, rep->spv_trained, rep->spv_info.cells_observed, rep->spv_info.mean_abs,
              rep->heldout.moves, var0, var1, rep->spv_match_pairs, rep->spv_match.win_pct, rep->spv_match.ci95_pct,
              t->shard_files.samples, nn_row, gate_pairs, rep->gate.win_pct, rep->gate.ci95_pct, rep->promoted,
-             rep->model_in_force, anchor_pairs, rep->anchor.win_pct, rep->anchor.ci95_pct);
+             rep->model_in_force, anchor_pairs, rep->anchor.win_pct, rep->anchor.ci95_pct,
+             value_pairs, rep->value.win_pct, rep->value.ci95_pct,
+             rep->rollout_in_force);
     return rundir_commit_generation(run, gen, manifest, METRICS_HEADER, row, err);
 }
 

@@ -62,12 +62,12 @@ grep -q "search: mcgs:visits=12,candidates=5 guided by gen-0002/model.h5 (.*net=
   || { cat "$work/resume.log"; fail "the resumed run should search with gen-0002's model"; }
 grep -q "gen 3 gate: .*not promoted" "$work/resume.log" || { cat "$work/resume.log"; fail "gen 3 gate"; }
 grep -q '"model_in_force": 2' "$work/np2/gen-0003/manifest.json" || fail "gen 2's model should stay in force"
-# rookery report shows the gate's curve and the model in force
+# rookery report shows the gate's curve and the model in force (then the anchor, the value check and the leaves)
 "$bin" report "$work/np2" --png "$work/r.png" > "$work/report.txt" 2>&1 || true
 grep -q "gate %" "$work/report.txt" || { cat "$work/report.txt"; fail "report without the gate column"; }
 grep -q "anchor %" "$work/report.txt" || { cat "$work/report.txt"; fail "report without the anchor column"; }
-awk '$1 == 3 {print $(NF-1)}' "$work/report.txt" | grep -qx 2 || { cat "$work/report.txt"; fail "report: gen 3 should keep model 2"; }
-awk '$1 == 3 {print $NF}' "$work/report.txt" | grep -Eqx '[0-9]+\.[0-9]+' \
+awk '$1 == 3 {print $(NF-3)}' "$work/report.txt" | grep -qx 2 || { cat "$work/report.txt"; fail "report: gen 3 should keep model 2"; }
+awk '$1 == 3 {print $(NF-2)}' "$work/report.txt" | grep -Eqx '[0-9]+\.[0-9]+' \
   || { cat "$work/report.txt"; fail "report: gen 3 should have an anchor result"; }
 # the first promotion against the search without a net, with as many anchor pairs as gate pairs:
 # the gate's match is the anchor's (same players, same deals), reported once and not replayed
@@ -104,6 +104,13 @@ mpirun_np 1 "$bin" train --run "$work/stay" "${args[@]}" "${auto[@]}" --set mcgs
   || { cat "$work/stay.log"; fail "train with rollout_with_net = auto:1"; }
 grep -q "gen 1 value check: .*V leaves vs 1-ply rollouts: .*rollouts stay" "$work/stay.log" || { cat "$work/stay.log"; fail "value check at 101"; }
 grep -q '"leaf_rollout": 1,' "$work/stay/gen-0001/manifest.json" || fail "1-ply rollouts should stay in force"
+# rookery report: the value check's win % and the leaves' valuer after each generation
+"$bin" report "$work/auto" --png "$work/ra.png" > "$work/ra.txt" 2>&1 || true
+"$bin" report "$work/stay" --png "$work/rs.png" > "$work/rs.txt" 2>&1 || true
+grep -q "V chk %" "$work/ra.txt" || { cat "$work/ra.txt"; fail "report without the value check column"; }
+awk '$1 == 1 {print $(NF-1), $NF}' "$work/ra.txt" | grep -Eqx '[0-9]+\.[0-9]+ V' || { cat "$work/ra.txt"; fail "report: gen 1 checked, V after"; }
+awk '$1 == 2 {print $(NF-1), $NF}' "$work/ra.txt" | grep -qx -- '- V' || { cat "$work/ra.txt"; fail "report: gen 2 not checked, V"; }
+awk '$1 == 1 {print $NF}' "$work/rs.txt" | grep -qx R1 || { cat "$work/rs.txt"; fail "report: 1-ply rollouts stay"; }
 # the value check needs a net to compare
 if mpirun_np 1 "$bin" train --run "$work/bad3" "${args[@]}" --set mcgs.rollout_with_net=auto --set mcgs.net=none \
   > "$work/bad3.log" 2>&1; then fail "rollout_with_net = auto without a net should be refused"; fi
