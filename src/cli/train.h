@@ -169,8 +169,8 @@ int train_search_gate(Trainer *t, int gen, GenReport *rep);
  * to the run (gen-NNNN/model.h5), so the same on every rank count and after
  * the run is moved. */
 void train_search_describe(const Trainer *t, int model_gen, int rollout, char *buf, size_t cap);
-/* After the gate, with mcgs.rollout_with_net = auto while rollouts value the
- * leaves and a model is in force: the value check (mcgs.value_check_pairs,
+/* After a gate that promoted a model, with mcgs.rollout_with_net = auto
+ * while rollouts value the leaves: the value check (mcgs.value_check_pairs,
  * mcgs.value_check_threshold). If V wins, it values the leaves from the next
  * generation on, for good. */
 int train_search_value_check(Trainer *t, int gen, GenReport *rep);

@@ -219,7 +219,9 @@ int train_search_gate(Trainer *t, int gen, GenReport *rep) {
 }
 
 int train_search_value_check(Trainer *t, int gen, GenReport *rep) {
-    if (!t->mcgs_loop || !t->cfg.mcgs_rollout_auto || t->leaf_rollout == 0 || t->model_in_force == 0) return 0;
+    /* once per model: the check's pairs are the same deals every generation, so a model
+     * already checked would replay the same games */
+    if (!t->mcgs_loop || !t->cfg.mcgs_rollout_auto || t->leaf_rollout == 0 || !rep->promoted) return 0;
     /* a model promoted this generation is still in gen-NNNN.tmp */
     bool tmp = t->model_in_force == gen;
     char with_v[TRAIN_PATH_MAX + 256], with_rollouts[TRAIN_PATH_MAX + 256];

@@ -105,9 +105,9 @@
  *                                      absolute curve that the gate's relative results are not
  *   mcgs.anchor               search   the anchor: "search" (the loop's player without a net)
  *                                      or any player spec (static, sim:..., mcgs:...)
- *   mcgs.value_check_pairs    20       with rollout_with_net = auto: each generation while
- *                                      rollouts value the leaves, game pairs of the search with
- *                                      the model in force and V leaves against the same search
+ *   mcgs.value_check_pairs    20       with rollout_with_net = auto: each time a model is
+ *                                      promoted while rollouts value the leaves, game pairs of
+ *                                      the search with it and V leaves against the same search
  *                                      with rollouts
  *   mcgs.value_check_threshold 50      V replaces the rollouts (for good) if its win share (%)
  *                                      is at least this (0..101)

@@ -96,6 +96,14 @@ mpirun_np 1 "$bin" train --run "$work/stay" "${args[@]}" "${auto[@]}" --set mcgs
   || { cat "$work/stay.log"; fail "train with rollout_with_net = auto:1"; }
 grep -q "gen 1 value check: .*V leaves vs 1-ply rollouts: .*rollouts stay" "$work/stay.log" || { cat "$work/stay.log"; fail "value check at 101"; }
 grep -q '"leaf_rollout": 1,' "$work/stay/gen-0001/manifest.json" || fail "1-ply rollouts should stay in force"
+# a generation that promotes no model plays no value check (its model was checked)
+mpirun_np 1 "$bin" train --run "$work/stay" --set run.generations=2 --set mcgs.gate_threshold=101 > "$work/stay2.log" 2>&1 \
+  || { cat "$work/stay2.log"; fail "resume of the 1-ply run"; }
+grep -q "gen 2 gate: .*not promoted" "$work/stay2.log" || { cat "$work/stay2.log"; fail "stay: gen 2 gate"; }
+if grep -q "gen 2 value check" "$work/stay2.log"; then fail "a value check without a new model"; fi
+grep -q '"value_check": {"pairs": 0,' "$work/stay/gen-0002/manifest.json" || fail "stay: gen 2 manifest: no value check"
+grep -q '"self_play": "mcgs:visits=12,candidates=5,net=gen-0001/model.h5,rollout=1,' "$work/stay/gen-0002/manifest.json" \
+  || fail "stay: gen 2's self-play should value leaves by 1-ply rollouts"
 # and the anchor is the gate's match: both the search with the new model (1-ply rollouts) against
 # the search without a net, as many pairs, the same deals; reported once and not replayed
 grep -q "gen 1 anchor: .*(2 pairs; the gate's match" "$work/stay.log" || { cat "$work/stay.log"; fail "anchor = gate"; }
