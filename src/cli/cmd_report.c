@@ -74,7 +74,8 @@ int cmd_report(int argc, char **argv) {
                           "gate_win_pct",   "model_in_force", "anchor_pairs",  "anchor_win_pct",
                           "value_check_pairs", "value_check_win_pct", "leaf_rollout"};
     const int nwant = (int)(sizeof want / sizeof want[0]);
-    int idx[19];
+    _Static_assert(sizeof want / sizeof want[0] == 19, "idx[] is read up to idx[18] below");
+    int idx[sizeof want / sizeof want[0]];
     for (int i = 0; i < nwant; i++) {
         idx[i] = column(names, ncols, want[i]);
         if (idx[i] < 0 && i < 6) {

@@ -24,6 +24,10 @@
 
 /* The own state of self-play thread j >= 1 (run.threads; thread 0 uses
  * the Trainer's game, res, player and recorder): worker/generation.h. */
+/* A player spec the loop builds: run.player, a run path and the loop's options
+ * (format_spec in train_search.c), never truncated. */
+#define TRAIN_SPEC_MAX (2 * TRAIN_PATH_MAX + 256)
+
 typedef struct TrainHelper {
     Game game;
     GameResiduals res;
@@ -63,6 +67,8 @@ typedef struct Trainer {
     int leaf_rollout;     /* rollout plies valuing leaves once a net guides (0: V); with
                            * mcgs.rollout_with_net = auto, 0 once V has won its value check */
     int player_rollout;   /* the one t->player was opened with */
+    bool value_won;       /* V has won a value check (kept in every manifest, whatever the mode) */
+    int value_checked;    /* the last model the value check played (0: none) */
     /* training samples (nn.shards): this rank's, and the files rank 0 wrote */
     ShardSet samples;
     SampleRecorder recorder;
@@ -119,7 +125,7 @@ typedef struct GenReport {
     int model_at_start;      /* the model in force as the generation began: its self-play's guide and the
                               * gate's opponent (0: the search without a net) */
     int model_in_force;      /* after this generation (0: none) */
-    char gate_specs[2][TRAIN_PATH_MAX + 256]; /* the gate's players, as opened */
+    char gate_specs[2][TRAIN_SPEC_MAX]; /* the gate's players, as opened */
     /* the value check (mcgs.rollout_with_net = auto): the search with the model in force and
      * V leaves against the same with rollouts; V replaces them if it wins its share */
     int rollout_at_start;    /* the leaf rollout plies of this generation's self-play */
@@ -169,10 +175,10 @@ int train_search_gate(Trainer *t, int gen, GenReport *rep);
  * to the run (gen-NNNN/model.h5), so the same on every rank count and after
  * the run is moved. */
 void train_search_describe(const Trainer *t, int model_gen, int rollout, char *buf, size_t cap);
-/* After a gate that promoted a model, with mcgs.rollout_with_net = auto
- * while rollouts value the leaves: the value check (mcgs.value_check_pairs,
- * mcgs.value_check_threshold). If V wins, it values the leaves from the next
- * generation on, for good. */
+/* After the gate, with mcgs.rollout_with_net = auto while rollouts value the
+ * leaves and a model not yet checked is in force: the value check
+ * (mcgs.value_check_pairs, mcgs.value_check_threshold). If V wins, it values
+ * the leaves from the next generation on, for good. */
 int train_search_value_check(Trainer *t, int gen, GenReport *rep);
 /* After the value check: the search with the model in force against the
  * anchor (mcgs.anchor_pairs; skipped while the default anchor is the search

@@ -79,11 +79,23 @@ static int play_specs(Trainer *t, const char *spec_a, const char *spec_b, uint64
     return rc;
 }
 
+/* Reads the int (or true/false) after `"key": ` in a manifest's text; def if absent. */
+static int manifest_int(const char *text, const char *key, int def) {
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *at = strstr(text, pat);
+    if (at == NULL) return def;
+    at += strlen(pat);
+    if (strncmp(at, "true", 4) == 0) return 1;
+    if (strncmp(at, "false", 5) == 0) return 0;
+    return atoi(at);
+}
+
 /* The search's state after generation `latest`, from its manifest: the
- * model in force (0 if it names none) and the leaf rollout plies in force
- * (left as they are if it names none: runs from before the value check). */
-static void read_search_state(Trainer *t, int latest, int *model, int *rollout) {
-    *model = 0;
+ * model in force, whether V has won a value check, and the last model
+ * checked (all 0 when absent: a new run, or one from before the check). */
+static void read_search_state(Trainer *t, int latest, int state[3]) {
+    state[0] = state[1] = state[2] = 0;
     if (latest <= 0) return;
     char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 32];
     rundir_gen_path(t->cfg.output, latest, false, dir, sizeof dir);
@@ -91,13 +103,16 @@ static void read_search_state(Trainer *t, int latest, int *model, int *rollout) 
     RkError err;
     char *text = rk_read_file(path, 1 << 20, NULL, &err);
     if (text == NULL) return;
-    const char *at = strstr(text, "\"model_in_force\": ");
-    int g = at != NULL ? atoi(at + strlen("\"model_in_force\": ")) : 0;
-    *model = g > 0 && g <= latest ? g : 0;
-    at = strstr(text, "\"leaf_rollout\": ");
-    int r = at != NULL ? atoi(at + strlen("\"leaf_rollout\": ")) : -1;
-    if (r >= 0 && r <= 100) *rollout = r;
+    int model = manifest_int(text, "model_in_force", 0), checked = manifest_int(text, "value_checked_model", 0);
+    state[0] = model > 0 && model <= latest ? model : 0;
+    state[1] = manifest_int(text, "value_won", 0) == 1;
+    state[2] = checked > 0 && checked <= latest ? checked : 0;
     free(text);
+}
+
+/* The leaf rollout plies in force: the config's, or with auto 0 once V has won. */
+static int leaf_rollout(const Trainer *t) {
+    return t->cfg.mcgs_rollout_auto && t->value_won ? 0 : t->cfg.mcgs_rollout_with_net;
 }
 
 /* The anchor's spec: the loop's own player without a net ("search", playing
@@ -110,7 +125,7 @@ static void anchor_spec(const Trainer *t, char *buf, size_t cap) {
 /* Opens the anchor on every rank: 0, or 1 (all ranks agree) with the error
  * printed by rank 0. */
 static int open_anchor(Trainer *t, Player *p) {
-    char spec[TRAIN_PATH_MAX + 256];
+    char spec[TRAIN_SPEC_MAX];
     anchor_spec(t, spec, sizeof spec);
     RkError err;
     int rc = train_player_open(t, p, spec, &err);
@@ -126,7 +141,7 @@ static int open_anchor(Trainer *t, Player *p) {
 static int open_self_play(Trainer *t) {
     if (t->have_player) player_close(&t->player);
     t->have_player = false;
-    char spec[TRAIN_PATH_MAX + 256];
+    char spec[TRAIN_SPEC_MAX];
     search_spec(t, t->model_in_force, false, t->leaf_rollout, false, spec, sizeof spec);
     int rc = open_search(t, &t->player, spec);
     t->have_player = rc == 0;
@@ -156,21 +171,19 @@ int train_search_setup(Trainer *t, int latest) {
                             "compares V with rollouts in the search guided by the promoted model)\n");
         return 2;
     }
-    int state[2] = {0, t->cfg.mcgs_rollout_with_net};
-    if (t->comm.rank == 0) {
-        int rollout = state[1];
-        read_search_state(t, latest, &state[0], &rollout);
-        if (t->cfg.mcgs_rollout_auto) state[1] = rollout; /* a fixed value in the config wins */
-    }
+    int state[3] = {0, 0, 0};
+    if (t->comm.rank == 0) read_search_state(t, latest, state);
     RkError err;
     if (comm_bcast(&t->comm, state, sizeof state, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;
     }
     t->model_in_force = state[0];
-    t->leaf_rollout = state[1];
+    t->value_won = state[1] != 0;
+    t->value_checked = state[2];
+    t->leaf_rollout = leaf_rollout(t); /* a fixed rollout_with_net in the config wins */
     if (open_self_play(t) != 0) return 2;
-    char spec[TRAIN_PATH_MAX + 256];
+    char spec[TRAIN_SPEC_MAX];
     train_search_describe(t, t->model_in_force, t->leaf_rollout, spec, sizeof spec);
     if (t->model_in_force > 0)
         SAY(t, "search: %s guided by gen-%04d/model.h5 (%s)", t->cfg.player, t->model_in_force, spec);
@@ -221,10 +234,12 @@ int train_search_gate(Trainer *t, int gen, GenReport *rep) {
 int train_search_value_check(Trainer *t, int gen, GenReport *rep) {
     /* once per model: the check's pairs are the same deals every generation, so a model
      * already checked would replay the same games */
-    if (!t->mcgs_loop || !t->cfg.mcgs_rollout_auto || t->leaf_rollout == 0 || !rep->promoted) return 0;
+    if (!t->mcgs_loop || !t->cfg.mcgs_rollout_auto || t->value_won || t->model_in_force == 0 ||
+        t->model_in_force == t->value_checked)
+        return 0;
     /* a model promoted this generation is still in gen-NNNN.tmp */
     bool tmp = t->model_in_force == gen;
-    char with_v[TRAIN_PATH_MAX + 256], with_rollouts[TRAIN_PATH_MAX + 256];
+    char with_v[TRAIN_SPEC_MAX], with_rollouts[TRAIN_SPEC_MAX];
     search_spec(t, t->model_in_force, tmp, 0, true, with_v, sizeof with_v);
     search_spec(t, t->model_in_force, tmp, t->leaf_rollout, true, with_rollouts, sizeof with_rollouts);
     if (play_specs(t, with_v, with_rollouts, t->cfg.mcgs_value_pairs, &rep->value) != 0) return 1;
@@ -234,7 +249,9 @@ int train_search_value_check(Trainer *t, int gen, GenReport *rep) {
         " pairs, threshold %.1f%%): %s",
         gen, t->model_in_force, t->leaf_rollout, rep->value.win_pct, rep->value.ci95_pct, t->cfg.mcgs_value_pairs,
         t->cfg.mcgs_value_threshold, wins ? "V values the leaves from now on" : "rollouts stay");
-    if (wins) t->leaf_rollout = 0;
+    t->value_checked = t->model_in_force;
+    t->value_won = wins;
+    t->leaf_rollout = leaf_rollout(t);
     rep->rollout_in_force = t->leaf_rollout;
     return 0;
 }
@@ -247,7 +264,7 @@ int train_search_anchor(Trainer *t, int gen, GenReport *rep) {
         SAY(t, "gen %d anchor: none (no model in force: the search is the anchor itself)", gen);
         return 0;
     }
-    char cur_spec[TRAIN_PATH_MAX + 256], anchor[TRAIN_PATH_MAX + 256];
+    char cur_spec[TRAIN_SPEC_MAX], anchor[TRAIN_SPEC_MAX];
     /* a model promoted this generation is still in gen-NNNN.tmp */
     search_spec(t, t->model_in_force, t->model_in_force == gen, t->leaf_rollout, true, cur_spec, sizeof cur_spec);
     anchor_spec(t, anchor, sizeof anchor);

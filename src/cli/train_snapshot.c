@@ -118,19 +118,20 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
     uint64_t gate_pairs = rep->gate_played ? t->cfg.mcgs_gate_pairs : 0;
     uint64_t anchor_pairs = rep->anchor_played ? t->cfg.mcgs_anchor_pairs : 0;
     uint64_t value_pairs = rep->value_played ? t->cfg.mcgs_value_pairs : 0;
-    char self_play[TRAIN_PATH_MAX + 256];
+    char self_play[TRAIN_SPEC_MAX];
     if (t->mcgs_loop) {
         train_search_describe(t, rep->model_at_start, rep->rollout_at_start, self_play, sizeof self_play);
         snprintf(search_json, sizeof search_json,
                  "  \"search\": {\"player\": \"%s\", \"self_play\": \"%s\", \"model_in_force\": %d, "
-                 "\"leaf_rollout\": %d,\n"
+                 "\"leaf_rollout\": %d, \"value_won\": %s, \"value_checked_model\": %d,\n"
                  "             \"gate\": {\"pairs\": %" PRIu64
                  ", \"win_pct\": %.2f, \"ci95_pct\": %.2f, \"threshold_pct\": %.2f, \"promoted\": %s},\n"
                  "             \"value_check\": {\"pairs\": %" PRIu64
                  ", \"win_pct\": %.2f, \"ci95_pct\": %.2f, \"threshold_pct\": %.2f},\n"
                  "             \"anchor\": {\"player\": \"%s\", \"pairs\": %" PRIu64
                  ", \"win_pct\": %.2f, \"ci95_pct\": %.2f, \"gate_match\": %s}},\n",
-                 t->cfg.player, self_play, rep->model_in_force, rep->rollout_in_force, gate_pairs, rep->gate.win_pct,
+                 t->cfg.player, self_play, rep->model_in_force, rep->rollout_in_force,
+                 t->value_won ? "true" : "false", t->value_checked, gate_pairs, rep->gate.win_pct,
                  rep->gate.ci95_pct, t->cfg.mcgs_gate_threshold, rep->promoted ? "true" : "false", value_pairs,
                  rep->value.win_pct, rep->value.ci95_pct, t->cfg.mcgs_value_threshold, t->cfg.mcgs_anchor,
                  anchor_pairs, rep->anchor.win_pct, rep->anchor.ci95_pct, rep->anchor_reused ? "true" : "false");

@@ -90,6 +90,7 @@ grep -q "leaves with a net valued by V" "$work/auto2.log" || { cat "$work/auto2.
 grep -q '"self_play": "mcgs:visits=12,candidates=5,net=gen-0001/model.h5,rollout=0,' "$work/auto/gen-0002/manifest.json" \
   || fail "gen 2's self-play should value leaves by V"
 grep -q '"value_check": {"pairs": 0,' "$work/auto/gen-0002/manifest.json" || fail "no value check once V is in force"
+grep -q '"value_won": true, "value_checked_model": 1,' "$work/auto/gen-0002/manifest.json" || fail "gen 2 should carry V's win"
 # threshold 101: the rollouts stay (auto:1: 1-ply), and the manifest says so
 mpirun_np 1 "$bin" train --run "$work/stay" "${args[@]}" "${auto[@]}" --set mcgs.rollout_with_net=auto:1 \
   --set run.generations=1 --set mcgs.gate_threshold=0 --set mcgs.value_check_threshold=101 > "$work/stay.log" 2>&1 \
@@ -102,6 +103,7 @@ mpirun_np 1 "$bin" train --run "$work/stay" --set run.generations=2 --set mcgs.g
 grep -q "gen 2 gate: .*not promoted" "$work/stay2.log" || { cat "$work/stay2.log"; fail "stay: gen 2 gate"; }
 if grep -q "gen 2 value check" "$work/stay2.log"; then fail "a value check without a new model"; fi
 grep -q '"value_check": {"pairs": 0,' "$work/stay/gen-0002/manifest.json" || fail "stay: gen 2 manifest: no value check"
+grep -q '"value_won": false, "value_checked_model": 1,' "$work/stay/gen-0002/manifest.json" || fail "stay: gen 1's model was checked"
 grep -q '"self_play": "mcgs:visits=12,candidates=5,net=gen-0001/model.h5,rollout=1,' "$work/stay/gen-0002/manifest.json" \
   || fail "stay: gen 2's self-play should value leaves by 1-ply rollouts"
 # and the anchor is the gate's match: both the search with the new model (1-ply rollouts) against
