@@ -129,8 +129,8 @@ int cmd_report(int argc, char **argv) {
             bool checked = idx[16] < n && strcmp(f[idx[16]], "0") != 0;
             /* V, or R and the rollout plies; "-" in rows from before the column */
             char leaves[16] = "-";
-            if (idx[18] < n) snprintf(leaves, sizeof leaves, "%s", strcmp(f[idx[18]], "0") == 0 ? "V" : "R");
-            if (idx[18] < n && leaves[0] == 'R') snprintf(leaves + 1, sizeof leaves - 1, "%.8s", f[idx[18]]);
+            if (idx[18] < n && strcmp(f[idx[18]], "0") == 0) snprintf(leaves, sizeof leaves, "V");
+            else if (idx[18] < n) snprintf(leaves, sizeof leaves, "R%.8s", f[idx[18]]);
             printf(" %8s %6s", checked ? f[idx[17]] : "-", leaves);
         }
         printf("\n");

@@ -22,12 +22,12 @@
 #include "worker/match.h"
 #include "worker/train_config.h"
 
-/* The own state of self-play thread j >= 1 (run.threads; thread 0 uses
- * the Trainer's game, res, player and recorder): worker/generation.h. */
 /* A player spec the loop builds: run.player, a run path and the loop's options
  * (format_spec in train_search.c), never truncated. */
 #define TRAIN_SPEC_MAX (2 * TRAIN_PATH_MAX + 256)
 
+/* The own state of self-play thread j >= 1 (run.threads; thread 0 uses
+ * the Trainer's game, res, player and recorder): worker/generation.h. */
 typedef struct TrainHelper {
     Game game;
     GameResiduals res;
@@ -64,10 +64,9 @@ typedef struct Trainer {
     bool mcgs_loop;
     int model_in_force;   /* the generation whose model.h5 guides the search (0: none) */
     int player_model;     /* the one t->player was opened with */
-    int leaf_rollout;     /* rollout plies valuing leaves once a net guides (0: V); with
-                           * mcgs.rollout_with_net = auto, 0 once V has won its value check */
-    int player_rollout;   /* the one t->player was opened with */
-    bool value_won;       /* V has won a value check (kept in every manifest, whatever the mode) */
+    int player_rollout;   /* the leaf rollout plies t->player was opened with */
+    bool value_won;       /* V has won a value check (kept in every manifest, whatever the mode);
+                           * with mcgs.rollout_with_net = auto, V then values the leaves */
     int value_checked;    /* the last model the value check played (0: none) */
     /* training samples (nn.shards): this rank's, and the files rank 0 wrote */
     ShardSet samples;

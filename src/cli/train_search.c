@@ -91,11 +91,17 @@ static int manifest_int(const char *text, const char *key, int def) {
     return atoi(at);
 }
 
-/* The search's state after generation `latest`, from its manifest: the
- * model in force, whether V has won a value check, and the last model
- * checked (all 0 when absent: a new run, or one from before the check). */
-static void read_search_state(Trainer *t, int latest, int state[3]) {
-    state[0] = state[1] = state[2] = 0;
+/* The search's state after a generation, as its manifest records it. */
+typedef struct SearchState {
+    int model_in_force;
+    int value_won;      /* 0 or 1 */
+    int value_checked;  /* the last model checked */
+} SearchState;
+
+/* The state after generation `latest` (all 0 when absent: a new run, or one
+ * from before the value check). */
+static void read_search_state(Trainer *t, int latest, SearchState *st) {
+    *st = (SearchState){0, 0, 0};
     if (latest <= 0) return;
     char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 32];
     rundir_gen_path(t->cfg.output, latest, false, dir, sizeof dir);
@@ -104,13 +110,14 @@ static void read_search_state(Trainer *t, int latest, int state[3]) {
     char *text = rk_read_file(path, 1 << 20, NULL, &err);
     if (text == NULL) return;
     int model = manifest_int(text, "model_in_force", 0), checked = manifest_int(text, "value_checked_model", 0);
-    state[0] = model > 0 && model <= latest ? model : 0;
-    state[1] = manifest_int(text, "value_won", 0) == 1;
-    state[2] = checked > 0 && checked <= latest ? checked : 0;
+    st->model_in_force = model > 0 && model <= latest ? model : 0;
+    st->value_won = manifest_int(text, "value_won", 0) == 1;
+    st->value_checked = checked > 0 && checked <= latest ? checked : 0;
     free(text);
 }
 
-/* The leaf rollout plies in force: the config's, or with auto 0 once V has won. */
+/* The leaf rollout plies in force once a net guides: the config's, or with
+ * auto 0 (V) once V has won its value check. */
 static int leaf_rollout(const Trainer *t) {
     return t->cfg.mcgs_rollout_auto && t->value_won ? 0 : t->cfg.mcgs_rollout_with_net;
 }
@@ -142,12 +149,12 @@ static int open_self_play(Trainer *t) {
     if (t->have_player) player_close(&t->player);
     t->have_player = false;
     char spec[TRAIN_SPEC_MAX];
-    search_spec(t, t->model_in_force, false, t->leaf_rollout, false, spec, sizeof spec);
+    search_spec(t, t->model_in_force, false, leaf_rollout(t), false, spec, sizeof spec);
     int rc = open_search(t, &t->player, spec);
     t->have_player = rc == 0;
     if (agree(t, rc != 0) != 0) return 1;
     t->player_model = t->model_in_force;
-    t->player_rollout = t->leaf_rollout;
+    t->player_rollout = leaf_rollout(t);
     return 0;
 }
 
@@ -171,47 +178,46 @@ int train_search_setup(Trainer *t, int latest) {
                             "compares V with rollouts in the search guided by the promoted model)\n");
         return 2;
     }
-    int state[3] = {0, 0, 0};
-    if (t->comm.rank == 0) read_search_state(t, latest, state);
+    SearchState st = {0, 0, 0};
+    if (t->comm.rank == 0) read_search_state(t, latest, &st);
     RkError err;
-    if (comm_bcast(&t->comm, state, sizeof state, &err) != 0) {
+    if (comm_bcast(&t->comm, &st, sizeof st, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;
     }
-    t->model_in_force = state[0];
-    t->value_won = state[1] != 0;
-    t->value_checked = state[2];
-    t->leaf_rollout = leaf_rollout(t); /* a fixed rollout_with_net in the config wins */
+    t->model_in_force = st.model_in_force;
+    t->value_won = st.value_won != 0; /* a fixed rollout_with_net in the config wins over it */
+    t->value_checked = st.value_checked;
     if (open_self_play(t) != 0) return 2;
     char spec[TRAIN_SPEC_MAX];
-    train_search_describe(t, t->model_in_force, t->leaf_rollout, spec, sizeof spec);
+    train_search_describe(t, t->model_in_force, leaf_rollout(t), spec, sizeof spec);
     if (t->model_in_force > 0)
         SAY(t, "search: %s guided by gen-%04d/model.h5 (%s)", t->cfg.player, t->model_in_force, spec);
     else
         SAY(t, "search: %s without a net (no model promoted yet)", t->cfg.player);
     if (t->cfg.mcgs_rollout_auto)
         SAY(t, "search: leaves with a net valued by %s (mcgs.rollout_with_net = auto:%d)",
-            t->leaf_rollout > 0 ? "rollouts until V wins its value check" : "V (it has won its value check)",
+            leaf_rollout(t) > 0 ? "rollouts until V wins its value check" : "V (it has won its value check)",
             t->cfg.mcgs_rollout_with_net);
     return 0;
 }
 
 int train_search_begin_generation(Trainer *t) {
-    if (!t->mcgs_loop || (t->player_model == t->model_in_force && t->player_rollout == t->leaf_rollout)) return 0;
+    if (!t->mcgs_loop || (t->player_model == t->model_in_force && t->player_rollout == leaf_rollout(t))) return 0;
     return open_self_play(t);
 }
 
 int train_search_gate(Trainer *t, int gen, GenReport *rep) {
     rep->model_in_force = t->model_in_force;
     rep->model_at_start = t->model_in_force;
-    rep->rollout_at_start = rep->rollout_in_force = t->leaf_rollout;
+    rep->rollout_at_start = rep->rollout_in_force = leaf_rollout(t);
     if (!t->mcgs_loop || !t->cfg.mcgs_net_auto || !t->nn_trained) return 0;
     rep->gate_played = t->cfg.mcgs_gate_pairs > 0;
     if (!rep->gate_played) {
         rep->promoted = true;
     } else {
-        search_spec(t, gen, true, t->leaf_rollout, true, rep->gate_specs[0], sizeof rep->gate_specs[0]);
-        search_spec(t, t->model_in_force, false, t->leaf_rollout, true, rep->gate_specs[1], sizeof rep->gate_specs[1]);
+        search_spec(t, gen, true, leaf_rollout(t), true, rep->gate_specs[0], sizeof rep->gate_specs[0]);
+        search_spec(t, t->model_in_force, false, leaf_rollout(t), true, rep->gate_specs[1], sizeof rep->gate_specs[1]);
         if (play_specs(t, rep->gate_specs[0], rep->gate_specs[1], t->cfg.mcgs_gate_pairs, &rep->gate) != 0) return 1;
         rep->promoted = rep->gate.win_pct >= t->cfg.mcgs_gate_threshold;
     }
@@ -241,18 +247,17 @@ int train_search_value_check(Trainer *t, int gen, GenReport *rep) {
     bool tmp = t->model_in_force == gen;
     char with_v[TRAIN_SPEC_MAX], with_rollouts[TRAIN_SPEC_MAX];
     search_spec(t, t->model_in_force, tmp, 0, true, with_v, sizeof with_v);
-    search_spec(t, t->model_in_force, tmp, t->leaf_rollout, true, with_rollouts, sizeof with_rollouts);
+    search_spec(t, t->model_in_force, tmp, leaf_rollout(t), true, with_rollouts, sizeof with_rollouts);
     if (play_specs(t, with_v, with_rollouts, t->cfg.mcgs_value_pairs, &rep->value) != 0) return 1;
     rep->value_played = true;
     bool wins = rep->value.win_pct >= t->cfg.mcgs_value_threshold;
     SAY(t, "gen %d value check: gen-%04d's model, V leaves vs %d-ply rollouts: %.1f%% +/- %.1f (%" PRIu64
         " pairs, threshold %.1f%%): %s",
-        gen, t->model_in_force, t->leaf_rollout, rep->value.win_pct, rep->value.ci95_pct, t->cfg.mcgs_value_pairs,
+        gen, t->model_in_force, leaf_rollout(t), rep->value.win_pct, rep->value.ci95_pct, t->cfg.mcgs_value_pairs,
         t->cfg.mcgs_value_threshold, wins ? "V values the leaves from now on" : "rollouts stay");
     t->value_checked = t->model_in_force;
     t->value_won = wins;
-    t->leaf_rollout = leaf_rollout(t);
-    rep->rollout_in_force = t->leaf_rollout;
+    rep->rollout_in_force = leaf_rollout(t);
     return 0;
 }
 
@@ -266,7 +271,7 @@ int train_search_anchor(Trainer *t, int gen, GenReport *rep) {
     }
     char cur_spec[TRAIN_SPEC_MAX], anchor[TRAIN_SPEC_MAX];
     /* a model promoted this generation is still in gen-NNNN.tmp */
-    search_spec(t, t->model_in_force, t->model_in_force == gen, t->leaf_rollout, true, cur_spec, sizeof cur_spec);
+    search_spec(t, t->model_in_force, t->model_in_force == gen, leaf_rollout(t), true, cur_spec, sizeof cur_spec);
     anchor_spec(t, anchor, sizeof anchor);
     char who[32];
     if (t->model_in_force > 0) snprintf(who, sizeof who, "gen-%04d's model", t->model_in_force);

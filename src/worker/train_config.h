@@ -105,10 +105,10 @@
  *                                      absolute curve that the gate's relative results are not
  *   mcgs.anchor               search   the anchor: "search" (the loop's player without a net)
  *                                      or any player spec (static, sim:..., mcgs:...)
- *   mcgs.value_check_pairs    20       with rollout_with_net = auto: each time a model is
- *                                      promoted while rollouts value the leaves, game pairs of
- *                                      the search with it and V leaves against the same search
- *                                      with rollouts
+ *   mcgs.value_check_pairs    20       with rollout_with_net = auto: once for each model in
+ *                                      force while rollouts value the leaves, game pairs of the
+ *                                      search with it and V leaves against the same search with
+ *                                      rollouts
  *   mcgs.value_check_threshold 50      V replaces the rollouts (for good) if its win share (%)
  *                                      is at least this (0..101)
  */
