@@ -24,6 +24,7 @@
 #include "eval/spv.h"
 #include "nn/model_io.h"
 #include "nn/shard.h"
+#include "nn/shard_stats.h"
 
 /* Pixels per heat-map cell in the PNG, grid line included. */
 #define INFO_CELL_PX 32
@@ -232,34 +233,29 @@ static int info_shard(const char *path) {
         shardset_free(&set);
         return 2;
     }
-    uint64_t games = 0, wins = 0, draws = 0, known = 0, leave_tiles = 0, max_turn = 0;
-    double abs_spread = 0, top_prob = 0;
-    for (size_t i = 0; i < set.n; i++) {
-        const ShardSample *x = &set.s[i];
-        if (i == 0 || x->game != set.s[i - 1].game) games++;
-        wins += x->result > 0;
-        draws += x->result == 0;
-        if (x->opp_leave_known) known++, leave_tiles += (uint64_t)x->opp_leave.total;
-        if (x->turn > max_turn) max_turn = x->turn;
-        abs_spread += fabs((double)x->final_spread);
-        float best = 0;
-        for (uint32_t j = 0; j < x->policy_count; j++)
-            if (set.pprob[x->policy_start + j] > best) best = set.pprob[x->policy_start + j];
-        top_prob += best;
-    }
-    double n = set.n ? (double)set.n : 1.0;
+    ShardStats st;
+    shard_stats(&set, &st);
+    double n = st.samples ? (double)st.samples : 1.0;
     printf("%s: rookery training shard, schema version %d\n", path, in.schema_version);
     printf("  generation      %u\n", in.generation);
     printf("  board           %dx%d, %s distribution (%d letters)\n", in.dim, in.dim, in.distribution, in.letters);
-    printf("  samples         %llu from %llu games (turns 0..%llu)\n", (unsigned long long)in.samples,
-           (unsigned long long)games, (unsigned long long)max_turn);
-    printf("  P target        %llu moves, %.1f a sample; mean top probability %.3f\n",
-           (unsigned long long)in.policy_entries, (double)in.policy_entries / n, top_prob / n);
+    printf("  samples         %llu from %llu games (turns 0..%llu)\n", (unsigned long long)st.samples,
+           (unsigned long long)st.games, (unsigned long long)st.max_turn);
+    printf("  P target        %llu moves, %.1f a sample, %.1f%% single-move; mean top probability %.3f\n",
+           (unsigned long long)st.policy_entries, (double)st.policy_entries / n, 100.0 * (double)st.single_move / n,
+           st.mean_top_prob);
+    if (st.grid > 1) printf("  P grid          every probability a multiple of 1/%d (visit counts of %d playouts)\n",
+                            st.grid, st.grid);
+    else if (st.grid == 0) printf("  P grid          none up to 1/%d (softmax targets)\n", SHARD_STATS_MAX_GRID);
     printf("  V target        win %.1f%% draw %.1f%% loss %.1f%% (player on turn); mean |final spread| %.1f\n",
-           100.0 * (double)wins / n, 100.0 * (double)draws / n, 100.0 * (double)(set.n - wins - draws) / n,
-           abs_spread / n);
+           100.0 * (double)st.won / n, 100.0 * (double)st.drawn / n, 100.0 * (double)st.lost / n, st.mean_abs_final);
+    if (st.estimates)
+        printf("  V estimates     the search's expected final spread on %llu of %llu samples; RMS difference from "
+               "the final spread %.1f\n",
+               (unsigned long long)st.estimates, (unsigned long long)st.samples, st.rms_estimate_error);
+    else printf("  V estimates     none (not a search's games%s)\n", in.schema_version < 2 ? ", or schema 1" : "");
     printf("  H target        opponent's leave known in %.1f%% of samples, %.2f tiles on average\n",
-           100.0 * (double)known / n, known ? (double)leave_tiles / (double)known : 0.0);
+           100.0 * (double)st.leave_known / n, st.leave_known ? (double)st.leave_tiles / (double)st.leave_known : 0.0);
     printf("  validated       every sample (positions, moves, targets)\n");
     shardset_free(&set);
     return 0;

@@ -15,7 +15,7 @@
 #include "nn/model_io.h"
 #include "reducer/nn_stage.h"
 #include "reducer/rundir.h"
-#include "worker/train_config.h"
+#include "train.h"
 
 static void usage(FILE *out) {
     fprintf(out,
@@ -125,16 +125,7 @@ static int nn_train_cmd(const NnOptions *o) {
     } else {
         NnFeatureContext fc;
         nn_feature_context(&fc, &engine.ld, &engine.layout, &engine.kwg);
-        NnStageOptions so = {.window = cfg.nn_window,
-                             .steps = cfg.nn_steps,
-                             .batch = cfg.nn_batch,
-                             .chunks = cfg.nn_chunks,
-                             .lr = cfg.nn_lr,
-                             .weight_decay = cfg.nn_weight_decay,
-                             .seed = cfg.seed,
-                             .heldout_every = cfg.nn_heldout_every,
-                             .eval_positions = cfg.nn_eval_positions,
-                             .progress_seconds = cfg.progress_seconds};
+        NnStageOptions so = train_nn_stage_options(&cfg);
         NnStageReport rep;
         if (nn_stage_run(&comm, o->run, gen, NULL, &so, &fc, &model, out, &rep, &err) != 0) {
             if (comm.rank == 0) fprintf(stderr, "rookery nn: %s\n", err.msg);

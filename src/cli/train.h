@@ -147,6 +147,8 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
 int train_heldout_residuals(Trainer *t, int gen, ResidualStats *st);
 int train_evaluation_matches(Trainer *t, GenReport *rep);
 int train_nn_generation(Trainer *t, int gen);
+/* The network stage's options from a config's [nn] (also `rookery nn train`). */
+NnStageOptions train_nn_stage_options(const TrainConfig *cfg);
 /* `pairs` game pairs between a and b dealt to the ranks by index (the same
  * pairs every generation); 0 or 1 (error). */
 int train_play_match(Trainer *t, const Player *a, const Player *b, uint64_t pairs, MatchResult *r);

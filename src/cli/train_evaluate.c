@@ -67,6 +67,20 @@ int train_heldout_residuals(Trainer *t, int gen, ResidualStats *st) {
     return 0;
 }
 
+NnStageOptions train_nn_stage_options(const TrainConfig *cfg) {
+    return (NnStageOptions){.window = cfg->nn_window,
+                            .steps = cfg->nn_steps,
+                            .batch = cfg->nn_batch,
+                            .chunks = cfg->nn_chunks,
+                            .lr = cfg->nn_lr,
+                            .weight_decay = cfg->nn_weight_decay,
+                            .search_weight = cfg->nn_search_weight,
+                            .seed = cfg->seed,
+                            .heldout_every = cfg->nn_heldout_every,
+                            .eval_positions = cfg->nn_eval_positions,
+                            .progress_seconds = cfg->progress_seconds};
+}
+
 /* The network's stage: trains the model in force on the window of shards
  * (this generation's included) and writes gen-NNNN.tmp/model.h5. */
 int train_nn_generation(Trainer *t, int gen) {
@@ -74,16 +88,7 @@ int train_nn_generation(Trainer *t, int gen) {
     char dir[RUNDIR_PATH_MAX], out[RUNDIR_PATH_MAX + 16];
     rundir_gen_path(t->cfg.output, gen, true, dir, sizeof dir);
     snprintf(out, sizeof out, "%s/model.h5", dir);
-    NnStageOptions o = {.window = t->cfg.nn_window,
-                        .steps = t->cfg.nn_steps,
-                        .batch = t->cfg.nn_batch,
-                        .chunks = t->cfg.nn_chunks,
-                        .lr = t->cfg.nn_lr,
-                        .weight_decay = t->cfg.nn_weight_decay,
-                        .seed = t->cfg.seed,
-                        .heldout_every = t->cfg.nn_heldout_every,
-                        .eval_positions = t->cfg.nn_eval_positions,
-                        .progress_seconds = t->cfg.progress_seconds};
+    NnStageOptions o = train_nn_stage_options(&t->cfg);
     if (nn_stage_run(&t->comm, t->cfg.output, gen, dir, &o, &t->nn_fc, &t->model, out, &t->nn_rep, &err) != 0) {
         if (t->comm.rank == 0) fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;

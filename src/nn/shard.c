@@ -119,6 +119,7 @@ static void put_sample(Buf *b, const ShardSample *s) {
     packed_to_bytes(&s->played, pm);
     put(b, pm, sizeof pm);
     put(b, &s->policy_count, sizeof s->policy_count);
+    put(b, &s->search_spread, sizeof s->search_spread);
 }
 
 int shardset_pack(const ShardSet *set, uint8_t **out, size_t *len, RkError *err) {
@@ -186,6 +187,7 @@ int shardset_unpack_append(ShardSet *set, const uint8_t *buf, size_t len, RkErro
         packed_from_bytes(&s.played, pm);
         uint32_t count = 0;
         get(&c, &count, sizeof count);
+        get(&c, &s.search_spread, sizeof s.search_spread);
         if (c.bad || count > (len - c.at) / (PACKED_MOVE_BYTES + sizeof(float))) {
             c.bad = true;
             break;
@@ -235,6 +237,7 @@ int shard_write(const char *path, const ShardSet *set, size_t first, size_t coun
     uint64_t *game = calloc(n + 1, sizeof *game), *offs = calloc(n + 1, sizeof *offs);
     uint32_t *turn = calloc(n + 1, sizeof *turn), *gen = calloc(n + 1, sizeof *gen);
     int32_t *spread = calloc(n + 1, sizeof *spread);
+    float *search = calloc(n + 1, sizeof *search);
     uint8_t *pm = calloc(np * PACKED_MOVE_BYTES + 1, 1);
     float *pp = calloc(np + 1, sizeof *pp);
     uint8_t *bag = small, *opp = small + n, *zeros = small + 2 * n, *known = small + 3 * n;
@@ -242,7 +245,7 @@ int shard_write(const char *path, const ShardSet *set, size_t first, size_t coun
     int rc = -1;
     hid_t file = -1;
     if (!board || !rack || !leave || !small || !played || !scores || !game || !offs || !turn || !gen || !spread ||
-        !pm || !pp) {
+        !search || !pm || !pp) {
         rk_error(err, "%s: out of memory for %zu samples", path, n);
         goto out;
     }
@@ -263,6 +266,7 @@ int shard_write(const char *path, const ShardSet *set, size_t first, size_t coun
         turn[i] = s->turn;
         gen[i] = s->generation;
         spread[i] = s->final_spread;
+        search[i] = s->search_spread;
         packed_to_bytes(&s->played, played + i * PACKED_MOVE_BYTES);
         offs[i] = at;
         for (uint32_t j = 0; j < s->policy_count; j++, at++) {
@@ -303,6 +307,7 @@ int shard_write(const char *path, const ShardSet *set, size_t first, size_t coun
         bad |= write_dataset(file, "turn", H5T_STD_U32LE, H5T_NATIVE_UINT32, 1, &d1, turn);
         bad |= write_dataset(file, "generation", H5T_STD_U32LE, H5T_NATIVE_UINT32, 1, &d1, gen);
         bad |= write_dataset(file, "final_spread", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &d1, spread);
+        bad |= write_dataset(file, "search_spread", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 1, &d1, search);
         d1 = n + 1;
         bad |= write_dataset(file, "policy_offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, 1, &d1, offs);
         d2[0] = np, d2[1] = PACKED_MOVE_BYTES;
@@ -322,7 +327,7 @@ int shard_write(const char *path, const ShardSet *set, size_t first, size_t coun
     rc = 0;
 out:
     free(board), free(rack), free(leave), free(small), free(played), free(scores);
-    free(game), free(offs), free(turn), free(gen), free(spread), free(pm), free(pp);
+    free(game), free(offs), free(turn), free(gen), free(spread), free(search), free(pm), free(pp);
     return rc;
 }
 
@@ -352,7 +357,7 @@ int shard_read(const char *path, ShardSet *set, ShardInfo *info, const LetterDis
     uint64_t *game = NULL, *offs = NULL;
     uint32_t *turn = NULL, *gen = NULL;
     int32_t *spread = NULL;
-    float *pp = NULL;
+    float *search = NULL, *pp = NULL;
     file = h5u_open_read(path, err);
     if (file < 0) return -1;
     H5E_BEGIN_TRY {
@@ -364,8 +369,8 @@ int shard_read(const char *path, ShardSet *set, ShardInfo *info, const LetterDis
             rk_error(err, "%s: not a rookery shard (missing header attributes)", path);
             goto out;
         }
-        if (v[0] != SHARD_SCHEMA_VERSION) {
-            rk_error(err, "%s: shard schema version %lld, this build reads version %d", path, (long long)v[0],
+        if (v[0] < 1 || v[0] > SHARD_SCHEMA_VERSION) {
+            rk_error(err, "%s: shard schema version %lld, this build reads versions 1 to %d", path, (long long)v[0],
                      SHARD_SCHEMA_VERSION);
             goto out;
         }
@@ -402,8 +407,9 @@ int shard_read(const char *path, ShardSet *set, ShardInfo *info, const LetterDis
         scores = malloc((n * 2 + 1) * sizeof *scores), game = malloc((n + 1) * sizeof *game);
         offs = malloc((n + 1) * sizeof *offs), turn = malloc((n + 1) * sizeof *turn);
         gen = malloc((n + 1) * sizeof *gen), spread = malloc((n + 1) * sizeof *spread), pp = malloc((np + 1) * sizeof *pp);
+        search = malloc((n + 1) * sizeof *search);
         if (!board || !rack || !leave || !small || !played || !pm || !scores || !game || !offs || !turn || !gen ||
-            !spread || !pp) {
+            !spread || !search || !pp) {
             rk_error(err, "%s: out of memory for %zu samples", path, n);
             goto out;
         }
@@ -431,6 +437,11 @@ int shard_read(const char *path, ShardSet *set, ShardInfo *info, const LetterDis
             h5u_read_dataset(file, "policy_moves", H5T_NATIVE_UINT8, 2, dpm, pm, path, err) ||
             h5u_read_dataset(file, "policy_probs", H5T_NATIVE_FLOAT, 1, &dp, pp, path, err))
             goto out;
+        if (in->schema_version >= 2) {
+            if (h5u_read_dataset(file, "search_spread", H5T_NATIVE_FLOAT, 1, &d1, search, path, err)) goto out;
+        } else {
+            for (size_t i = 0; i < n; i++) search[i] = NAN; /* version 1: no search estimates */
+        }
         /* validate everything before anything is appended */
         if (offs[0] != 0 || offs[n] != np) {
             rk_error(err, "%s: policy_offsets do not span policy_moves", path);
@@ -471,12 +482,14 @@ int shard_read(const char *path, ShardSet *set, ShardInfo *info, const LetterDis
             s.turn = turn[i];
             s.generation = gen[i];
             s.final_spread = spread[i];
+            s.search_spread = search[i];
             packed_from_bytes(&s.played, played + i * PACKED_MOVE_BYTES);
             RkError perr;
             Rack unseen;
             bool bad_position = position_check(&s.pos, ld, in->dim, &perr) != 0;
+            bool bad_search = !isnan(s.search_spread) && !(fabsf(s.search_spread) <= SHARD_MAX_SPREAD);
             if (bad_position || check_packed(&s.played, ld, in->dim) != 0 || s.result < -1 || s.result > 1 ||
-                known[i] > 1 || s.opp_leave.total > RK_RACK_SIZE || position_unseen(&s.pos, ld, &unseen) != 0) {
+                bad_search || known[i] > 1 || s.opp_leave.total > RK_RACK_SIZE || position_unseen(&s.pos, ld, &unseen) != 0) {
                 set->n = base, set->np = base_np; /* drop what this file added */
                 rk_error(err, "%s: sample %zu is invalid (%s)", path, i, bad_position ? perr.msg : "targets out of range");
                 goto out;
@@ -504,6 +517,6 @@ int shard_read(const char *path, ShardSet *set, ShardInfo *info, const LetterDis
     H5E_END_TRY;
     if (file >= 0) H5Fclose(file);
     free(board), free(rack), free(leave), free(small), free(played), free(pm), free(scores);
-    free(game), free(offs), free(turn), free(gen), free(spread), free(pp);
+    free(game), free(offs), free(turn), free(gen), free(spread), free(search), free(pp);
     return rc;
 }

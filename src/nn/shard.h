@@ -5,7 +5,9 @@
  * A sample is one position of a self-play game, from the player on turn's
  * point of view, with its targets:
  *   P: a distribution over legal moves (PackedMove + probability, ragged);
- *   V: the final spread and result for the player on turn;
+ *   V: the final spread and result for the player on turn, and (from a
+ *      search player) the search's own estimate of the final spread, which
+ *      the trainer can blend into the spread target (nn.value_search_weight);
  *   H: the opponent's leave (the tiles they kept after their last move;
  *      unknown before their first move).
  * A ShardSet is a growable set of samples. Sets travel between ranks as
@@ -20,7 +22,8 @@
 #define ROOKERY_NN_SHARD_H
 #include "core/position.h"
 
-#define SHARD_SCHEMA_VERSION 1
+#define SHARD_SCHEMA_VERSION 2  /* 2 added search_spread; version 1 shards still load */
+#define SHARD_MAX_SPREAD 100000.0f /* |search_spread| a loader accepts, points */
 
 typedef struct ShardSample {
     Position pos;
@@ -29,6 +32,8 @@ typedef struct ShardSample {
     uint32_t turn;
     int32_t final_spread;    /* points, the mover's final score minus the opponent's */
     int8_t result;           /* +1 win, 0 draw, -1 loss (the mover) */
+    float search_spread;     /* the search's expected final spread for the mover (the
+                              * current spread + its root value), NaN if no search gave one */
     uint8_t opp_leave_known;
     Rack opp_leave;
     PackedMove played;
@@ -73,8 +78,9 @@ typedef struct ShardInfo {
 int shard_write(const char *path, const ShardSet *set, size_t first, size_t count, const LetterDist *ld, int dim,
                 uint32_t generation, RkError *err);
 /* Appends the samples of the shard at path to set (set may be NULL to read
- * only the header into info). Checks the schema version, the distribution
- * and board size (when ld is given and dim > 0), and every value. */
+ * only the header into info). Checks the schema version (1 or 2; version 1
+ * has no search_spread: NaN), the distribution and board size (when ld is
+ * given and dim > 0), and every value. */
 int shard_read(const char *path, ShardSet *set, ShardInfo *info, const LetterDist *ld, int dim, RkError *err);
 
 #endif

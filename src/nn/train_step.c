@@ -83,8 +83,15 @@ static void rows_backward(NnModel *m, NnGradScratch *g, const NnDense *hidden, c
     }
 }
 
+float nn_spread_target(const ShardSample *s, float search_weight) {
+    double target = s->final_spread;
+    if (search_weight > 0.0f && isfinite(s->search_spread))
+        target = (1.0 - search_weight) * target + search_weight * s->search_spread;
+    return (float)(target / 100.0);
+}
+
 void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *set, const size_t *idx, int n,
-                     float scale, bool backward, NnLossSums *sums) {
+                     float scale, float search_weight, bool backward, NnLossSums *sums) {
     NnParams *ps = &m->params;
     const NnPolicyShape *pshape = &m->ps;
     size_t sq = (size_t)m->fs.squares, C = (size_t)m->arch.channels, E = (size_t)m->arch.embed;
@@ -103,7 +110,7 @@ void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *s
     for (int i = 0; i < n; i++) {
         const ShardSample *s = &set->s[idx[i]];
         float wdl[3] = {s->result > 0, s->result == 0, s->result < 0};
-        float spread = (float)s->final_spread / 100.0f;
+        float spread = nn_spread_target(s, search_weight);
         sums->wdl += nn_xent_masked(b->vout + (size_t)i * 4, NULL, wdl, 3, scale, g->dvout + (size_t)i * 4);
         sums->spread += nn_mse(b->vout + (size_t)i * 4 + 3, &spread, 1, scale, g->dvout + (size_t)i * 4 + 3);
         sums->samples += 1.0;

@@ -4,7 +4,9 @@
  *
  * Per sample (docs/nn.md):
  *   V: cross-entropy of the win/draw/loss logits with the result, plus
- *      (pred - spread/100)^2 / 2;
+ *      (pred - spread/100)^2 / 2, spread being the final spread, or with
+ *      search_weight w > 0 (1 - w) x the final spread + w x the search's
+ *      expected final spread, where the sample has one (nn_spread_target);
  *   P: cross-entropy of the sub-move softmax (masked to legal sub-moves)
  *      with the target's mass per sub-move, plus, for each target move m of
  *      probability p(m) and each of its steps, p(m) times the step's
@@ -44,10 +46,13 @@ typedef struct NnGradScratch {
 int nn_grad_scratch_init(NnGradScratch *g, const NnModel *m, int cap, RkError *err);
 void nn_grad_scratch_free(NnGradScratch *g);
 
+/* The spread head's target for s, spread / 100 (above). */
+float nn_spread_target(const ShardSample *s, float search_weight);
+
 /* Losses (added to sums) of samples idx[0..n) of set (n <= the batch's
  * capacity), and if backward is true their gradients times scale, added to
  * m->params.g. */
 void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *set, const size_t *idx, int n,
-                     float scale, bool backward, NnLossSums *sums);
+                     float scale, float search_weight, bool backward, NnLossSums *sums);
 
 #endif

@@ -83,7 +83,8 @@ int nn_train(NnModel *m, const NnFeatureContext *fc, const ShardSet *data, const
             int lo = (int)((int64_t)c * B / K), hi = (int)((int64_t)(c + 1) * B / K);
             NnLossSums ls = {0};
             nnp_zero_grad(&m->params);
-            nn_chunk_losses(m, &batch, &scratch, data, draw + lo, hi - lo, 1.0f / (float)B, true, &ls);
+            nn_chunk_losses(m, &batch, &scratch, data, draw + lo, hi - lo, 1.0f / (float)B, opt->search_weight, true,
+                            &ls);
             float *out = my + (size_t)j * rec;
             memcpy(out, m->params.g, total * sizeof(float));
             double a[NN_LOSS_FIELDS];

@@ -104,7 +104,8 @@ int nn_stage_run(const Comm *c, const char *run, int gen, const char *gen_dir, c
                            .adam = nn_adam_default(),
                            .seed = o->seed,
                            .generation = (uint32_t)gen,
-                           .progress_seconds = o->progress_seconds};
+                           .progress_seconds = o->progress_seconds,
+                           .search_weight = (float)o->search_weight};
     topt.adam.lr = (float)o->lr;
     topt.adam.weight_decay = (float)o->weight_decay;
     NnTrainComm tc = nn_train_comm_mpi(c);

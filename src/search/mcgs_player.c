@@ -1,6 +1,7 @@
 /* mcgs_player.c - the graph search as a player (see mcgs_player.h). */
 #include "mcgs_player.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 void mcgs_player_defaults(McgsPlayer *mp) {
     memset(mp, 0, sizeof *mp);
     mcgs_config_defaults(&mp->cfg);
+    mp->last_spread = NAN;
 }
 
 static const char *const PRIORS[] = {"uniform", "equity", NULL};
@@ -128,6 +130,10 @@ int mcgs_player_choose(McgsPlayer *mp, const Game *g, LeaveValueFn leave_value, 
     *out = res->moves[res->best];
     /* the move as the game scores it (equity is not used by the game) */
     out->equity = 0;
+    /* the search's expected final spread (a V target; its values are
+     * points of spread only without a win bonus) */
+    int me = g->on_turn;
+    mp->last_spread = mp->cfg.win_bonus == 0.0 ? (double)(g->scores[me] - g->scores[1 - me]) + res->root_q : NAN;
     mp->decisions++;
     mp->playouts += res->playouts;
     mp->net_positions += res->net_positions;

@@ -24,6 +24,8 @@ typedef struct McgsPlayer {
     bool crn_given;         /* crn= in the spec (else worlds=W turns the default crn off) */
     McgsSearch search;
     McgsResult last;        /* the last decision's search */
+    double last_spread;     /* its expected final spread for the mover: the spread then + the
+                             * root value, points; NaN with a win bonus (values not in points) */
     uint64_t decisions;     /* totals over decisions, for benchmarks */
     uint64_t playouts, net_positions, batches, evaluations, collisions;
     double seconds;

@@ -21,7 +21,8 @@ static void observe_turn(const Game *g, const Move *m, void *vctx) {
         const Player *p = o->w->play->player;
         if (p != NULL && p->kind == PLAYER_MCGS) { /* the search's visits, for the move just chosen */
             const McgsResult *res = &p->mcgs->last;
-            samples_record_visits(o->w->samples, g, m, res->packed, res->visits, res->count);
+            samples_record_visits(o->w->samples, g, m, res->packed, res->visits, res->count,
+                                  p->mcgs->last_spread);
         } else {
             samples_record(o->w->samples, g, m);
         }

@@ -28,9 +28,10 @@ void samples_begin_game(SampleRecorder *r, uint64_t game, uint32_t generation) {
     rack_clear(&r->leave[1]);
 }
 
-/* The sample of position g before move m, with its policy target. */
+/* The sample of position g before move m, with its policy target and the
+ * search's estimate of the final spread (NaN: none). */
 static void record(SampleRecorder *r, const Game *g, const Move *m, const PackedMove *moves, const float *probs,
-                   uint32_t count) {
+                   uint32_t count, float search_spread) {
     int me = g->on_turn;
     const float one = 1.0f;
     ShardSample s;
@@ -39,6 +40,7 @@ static void record(SampleRecorder *r, const Game *g, const Move *m, const Packed
     s.game = r->game;
     s.generation = r->generation;
     s.turn = (uint32_t)g->turn;
+    s.search_spread = search_spread;
     s.opp_leave_known = r->leave_known[1 - me];
     s.opp_leave = r->leave[1 - me];
     packed_from_move(&s.played, m, &g->board);
@@ -78,11 +80,11 @@ void samples_record(SampleRecorder *r, const Game *g, const Move *m) {
             probs[count++] = (float)(w[i] / z);
         }
     }
-    record(r, g, m, moves, probs, count);
+    record(r, g, m, moves, probs, count, NAN);
 }
 
 void samples_record_visits(SampleRecorder *r, const Game *g, const Move *m, const PackedMove *moves,
-                           const uint32_t *visits, int count) {
+                           const uint32_t *visits, int count, double search_spread) {
     PackedMove keep[64];
     float probs[64];
     uint64_t total = 0;
@@ -93,7 +95,7 @@ void samples_record_visits(SampleRecorder *r, const Game *g, const Move *m, cons
         keep[n] = moves[i];
         probs[n++] = (float)((double)visits[i] / (double)total);
     }
-    record(r, g, m, keep, probs, n);
+    record(r, g, m, keep, probs, n, isfinite(search_spread) ? (float)search_spread : NAN);
 }
 
 void samples_finish_game(SampleRecorder *r, const Game *final) {

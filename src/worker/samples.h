@@ -7,7 +7,8 @@
  *             equities of the `top` best legal moves at `temperature` points,
  *             or (samples_record_visits) a search's root visit distribution;
  *   V target: the final spread and result for that player (filled in when
- *             the game ends);
+ *             the game ends) and, from a search, the search's expected
+ *             final spread (the current spread + its root value);
  *   H target: the opponent's leave, i.e. what they kept after their last
  *             move (unknown on the first turn of each player's opponent).
  * Usage: samples_begin_game, then samples_record from the self-play
@@ -41,9 +42,11 @@ void samples_begin_game(SampleRecorder *r, uint64_t game, uint32_t generation);
 /* The position before move m, and m. */
 void samples_record(SampleRecorder *r, const Game *before, const Move *m);
 /* The same with a search's root visit distribution as the P target: moves
- * with their visits (the unvisited are dropped; all zero: the played move). */
+ * with their visits (the unvisited are dropped; all zero: the played move),
+ * and the search's expected final spread for the mover, points (NaN: none;
+ * samples_record gives none). */
 void samples_record_visits(SampleRecorder *r, const Game *before, const Move *m, const PackedMove *moves,
-                           const uint32_t *visits, int count);
+                           const uint32_t *visits, int count, double search_spread);
 /* Fills the V targets of the game's samples from the final scores. */
 void samples_finish_game(SampleRecorder *r, const Game *final);
 

@@ -60,6 +60,7 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "grad_chunks = 8\n"
     "lr = 0.001\n"
     "weight_decay = 0.0001\n"
+    "value_search_weight = 0\n"
     "heldout_every = 10\n"
     "eval_positions = 1000\n"
     "channels = 32\n"
@@ -259,6 +260,8 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
         return parse_double(v, 0.0, 10.0, &c->nn_lr);
     } else if (IS("nn", "weight_decay")) {
         return parse_double(v, 0.0, 10.0, &c->nn_weight_decay);
+    } else if (IS("nn", "value_search_weight")) {
+        return parse_double(v, 0.0, 1.0, &c->nn_search_weight);
     } else if (IS("nn", "heldout_every")) {
         if (parse_u64(v, 0, 1000000, &x) != 0 || x == 1) return -1;
         c->nn_heldout_every = (int)x;
@@ -442,7 +445,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
     format_double(k, sizeof k, c->spv_k);
     format_prior(pm, sizeof pm, c->spv_prior_mean);
     format_prior(pv, sizeof pv, c->spv_prior_var);
-    char temp[40], lr[40], wd[40], gate[40];
+    char temp[40], lr[40], wd[40], gate[40], sw[40];
     format_double(gate, sizeof gate, c->mcgs_gate_threshold);
     char value_thr[32], rollout[32];
     format_double(value_thr, sizeof value_thr, c->mcgs_value_threshold);
@@ -450,6 +453,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
     format_double(temp, sizeof temp, c->nn_temperature);
     format_double(lr, sizeof lr, c->nn_lr);
     format_double(wd, sizeof wd, c->nn_weight_decay);
+    format_double(sw, sizeof sw, c->nn_search_weight);
     char sched[TRAIN_MAX_SCHEDULE * 12] = "";
     size_t off = 0;
     for (int i = 0; i < c->n_min_rack_count; i++)
@@ -466,7 +470,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      "prior_var = %s\nheldout_games = %" PRIu64 "\nmatch_pairs = %" PRIu64 "\n\n"
                      "[nn]\nshards = %s\npolicy_temperature = %s\npolicy_top = %d\nshard_samples = %" PRIu64
                      "\ntrain = %s\nwindow = %d\nsteps = %" PRId64 "\nbatch = %d\ngrad_chunks = %d\nlr = %s\n"
-                     "weight_decay = %s\nheldout_every = %d\neval_positions = %" PRIu64 "\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\n\n"
+                     "weight_decay = %s\nvalue_search_weight = %s\nheldout_every = %d\neval_positions = %" PRIu64 "\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\n\n"
                      "[mcgs]\nnet = %s\nrollout_with_net = %s\ncandidates_with_net = %s\nhidden_with_net = %s\ngate_pairs = %" PRIu64
                      "\ngate_threshold = %s\nanchor_pairs = %" PRIu64 "\nanchor = %s\nvalue_check_pairs = %" PRIu64
                      "\nvalue_check_threshold = %s\n",
@@ -476,7 +480,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      train_config_schedule_name(c->spv_schedule), residual_target_name(c->spv_target), c->spv_start, c->spv_use ? "yes" : "no",
                      c->spv_initial, k, pm, pv, c->spv_heldout_games, c->spv_match_pairs,
                      c->nn_shards ? "yes" : "no", temp, c->nn_top, c->nn_shard_samples, c->nn_train ? "yes" : "no",
-                     c->nn_window, c->nn_steps, c->nn_batch, c->nn_chunks, lr, wd, c->nn_heldout_every,
+                     c->nn_window, c->nn_steps, c->nn_batch, c->nn_chunks, lr, wd, sw, c->nn_heldout_every,
                      c->nn_eval_positions, c->nn_arch.channels,
                      c->nn_arch.blocks, c->nn_arch.embed, c->nn_arch.head_hidden, c->nn_arch.h_tiles,
                      c->mcgs_net_auto ? "auto" : "none", rollout, c->mcgs_candidates_with_net,

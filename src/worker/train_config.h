@@ -78,6 +78,10 @@
  *                                      (ranks beyond it idle while training; docs/nn.md)
  *   nn.lr                     0.001    Adam learning rate
  *   nn.weight_decay           0.0001   AdamW decoupled weight decay
+ *   nn.value_search_weight    0        0..1: V's spread target is (1 - w) x the final spread + w x
+ *                                      the search's expected final spread (its root value), for
+ *                                      samples of a search without a win bonus (shards schema 2;
+ *                                      docs/nn.md); 0 = the final spread only
  *   nn.heldout_every          10       game i of each generation is held out of training when
  *                                      i mod 10 = 9 (0 = none); the newest generation's held-out
  *                                      positions measure the model (metrics.csv)
@@ -156,6 +160,7 @@ typedef struct TrainConfig {
     uint64_t nn_eval_positions;
     int64_t nn_steps;
     double nn_lr, nn_weight_decay;
+    double nn_search_weight;   /* the search's share of V's spread target, 0..1 */
     NnArch nn_arch;
     bool mcgs_net_auto, mcgs_hidden_net;
     int mcgs_rollout_with_net;

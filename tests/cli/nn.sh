@@ -30,7 +30,11 @@ grep -q '"model.h5"' "$run/gen-0001/manifest.json" || fail "model.h5 not in the 
 head -1 "$run/metrics.csv" | grep -q "nn_p_top1" || fail "no network columns in metrics.csv"
 
 "$bin" info "$model" | grep -q "parameters" || fail "info on a model"
-"$bin" info "$shard" | grep -q "samples" || fail "info on a shard"
+"$bin" info "$shard" > "$work/info.txt" || fail "info on a shard"
+grep -q "samples " "$work/info.txt" || fail "info on a shard: samples"
+# static self-play: softmax P targets (no 1/N grid), no search estimates
+grep -q "P grid          none" "$work/info.txt" || { cat "$work/info.txt"; fail "info: softmax targets on a grid"; }
+grep -q "V estimates     none" "$work/info.txt" || { cat "$work/info.txt"; fail "info: estimates without a search"; }
 "$bin" nn eval --run "$run" --model "$model" | grep -q "P top-1" || fail "nn eval"
 "$bin" nn train --run "$run" --set nn.steps=2 --out "$work/a.h5" > "$work/nt.log" || { cat "$work/nt.log"; fail "nn train"; }
 grep -q "wrote $work/a.h5" "$work/nt.log" || fail "nn train did not say what it wrote"

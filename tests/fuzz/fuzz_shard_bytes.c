@@ -78,6 +78,7 @@ static bool same_sample(const ShardSet *a, size_t i, const ShardSet *b, size_t j
         !same_rack(&x->opp_leave, &y->opp_leave) || memcmp(&x->played, &y->played, sizeof x->played) != 0 ||
         x->policy_count != y->policy_count)
         return false;
+    if (memcmp(&x->search_spread, &y->search_spread, sizeof x->search_spread) != 0) return false;
     for (uint32_t k = 0; k < x->policy_count; k++) {
         if (memcmp(&a->pmove[x->policy_start + k], &b->pmove[y->policy_start + k], sizeof(PackedMove)) != 0 ||
             memcmp(&a->pprob[x->policy_start + k], &b->pprob[y->policy_start + k], sizeof(float)) != 0)

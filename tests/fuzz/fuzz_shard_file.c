@@ -16,6 +16,7 @@
  * (pass -dict=tests/fuzz/shard_file.dict).
  */
 #include <hdf5.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,7 @@ static bool same_sample(const ShardSet *a, size_t i, const ShardSet *b, size_t j
         !rack_equal(&x->opp_leave, &y->opp_leave) || !packed_equal(&x->played, &y->played) ||
         x->policy_count != y->policy_count)
         return false;
+    if (isnan(x->search_spread) ? !isnan(y->search_spread) : x->search_spread != y->search_spread) return false;
     for (uint32_t k = 0; k < x->policy_count; k++)
         if (!packed_equal(&a->pmove[x->policy_start + k], &b->pmove[y->policy_start + k]) ||
             a->pprob[x->policy_start + k] != b->pprob[y->policy_start + k])

@@ -587,7 +587,8 @@ static void test_endgames_against_the_solver(void) {
 /* ------------------------------------------------------------ visit targets */
 
 /* A search's visit counts become the sample's P target; unvisited moves are
- * dropped; no visits at all (one legal move) leave the played move. */
+ * dropped; no visits at all (one legal move) leave the played move. The
+ * search's expected final spread is kept with the sample (NaN: none). */
 static void test_visit_targets(void) {
     TuEnv e;
     if (!tu_env_open(&e)) return;
@@ -603,8 +604,9 @@ static void test_visit_targets(void) {
     SampleRecorder rec;
     samples_init(&rec, &set, 1.0, 16, NULL, NULL);
     samples_begin_game(&rec, 7, 1);
-    samples_record_visits(&rec, e.g, &r->moves[r->best], r->packed, r->visits, r->count);
+    samples_record_visits(&rec, e.g, &r->moves[r->best], r->packed, r->visits, r->count, 12.5);
     CU_ASSERT_FATAL(set.n == 1);
+    CU_ASSERT_DOUBLE_EQUAL(set.s[0].search_spread, 12.5, 1e-9);
     uint32_t visited = 0;
     for (int a = 0; a < r->count; a++) visited += r->visits[a] > 0;
     CU_ASSERT_EQUAL(set.s[0].policy_count, visited);
@@ -620,8 +622,12 @@ static void test_visit_targets(void) {
     CU_ASSERT_DOUBLE_EQUAL(sum, 1.0, 1e-5);
     /* no visits: the played move alone */
     uint32_t none[MCGS_MAX_CANDIDATES] = {0};
-    samples_record_visits(&rec, e.g, &r->moves[0], r->packed, none, r->count);
+    samples_record_visits(&rec, e.g, &r->moves[0], r->packed, none, r->count, NAN);
     CU_ASSERT_FATAL(set.n == 2);
+    CU_ASSERT(isnan(set.s[1].search_spread));
+    samples_record(&rec, e.g, &r->moves[0]); /* not a search: no estimate */
+    CU_ASSERT_FATAL(set.n == 3);
+    CU_ASSERT(isnan(set.s[2].search_spread));
     CU_ASSERT_EQUAL(set.s[1].policy_count, 1);
     CU_ASSERT(packed_equal(&set.pmove[set.s[1].policy_start], &r->packed[0]));
     CU_ASSERT_DOUBLE_EQUAL(set.pprob[set.s[1].policy_start], 1.0, 1e-9);
@@ -629,6 +635,36 @@ static void test_visit_targets(void) {
     shardset_free(&set);
     mcgs_search_free(&s);
     free(r);
+    tu_env_close(&e);
+}
+
+/* The player's expected final spread (a V target) is the spread on the
+ * board plus the root's value, from the mover's view; with a win bonus the
+ * values are not points of spread, and there is none. */
+static void test_player_expected_spread(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    const char *specs[2] = {"mcgs:visits=40,candidates=8", "mcgs:visits=40,candidates=8,win_bonus=30"};
+    for (int k = 0; k < 2; k++) {
+        Player p;
+        CU_ASSERT_FATAL(player_open(&p, specs[k], &e.ld, &err) == 0);
+        CU_ASSERT(isnan(p.mcgs->last_spread)); /* no decision yet */
+        int checked = 0;
+        for (uint64_t gi = 0; gi < 4; gi++) {
+            tu_env_position(&e, 31, gi, 40, NULL);
+            if (game_over(e.g)) continue;
+            Move m;
+            CU_ASSERT_FATAL(mcgs_player_choose(p.mcgs, e.g, NULL, NULL, &m, &err) == 0);
+            int me = e.g->on_turn;
+            double want = e.g->scores[me] - e.g->scores[1 - me] + p.mcgs->last.root_q;
+            if (k == 0) CU_ASSERT_DOUBLE_EQUAL(p.mcgs->last_spread, want, 1e-9);
+            if (k == 1) CU_ASSERT(isnan(p.mcgs->last_spread));
+            checked++;
+        }
+        CU_ASSERT(checked >= 3);
+        player_close(&p);
+    }
     tu_env_close(&e);
 }
 
@@ -869,6 +905,7 @@ int main(void) {
         {"guided by a random network", test_with_random_net},
         {"endgames against the exact solver", test_endgames_against_the_solver},
         {"visit distributions as P targets", test_visit_targets},
+        {"the search's expected final spread", test_player_expected_spread},
         {"nn_policy_top is the top of nn_policy_all", test_policy_top_matches_all},
         {"candidates_by: equity and mix with a net", test_candidates_by},
         {"bad configurations", test_bad_configs},

@@ -271,7 +271,7 @@ static void test_batch_invariance(void) {
 
 static double chunk_loss(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *set, const size_t *idx, int n) {
     NnLossSums s = {0};
-    nn_chunk_losses(m, b, g, set, idx, n, 1.0f, false, &s);
+    nn_chunk_losses(m, b, g, set, idx, n, 1.0f, 0.0f, false, &s);
     return s.wdl + s.spread + s.sub + s.steps + s.hidden;
 }
 
@@ -293,7 +293,7 @@ static void gradient_check(int t) {
     for (int i = 0; i < 3; i++) CU_ASSERT_TRUE(w.set.s[idx[i]].opp_leave_known && w.set.s[idx[i]].opp_leave.total > 0);
     nnp_zero_grad(&m.params);
     NnLossSums s = {0};
-    nn_chunk_losses(&m, &b, &g, &w.set, idx, 3, 1.0f, true, &s);
+    nn_chunk_losses(&m, &b, &g, &w.set, idx, 3, 1.0f, 0.0f, true, &s);
     CU_ASSERT_TRUE(s.hidden_samples == 3 && s.steps > 0 && s.sub > 0 && s.wdl > 0);
     float *grad = malloc(m.params.total * sizeof(float));
     memcpy(grad, m.params.g, m.params.total * sizeof(float));
@@ -357,7 +357,7 @@ static void test_overfit(void) {
     for (int step = 1; step <= 250; step++) {
         nnp_zero_grad(&m.params);
         NnLossSums s = {0};
-        nn_chunk_losses(&m, &b, &g, &w.set, idx, N, 1.0f / N, true, &s);
+        nn_chunk_losses(&m, &b, &g, &w.set, idx, N, 1.0f / N, 0.0f, true, &s);
         CU_ASSERT_TRUE_FATAL(nnp_grads_finite(&m.params));
         nn_adam_step(&m.params, &adam, step);
         if (step == 1) first = nn_loss_total(&s);

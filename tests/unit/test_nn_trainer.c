@@ -84,6 +84,60 @@ static void test_deterministic_and_learns(void) {
     world_close(&w);
 }
 
+/* The mean predicted spread (points) of the model over the samples. */
+static double mean_spread(NnModel *m, World *w) {
+    RkError err;
+    NnBatch b;
+    CU_ASSERT_FATAL(nn_batch_init(&b, m, &w->fc, 1, &err) == 0);
+    double sum = 0;
+    for (size_t i = 0; i < w->set.n; i++) {
+        nn_batch_set(&b, m, 0, &w->set.s[i].pos);
+        nn_forward_trunk(m, &b, 1);
+        nn_forward_value(m, &b, 1);
+        sum += 100.0 * b.vout[3];
+    }
+    nn_batch_free(&b);
+    return sum / (double)w->set.n;
+}
+
+/* nn.value_search_weight: the spread target blends the final spread with the
+ * search's estimate where a sample has one. Without estimates the weight
+ * changes nothing (the same bytes); with estimates 60 points below the final
+ * spread, training with weight 1 lowers the predicted spread against weight 0. */
+static void test_search_weight(void) {
+    World w;
+    if (!world_open(&w)) return;
+    ShardSample probe = w.set.s[0];
+    probe.final_spread = 40;
+    probe.search_spread = NAN;
+    CU_ASSERT_DOUBLE_EQUAL(nn_spread_target(&probe, 0.5f), 0.40, 1e-6);
+    probe.search_spread = 10.0f;
+    CU_ASSERT_DOUBLE_EQUAL(nn_spread_target(&probe, 0.0f), 0.40, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(nn_spread_target(&probe, 0.5f), 0.25, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(nn_spread_target(&probe, 1.0f), 0.10, 1e-6);
+    RkError err;
+    NnModel m[4];
+    for (int k = 0; k < 4; k++) CU_ASSERT_FATAL(nn_model_init(&m[k], &ARCH, &w.ld, 15, 1, &err) == 0);
+    NnTrainComm comm = nn_train_comm_local();
+    NnTrainReport r;
+    NnTrainOptions o = options(5);
+    for (size_t i = 0; i < w.set.n; i++) CU_ASSERT(isnan(w.set.s[i].search_spread)); /* static self-play */
+    CU_ASSERT_EQUAL_FATAL(nn_train(&m[0], &w.fc, &w.set, w.idx, w.set.n, &o, &comm, &r, &err), 0);
+    o.search_weight = 1.0f;
+    CU_ASSERT_EQUAL_FATAL(nn_train(&m[1], &w.fc, &w.set, w.idx, w.set.n, &o, &comm, &r, &err), 0);
+    CU_ASSERT_EQUAL(memcmp(m[0].params.w, m[1].params.w, m[0].params.total * sizeof(float)), 0);
+    for (size_t i = 0; i < w.set.n; i++) w.set.s[i].search_spread = (float)w.set.s[i].final_spread - 60.0f;
+    o = options(60);
+    CU_ASSERT_EQUAL_FATAL(nn_train(&m[2], &w.fc, &w.set, w.idx, w.set.n, &o, &comm, &r, &err), 0);
+    o.search_weight = 1.0f;
+    CU_ASSERT_EQUAL_FATAL(nn_train(&m[3], &w.fc, &w.set, w.idx, w.set.n, &o, &comm, &r, &err), 0);
+    double final_only = mean_spread(&m[2], &w), search_only = mean_spread(&m[3], &w);
+    printf("(mean predicted spread: target final %.1f, target search %.1f) ", final_only, search_only);
+    CU_ASSERT_TRUE(search_only < final_only - 10.0);
+    for (int k = 0; k < 4; k++) nn_model_free(&m[k]);
+    world_close(&w);
+}
+
 static void test_divergence_stops(void) {
     World w;
     if (!world_open(&w)) return;
@@ -133,6 +187,7 @@ static void test_bad_options(void) {
 int main(void) {
     CU_TestInfo tests[] = {
         {"the same steps give the same bytes, and the loss falls", test_deterministic_and_learns},
+        {"the search's estimates blend into the spread target", test_search_weight},
         {"a divergence stops with the step named, weights kept finite", test_divergence_stops},
         {"bad options refused", test_bad_options},
         CU_TEST_INFO_NULL,

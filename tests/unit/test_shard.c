@@ -3,6 +3,7 @@
  * masks against a brute force over the legal list, byte-identical rewrites,
  * and corrupt, truncated and mismatched files refused with a message. */
 #include <hdf5.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "core/layout.h"
 #include "nn/policy.h"
 #include "nn/shard.h"
+#include "nn/shard_stats.h"
 #include "testutil.h"
 #include "worker/samples.h"
 #include "worker/selfplay.h"
@@ -201,6 +203,7 @@ static bool same_sample(const ShardSet *a, size_t i, const ShardSet *b, size_t j
         !rack_equal(&x->opp_leave, &y->opp_leave) || !packed_equal(&x->played, &y->played) ||
         x->policy_count != y->policy_count)
         return false;
+    if (isnan(x->search_spread) ? !isnan(y->search_spread) : x->search_spread != y->search_spread) return false;
     for (uint32_t k = 0; k < x->policy_count; k++)
         if (!packed_equal(&a->pmove[x->policy_start + k], &b->pmove[y->policy_start + k]) ||
             a->pprob[x->policy_start + k] != b->pprob[y->policy_start + k])
@@ -215,6 +218,11 @@ static void test_shard_round_trip(void) {
     shardset_init(&set);
     shardset_init(&back);
     make_samples(&w, &set, 4);
+    /* a search's estimates on some samples (static self-play gives none) */
+    for (size_t i = 0; i < set.n; i++) {
+        CU_ASSERT(isnan(set.s[i].search_spread));
+        if (i % 3 != 0) set.s[i].search_spread = (float)i * 3.25f - 20.0f;
+    }
     shardset_sort(&set);
     for (size_t i = 1; i < set.n; i++)
         CU_ASSERT_TRUE(set.s[i - 1].game < set.s[i].game ||
@@ -367,6 +375,45 @@ static void test_shard_round_trip(void) {
     H5Fclose(f);
     CU_ASSERT_EQUAL(shard_read(b, &back, NULL, &w.ld, 15, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "schema version 99"));
+    /* schema version 1 (no search_spread) still loads, without estimates;
+     * version 2 without the dataset does not */
+    f = H5Fopen(b, H5F_ACC_RDWR, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    CU_ASSERT(H5Ldelete(f, "search_spread", H5P_DEFAULT) >= 0);
+    attr = H5Aopen(f, "schema_version", H5P_DEFAULT);
+    v = 2;
+    CU_ASSERT(H5Awrite(attr, H5T_NATIVE_INT64, &v) >= 0);
+    H5Aclose(attr);
+    H5Fclose(f);
+    shardset_clear(&back);
+    CU_ASSERT_EQUAL(shard_read(b, &back, NULL, &w.ld, 15, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "search_spread"));
+    f = H5Fopen(b, H5F_ACC_RDWR, H5P_DEFAULT);
+    attr = H5Aopen(f, "schema_version", H5P_DEFAULT);
+    v = 1;
+    CU_ASSERT(H5Awrite(attr, H5T_NATIVE_INT64, &v) >= 0);
+    H5Aclose(attr);
+    H5Fclose(f);
+    shardset_clear(&back);
+    CU_ASSERT_EQUAL_FATAL(shard_read(b, &back, &in, &w.ld, 15, &err), 0);
+    CU_ASSERT_EQUAL(in.schema_version, 1);
+    CU_ASSERT_EQUAL_FATAL(back.n, set.n);
+    for (size_t i = 0; i < set.n; i++) {
+        CU_ASSERT(isnan(back.s[i].search_spread));
+        CU_ASSERT_EQUAL(back.s[i].final_spread, set.s[i].final_spread);
+    }
+    /* an estimate out of range, or infinite, is refused */
+    float keep = set.s[1].search_spread;
+    const float wrong[2] = {2.0f * SHARD_MAX_SPREAD, INFINITY};
+    for (int k = 0; k < 2; k++) {
+        set.s[1].search_spread = wrong[k];
+        CU_ASSERT_EQUAL_FATAL(shard_write(bad, &set, 0, set.n, &w.ld, 15, 3, &err), 0);
+        shardset_clear(&back);
+        CU_ASSERT_EQUAL(shard_read(bad, &back, NULL, &w.ld, 15, &err), -1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "sample 1 is invalid"));
+        CU_ASSERT_EQUAL(back.n, 0);
+    }
+    set.s[1].search_spread = keep;
     /* a missing file */
     CU_ASSERT_EQUAL(shard_read("/nonexistent/x.h5", &back, NULL, &w.ld, 15, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent/x.h5"));
@@ -380,12 +427,65 @@ static void test_shard_round_trip(void) {
     kwg_free(&w.kwg);
 }
 
+/* shard_stats: counts against a direct tally; softmax targets on no grid;
+ * visit-count targets (k/12) on the 1/12 grid, not a coarser one; search
+ * estimates counted with their RMS difference from the final spread. */
+static void test_shard_stats(void) {
+    World w;
+    if (!world_open(&w)) return;
+    ShardSet set;
+    shardset_init(&set);
+    make_samples(&w, &set, 3);
+    shardset_sort(&set);
+    ShardStats st;
+    shard_stats(&set, &st);
+    CU_ASSERT_EQUAL(st.samples, set.n);
+    CU_ASSERT_EQUAL(st.games, 3);
+    CU_ASSERT_EQUAL(st.policy_entries, set.np);
+    CU_ASSERT_EQUAL(st.won + st.drawn + st.lost, set.n);
+    CU_ASSERT_EQUAL(st.grid, 0);
+    CU_ASSERT_EQUAL(st.estimates, 0);
+    uint64_t known = 0;
+    for (size_t i = 0; i < set.n; i++) known += set.s[i].opp_leave_known;
+    CU_ASSERT_EQUAL(st.leave_known, known);
+    /* visit counts over 12 playouts, and estimates 3 and 4 points off on two samples */
+    for (size_t i = 0; i < set.n; i++) {
+        const ShardSample *s = &set.s[i];
+        for (uint32_t j = 0; j < s->policy_count; j++) set.pprob[s->policy_start + j] = j == 0 ? 1.0f : 0.0f;
+        if (s->policy_count >= 3) {
+            set.pprob[s->policy_start] = 7.0f / 12.0f;
+            set.pprob[s->policy_start + 1] = 4.0f / 12.0f;
+            set.pprob[s->policy_start + 2] = 1.0f / 12.0f;
+        }
+    }
+    set.s[0].search_spread = (float)set.s[0].final_spread + 3.0f;
+    set.s[1].search_spread = (float)set.s[1].final_spread - 4.0f;
+    shard_stats(&set, &st);
+    CU_ASSERT_EQUAL(st.grid, 12);
+    CU_ASSERT_EQUAL(st.estimates, 2);
+    CU_ASSERT_DOUBLE_EQUAL(st.rms_estimate_error, sqrt(12.5), 1e-6);
+    /* 1/2 and 1/4: the grid is 4 */
+    for (size_t i = 0; i < set.n; i++) {
+        const ShardSample *s = &set.s[i];
+        if (s->policy_count >= 3) {
+            set.pprob[s->policy_start] = 0.5f;
+            set.pprob[s->policy_start + 1] = 0.25f;
+            set.pprob[s->policy_start + 2] = 0.25f;
+        }
+    }
+    shard_stats(&set, &st);
+    CU_ASSERT_EQUAL(st.grid, 4);
+    shardset_free(&set);
+    kwg_free(&w.kwg);
+}
+
 int main(void) {
     H5dont_atexit(); /* as the CLI: no teardown message after the damaged files */
     CU_TestInfo tests[] = {
         {"positions and packed moves round-trip; step masks = brute force", test_positions_and_moves},
         {"position_check rejects impossible positions", test_position_check_rejects},
         {"shards: round trip, same bytes, damaged/truncated/mismatched files refused", test_shard_round_trip},
+        {"shard statistics: counts, the visit grid, search estimates", test_shard_stats},
         CU_TEST_INFO_NULL,
     };
     return tu_run("shard", tests);

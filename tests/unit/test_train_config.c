@@ -49,6 +49,8 @@ static void test_parse_and_override(void) {
     CU_ASSERT_EQUAL(train_config_set(&c, "leaves.shrink", "0.1", &err), 0);
     CU_ASSERT_EQUAL(c.threads, 1);
     CU_ASSERT_EQUAL(train_config_set(&c, "run.threads", "8", &err), 0);
+    CU_ASSERT_EQUAL(c.nn_search_weight, 0.0);
+    CU_ASSERT_EQUAL(train_config_set(&c, "nn.value_search_weight", "0.25", &err), 0);
     /* the written form parses back to the same values */
     char buf[8192];
     CU_ASSERT_FATAL(train_config_write(&c, buf, sizeof buf) > 0);
@@ -63,6 +65,7 @@ static void test_parse_and_override(void) {
     CU_ASSERT_STRING_EQUAL(d.output, c.output);
     CU_ASSERT_EQUAL(d.shrink, 0.1); /* bit for bit */
     CU_ASSERT_EQUAL(d.threads, 8);
+    CU_ASSERT_EQUAL(d.nn_search_weight, 0.25);
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "shrink = 0.1\n"));
     /* the embedded default text says what train_config_defaults holds */
     CU_ASSERT_PTR_NOT_NULL(strstr(TRAIN_DEFAULT_CONFIG, "shrink = 30\n"));
@@ -92,6 +95,8 @@ static void test_errors(void) {
         {"[leaves]\nshrink = 1e300\n", "leaves.shrink"},
         {"[leaves]\nshrink = -0\n", "leaves.shrink"},
         {"[run]\nthreads = 0\n", "run.threads"},
+        {"[nn]\nvalue_search_weight = 1.5\n", "nn.value_search_weight"},
+        {"[nn]\nvalue_search_weight = -0.1\n", "nn.value_search_weight"},
         {"[run]\nthreads = 257\n", "run.threads"},
         {"[mcgs]\nanchor = nn\n", "mcgs.anchor"},
         {"[mcgs]\nanchor = statics\n", "mcgs.anchor"},
