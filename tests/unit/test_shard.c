@@ -211,6 +211,18 @@ static bool same_sample(const ShardSet *a, size_t i, const ShardSet *b, size_t j
     return true;
 }
 
+/* Rewrites a shard's schema_version attribute, and deletes a dataset if
+ * `drop` is not NULL. */
+static void set_schema_version(const char *path, int64_t v, const char *drop) {
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    CU_ASSERT_FATAL(f >= 0);
+    if (drop) CU_ASSERT(H5Ldelete(f, drop, H5P_DEFAULT) >= 0);
+    hid_t attr = H5Aopen(f, "schema_version", H5P_DEFAULT);
+    CU_ASSERT(H5Awrite(attr, H5T_NATIVE_INT64, &v) >= 0);
+    H5Aclose(attr);
+    H5Fclose(f);
+}
+
 static void test_shard_round_trip(void) {
     World w;
     if (!world_open(&w)) return;
@@ -366,34 +378,16 @@ static void test_shard_round_trip(void) {
     CU_ASSERT_EQUAL(shard_read(a, &back, NULL, &tiny, 15, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "letters"));
     /* another schema version */
-    hid_t f = H5Fopen(b, H5F_ACC_RDWR, H5P_DEFAULT);
-    CU_ASSERT_FATAL(f >= 0);
-    hid_t attr = H5Aopen(f, "schema_version", H5P_DEFAULT);
-    int64_t v = 99;
-    CU_ASSERT(H5Awrite(attr, H5T_NATIVE_INT64, &v) >= 0);
-    H5Aclose(attr);
-    H5Fclose(f);
+    set_schema_version(b, 99, NULL);
     CU_ASSERT_EQUAL(shard_read(b, &back, NULL, &w.ld, 15, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "schema version 99"));
     /* schema version 1 (no search_spread) still loads, without estimates;
      * version 2 without the dataset does not */
-    f = H5Fopen(b, H5F_ACC_RDWR, H5P_DEFAULT);
-    CU_ASSERT_FATAL(f >= 0);
-    CU_ASSERT(H5Ldelete(f, "search_spread", H5P_DEFAULT) >= 0);
-    attr = H5Aopen(f, "schema_version", H5P_DEFAULT);
-    v = 2;
-    CU_ASSERT(H5Awrite(attr, H5T_NATIVE_INT64, &v) >= 0);
-    H5Aclose(attr);
-    H5Fclose(f);
+    set_schema_version(b, 2, "search_spread");
     shardset_clear(&back);
     CU_ASSERT_EQUAL(shard_read(b, &back, NULL, &w.ld, 15, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "search_spread"));
-    f = H5Fopen(b, H5F_ACC_RDWR, H5P_DEFAULT);
-    attr = H5Aopen(f, "schema_version", H5P_DEFAULT);
-    v = 1;
-    CU_ASSERT(H5Awrite(attr, H5T_NATIVE_INT64, &v) >= 0);
-    H5Aclose(attr);
-    H5Fclose(f);
+    set_schema_version(b, 1, NULL);
     shardset_clear(&back);
     CU_ASSERT_EQUAL_FATAL(shard_read(b, &back, &in, &w.ld, 15, &err), 0);
     CU_ASSERT_EQUAL(in.schema_version, 1);
