@@ -312,6 +312,7 @@ static int run(const BenchNnOptions *o, Engine *e) {
                            .adam = nn_adam_default(), .seed = o->seed, .generation = 1};
     topt.adam.lr = (float)tc.nn_lr;
     topt.adam.weight_decay = (float)tc.nn_weight_decay;
+    topt.search_weight = (float)tc.nn_search_weight;
     NnTrainComm comm = nn_train_comm_local();
     NnTrainReport rep;
     if (nn_train(&m, &fc, &set, idx, set.n, &topt, &comm, &rep, &err) != 0) {

@@ -244,9 +244,12 @@ static int info_shard(const char *path) {
     printf("  P target        %llu moves, %.1f a sample, %.1f%% single-move; mean top probability %.3f\n",
            (unsigned long long)st.policy_entries, (double)st.policy_entries / n, 100.0 * (double)st.single_move / n,
            st.mean_top_prob);
-    if (st.grid > 1) printf("  P grid          every probability a multiple of 1/%d (visit counts of %d playouts)\n",
-                            st.grid, st.grid);
-    else if (st.grid == 0) printf("  P grid          none up to 1/%d (softmax targets)\n", SHARD_STATS_MAX_GRID);
+    if (st.grid > 1)
+        printf("  P grid          every probability a multiple of 1/%d (a search's visit counts over %d playouts, "
+               "or a multiple)\n", st.grid, st.grid);
+    else if (st.grid == 1) printf("  P grid          every target a single move\n");
+    else printf("  P grid          none up to 1/%d (softmax targets, or visit totals that differ)\n",
+                SHARD_STATS_MAX_GRID);
     printf("  V target        win %.1f%% draw %.1f%% loss %.1f%% (player on turn); mean |final spread| %.1f\n",
            100.0 * (double)st.won / n, 100.0 * (double)st.drawn / n, 100.0 * (double)st.lost / n, st.mean_abs_final);
     if (st.estimates)

@@ -103,7 +103,7 @@ static void get(Cur *c, void *out, size_t n) {
     c->at += n;
 }
 
-#define PACK_MAGIC 0x53534b52u /* "RKSS" */
+#define PACK_MAGIC 0x32534b52u /* "RKS2": the samples' byte form with search_spread (was "RKSS") */
 
 static void put_sample(Buf *b, const ShardSample *s) {
     uint8_t dim = (uint8_t)s->pos.dim, pm[PACKED_MOVE_BYTES];
@@ -155,7 +155,7 @@ int shardset_unpack_append(ShardSet *set, const uint8_t *buf, size_t len, RkErro
     uint64_t n = 0;
     get(&c, &magic, sizeof magic);
     get(&c, &n, sizeof n);
-    if (c.bad || magic != PACK_MAGIC) return rk_error(err, "samples from a peer rank: bad header");
+    if (c.bad || magic != PACK_MAGIC) return rk_error(err, "samples from a peer rank: bad header (a rank of another rookery build?)");
     size_t base = set->n, base_np = set->np;
     PackedMove *moves = NULL;
     float *probs = NULL;
@@ -188,6 +188,10 @@ int shardset_unpack_append(ShardSet *set, const uint8_t *buf, size_t len, RkErro
         uint32_t count = 0;
         get(&c, &count, sizeof count);
         get(&c, &s.search_spread, sizeof s.search_spread);
+        if (!shard_spread_estimate_ok(s.search_spread)) {
+            c.bad = true;
+            break;
+        }
         if (c.bad || count > (len - c.at) / (PACKED_MOVE_BYTES + sizeof(float))) {
             c.bad = true;
             break;
@@ -439,6 +443,9 @@ int shard_read(const char *path, ShardSet *set, ShardInfo *info, const LetterDis
             goto out;
         if (in->schema_version >= 2) {
             if (h5u_read_dataset(file, "search_spread", H5T_NATIVE_FLOAT, 1, &d1, search, path, err)) goto out;
+        } else if (H5Lexists(file, "search_spread", H5P_DEFAULT) != 0) {
+            rk_error(err, "%s: schema version 1 with a 'search_spread' dataset (version 2's): a mislabelled shard", path);
+            goto out;
         } else {
             for (size_t i = 0; i < n; i++) search[i] = NAN; /* version 1: no search estimates */
         }
@@ -487,7 +494,7 @@ int shard_read(const char *path, ShardSet *set, ShardInfo *info, const LetterDis
             RkError perr;
             Rack unseen;
             bool bad_position = position_check(&s.pos, ld, in->dim, &perr) != 0;
-            bool bad_search = !isnan(s.search_spread) && !(fabsf(s.search_spread) <= SHARD_MAX_SPREAD);
+            bool bad_search = !shard_spread_estimate_ok(s.search_spread);
             if (bad_position || check_packed(&s.played, ld, in->dim) != 0 || s.result < -1 || s.result > 1 ||
                 bad_search || known[i] > 1 || s.opp_leave.total > RK_RACK_SIZE || position_unseen(&s.pos, ld, &unseen) != 0) {
                 set->n = base, set->np = base_np; /* drop what this file added */

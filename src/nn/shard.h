@@ -20,10 +20,14 @@
  */
 #ifndef ROOKERY_NN_SHARD_H
 #define ROOKERY_NN_SHARD_H
+#include <math.h>
+
 #include "core/position.h"
 
 #define SHARD_SCHEMA_VERSION 2  /* 2 added search_spread; version 1 shards still load */
 #define SHARD_MAX_SPREAD 100000.0f /* |search_spread| a loader accepts, points */
+/* A search estimate a shard may hold: NaN (none), or finite within the bound. */
+static inline bool shard_spread_estimate_ok(float x) { return isnan(x) || (x >= -SHARD_MAX_SPREAD && x <= SHARD_MAX_SPREAD); }
 
 typedef struct ShardSample {
     Position pos;

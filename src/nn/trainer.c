@@ -47,6 +47,8 @@ int nn_train(NnModel *m, const NnFeatureContext *fc, const ShardSet *data, const
     if (opt->steps == 0) return 0;
     if (n == 0) return rk_error(err, "nn: no training samples");
     if (opt->batch < opt->chunks) return rk_error(err, "nn: batch %d is smaller than grad_chunks %d", opt->batch, opt->chunks);
+    if (!(opt->search_weight >= 0.0f && opt->search_weight <= 1.0f))
+        return rk_error(err, "nn: value_search_weight %g is not within [0, 1]", (double)opt->search_weight);
     const int K = opt->chunks, P = comm->size, B = opt->batch;
     const int mine = chunks_of(comm->rank, P, K);
     const size_t total = m->params.total, rec = total + NN_LOSS_FIELDS;

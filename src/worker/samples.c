@@ -95,7 +95,8 @@ void samples_record_visits(SampleRecorder *r, const Game *g, const Move *m, cons
         keep[n] = moves[i];
         probs[n++] = (float)((double)visits[i] / (double)total);
     }
-    record(r, g, m, keep, probs, n, isfinite(search_spread) ? (float)search_spread : NAN);
+    float estimate = (float)search_spread; /* NaN, or what a shard may hold (else none) */
+    record(r, g, m, keep, probs, n, shard_spread_estimate_ok(estimate) ? estimate : NAN);
 }
 
 void samples_finish_game(SampleRecorder *r, const Game *final) {

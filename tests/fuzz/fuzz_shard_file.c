@@ -77,7 +77,7 @@ static void check_shard(const char *path, const LetterDist *ld) {
         shardset_free(&set);
         return;
     }
-    if (info.schema_version != SHARD_SCHEMA_VERSION || info.dim != 15 || info.letters != ld->size ||
+    if (info.schema_version < 1 || info.schema_version > SHARD_SCHEMA_VERSION || info.dim != 15 || info.letters != ld->size ||
         info.samples != set.n || info.policy_entries != set.np)
         abort();
     for (size_t i = 0; i < set.n; i++) {
@@ -85,6 +85,8 @@ static void check_shard(const char *path, const LetterDist *ld) {
         if (position_check(&s->pos, ld, 15, &err) != 0) abort();
         if (s->result < -1 || s->result > 1 || s->opp_leave_known > 1) abort();
         if (s->policy_start + s->policy_count > set.np) abort();
+        if (!shard_spread_estimate_ok(s->search_spread)) abort();
+        if (info.schema_version < 2 && !isnan(s->search_spread)) abort(); /* version 1 has no estimates */
     }
     /* written back and read again: the same samples */
     char again[] = "/tmp/fuzz_shard_file-w-XXXXXX";

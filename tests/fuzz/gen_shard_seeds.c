@@ -35,7 +35,7 @@ typedef struct World {
 } World;
 
 /* The samples of game i (temperature 0: the played move only; else a
- * softmax over the top moves). */
+ * softmax over the top moves), with search estimates on half of them. */
 static void game_samples(World *w, uint64_t i, double temperature, int top, ShardSet *out) {
     SelfplayConfig cfg = {.ld = &w->ld, .layout = &w->lay, .kwg = &w->kwg, .seed = 11, .generation = 3};
     SampleRecorder r;
@@ -45,6 +45,8 @@ static void game_samples(World *w, uint64_t i, double temperature, int top, Shar
     selfplay_game(&cfg, i, w->g, NULL, record, &rec);
     samples_finish_game(&r, w->g);
     samples_free(&r);
+    /* a search's estimates (schema 2) on every other sample; the others keep NaN */
+    for (size_t k = 0; k < out->n; k += 2) out->s[k].search_spread = (float)out->s[k].final_spread * 0.5f + 3.25f;
 }
 
 /* Samples [first, first+count) of src. */

@@ -172,6 +172,13 @@ static void test_bad_options(void) {
     NnTrainReport r;
     CU_ASSERT_EQUAL(nn_train(&m, &w.fc, &w.set, w.idx, w.set.n, &o, &comm, &r, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "grad_chunks"));
+    const float weights[3] = {-0.5f, 1.5f, NAN};
+    for (int k = 0; k < 3; k++) {
+        o = options(2);
+        o.search_weight = weights[k];
+        CU_ASSERT_EQUAL(nn_train(&m, &w.fc, &w.set, w.idx, w.set.n, &o, &comm, &r, &err), -1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "value_search_weight"));
+    }
     o = options(2);
     CU_ASSERT_EQUAL(nn_train(&m, &w.fc, &w.set, w.idx, 0, &o, &comm, &r, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no training samples"));

@@ -273,6 +273,28 @@ static void test_shard_round_trip(void) {
     CU_ASSERT_EQUAL(shardset_unpack_append(&un, packed, len - 3, &err), -1);
     CU_ASSERT_EQUAL(un.n, 0); /* nothing appended from a truncated set */
     CU_ASSERT_EQUAL(un.np, 0);
+    /* an infinite estimate in a peer's bytes: refused, nothing appended; a
+     * finite one travels */
+    {
+        ShardSet one;
+        shardset_init(&one);
+        shardset_add(&one, &set.s[0], set.pmove + set.s[0].policy_start, set.pprob + set.s[0].policy_start, 0);
+        one.s[0].search_spread = INFINITY;
+        uint8_t *p1;
+        size_t l1;
+        CU_ASSERT_EQUAL_FATAL(shardset_pack(&one, &p1, &l1, &err), 0);
+        shardset_clear(&un);
+        CU_ASSERT_EQUAL(shardset_unpack_append(&un, p1, l1, &err), -1);
+        CU_ASSERT_EQUAL(un.n, 0);
+        one.s[0].search_spread = 12.0f;
+        free(p1);
+        CU_ASSERT_EQUAL_FATAL(shardset_pack(&one, &p1, &l1, &err), 0);
+        CU_ASSERT_EQUAL(shardset_unpack_append(&un, p1, l1, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(un.n, 1);
+        CU_ASSERT_EQUAL(un.s[0].search_spread, 12.0f);
+        free(p1);
+        shardset_free(&one);
+    }
     free(packed);
     shardset_free(&un);
 
@@ -396,6 +418,13 @@ static void test_shard_round_trip(void) {
         CU_ASSERT(isnan(back.s[i].search_spread));
         CU_ASSERT_EQUAL(back.s[i].final_spread, set.s[i].final_spread);
     }
+    /* version 1 with version 2's dataset: mislabelled, refused */
+    CU_ASSERT_EQUAL_FATAL(shard_write(bad, &set, 0, set.n, &w.ld, 15, 3, &err), 0);
+    set_schema_version(bad, 1, NULL);
+    shardset_clear(&back);
+    CU_ASSERT_EQUAL(shard_read(bad, &back, NULL, &w.ld, 15, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "mislabelled"));
+    CU_ASSERT_EQUAL(back.n, 0);
     /* an estimate out of range, or infinite, is refused */
     float keep = set.s[1].search_spread;
     const float wrong[2] = {2.0f * SHARD_MAX_SPREAD, INFINITY};
