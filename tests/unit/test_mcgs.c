@@ -549,6 +549,16 @@ static void test_with_random_net(void) {
 
 /* ------------------------------------------------------------ endgames */
 
+/* Endgame positions of the test lexicon: seed, racks of at most max_tiles. */
+static void study_config(const TuEnv *e, uint64_t seed, int max_tiles, EndgameStudyConfig *c) {
+    endgame_study_config_defaults(c);
+    c->ld = &e->ld;
+    c->layout = &e->lay;
+    c->kwg = &e->kwg;
+    c->seed = seed;
+    c->max_tiles = max_tiles;
+}
+
 /* Against the exact solver (search/endgame.h) on the same empty-bag
  * positions (racks of up to 4 tiles): the search, whose worlds are then the
  * true position, finds the best move at least as often as the static player,
@@ -558,13 +568,8 @@ static void test_endgames_against_the_solver(void) {
     if (!tu_env_open(&e)) return;
     RkError err;
     EndgameStudyConfig c;
-    endgame_study_config_defaults(&c);
-    c.ld = &e.ld;
-    c.layout = &e.lay;
-    c.kwg = &e.kwg;
-    c.seed = 5;
+    study_config(&e, 5, 4, &c); /* the static player misses about one in six of these */
     c.positions = 40;
-    c.max_tiles = 4; /* the static player misses about one in six of these */
     Player stat, search;
     CU_ASSERT_FATAL(player_open(&stat, "static", &e.ld, &err) == 0);
     CU_ASSERT_FATAL(player_open(&search, "mcgs:visits=400,candidates=32", &e.ld, &err) == 0);
@@ -652,12 +657,7 @@ static void test_player_expected_spread(void) {
     if (!tu_env_open(&e)) return;
     RkError err;
     EndgameStudyConfig c;
-    endgame_study_config_defaults(&c);
-    c.ld = &e.ld;
-    c.layout = &e.lay;
-    c.kwg = &e.kwg;
-    c.seed = 11;
-    c.max_tiles = 3;
+    study_config(&e, 11, 3, &c);
     EndgameConfig ec;
     endgame_config_defaults(&ec);
     Player p, bonus;
