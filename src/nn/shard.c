@@ -188,11 +188,8 @@ int shardset_unpack_append(ShardSet *set, const uint8_t *buf, size_t len, RkErro
         uint32_t count = 0;
         get(&c, &count, sizeof count);
         get(&c, &s.search_spread, sizeof s.search_spread);
-        if (!shard_spread_estimate_ok(s.search_spread)) {
-            c.bad = true;
-            break;
-        }
-        if (c.bad || count > (len - c.at) / (PACKED_MOVE_BYTES + sizeof(float))) {
+        if (c.bad || !shard_spread_estimate_ok(s.search_spread) ||
+            count > (len - c.at) / (PACKED_MOVE_BYTES + sizeof(float))) {
             c.bad = true;
             break;
         }
