@@ -15,7 +15,9 @@ with h5py.File(sys.argv[1], "r") as f:
     spread, result = f["final_spread"][:], f["result"][:]
     # schema 2: the search's expected final spread, NaN where no search gave one
     estimate = f["search_spread"][:] if version >= 2 else np.full(n, np.nan, dtype=np.float32)
-    i = n // 2
+    # a sample with a P target (a fast search's samples under playout cap randomization have none)
+    has_target = np.flatnonzero(offsets[1:] > offsets[:-1])
+    i = int(has_target[np.searchsorted(has_target, n // 2) % len(has_target)])
     top = offsets[i] + int(np.argmax(probs[offsets[i]:offsets[i + 1]]))
     print(f"{n} samples of generation {int(f.attrs['generation'])}; sample {i}: game {int(f['game'][i])} "
           f"turn {int(f['turn'][i])}, {int((boards[i] > 0).sum())} tiles on the board, "

@@ -94,6 +94,9 @@ int bench_mcgs(int argc, char **argv) {
     printf("bench mcgs: %s\n  %d positions (40-80 tiles in the bag), one core\n", spec, got);
     printf("  %.1f playouts/s, %.2f ms per playout, %.3f s per decision\n", (double)mp->playouts / secs,
            1000.0 * secs / (double)mp->playouts, secs / got);
+    if (mp->full_share < 1.0)
+        printf("  playout cap randomization: %" PRIu64 " of %d decisions full (%u visits), the others %u visits\n",
+               mp->full_decisions, got, mp->cfg.visits, mp->fast_visits);
     printf("  %" PRIu64 " leaves evaluated, %" PRIu64 " collisions (%.2f%% of descents)\n", mp->evaluations,
            mp->collisions, 100.0 * (double)mp->collisions / (double)(mp->collisions + mp->playouts));
     if (mp->batches > 0)

@@ -241,9 +241,14 @@ static int info_shard(const char *path) {
     printf("  board           %dx%d, %s distribution (%d letters)\n", in.dim, in.dim, in.distribution, in.letters);
     printf("  samples         %llu from %llu games (turns 0..%llu)\n", (unsigned long long)st.samples,
            (unsigned long long)st.games, (unsigned long long)st.max_turn);
+    double np = st.samples > st.no_policy ? (double)(st.samples - st.no_policy) : 1.0;
     printf("  P target        %llu moves, %.1f a sample, %.1f%% single-move; mean top probability %.3f\n",
-           (unsigned long long)st.policy_entries, (double)st.policy_entries / n, 100.0 * (double)st.single_move / n,
+           (unsigned long long)st.policy_entries, (double)st.policy_entries / np, 100.0 * (double)st.single_move / np,
            st.mean_top_prob);
+    if (st.no_policy)
+        printf("  P none          %llu of %llu samples have no P target (fast searches: playout cap "
+               "randomization); the figures above are over the others\n",
+               (unsigned long long)st.no_policy, (unsigned long long)st.samples);
     if (st.grid > 1)
         printf("  P grid          every probability a multiple of 1/%d (a search's visit counts over %d playouts, "
                "or a multiple)\n", st.grid, st.grid);

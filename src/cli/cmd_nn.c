@@ -72,7 +72,10 @@ static int pick_generation(const NnOptions *o, RkError *err) {
 
 static void print_eval(const NnEvalReport *e) {
     printf("held-out: %" PRIu64 " positions\n", e->positions);
-    printf("  P top-1 agreement with the move played   %.2f%%\n", 100.0 * e->p_top1);
+    printf("  P top-1 agreement with the move played   %.2f%%", 100.0 * e->p_top1);
+    if (e->p_positions < e->positions) /* fast searches' samples have no P target */
+        printf(" (on the %" PRIu64 " with a P target)", e->p_positions);
+    printf("\n");
     printf("  V Brier score                            %.5f (baseline %.5f)\n", e->v_brier, e->v_brier_base);
     printf("  V final spread rmse                      %.2f (baseline %.2f)\n", e->spread_rmse, e->spread_rmse_base);
     printf("  H leave NLL per tile                     %.4f nats (uniform %.4f; %" PRIu64 " leaves, %" PRIu64

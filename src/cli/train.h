@@ -174,8 +174,9 @@ int train_search_gate(Trainer *t, int gen, GenReport *rep);
 /* The search spec that model_gen's model guides with leaves valued by
  * `rollout` plies (0: V), as the manifest records it: the net named relative
  * to the run (gen-NNNN/model.h5), so the same on every rank count and after
- * the run is moved. */
-void train_search_describe(const Trainer *t, int model_gen, int rollout, char *buf, size_t cap);
+ * the run is moved; with `match`, as a match of the loop plays it (gate,
+ * value check, anchor: the most visited move, full searches). */
+void train_search_describe(const Trainer *t, int model_gen, int rollout, bool match, char *buf, size_t cap);
 /* After the gate, with mcgs.rollout_with_net = auto while rollouts value the
  * leaves and a model not yet checked is in force: the value check
  * (mcgs.value_check_pairs, mcgs.value_check_threshold). If V wins, it values

@@ -24,23 +24,32 @@ static void format_spec(const Trainer *t, const char *model_dir, int rollout, ch
              t->cfg.mcgs_candidates_with_net);
 }
 
+/* What a match's players add to the loop's spec (at most 31 bytes): their
+ * most visited move (no move temperature: it would only add noise to the
+ * match) and, if self-play randomizes its playout cap, always the full
+ * search. */
+static void append_match_options(const Trainer *t, char *buf) {
+    strcat(buf, strchr(buf, ':') ? ",temperature=0" : ":temperature=0");
+    if (strstr(t->cfg.player, "full_share=") != NULL) strcat(buf, ",full_share=1");
+}
+
 /* The spec of the search guided by model_gen's model (0: none; tmp: the
  * generation in flight, gen-NNNN.tmp) with leaves valued by `rollout` plies;
- * a match's players (`match`) play their most visited move (no move
- * temperature: it would only add noise to the match). */
+ * with the match options above if `match`. */
 static void search_spec(const Trainer *t, int model_gen, bool tmp, int rollout, bool match, char *buf, size_t cap) {
     char dir[RUNDIR_PATH_MAX];
     bool net = model_gen > 0 && t->cfg.mcgs_net_auto;
     if (net) rundir_gen_path(t->cfg.output, model_gen, tmp, dir, sizeof dir);
     format_spec(t, net ? dir : NULL, rollout, buf, cap - 32);
-    if (match) strcat(buf, strchr(buf, ':') ? ",temperature=0" : ":temperature=0");
+    if (match) append_match_options(t, buf);
 }
 
-void train_search_describe(const Trainer *t, int model_gen, int rollout, char *buf, size_t cap) {
+void train_search_describe(const Trainer *t, int model_gen, int rollout, bool match, char *buf, size_t cap) {
     char dir[32];
     bool net = model_gen > 0 && t->cfg.mcgs_net_auto;
     if (net) snprintf(dir, sizeof dir, "gen-%04d", model_gen);
-    format_spec(t, net ? dir : NULL, rollout, buf, cap);
+    format_spec(t, net ? dir : NULL, rollout, buf, cap - 32);
+    if (match) append_match_options(t, buf);
 }
 
 /* Opens the search player of spec, with the leaves in force lent unless the
@@ -190,7 +199,7 @@ int train_search_setup(Trainer *t, int latest) {
     t->value_checked = st.value_checked;
     if (open_self_play(t) != 0) return 2;
     char spec[TRAIN_SPEC_MAX];
-    train_search_describe(t, t->model_in_force, leaf_rollout(t), spec, sizeof spec);
+    train_search_describe(t, t->model_in_force, leaf_rollout(t), false, spec, sizeof spec);
     if (t->model_in_force > 0)
         SAY(t, "search: %s guided by gen-%04d/model.h5 (%s)", t->cfg.player, t->model_in_force, spec);
     else

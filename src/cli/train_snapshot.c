@@ -112,27 +112,32 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
     tm->wall += tm->write;
     double games = (double)tot->games;
     double mean_eq = tot->observations ? (double)tot->equity_sum / 1000.0 / (double)tot->observations : 0.0;
-    static_assert(sizeof files_json < 65536 - 4096, "manifest buffer");
-    char manifest[65536], row[4096], nn_json[2048] = "", nn_row[1024], search_json[4 * TRAIN_PATH_MAX + 2048] = "";
+    char manifest[65536], row[4096], nn_json[2048] = "", nn_row[1024], search_json[2 * TRAIN_PATH_MAX + 3 * TRAIN_SPEC_MAX + 2048] = "";
+    static_assert(sizeof files_json + sizeof nn_json + sizeof search_json < sizeof manifest - 4096, "manifest buffer");
     nn_report_text(t, nn_json, sizeof nn_json, nn_row, sizeof nn_row);
     uint64_t gate_pairs = rep->gate_played ? t->cfg.mcgs_gate_pairs : 0;
     uint64_t anchor_pairs = rep->anchor_played ? t->cfg.mcgs_anchor_pairs : 0;
     uint64_t value_pairs = rep->value_played ? t->cfg.mcgs_value_pairs : 0;
-    char self_play[TRAIN_SPEC_MAX];
+    char self_play[TRAIN_SPEC_MAX], gate_a[TRAIN_SPEC_MAX] = "", gate_b[TRAIN_SPEC_MAX] = "";
     if (t->mcgs_loop) {
-        train_search_describe(t, rep->model_at_start, rep->rollout_at_start, self_play, sizeof self_play);
+        train_search_describe(t, rep->model_at_start, rep->rollout_at_start, false, self_play, sizeof self_play);
+        if (rep->gate_played) { /* the new model (gen) against the one in force before it */
+            train_search_describe(t, gen, rep->rollout_at_start, true, gate_a, sizeof gate_a);
+            train_search_describe(t, rep->model_at_start, rep->rollout_at_start, true, gate_b, sizeof gate_b);
+        }
         snprintf(search_json, sizeof search_json,
                  "  \"search\": {\"player\": \"%s\", \"self_play\": \"%s\", \"model_in_force\": %d, "
                  "\"leaf_rollout\": %d, \"value_won\": %s, \"value_checked_model\": %d,\n"
                  "             \"gate\": {\"pairs\": %" PRIu64
-                 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f, \"threshold_pct\": %.2f, \"promoted\": %s},\n"
+                 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f, \"threshold_pct\": %.2f, \"promoted\": %s,\n"
+                 "                      \"players\": [\"%s\", \"%s\"]},\n"
                  "             \"value_check\": {\"pairs\": %" PRIu64
                  ", \"win_pct\": %.2f, \"ci95_pct\": %.2f, \"threshold_pct\": %.2f},\n"
                  "             \"anchor\": {\"player\": \"%s\", \"pairs\": %" PRIu64
                  ", \"win_pct\": %.2f, \"ci95_pct\": %.2f, \"gate_match\": %s}},\n",
                  t->cfg.player, self_play, rep->model_in_force, rep->rollout_in_force,
                  t->value_won ? "true" : "false", t->value_checked, gate_pairs, rep->gate.win_pct,
-                 rep->gate.ci95_pct, t->cfg.mcgs_gate_threshold, rep->promoted ? "true" : "false", value_pairs,
+                 rep->gate.ci95_pct, t->cfg.mcgs_gate_threshold, rep->promoted ? "true" : "false", gate_a, gate_b, value_pairs,
                  rep->value.win_pct, rep->value.ci95_pct, t->cfg.mcgs_value_threshold, t->cfg.mcgs_anchor,
                  anchor_pairs, rep->anchor.win_pct, rep->anchor.ci95_pct, rep->anchor_reused ? "true" : "false");
     }

@@ -74,18 +74,21 @@ int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *tr
             double ds = nn_value_spread(&batch, i) - s->final_spread, dbs = spr[bin_of(&s->pos, ld)] - s->final_spread;
             rep->spread_rmse += ds * ds;
             rep->spread_rmse_base += dbs * dbs;
-            const NnLegal *lg = &batch.legal[i];
-            if ((size_t)lg->n > lpcap) {
-                lpcap = (size_t)lg->n * 2;
-                free(lp);
-                lp = malloc(lpcap * sizeof *lp);
-                if (!lp) abort();
+            if (s->policy_count > 0) { /* P's agreement, on the samples with a P target */
+                const NnLegal *lg = &batch.legal[i];
+                if ((size_t)lg->n > lpcap) {
+                    lpcap = (size_t)lg->n * 2;
+                    free(lp);
+                    lp = malloc(lpcap * sizeof *lp);
+                    if (!lp) abort();
+                }
+                nn_policy_all(m, &batch, i, lp);
+                int best = 0;
+                for (int j = 1; j < lg->n; j++)
+                    if (lp[j] > lp[best]) best = j;
+                rep->p_positions++;
+                if (lg->n > 0 && best == nn_legal_find(lg, &m->ps, &s->played)) top1++;
             }
-            nn_policy_all(m, &batch, i, lp);
-            int best = 0;
-            for (int j = 1; j < lg->n; j++)
-                if (lp[j] > lp[best]) best = j;
-            if (lg->n > 0 && best == nn_legal_find(lg, &m->ps, &s->played)) top1++;
             rep->positions++;
             if (s->opp_leave_known && s->opp_leave.total > 0) {
                 Rack pool;
@@ -101,7 +104,7 @@ int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *tr
     nn_batch_free(&batch);
     if (rep->positions) {
         double n = (double)rep->positions;
-        rep->p_top1 = (double)top1 / n;
+        rep->p_top1 = rep->p_positions ? (double)top1 / (double)rep->p_positions : 0.0;
         rep->v_brier /= n, rep->v_brier_base /= n;
         rep->spread_rmse = sqrt(rep->spread_rmse / n), rep->spread_rmse_base = sqrt(rep->spread_rmse_base / n);
     }

@@ -2,7 +2,8 @@
  * evaluate.h - how good a network is on held-out samples, against simple
  * baselines (docs/results.md reports these):
  *   P: top-1 agreement of the most probable legal move with the move played
- *      (the static player's choice in static self-play);
+ *      (the static player's choice in static self-play), on the samples
+ *      that have a P target (not a fast search's decisions);
  *   V: Brier score of the win probability (target 1 win, 1/2 draw, 0 loss)
  *      and RMS error of the expected final spread, against a baseline that
  *      knows only the current spread and the number of unseen tiles (the
@@ -17,6 +18,7 @@
 
 typedef struct NnEvalReport {
     uint64_t positions, leaves, leave_tiles;
+    uint64_t p_positions;    /* of positions, those with a P target (p_top1's) */
     double p_top1;
     double v_brier, v_brier_base;
     double spread_rmse, spread_rmse_base;

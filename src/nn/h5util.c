@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -166,9 +167,10 @@ int h5u_read_attr_str(hid_t obj, const char *name, char *out, size_t cap) {
  * read through it: every chunk present, with all its filters applied (the
  * writer never skips one: a mask that skips Fletcher-32 would let a damaged
  * chunk through unchecked) and inside the file (HDF5 allocates a chunk's
- * stored size before it reads it: 4 GiB for a forged size). The 1.8 format's
- * v1 B-tree that holds these has no checksum of its own. Contiguous and
- * compact datasets pass. Returns 0 or -1. */
+ * stored size before it reads it: 4 GiB for a forged size), each at its own
+ * place of the chunk grid (a forged offset would leave a place to the fill
+ * value). The 1.8 format's v1 B-tree that holds these has no checksum of its
+ * own. Contiguous and compact datasets pass. Returns 0 or -1. */
 static int check_chunks(hid_t ds, hid_t space, int rank, const hsize_t *dims) {
     hid_t dcpl = H5Dget_create_plist(ds);
     if (dcpl < 0) return -1;
@@ -191,14 +193,89 @@ static int check_chunks(hid_t ds, hid_t space, int rank, const hsize_t *dims) {
     herr_t got = H5Fget_filesize(file, &fsize);
     H5Fclose(file); /* the caller's id stays open */
     if (got < 0) return -1;
-    for (hsize_t i = 0; i < n; i++) {
-        hsize_t off[4], size = 0;
+    /* each chunk at its own place of the grid: a damaged offset would leave
+     * a place to the fill value (zeros) and the chunk outside the extent */
+    uint8_t *seen = calloc((size_t)(want + 7) / 8, 1);
+    if (seen == NULL) return -1;
+    int rc = 0;
+    for (hsize_t i = 0; i < n && rc == 0; i++) {
+        hsize_t off[4], size = 0, place = 0;
         unsigned mask = 0;
         haddr_t addr = HADDR_UNDEF;
-        if (H5Dget_chunk_info(ds, space, i, off, &mask, &addr, &size) < 0) return -1;
-        if (mask != 0 || addr == HADDR_UNDEF || size == 0 || size > fsize || addr > fsize - size) return -1;
+        if (H5Dget_chunk_info(ds, space, i, off, &mask, &addr, &size) < 0 || mask != 0 || addr == HADDR_UNDEF ||
+            size == 0 || size > fsize || addr > fsize - size) {
+            rc = -1;
+            break;
+        }
+        for (int k = 0; k < rank && rc == 0; k++) {
+            if (off[k] % cdims[k] != 0 || off[k] >= dims[k]) rc = -1;
+            place = place * ((dims[k] + cdims[k] - 1) / cdims[k]) + off[k] / cdims[k];
+        }
+        if (rc == 0 && (seen[place / 8] >> (place % 8) & 1)) rc = -1;
+        if (rc == 0) seen[place / 8] |= (uint8_t)(1u << (place % 8));
     }
-    return 0;
+    free(seen);
+    return rc;
+}
+
+/* The byte ranges of chunks. */
+typedef struct ChunkRange {
+    haddr_t addr;
+    hsize_t size;
+} ChunkRange;
+
+/* Appends the ranges of dataset `name`'s chunks (none if it is absent or not
+ * chunked). Returns 0 or -1 (the index cannot be read; out of memory). */
+static int collect_chunks(hid_t loc, const char *name, ChunkRange **r, size_t *n, size_t *cap) {
+    if (H5Lexists(loc, name, H5P_DEFAULT) <= 0) return 0;
+    hid_t ds = H5Dopen2(loc, name, H5P_DEFAULT);
+    if (ds < 0) return -1;
+    hid_t dcpl = H5Dget_create_plist(ds), space = H5Dget_space(ds);
+    H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+    int rc = layout < 0 ? -1 : 0;
+    hsize_t count = 0;
+    if (layout == H5D_CHUNKED && (space < 0 || H5Dget_num_chunks(ds, space, &count) < 0)) rc = -1;
+    for (hsize_t i = 0; i < count && rc == 0; i++) {
+        hsize_t off[H5S_MAX_RANK], size = 0;
+        unsigned mask = 0;
+        haddr_t addr = HADDR_UNDEF;
+        if (H5Dget_chunk_info(ds, space, i, off, &mask, &addr, &size) < 0) {
+            rc = -1;
+        } else if (addr != HADDR_UNDEF) {
+            if (*n == *cap) {
+                size_t grow = *cap ? 2 * *cap : 64;
+                ChunkRange *more = realloc(*r, grow * sizeof *more);
+                if (more == NULL) {
+                    rc = -1;
+                    break;
+                }
+                *r = more, *cap = grow;
+            }
+            (*r)[(*n)++] = (ChunkRange){addr, size};
+        }
+    }
+    if (space >= 0) H5Sclose(space);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    H5Dclose(ds);
+    return rc;
+}
+
+static int by_addr(const void *a, const void *b) {
+    haddr_t x = ((const ChunkRange *)a)->addr, y = ((const ChunkRange *)b)->addr;
+    return (x > y) - (x < y);
+}
+
+int h5u_check_chunk_overlap(hid_t loc, const char *const *names, int count) {
+    ChunkRange *r = NULL;
+    size_t n = 0, cap = 0;
+    bool bad = false;
+    for (int i = 0; i < count && !bad; i++) bad = collect_chunks(loc, names[i], &r, &n, &cap) != 0;
+    if (!bad && n > 1) {
+        qsort(r, n, sizeof *r, by_addr);
+        for (size_t i = 1; i < n && !bad; i++) bad = r[i].addr - r[i - 1].addr < r[i - 1].size;
+    }
+    free(r);
+    return bad ? -1 : 0;
 }
 
 int h5u_read_dataset(hid_t loc, const char *name, hid_t memtype, int rank, const hsize_t *want, void *data,

@@ -446,6 +446,15 @@ int shard_read(const char *path, ShardSet *set, ShardInfo *info, const LetterDis
         } else {
             for (size_t i = 0; i < n; i++) search[i] = NAN; /* version 1: no search estimates */
         }
+        static const char *const datasets[] = {
+            "board", "rack", "opp_leave", "scores", "bag", "opp_tiles", "zeros", "game", "turn", "generation",
+            "final_spread", "result", "search_spread", "opp_leave_known", "played", "policy_offsets", "policy_moves",
+            "policy_probs"};
+        if (h5u_check_chunk_overlap(file, datasets, (int)(sizeof datasets / sizeof datasets[0])) != 0) {
+            /* a damaged chunk index that each dataset's own check cannot see (h5util.h) */
+            rk_error(err, "%s: corrupt chunk index (datasets' chunks overlap)", path);
+            goto out;
+        }
         /* validate everything before anything is appended */
         if (offs[0] != 0 || offs[n] != np) {
             rk_error(err, "%s: policy_offsets do not span policy_moves", path);

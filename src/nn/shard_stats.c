@@ -27,6 +27,7 @@ void shard_stats(const ShardSet *set, ShardStats *out) {
         out->samples++;
         if (i == 0 || s->game != set->s[i - 1].game) out->games++;
         if (s->turn > out->max_turn) out->max_turn = s->turn;
+        out->no_policy += s->policy_count == 0;
         out->policy_entries += s->policy_count;
         out->single_move += s->policy_count == 1;
         float best = 0;
@@ -44,10 +45,8 @@ void shard_stats(const ShardSet *set, ShardStats *out) {
         }
         if (s->opp_leave_known) out->leave_known++, out->leave_tiles += (uint64_t)s->opp_leave.total;
     }
-    if (out->samples) {
-        out->mean_abs_final = abs_final / (double)out->samples;
-        out->mean_top_prob = top / (double)out->samples;
-    }
+    if (out->samples) out->mean_abs_final = abs_final / (double)out->samples;
+    if (out->samples > out->no_policy) out->mean_top_prob = top / (double)(out->samples - out->no_policy);
     if (out->estimates) out->rms_estimate_error = sqrt(err2 / (double)out->estimates);
     for (int n = 1; n <= SHARD_STATS_MAX_GRID && out->policy_entries > 0; n++)
         if (on_grid(set, n)) {

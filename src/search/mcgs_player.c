@@ -12,6 +12,8 @@ void mcgs_player_defaults(McgsPlayer *mp) {
     memset(mp, 0, sizeof *mp);
     mcgs_config_defaults(&mp->cfg);
     mp->last_spread = NAN;
+    mp->full_share = 1.0;
+    mp->last_full = true;
 }
 
 static const char *const PRIORS[] = {"uniform", "equity", NULL};
@@ -93,6 +95,12 @@ int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const 
     } else if (strcmp(key, "seed") == 0) {
         NUMBER(0, 9e15, true);
         c->seed = (uint64_t)x;
+    } else if (strcmp(key, "full_share") == 0) {
+        NUMBER(0, 1, false);
+        mp->full_share = x;
+    } else if (strcmp(key, "fast_visits") == 0) {
+        NUMBER(1, 1e8, true);
+        mp->fast_visits = (uint32_t)x;
     } else if (strcmp(key, "net") == 0) {
         if (mp->has_net) return rk_error(err, "player '%s': net given twice", spec);
         NnModelInfo info;
@@ -110,6 +118,14 @@ int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const 
 int mcgs_player_finish(McgsPlayer *mp, const char *spec, RkError *err) {
     RkError inner;
     if (mp->cfg.worlds > 0 && !mp->crn_given) mp->cfg.crn = false; /* a pool of worlds replaces the default crn */
+    if (mp->full_share < 1.0) {
+        if (mp->fast_visits == 0)
+            return rk_error(err, "player '%s': full_share=%g needs fast_visits=N (the other decisions' budget)", spec,
+                            mp->full_share);
+        if (mp->fast_visits >= mp->cfg.visits)
+            return rk_error(err, "player '%s': fast_visits=%u must be below visits=%u", spec, mp->fast_visits,
+                            mp->cfg.visits);
+    }
     if (mcgs_search_init(&mp->search, &mp->cfg, &inner) != 0)
         return rk_error(err, "player '%s': %s", spec, inner.msg);
     mp->ready = true;
@@ -125,6 +141,14 @@ int mcgs_player_choose(McgsPlayer *mp, const Game *g, LeaveValueFn leave_value, 
     s->cfg.leave_ctx = leave_ctx;
     Rng r = g->rng; /* the game's own stream: the same game gives the same decisions */
     s->cfg.seed = mp->cfg.seed ^ rng_next(&r) ^ ((uint64_t)g->turn << 48);
+    /* full or fast: a draw of its own from the decision's seed */
+    mp->last_full = true;
+    if (mp->full_share < 1.0) {
+        Rng d;
+        rng_seed_stream(&d, s->cfg.seed, UINT64_C(0x66756c6c), 0); /* "full" */
+        mp->last_full = (double)(rng_next(&d) >> 11) * 0x1.0p-53 < mp->full_share;
+    }
+    s->cfg.visits = mp->last_full ? mp->cfg.visits : mp->fast_visits;
     if (mcgs_search_run(s, g, &mp->last, err) != 0) return -1;
     const McgsResult *res = &mp->last;
     *out = res->moves[res->best];
@@ -135,6 +159,7 @@ int mcgs_player_choose(McgsPlayer *mp, const Game *g, LeaveValueFn leave_value, 
     int me = g->on_turn;
     mp->last_spread = mp->cfg.win_bonus == 0.0 ? (double)(g->scores[me] - g->scores[1 - me]) + res->root_q : NAN;
     mp->decisions++;
+    mp->full_decisions += mp->last_full;
     mp->playouts += res->playouts;
     mp->net_positions += res->net_positions;
     mp->batches += res->batches;

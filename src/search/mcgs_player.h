@@ -6,10 +6,19 @@
  *       [,hidden=uniform|net][,resample=no|uniform|net][,win_bonus=W]
  *       [,worlds=W][,crn=no|yes][,root=puct|halving][,expand=auto|first|second]
  *       [,batch=B][,vloss=V][,temperature=T][,temperature_moves=M][,seed=S]
+ *       [,full_share=F,fast_visits=N]
  *
  * (McgsConfig of search/mcgs.h; leaves= is the players' common option and
  * values the static moves of candidates and rollouts). Each decision's seed
  * is S mixed with the game's own random stream, so a game replays exactly.
+ *
+ * PLAYOUT CAP RANDOMIZATION (KataGo's, for self-play): with full_share F < 1,
+ * each decision is a full search (visits=) with probability F and a fast
+ * one (fast_visits=, fewer) otherwise, drawn from the decision's seed. Games
+ * cost less, so a generation's budget buys more games and more final
+ * results for V; only the full searches' visits are P targets (the worker
+ * records fast decisions with V and H targets only). Matches should play
+ * F = 1 (the loop's gate and anchor append full_share=1). 
  * The last search's result stays readable (visit counts for training
  * targets, statistics for benchmarks). One thread at a time.
  */
@@ -26,6 +35,10 @@ typedef struct McgsPlayer {
     McgsResult last;        /* the last decision's search */
     double last_spread;     /* its expected final spread for the mover: the spread then + the
                              * root value, points; NaN with a win bonus (values not in points) */
+    double full_share;      /* probability of a full search (1: always) */
+    uint32_t fast_visits;   /* the other decisions' visits (used when full_share < 1) */
+    bool last_full;         /* the last decision was a full search */
+    uint64_t full_decisions; /* of decisions */
     uint64_t decisions;     /* totals over decisions, for benchmarks */
     uint64_t playouts, net_positions, batches, evaluations, collisions;
     double seconds;

@@ -20,9 +20,12 @@ static void observe_turn(const Game *g, const Move *m, void *vctx) {
     if (o->w->samples != NULL) {
         const Player *p = o->w->play->player;
         if (p != NULL && p->kind == PLAYER_MCGS) { /* the search's visits, for the move just chosen */
-            const McgsResult *res = &p->mcgs->last;
-            samples_record_visits(o->w->samples, g, m, res->packed, res->visits, res->count,
-                                  p->mcgs->last_spread);
+            const McgsPlayer *mp = p->mcgs;
+            const McgsResult *res = &mp->last;
+            if (mp->last_full)
+                samples_record_visits(o->w->samples, g, m, res->packed, res->visits, res->count, mp->last_spread);
+            else /* a fast search (playout cap randomization): V and H targets only */
+                samples_record_no_policy(o->w->samples, g, m);
         } else {
             samples_record(o->w->samples, g, m);
         }

@@ -28,10 +28,11 @@ void samples_begin_game(SampleRecorder *r, uint64_t game, uint32_t generation) {
     rack_clear(&r->leave[1]);
 }
 
-/* The sample of position g before move m, with its policy target and the
- * search's estimate of the final spread (NaN: none). */
+/* The sample of position g before move m, with its policy target (none:
+ * the played move, unless no_policy) and the search's estimate of the final
+ * spread (NaN: none). */
 static void record(SampleRecorder *r, const Game *g, const Move *m, const PackedMove *moves, const float *probs,
-                   uint32_t count, float search_spread) {
+                   uint32_t count, float search_spread, bool no_policy) {
     int me = g->on_turn;
     const float one = 1.0f;
     ShardSample s;
@@ -44,7 +45,9 @@ static void record(SampleRecorder *r, const Game *g, const Move *m, const Packed
     s.opp_leave_known = r->leave_known[1 - me];
     s.opp_leave = r->leave[1 - me];
     packed_from_move(&s.played, m, &g->board);
-    if (count == 0) { /* the played move */
+    if (no_policy) {
+        count = 0;
+    } else if (count == 0) { /* the played move */
         moves = &s.played;
         probs = &one;
         count = 1;
@@ -80,7 +83,7 @@ void samples_record(SampleRecorder *r, const Game *g, const Move *m) {
             probs[count++] = (float)(w[i] / z);
         }
     }
-    record(r, g, m, moves, probs, count, NAN);
+    record(r, g, m, moves, probs, count, NAN, false);
 }
 
 void samples_record_visits(SampleRecorder *r, const Game *g, const Move *m, const PackedMove *moves,
@@ -96,7 +99,11 @@ void samples_record_visits(SampleRecorder *r, const Game *g, const Move *m, cons
         probs[n++] = (float)((double)visits[i] / (double)total);
     }
     float estimate = (float)search_spread; /* NaN, or what a shard may hold (else none) */
-    record(r, g, m, keep, probs, n, shard_spread_estimate_ok(estimate) ? estimate : NAN);
+    record(r, g, m, keep, probs, n, shard_spread_estimate_ok(estimate) ? estimate : NAN, false);
+}
+
+void samples_record_no_policy(SampleRecorder *r, const Game *g, const Move *m) {
+    record(r, g, m, NULL, NULL, 0, NAN, true);
 }
 
 void samples_finish_game(SampleRecorder *r, const Game *final) {

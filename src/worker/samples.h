@@ -5,7 +5,8 @@
  * Every position of a game is recorded from the player on turn's view, with:
  *   P target: the played move (temperature 0), or a softmax of the static
  *             equities of the `top` best legal moves at `temperature` points,
- *             or (samples_record_visits) a search's root visit distribution;
+ *             or (samples_record_visits) a search's root visit distribution,
+ *             or none (samples_record_no_policy);
  *   V target: the final spread and result for that player (filled in when
  *             the game ends) and, from a search, the search's expected
  *             final spread (the current spread + its root value);
@@ -47,6 +48,11 @@ void samples_record(SampleRecorder *r, const Game *before, const Move *m);
  * samples_record gives none). */
 void samples_record_visits(SampleRecorder *r, const Game *before, const Move *m, const PackedMove *moves,
                            const uint32_t *visits, int count, double search_spread);
+/* The same without a P target (no policy entries; the trainer skips P's
+ * loss for it) and without an estimate: a fast search's decision under
+ * playout cap randomization (search/mcgs_player.h), whose few visits are
+ * no target. */
+void samples_record_no_policy(SampleRecorder *r, const Game *before, const Move *m);
 /* Fills the V targets of the game's samples from the final scores. */
 void samples_finish_game(SampleRecorder *r, const Game *final);
 

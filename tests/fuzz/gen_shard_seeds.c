@@ -11,6 +11,7 @@
  * (a few samples, a tiny architecture). Not built by default (the target
  * gen_shard_seeds of a ROOKERY_FUZZ build).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,21 @@ int main(int argc, char **argv) {
     slice(&g1, g1.n > 4 ? g1.n - 4 : 0, 4, &part);
     write_packed(dir, "game1_end_top8", &part);
     shardset_free(&part);
+    /* playout cap randomization: every other sample without a P target (a
+     * fast search's), as bytes and as a file */
+    ShardSet fast;
+    shardset_init(&fast);
+    for (size_t k = 0; k < 6 && k < g1.n; k++) {
+        const ShardSample *s = &g1.s[k];
+        shardset_add(&fast, s, g1.pmove + s->policy_start, g1.pprob + s->policy_start, k % 2 ? 0 : s->policy_count);
+        if (k % 2) fast.s[fast.n - 1].search_spread = NAN;
+    }
+    write_packed(dir, "game1_fast", &fast);
+    char fast_path[4096];
+    snprintf(fast_path, sizeof fast_path, "%s/shard_file/game1_fast.h5", dir);
+    if (shard_write(fast_path, &fast, 0, fast.n, &w.ld, 15, 3, &err) != 0) die(fast_path, &err);
+    printf("%s: %zu samples, %zu policy entries\n", fast_path, fast.n, fast.np);
+    shardset_free(&fast);
 
     /* a sample whose played move or policy holds an exchange or a pass, from
      * the first games that have one */

@@ -50,6 +50,29 @@ grep -q "every probability a multiple of 1/12 " "$work/info.txt" || { cat "$work
 if grep -q ", 100.0% single-move" "$work/info.txt"; then cat "$work/info.txt"; fail "every P target is a single move"; fi
 grep -Eq "search's expected final spread on ([0-9]+) of \1 samples; RMS difference from the final spread [0-9.]*[1-9]" \
   "$work/info.txt" || { cat "$work/info.txt"; fail "every searched position should carry the search's estimate"; }
+# the gate's players, as the manifest records them: the new model against the one in force, most
+# visited move (no temperature)
+grep -q '"players": \["mcgs:visits=12,candidates=5,net=gen-0002/model.h5,rollout=[0-9]*,hidden=[a-z]*,candidates_by=mix,temperature=0", "mcgs:visits=12,candidates=5,net=gen-0001/model.h5,.*,temperature=0"\]' \
+  "$work/np2/gen-0002/manifest.json" || { cat "$work/np2/gen-0002/manifest.json"; fail "gen 2 manifest: the gate's players"; }
+# playout cap randomization: half the decisions (drawn from each decision's seed) search 3
+# playouts instead of 12 and record no P target; the snapshots are the same bytes at np 1 and 3
+# (2 threads a rank); the gate plays full searches only (full_share=1 appended)
+pcr=(--set run.player=mcgs:visits=12,candidates=5,full_share=0.5,fast_visits=3 --set run.generations=1
+     --set mcgs.gate_threshold=0)
+mpirun_np 1 "$bin" train --run "$work/pcr1" "${args[@]}" "${pcr[@]}" > "$work/pcr1.log" 2>&1 \
+  || { cat "$work/pcr1.log"; fail "train with full_share at np 1"; }
+mpirun_np 3 "$bin" train --run "$work/pcr3" "${args[@]}" "${pcr[@]}" --set run.threads=2 > "$work/pcr3.log" 2>&1 \
+  || { cat "$work/pcr3.log"; fail "train with full_share at np 3"; }
+same_files "$work/pcr1" "$work/pcr3" 0001
+"$bin" info "$work/pcr1/gen-0001/shard-00000.h5" > "$work/pcr.txt" 2>&1 || { cat "$work/pcr.txt"; fail "info on a pcr shard"; }
+grep -q "every probability a multiple of 1/12 " "$work/pcr.txt" || { cat "$work/pcr.txt"; fail "pcr: full searches' targets"; }
+none=$(sed -n 's/.*P none *\([0-9]*\) of \([0-9]*\) samples have no P target.*/\1 \2/p' "$work/pcr.txt")
+[ -n "$none" ] && [ "${none% *}" -gt 0 ] && [ "${none% *}" -lt "${none#* }" ] \
+  || { cat "$work/pcr.txt"; fail "pcr: some samples, not all, should lack a P target ('$none')"; }
+estimates=$(sed -n 's/.*expected final spread on \([0-9]*\) of.*/\1/p' "$work/pcr.txt")
+[ "$estimates" -eq "$(( ${none#* } - ${none% *} ))" ] || { cat "$work/pcr.txt"; fail "pcr: estimates only from full searches"; }
+grep -q '"players": \["mcgs:visits=12,candidates=5,full_share=0.5,fast_visits=3,net=gen-0001/model.h5,.*,temperature=0,full_share=1", "mcgs:visits=12,candidates=5,full_share=0.5,fast_visits=3,temperature=0,full_share=1"\]' \
+  "$work/pcr1/gen-0001/manifest.json" || { cat "$work/pcr1/gen-0001/manifest.json"; fail "pcr: the gate's players should search in full"; }
 # resume: a third generation from the recorded model in force; the gate cannot pass
 mpirun_np 2 "$bin" train --run "$work/np2" --set run.generations=3 --set mcgs.gate_threshold=101 \
   > "$work/resume.log" 2>&1 || { cat "$work/resume.log"; fail "resume"; }

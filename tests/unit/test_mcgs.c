@@ -636,6 +636,12 @@ static void test_visit_targets(void) {
     samples_record_visits(&rec, e.g, &r->moves[0], r->packed, r->visits, r->count, 1e9); /* beyond a shard's range */
     CU_ASSERT_FATAL(set.n == 4);
     CU_ASSERT(isnan(set.s[3].search_spread));
+    /* a fast search's decision: no P target, no estimate; the H bookkeeping goes on */
+    samples_record_no_policy(&rec, e.g, &r->moves[r->best]);
+    CU_ASSERT_FATAL(set.n == 5);
+    CU_ASSERT_EQUAL(set.s[4].policy_count, 0);
+    CU_ASSERT(isnan(set.s[4].search_spread));
+    CU_ASSERT(packed_equal(&set.s[4].played, &set.s[0].played));
     CU_ASSERT_EQUAL(set.s[1].policy_count, 1);
     CU_ASSERT(packed_equal(&set.pmove[set.s[1].policy_start], &r->packed[0]));
     CU_ASSERT_DOUBLE_EQUAL(set.pprob[set.s[1].policy_start], 1.0, 1e-9);
@@ -692,6 +698,50 @@ static void test_player_expected_spread(void) {
     free(g);
     player_close(&p);
     player_close(&bonus);
+    tu_env_close(&e);
+}
+
+/* Playout cap randomization: each decision is full (visits) with
+ * probability full_share, else fast (fast_visits), drawn from the
+ * decision's seed, so the same game replays the same draws; with
+ * full_share=1 (what the loop's matches append) every decision is full. */
+static void test_playout_cap(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    Player p, again, full;
+    CU_ASSERT_FATAL(player_open(&p, "mcgs:visits=12,candidates=4,full_share=0.3,fast_visits=3", &e.ld, &err) == 0);
+    CU_ASSERT_FATAL(player_open(&again, "mcgs:visits=12,candidates=4,full_share=0.3,fast_visits=3", &e.ld, &err) == 0);
+    CU_ASSERT_FATAL(player_open(&full, "mcgs:visits=12,candidates=4,full_share=0.3,fast_visits=3,full_share=1", &e.ld,
+                                &err) == 0);
+    const int n = 40;
+    int fulls = 0;
+    bool first[40];
+    for (int i = 0; i < n; i++) {
+        tu_env_position(&e, 31, (uint64_t)i, 60 - i, NULL);
+        Move m, m2;
+        CU_ASSERT_FATAL(mcgs_player_choose(p.mcgs, e.g, NULL, NULL, &m, &err) == 0);
+        first[i] = p.mcgs->last_full;
+        fulls += first[i];
+        /* the budget is the decision's kind */
+        CU_ASSERT_EQUAL(p.mcgs->last.playouts, first[i] ? 12u : 3u);
+        uint32_t sum = 0;
+        for (int a = 0; a < p.mcgs->last.count; a++) sum += p.mcgs->last.visits[a];
+        CU_ASSERT_EQUAL(sum, first[i] ? 12u : 3u);
+        CU_ASSERT_FATAL(mcgs_player_choose(again.mcgs, e.g, NULL, NULL, &m2, &err) == 0);
+        CU_ASSERT_EQUAL(again.mcgs->last_full, first[i]);
+        CU_ASSERT(move_same(&m, &m2));
+        CU_ASSERT_FATAL(mcgs_player_choose(full.mcgs, e.g, NULL, NULL, &m2, &err) == 0);
+        CU_ASSERT(full.mcgs->last_full);
+        CU_ASSERT_EQUAL(full.mcgs->last.playouts, 12u);
+    }
+    printf("\n    full_share 0.3: %d of %d decisions full\n", fulls, n);
+    CU_ASSERT_EQUAL(p.mcgs->full_decisions, (uint64_t)fulls);
+    CU_ASSERT_EQUAL(full.mcgs->full_decisions, (uint64_t)n);
+    CU_ASSERT(fulls >= 4 && fulls <= 22); /* binomial(40, 0.3): mean 12, sd 2.9 */
+    player_close(&p);
+    player_close(&again);
+    player_close(&full);
     tu_env_close(&e);
 }
 
@@ -892,7 +942,9 @@ static void test_bad_configs(void) {
                                       "mcgs:batch=100000",   "mcgs:visits=abc",   "mcgs:resample=net",
                                       "mcgs:spv=x.spv",       "mcgs:crn=maybe",    "mcgs:expand=third",
                                       "mcgs:crn=yes,worlds=8", "mcgs:root=best",
-                                      "mcgs:candidates_by=mix", "mcgs:candidates_by=best"};
+                                      "mcgs:candidates_by=mix", "mcgs:candidates_by=best",
+                                      "mcgs:visits=10,full_share=0.5", "mcgs:visits=10,full_share=0.5,fast_visits=10",
+                                      "mcgs:full_share=1.5", "mcgs:visits=10,fast_visits=0"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err.msg[0] = '\0';
         CU_ASSERT(player_open(&p, bad[i], &ld, &err) != 0);
@@ -935,6 +987,7 @@ int main(void) {
         {"the search's expected final spread", test_player_expected_spread},
         {"nn_policy_top is the top of nn_policy_all", test_policy_top_matches_all},
         {"candidates_by: equity and mix with a net", test_candidates_by},
+        {"playout cap randomization: full and fast decisions", test_playout_cap},
         {"bad configurations", test_bad_configs},
         CU_TEST_INFO_NULL,
     };

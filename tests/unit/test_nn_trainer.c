@@ -100,6 +100,38 @@ static double mean_spread(NnModel *m, World *w) {
     return sum / (double)w->set.n;
 }
 
+/* Samples without a P target (a fast search's decisions under playout cap
+ * randomization): no policy loss at all, and the same value and H losses as
+ * with their targets. */
+static void test_samples_without_policy(void) {
+    World w;
+    if (!world_open(&w)) return;
+    ShardSet none;
+    shardset_init(&none);
+    for (size_t i = 0; i < w.set.n; i++) shardset_add(&none, &w.set.s[i], NULL, NULL, 0);
+    CU_ASSERT_EQUAL_FATAL(none.np, 0);
+    RkError err;
+    NnModel a, b;
+    CU_ASSERT_FATAL(nn_model_init(&a, &ARCH, &w.ld, 15, 1, &err) == 0);
+    CU_ASSERT_FATAL(nn_model_init(&b, &ARCH, &w.ld, 15, 1, &err) == 0);
+    NnTrainComm comm = nn_train_comm_local();
+    NnTrainOptions o = options(1);
+    NnTrainReport ra, rb;
+    CU_ASSERT_EQUAL_FATAL(nn_train(&a, &w.fc, &w.set, w.idx, w.set.n, &o, &comm, &ra, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(nn_train(&b, &w.fc, &none, w.idx, none.n, &o, &comm, &rb, &err), 0);
+    CU_ASSERT_TRUE(ra.first.sub > 0.0 && ra.first.steps > 0.0);
+    CU_ASSERT_EQUAL(rb.first.sub, 0.0);
+    CU_ASSERT_EQUAL(rb.first.steps, 0.0);
+    CU_ASSERT_DOUBLE_EQUAL(rb.first.wdl, ra.first.wdl, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(rb.first.spread, ra.first.spread, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(rb.first.hidden, ra.first.hidden, 1e-9);
+    CU_ASSERT_TRUE(rb.first.hidden > 0.0);
+    nn_model_free(&a);
+    nn_model_free(&b);
+    shardset_free(&none);
+    world_close(&w);
+}
+
 /* nn.value_search_weight: the spread target blends the final spread with the
  * search's estimate where a sample has one. Without estimates the weight
  * changes nothing (the same bytes); with estimates 60 points below the final
@@ -195,6 +227,7 @@ int main(void) {
     CU_TestInfo tests[] = {
         {"the same steps give the same bytes, and the loss falls", test_deterministic_and_learns},
         {"the search's estimates blend into the spread target", test_search_weight},
+        {"samples without a P target: no policy loss, the same V and H losses", test_samples_without_policy},
         {"a divergence stops with the step named, weights kept finite", test_divergence_stops},
         {"bad options refused", test_bad_options},
         CU_TEST_INFO_NULL,

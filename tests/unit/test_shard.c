@@ -191,6 +191,20 @@ static void make_samples(World *w, ShardSet *set, int n) {
     samples_free(&r);
 }
 
+/* Takes the P target away from every `every`-th sample (from the second),
+ * as the recorder does for a fast search's decisions. */
+static void without_targets(ShardSet *set, size_t every) {
+    ShardSet out;
+    shardset_init(&out);
+    for (size_t i = 0; i < set->n; i++) {
+        const ShardSample *x = &set->s[i];
+        shardset_add(&out, x, set->pmove + x->policy_start, set->pprob + x->policy_start,
+                     i % every == 1 ? 0 : x->policy_count);
+    }
+    shardset_free(set);
+    *set = out;
+}
+
 static bool same_sample(const ShardSet *a, size_t i, const ShardSet *b, size_t j) {
     const ShardSample *x = &a->s[i], *y = &b->s[j];
     if (memcmp(x->pos.board, y->pos.board, RK_MAX_SQUARES) != 0 || !rack_equal(&x->pos.rack, &y->pos.rack))
@@ -230,6 +244,7 @@ static void test_shard_round_trip(void) {
     shardset_init(&set);
     shardset_init(&back);
     make_samples(&w, &set, 4);
+    without_targets(&set, 4); /* a fast search's samples: no P target */
     /* a search's estimates on some samples (static self-play gives none) */
     for (size_t i = 0; i < set.n; i++) {
         CU_ASSERT(isnan(set.s[i].search_spread));
@@ -252,7 +267,12 @@ static void test_shard_round_trip(void) {
     CU_ASSERT_EQUAL(in.generation, 3);
     CU_ASSERT_STRING_EQUAL(in.distribution, "english");
     CU_ASSERT_EQUAL_FATAL(back.n, set.n);
-    for (size_t i = 0; i < set.n; i++) CU_ASSERT_TRUE(same_sample(&set, i, &back, i));
+    size_t untargeted = 0;
+    for (size_t i = 0; i < set.n; i++) {
+        CU_ASSERT_TRUE(same_sample(&set, i, &back, i));
+        untargeted += back.s[i].policy_count == 0;
+    }
+    CU_ASSERT(untargeted >= set.n / 4 - 1 && untargeted > 0);
     /* the same samples a second later: the same bytes (no timestamps) */
     sleep(1);
     CU_ASSERT_EQUAL_FATAL(shard_write(b, &set, 0, set.n, &w.ld, 15, 3, &err), 0);
@@ -450,9 +470,102 @@ static void test_shard_round_trip(void) {
     kwg_free(&w.kwg);
 }
 
+/* The address and stored size of the first chunk of dataset `name`. */
+static void chunk_of(const char *path, const char *name, haddr_t *addr, hsize_t *size) {
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t ds = H5Dopen2(f, name, H5P_DEFAULT), space = H5Dget_space(ds);
+    hsize_t off[2];
+    unsigned mask;
+    CU_ASSERT_FATAL(H5Dget_chunk_info(ds, space, 0, off, &mask, addr, size) >= 0);
+    H5Sclose(space);
+    H5Dclose(ds);
+    H5Fclose(f);
+}
+
+/* Where a 1-D dataset's single chunk has its key in the v1 B-tree: stored
+ * size (le32), filter mask (le32), 2 zero offsets (le64), then the chunk's
+ * address (le64). -1 if not found. */
+static long chunk_key_at(const unsigned char *bytes, long n, hsize_t size, haddr_t addr) {
+    unsigned char key[32] = {0};
+    for (int k = 0; k < 4; k++) key[k] = (unsigned char)(size >> (8 * k));
+    for (int k = 0; k < 8; k++) key[24 + k] = (unsigned char)((uint64_t)addr >> (8 * k));
+    for (long o = 0; o + (long)sizeof key <= n; o++)
+        if (memcmp(bytes + o, key, sizeof key) == 0) return o;
+    return -1;
+}
+
+/* The chunk index (the 1.8 format's v1 B-tree, without a checksum) forged
+ * in ways whose data still pass Fletcher-32: a chunk moved off its place in
+ * the grid (HDF5 would read the fill value, zeros, for the place and ignore
+ * the chunk), and a dataset pointed at another dataset's chunk of the same
+ * bytes. Both read as plausible samples; both are refused. */
+static void test_shard_chunk_index(void) {
+    World w;
+    if (!world_open(&w)) return;
+    ShardSet set, back;
+    shardset_init(&set);
+    shardset_init(&back);
+    make_samples(&w, &set, 2);
+    shardset_sort(&set);
+    /* zeros and opp_leave_known all 0: their chunks are the same bytes */
+    for (size_t i = 0; i < set.n; i++) {
+        set.s[i].pos.zeros = 0;
+        set.s[i].opp_leave_known = 0;
+        rack_clear(&set.s[i].opp_leave);
+    }
+    char dir[256], a[512], bad[512];
+    tu_tmpdir(dir, sizeof dir);
+    snprintf(a, sizeof a, "%s/a.h5", dir);
+    snprintf(bad, sizeof bad, "%s/bad.h5", dir);
+    RkError err;
+    CU_ASSERT_EQUAL_FATAL(shard_write(a, &set, 0, set.n, &w.ld, 15, 3, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(shard_read(a, &back, NULL, &w.ld, 15, &err), 0);
+    unsigned char *bytes;
+    long n = tu_read_bytes(a, &bytes);
+    CU_ASSERT_FATAL(n > 0);
+    haddr_t za, ka, ra;
+    hsize_t zs, ks, rs;
+    chunk_of(a, "zeros", &za, &zs);
+    chunk_of(a, "opp_leave_known", &ka, &ks);
+    chunk_of(a, "result", &ra, &rs);
+    CU_ASSERT_FATAL(zs == ks && za != ka);
+    CU_ASSERT_EQUAL(memcmp(bytes + za, bytes + ka, zs), 0);
+    long at = chunk_key_at(bytes, n, ks, ka);
+    CU_ASSERT_FATAL(at >= 0);
+    /* opp_leave_known's chunk pointed at zeros' */
+    unsigned char keep[32];
+    memcpy(keep, bytes + at, 32);
+    for (int k = 0; k < 8; k++) bytes[at + 24 + k] = (unsigned char)((uint64_t)za >> (8 * k));
+    tu_write_bytes(bad, bytes, n);
+    memcpy(bytes + at, keep, 32);
+    shardset_clear(&back);
+    CU_ASSERT_EQUAL(shard_read(bad, &back, NULL, &w.ld, 15, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "overlap"));
+    CU_ASSERT_EQUAL(back.n, 0);
+    /* result's chunk (the only one: rows 0..n-1) moved to the next place of
+     * the grid, rows n..2n-1, outside the dataset */
+    at = chunk_key_at(bytes, n, rs, ra);
+    CU_ASSERT_FATAL(at >= 0 && set.n < 65536);
+    bytes[at + 8] = (unsigned char)(set.n & 0xff);
+    bytes[at + 9] = (unsigned char)(set.n >> 8);
+    tu_write_bytes(bad, bytes, n);
+    bytes[at + 8] = bytes[at + 9] = 0;
+    CU_ASSERT_EQUAL(shard_read(bad, &back, NULL, &w.ld, 15, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'result'"));
+    CU_ASSERT_EQUAL(back.n, 0);
+    /* and unforged, the same bytes read */
+    tu_write_bytes(bad, bytes, n);
+    CU_ASSERT_EQUAL(shard_read(bad, &back, NULL, &w.ld, 15, &err), 0);
+    free(bytes);
+    shardset_free(&set);
+    shardset_free(&back);
+    kwg_free(&w.kwg);
+}
+
 /* shard_stats: counts against a direct tally; softmax targets on no grid;
  * visit-count targets (k/12) on the 1/12 grid, not a coarser one; search
- * estimates counted with their RMS difference from the final spread. */
+ * estimates counted with their RMS difference from the final spread;
+ * samples without a P target counted apart. */
 static void test_shard_stats(void) {
     World w;
     if (!world_open(&w)) return;
@@ -498,6 +611,27 @@ static void test_shard_stats(void) {
     }
     shard_stats(&set, &st);
     CU_ASSERT_EQUAL(st.grid, 4);
+    CU_ASSERT_EQUAL(st.no_policy, 0);
+    /* samples without a P target: counted apart, and not in the mean top probability */
+    without_targets(&set, 2);
+    double top = 0;
+    uint64_t none = 0;
+    for (size_t i = 0; i < set.n; i++) {
+        const ShardSample *s = &set.s[i];
+        if (s->policy_count == 0) {
+            none++;
+            continue;
+        }
+        float best = 0;
+        for (uint32_t j = 0; j < s->policy_count; j++) best = fmaxf(best, set.pprob[s->policy_start + j]);
+        top += best;
+    }
+    shard_stats(&set, &st);
+    CU_ASSERT(none > 0);
+    CU_ASSERT_EQUAL(st.no_policy, none);
+    CU_ASSERT_EQUAL(st.samples, set.n);
+    CU_ASSERT_DOUBLE_EQUAL(st.mean_top_prob, top / (double)(set.n - none), 1e-9);
+    CU_ASSERT_EQUAL(st.grid, 4);
     shardset_free(&set);
     kwg_free(&w.kwg);
 }
@@ -508,6 +642,7 @@ int main(void) {
         {"positions and packed moves round-trip; step masks = brute force", test_positions_and_moves},
         {"position_check rejects impossible positions", test_position_check_rejects},
         {"shards: round trip, same bytes, damaged/truncated/mismatched files refused", test_shard_round_trip},
+        {"shards: a forged chunk index is refused", test_shard_chunk_index},
         {"shard statistics: counts, the visit grid, search estimates", test_shard_stats},
         CU_TEST_INFO_NULL,
     };
