@@ -17,6 +17,8 @@ with h5py.File(sys.argv[1], "r") as f:
     estimate = f["search_spread"][:] if version >= 2 else np.full(n, np.nan, dtype=np.float32)
     # a sample with a P target (a fast search's samples under playout cap randomization have none)
     has_target = np.flatnonzero(offsets[1:] > offsets[:-1])
+    if len(has_target) == 0:
+        sys.exit(f"{sys.argv[1]}: no sample has a P target")
     i = int(has_target[np.searchsorted(has_target, n // 2) % len(has_target)])
     top = offsets[i] + int(np.argmax(probs[offsets[i]:offsets[i + 1]]))
     print(f"{n} samples of generation {int(f.attrs['generation'])}; sample {i}: game {int(f['game'][i])} "

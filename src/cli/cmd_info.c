@@ -249,7 +249,9 @@ static int info_shard(const char *path) {
         printf("  P none          %llu of %llu samples have no P target (fast searches: playout cap "
                "randomization); the figures above are over the others\n",
                (unsigned long long)st.no_policy, (unsigned long long)st.samples);
-    if (st.grid > 1)
+    if (st.policy_entries == 0 && st.samples > 0)
+        printf("  P grid          no P targets\n");
+    else if (st.grid > 1)
         printf("  P grid          every probability a multiple of 1/%d (a search's visit counts over %d playouts, "
                "or a multiple)\n", st.grid, st.grid);
     else if (st.grid == 1) printf("  P grid          every target a single move\n");

@@ -187,6 +187,17 @@ int train_search_setup(Trainer *t, int latest) {
                             "compares V with rollouts in the search guided by the promoted model)\n");
         return 2;
     }
+    if (t->cfg.mcgs_net_auto) { /* the longest spec the loop builds (the gate's new model) must open */
+        char longest[TRAIN_SPEC_MAX];
+        search_spec(t, 9999, true, 100, true, longest, sizeof longest);
+        if (strlen(longest) >= sizeof ((Player *)NULL)->spec) {
+            if (t->comm.rank == 0)
+                fprintf(stderr, "rookery: run.player and run.output make the gate's player spec %zu bytes long, "
+                                "over the %zu a player spec may have; shorten run.output\n",
+                        strlen(longest), sizeof ((Player *)NULL)->spec - 1);
+            return 2;
+        }
+    }
     SearchState st = {0, 0, 0};
     if (t->comm.rank == 0) read_search_state(t, latest, &st);
     RkError err;

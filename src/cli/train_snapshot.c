@@ -62,7 +62,7 @@ static void nn_report_text(const Trainer *t, char *json, size_t jcap, char *row,
     const NnStageReport *r = &t->nn_rep;
     const NnLossSums *mean = &r->train.mean;
     double n = mean->samples > 0 ? mean->samples : 1.0;
-    double value = (mean->wdl + mean->spread) / n, policy = (mean->sub + mean->steps) / n, hidden = mean->hidden / n;
+    double value = (mean->wdl + mean->spread) / n, policy = nn_loss_policy(mean), hidden = mean->hidden / n;
     const NnEvalReport *e = &r->eval;
     int64_t steps = t->nn_trained ? t->cfg.nn_steps : 0;
     snprintf(row, rcap, "%d,%" PRId64 ",%" PRIu64 ",%.1f,%.5f,%.5f,%.5f,%.5f,%.5f,%" PRIu64 ",%.4f,%.5f,%.5f,%.2f,%.2f,%.4f,%.4f",

@@ -54,8 +54,9 @@ int h5u_write_dataset(hid_t loc, const char *name, hid_t filetype, hid_t memtype
  * occupy bytes of their own: no two overlap. In the 1.8 format the chunk
  * index (a v1 B-tree) has no checksum, so one damaged address can point a
  * dataset at another dataset's chunk of the same stored size, whose
- * Fletcher-32 passes: wrong data that reads cleanly. Call it before reading
- * them. Returns 0, or -1 (an overlap, or an index that cannot be read). */
+ * Fletcher-32 passes: wrong data that reads cleanly. Call it before the
+ * data read are used. Returns 0, or -1 (an overlap, or an index that cannot
+ * be read). */
 int h5u_check_chunk_overlap(hid_t loc, const char *const *names, int count);
 /* Scalar attributes: a 64-bit integer, or a fixed-length NUL-terminated
  * string. Return 0 or -1. */

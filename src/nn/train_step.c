@@ -136,6 +136,7 @@ void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *s
             memset(g->dsub_sq + (size_t)i * per, 0, per * sizeof(float));
             continue;
         }
+        sums->policy_samples += 1.0;
         for (size_t k = 0; k < per; k++) target[k] = (float)(target[k] / mass);
         sums->sub += nn_xent_masked(b->sub + (size_t)i * per, b->sub_mask + (size_t)i * per, target, (int)per, scale,
                                     g->dsub_sq + (size_t)i * per);

@@ -24,18 +24,26 @@
 typedef struct NnLossSums {
     double wdl, spread, sub, steps, hidden; /* sums over samples (hidden: per-tile means) */
     double samples, hidden_samples;
+    double policy_samples;                  /* samples with a P target (sub and steps' count) */
 } NnLossSums;
-#define NN_LOSS_FIELDS 7
+#define NN_LOSS_FIELDS 8
 static inline void nn_loss_to_array(const NnLossSums *s, double *a) {
     a[0] = s->wdl, a[1] = s->spread, a[2] = s->sub, a[3] = s->steps, a[4] = s->hidden, a[5] = s->samples,
-    a[6] = s->hidden_samples;
+    a[6] = s->hidden_samples, a[7] = s->policy_samples;
 }
 static inline void nn_loss_from_array(NnLossSums *s, const double *a) {
     s->wdl = a[0], s->spread = a[1], s->sub = a[2], s->steps = a[3], s->hidden = a[4], s->samples = a[5],
-    s->hidden_samples = a[6];
+    s->hidden_samples = a[6], s->policy_samples = a[7];
 }
-/* The total loss per sample. */
+/* The total loss per sample (the objective: samples without a P target add
+ * no policy term). */
 double nn_loss_total(const NnLossSums *s);
+/* The policy loss (sub-moves + steps) per sample that has a P target, 0 if
+ * none has: what a report shows, the same whatever share of samples has
+ * one (playout cap randomization). */
+static inline double nn_loss_policy(const NnLossSums *s) {
+    return s->policy_samples > 0 ? (s->sub + s->steps) / s->policy_samples : 0.0;
+}
 
 typedef struct NnGradScratch {
     int cap;

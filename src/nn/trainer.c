@@ -129,10 +129,11 @@ int nn_train(NnModel *m, const NnFeatureContext *fc, const ShardSet *data, const
         add_losses(&rep->mean, &ls);
         double now = rk_seconds();
         if (comm->rank == 0 && opt->progress_seconds > 0 && now - last_print >= opt->progress_seconds) {
+            double np = ls.policy_samples > 0 ? ls.policy_samples : 1.0; /* P: per sample with a target */
             printf("  nn step %lld/%lld: loss %.4f (value %.3f + %.3f, policy %.3f + %.3f, hidden %.3f), %.0f "
                    "samples/s\n",
                    (long long)(s + 1), (long long)opt->steps, nn_loss_total(&ls), ls.wdl / ls.samples,
-                   ls.spread / ls.samples, ls.sub / ls.samples, ls.steps / ls.samples, ls.hidden / ls.samples,
+                   ls.spread / ls.samples, ls.sub / np, ls.steps / np, ls.hidden / ls.samples,
                    (double)(s + 1) * B / (now - t0));
             fflush(stdout);
             last_print = now;

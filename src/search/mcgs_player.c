@@ -118,6 +118,9 @@ int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const 
 int mcgs_player_finish(McgsPlayer *mp, const char *spec, RkError *err) {
     RkError inner;
     if (mp->cfg.worlds > 0 && !mp->crn_given) mp->cfg.crn = false; /* a pool of worlds replaces the default crn */
+    if (mp->full_share <= 0.0)
+        return rk_error(err, "player '%s': full_share=0 would leave no decision a P target (it must be in (0, 1])",
+                        spec);
     if (mp->full_share < 1.0) {
         if (mp->fast_visits == 0)
             return rk_error(err, "player '%s': full_share=%g needs fast_visits=N (the other decisions' budget)", spec,

@@ -141,6 +141,11 @@ awk '$1 == 1 {print $NF}' "$work/rs.txt" | grep -qx R1 || { cat "$work/rs.txt"; 
 if mpirun_np 1 "$bin" train --run "$work/bad3" "${args[@]}" --set mcgs.rollout_with_net=auto --set mcgs.net=none \
   > "$work/bad3.log" 2>&1; then fail "rollout_with_net = auto without a net should be refused"; fi
 grep -q "mcgs.rollout_with_net = auto needs mcgs.net = auto" "$work/bad3.log" || { cat "$work/bad3.log"; fail "auto without a net"; }
+# a run directory so long that the gate's spec (its net's path inside) could not open: refused at the start
+long="$work/$(printf 'd%.0s' {1..200})/$(printf 'e%.0s' {1..200})"
+if mpirun_np 1 "$bin" train --run "$long" "${args[@]}" > "$work/long.log" 2>&1; then fail "an over-long gate spec should be refused"; fi
+grep -q "gate's player spec .* bytes long, .*shorten run.output" "$work/long.log" || { cat "$work/long.log"; fail "long spec error"; }
+[ ! -d "$long/gen-0001" ] || fail "the long run should stop before its first generation"
 # a bad anchor fails at the start, with one line naming it; an anchor needs the search's loop
 if mpirun_np 1 "$bin" train --run "$work/bad" "${args[@]}" --set mcgs.anchor=mcgs:visits=0 > "$work/bad.log" 2>&1; then
   fail "a zero-visit anchor should be refused"

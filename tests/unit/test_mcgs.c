@@ -944,7 +944,8 @@ static void test_bad_configs(void) {
                                       "mcgs:crn=yes,worlds=8", "mcgs:root=best",
                                       "mcgs:candidates_by=mix", "mcgs:candidates_by=best",
                                       "mcgs:visits=10,full_share=0.5", "mcgs:visits=10,full_share=0.5,fast_visits=10",
-                                      "mcgs:full_share=1.5", "mcgs:visits=10,fast_visits=0"};
+                                      "mcgs:full_share=1.5", "mcgs:visits=10,fast_visits=0",
+                                      "mcgs:visits=10,full_share=0,fast_visits=2"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err.msg[0] = '\0';
         CU_ASSERT(player_open(&p, bad[i], &ld, &err) != 0);

@@ -120,6 +120,10 @@ static void test_samples_without_policy(void) {
     CU_ASSERT_EQUAL_FATAL(nn_train(&a, &w.fc, &w.set, w.idx, w.set.n, &o, &comm, &ra, &err), 0);
     CU_ASSERT_EQUAL_FATAL(nn_train(&b, &w.fc, &none, w.idx, none.n, &o, &comm, &rb, &err), 0);
     CU_ASSERT_TRUE(ra.first.sub > 0.0 && ra.first.steps > 0.0);
+    CU_ASSERT_EQUAL(ra.first.policy_samples, ra.first.samples);
+    CU_ASSERT_EQUAL(rb.first.policy_samples, 0.0);
+    CU_ASSERT_EQUAL(nn_loss_policy(&rb.first), 0.0);
+    CU_ASSERT_DOUBLE_EQUAL(nn_loss_policy(&ra.first), (ra.first.sub + ra.first.steps) / ra.first.samples, 1e-12);
     CU_ASSERT_EQUAL(rb.first.sub, 0.0);
     CU_ASSERT_EQUAL(rb.first.steps, 0.0);
     CU_ASSERT_DOUBLE_EQUAL(rb.first.wdl, ra.first.wdl, 1e-9);
