@@ -49,8 +49,11 @@ expect_exit 2 "nope.klv2" "$bin" match --a static:leaves=/nope.klv2 --b static -
 [ "$(cat "$work/r1/LATEST")" = "gen-0001" ] || fail "LATEST after a one-process run"
 "$bin" train --config "$jobs/example.ini" --run "$work/r2" "${tiny_nn[@]}" --set run.games_per_generation=10 \
   --set run.generations=1 --set match.pairs=0 > "$work/log2" 2>&1 || { cat "$work/log2"; fail "jobs/example.ini does not load"; }
+# the example's own player spec, its budgets scaled down (visits 200 -> 4, fast 50 -> 2, 16 candidates -> 3)
+small=$(sed -n 's/^player = //p' "$jobs/mcgs.ini" | sed 's/visits=200/visits=4/; s/fast_visits=50/fast_visits=2/; s/candidates=16/candidates=3/')
+case "$small" in mcgs:visits=4,candidates=3,*fast_visits=2*) ;; *) fail "jobs/mcgs.ini's player is not the expected one: '$small'" ;; esac
 "$bin" train --config "$jobs/mcgs.ini" --run "$work/r3" "${tiny_nn[@]}" --set run.games_per_generation=4 \
-  --set run.player=mcgs:visits=4,candidates=3 --set run.generations=1 --set match.pairs=0 --set spv.heldout_games=0 \
+  --set "run.player=$small" --set run.generations=1 --set match.pairs=0 --set spv.heldout_games=0 \
   --set mcgs.gate_pairs=1 --set mcgs.anchor_pairs=1 --set mcgs.value_check_pairs=1 > "$work/log3" 2>&1 \
   || { cat "$work/log3"; fail "jobs/mcgs.ini does not load"; }
 grep '"model_in_force"' >/dev/null "$work/r3/gen-0001/manifest.json" || fail "jobs/mcgs.ini run without a search manifest"
