@@ -20,17 +20,21 @@ typedef struct McgsStep {
     uint32_t node, edge, outcome; /* outcome 0: the move ended the game */
 } McgsStep;
 
+/* A position's best moves by static equity, from the features' move
+ * generation (with a net and candidates_by equity or mix). */
+typedef struct StaticCandidates {
+    int n;
+    PackedMove move[MCGS_MAX_CANDIDATES];
+    int32_t score[MCGS_MAX_CANDIDATES];
+} StaticCandidates;
+
 struct McgsPending {
     Game game;        /* the playout's world at the leaf */
     uint32_t leaf;
     int len;
     double terminal;  /* with a final step of outcome 0 */
     McgsStep path[MCGS_MAX_DEPTH];
-    /* with a net and candidates_by equity or mix: the leaf's best moves by
-     * static equity, from the features' move generation */
-    int n_static;
-    PackedMove static_move[MCGS_MAX_CANDIDATES];
-    int32_t static_score[MCGS_MAX_CANDIDATES];
+    StaticCandidates stat; /* with a net and candidates_by equity or mix */
 };
 
 void mcgs_config_defaults(McgsConfig *c) {
@@ -72,8 +76,8 @@ int mcgs_config_check(const McgsConfig *c, RkError *err) {
             return rk_error(err, "mcgs: candidates_by=prior or mix needs a net (P ranks the moves)");
     } else if (c->prior == MCGS_PRIOR_EQUITY) {
         return rk_error(err, "mcgs: prior=equity is for searches without a net (with one, P is the prior)");
-    } else if (c->expand == MCGS_EXPAND_SECOND) {
-        return rk_error(err, "mcgs: expand=second is for searches without a net (with one, P comes with V)");
+    } else if (c->expand == MCGS_EXPAND_SECOND && c->rollout == 0) {
+        return rk_error(err, "mcgs: expand=second is for leaves valued by rollouts (with V leaves, P comes with V)");
     }
     if (c->crn && c->worlds > 0)
         return rk_error(err, "mcgs: crn and worlds are two ways of choosing a playout's world: give one");
@@ -197,8 +201,8 @@ static int top_moves(const MoveList *ml, int k, int *best) {
     return n;
 }
 
-/* Lazy expansion (mcgs.h): without a net, unless expand=first. */
-static bool expand_lazily(const McgsConfig *c) { return c->net == NULL && c->expand != MCGS_EXPAND_FIRST; }
+/* Lazy expansion (mcgs.h): when rollouts value the leaves, unless expand=first. */
+static bool expand_lazily(const McgsConfig *c) { return c->rollout > 0 && c->expand != MCGS_EXPAND_FIRST; }
 
 /* Gives node its K best static moves in world w (any world reaching it:
  * the moves depend only on the board and the mover's rack) and makes it
@@ -230,37 +234,41 @@ static int expand_static(McgsSearch *s, uint32_t node, const Game *w, Move *firs
     return 0;
 }
 
+/* Values the leaf of p by its rollout alone (lazy expansion: its candidates
+ * come at its second visit). */
+static void evaluate_rollout_only(McgsSearch *s, McgsPending *p) {
+    McgsNode *nd = &s->graph.nodes[p->leaf];
+    nd->u = nd->q = rollout_value(s, &p->game, NULL);
+    nd->state = MCGS_NODE_VALUED;
+}
+
 /* Evaluates the leaf of p without a net: a rollout, and, unless it expands
  * lazily (a root never does), its K best static moves, the rollout's first
  * move being the best of them. */
 static int evaluate_static(McgsSearch *s, McgsPending *p, bool root) {
-    Game *w = &p->game;
-    double u;
-    if (root || !expand_lazily(&s->cfg)) {
-        Move first;
-        if (expand_static(s, p->leaf, w, &first) != 0) return -1;
-        u = rollout_value(s, w, &first); /* the leaf's world is not needed after this */
-    } else {
-        u = rollout_value(s, w, NULL);
-        s->graph.nodes[p->leaf].state = MCGS_NODE_VALUED;
+    if (!root && expand_lazily(&s->cfg)) {
+        evaluate_rollout_only(s, p);
+        return 0;
     }
+    Move first;
+    if (expand_static(s, p->leaf, &p->game, &first) != 0) return -1;
     McgsNode *nd = &s->graph.nodes[p->leaf];
-    nd->u = nd->q = u;
+    nd->u = nd->q = rollout_value(s, &p->game, &first); /* the leaf's world is not needed after this */
     return 0;
 }
 
-/* Leaf j's candidates by static equity (kept by evaluate_net from the
+/* Slot j's candidates by static equity (kept by net_prepare from the
  * features' move generation): their moves, scores and log P (after
  * nn_forward_submoves), appended to the arrays from n. `idx` gets each one's
  * index in the legal list (-1 if P does not know it). Returns the new count. */
-static int equity_candidates(McgsSearch *s, int j, const McgsPending *p, int n, PackedMove *pm, int32_t *score,
-                             double *lp, int *idx) {
+static int equity_candidates(const McgsSearch *s, NnBatch *b, int j, const StaticCandidates *sc, int n,
+                             PackedMove *pm, int32_t *score, double *lp, int *idx) {
     const McgsConfig *c = &s->cfg;
-    for (int a = 0; a < p->n_static; a++, n++) {
-        pm[n] = p->static_move[a];
-        score[n] = p->static_score[a];
-        idx[n] = nn_legal_find(&s->leaves.legal[j], &c->net->ps, &pm[n]);
-        lp[n] = idx[n] >= 0 ? nn_policy_logprob(c->net, &s->leaves, j, &pm[n]) : -INFINITY;
+    for (int a = 0; a < sc->n; a++, n++) {
+        pm[n] = sc->move[a];
+        score[n] = sc->score[a];
+        idx[n] = nn_legal_find(&b->legal[j], &c->net->ps, &pm[n]);
+        lp[n] = idx[n] >= 0 ? nn_policy_logprob(c->net, b, j, &pm[n]) : -INFINITY;
     }
     return n;
 }
@@ -277,20 +285,21 @@ static int static_share(const McgsConfig *c) {
     }
 }
 
-/* Leaf j's K candidates (config candidates_by, mcgs.h): moves, scores and
+/* Slot j's K candidates (config candidates_by, mcgs.h): moves, scores and
  * log P, after nn_forward_submoves. Returns how many (0: no legal move). */
-static int net_candidates(McgsSearch *s, int j, const McgsPending *p, PackedMove *pm, int32_t *score, double *lp) {
+static int net_candidates(const McgsSearch *s, NnBatch *b, int j, const StaticCandidates *sc, PackedMove *pm,
+                          int32_t *score, double *lp) {
     const McgsConfig *c = &s->cfg;
-    const NnLegal *lg = &s->leaves.legal[j];
+    const NnLegal *lg = &b->legal[j];
     int K = c->candidates, n = 0, idx[MCGS_MAX_CANDIDATES];
-    if (static_share(c) > 0) n = equity_candidates(s, j, p, 0, pm, score, lp, idx);
+    if (static_share(c) > 0) n = equity_candidates(s, b, j, sc, 0, pm, score, lp, idx);
     if (c->candidates_by == MCGS_CANDIDATES_EQUITY) return n;
     int top[MCGS_MAX_CANDIDATES];
     double tlp[MCGS_MAX_CANDIDATES];
-    int kp = nn_policy_top(c->net, &s->leaves, j, K, top, tlp);
+    int kp = nn_policy_top(c->net, b, j, K, top, tlp);
     for (int a = 0; a < kp && n < K; a++) {
         bool dup = false;
-        for (int b = 0; b < n && !dup; b++) dup = idx[b] == top[a];
+        for (int q = 0; q < n && !dup; q++) dup = idx[q] == top[a];
         if (dup) continue;
         pm[n] = lg->m[top[a]].pm;
         score[n] = lg->m[top[a]].score;
@@ -300,33 +309,74 @@ static int net_candidates(McgsSearch *s, int j, const McgsPending *p, PackedMove
     return n;
 }
 
+/* Slot j of batch b gets position w (with the static ranking of its moves
+ * into *sc when candidates_by takes some by equity: one move generation
+ * gives the legal list and the ranking). */
+static void net_prepare(McgsSearch *s, NnBatch *b, int j, const Game *w, StaticCandidates *sc) {
+    const McgsConfig *c = &s->cfg;
+    Position pos;
+    position_from_game(&pos, w);
+    int k_static = static_share(c);
+    sc->n = 0;
+    if (k_static == 0) {
+        nn_batch_set(b, c->net, j, &pos);
+        return;
+    }
+    NnMoveEquity eq = {c->leave_value, c->leave_ctx, rack_score(&w->racks[1 - w->on_turn], w->ld)};
+    nn_batch_set_equity(b, c->net, j, &pos, &eq);
+    int best[MCGS_MAX_CANDIDATES];
+    sc->n = top_moves(&b->scratch, k_static, best);
+    for (int a = 0; a < sc->n; a++) {
+        const Move *mv = &b->scratch.moves[best[a]];
+        packed_from_move(&sc->move[a], mv, &w->board);
+        sc->score[a] = mv->score;
+    }
+}
+
+/* Node gets slot j's K candidates (after nn_forward_submoves) with P
+ * renormalised over them, and is READY. Returns -1 (no legal move, or out
+ * of memory). */
+static int net_expand(McgsSearch *s, NnBatch *b, int j, const StaticCandidates *sc, uint32_t node) {
+    PackedMove pm[MCGS_MAX_CANDIDATES];
+    int32_t score[MCGS_MAX_CANDIDATES];
+    double lp[MCGS_MAX_CANDIDATES];
+    int k = net_candidates(s, b, j, sc, pm, score, lp);
+    if (k <= 0 || mcgs_graph_add_edges(&s->graph, node, (uint32_t)k) == 0) return -1;
+    McgsNode *nd = &s->graph.nodes[node];
+    double top = -INFINITY, sum = 0.0;
+    for (int a = 0; a < k; a++) top = lp[a] > top ? lp[a] : top;
+    for (int a = 0; a < k; a++) {
+        McgsEdge *e = &s->graph.edges[nd->first_edge + a];
+        e->move = pm[a];
+        e->reward = score[a];
+        e->prior = isfinite(top) ? (float)exp(lp[a] - top) : 1.0f; /* P knows none: uniform */
+        sum += e->prior;
+    }
+    for (int a = 0; a < k; a++) s->graph.edges[nd->first_edge + a].prior /= (float)sum;
+    nd->state = MCGS_NODE_READY;
+    return 0;
+}
+
+/* A node valued at its first visit, at its second: its candidates from one
+ * network pass of its own (lazy expansion with a net; the position, hence
+ * P, is the node's, whichever world reached it). */
+static int expand_net_late(McgsSearch *s, uint32_t node, const Game *w, McgsResult *st) {
+    StaticCandidates sc;
+    net_prepare(s, &s->side_batch, 0, w, &sc);
+    nn_forward_trunk(s->cfg.net, &s->side_batch, 1);
+    nn_forward_submoves(s->cfg.net, &s->side_batch, 1);
+    st->batches++;
+    st->net_positions++;
+    return net_expand(s, &s->side_batch, 0, &sc, node);
+}
+
 /* Evaluates the leaves of pending[0..n) with the net, in one batch: the K
  * candidates (candidates_by) with P renormalised over them, and V (or a
  * rollout). */
 static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, McgsResult *st) {
     const McgsConfig *c = &s->cfg;
     const NnModel *m = c->net;
-    int k_static = static_share(c);
-    for (int j = 0; j < n; j++) {
-        McgsPending *p = &pending[j];
-        Position pos;
-        position_from_game(&pos, &p->game);
-        if (k_static == 0) {
-            nn_batch_set(&s->leaves, m, j, &pos);
-            continue;
-        }
-        /* one move generation gives the legal list and the static ranking */
-        const Game *w = &p->game;
-        NnMoveEquity eq = {c->leave_value, c->leave_ctx, rack_score(&w->racks[1 - w->on_turn], w->ld)};
-        nn_batch_set_equity(&s->leaves, m, j, &pos, &eq);
-        int best[MCGS_MAX_CANDIDATES];
-        p->n_static = top_moves(&s->leaves.scratch, k_static, best);
-        for (int a = 0; a < p->n_static; a++) {
-            const Move *mv = &s->leaves.scratch.moves[best[a]];
-            packed_from_move(&p->static_move[a], mv, &w->board);
-            p->static_score[a] = mv->score;
-        }
-    }
+    for (int j = 0; j < n; j++) net_prepare(s, &s->leaves, j, &pending[j].game, &pending[j].stat);
     nn_forward_trunk(m, &s->leaves, n);
     if (c->rollout == 0) nn_forward_value(m, &s->leaves, n);
     nn_forward_submoves(m, &s->leaves, n);
@@ -334,22 +384,8 @@ static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, McgsResult *
     st->net_positions += (uint64_t)n;
     for (int j = 0; j < n; j++) {
         McgsPending *p = &pending[j];
-        PackedMove pm[MCGS_MAX_CANDIDATES];
-        int32_t score[MCGS_MAX_CANDIDATES];
-        double lp[MCGS_MAX_CANDIDATES];
-        int k = net_candidates(s, j, p, pm, score, lp);
-        if (k <= 0 || mcgs_graph_add_edges(&s->graph, p->leaf, (uint32_t)k) == 0) return -1;
+        if (net_expand(s, &s->leaves, j, &p->stat, p->leaf) != 0) return -1;
         McgsNode *nd = &s->graph.nodes[p->leaf];
-        double top = -INFINITY, sum = 0.0;
-        for (int a = 0; a < k; a++) top = lp[a] > top ? lp[a] : top;
-        for (int a = 0; a < k; a++) {
-            McgsEdge *e = &s->graph.edges[nd->first_edge + a];
-            e->move = pm[a];
-            e->reward = score[a];
-            e->prior = isfinite(top) ? (float)exp(lp[a] - top) : 1.0f; /* P knows none: uniform */
-            sum += e->prior;
-        }
-        for (int a = 0; a < k; a++) s->graph.edges[nd->first_edge + a].prior /= (float)sum;
         if (c->rollout == 0) {
             const Game *w = &p->game;
             int me = w->on_turn, spread = w->scores[me] - w->scores[1 - me];
@@ -358,13 +394,16 @@ static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, McgsResult *
             nd->u = rollout_value(s, &p->game, NULL); /* the world is not needed after this */
         }
         nd->q = nd->u;
-        nd->state = MCGS_NODE_READY;
     }
     return 0;
 }
 
 static int evaluate_pending(McgsSearch *s, int n, bool root, McgsResult *st) {
     st->evaluations += (uint64_t)n;
+    if (s->cfg.net != NULL && !root && expand_lazily(&s->cfg)) { /* rollouts only: no network pass */
+        for (int j = 0; j < n; j++) evaluate_rollout_only(s, &s->pending[j]);
+        return 0;
+    }
     if (s->cfg.net != NULL) return evaluate_net(s, s->pending, n, st);
     for (int j = 0; j < n; j++)
         if (evaluate_static(s, &s->pending[j], root) != 0) return -1;
@@ -423,7 +462,7 @@ typedef enum { DESCENT_QUEUED, DESCENT_DONE, DESCENT_COLLISION, DESCENT_NOMEM } 
  * (0: chosen by PUCT), in a world sampled into p->game once the root's move
  * is chosen: world `index`, or with crn the root move's visit number. */
 static Descent descend(McgsSearch *s, const Game *root, uint32_t root_node, uint32_t forced, uint64_t index,
-                       McgsPending *p) {
+                       McgsPending *p, McgsResult *res) {
     McgsGraph *g = &s->graph;
     Game *w = &p->game;
     int root_player = root->on_turn;
@@ -439,7 +478,7 @@ static Descent descend(McgsSearch *s, const Game *root, uint32_t root_node, uint
         McgsNode *nd = &g->nodes[node];
         if (nd->state == MCGS_NODE_VALUED) { /* its second visit: lazy expansion */
             Move unused;
-            if (expand_static(s, node, w, &unused) != 0) {
+            if (s->cfg.net != NULL ? expand_net_late(s, node, w, res) != 0 : expand_static(s, node, w, &unused) != 0) {
                 drop_path(s, p);
                 return DESCENT_NOMEM;
             }
@@ -553,7 +592,7 @@ static long play_round(McgsSearch *s, const Game *root, uint32_t root_node, cons
     long done = 0;
     for (uint32_t tries = 0; tries < want && queued < s->cfg.batch; tries++) {
         uint32_t f = forced != NULL ? forced[done + queued] : 0;
-        Descent d = descend(s, root, root_node, f, *index, &s->pending[queued]);
+        Descent d = descend(s, root, root_node, f, *index, &s->pending[queued], out);
         ++*index;
         if (d == DESCENT_QUEUED) {
             queued++;

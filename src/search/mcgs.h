@@ -61,13 +61,16 @@
  * simulation player's iterations do, so root moves are compared on the
  * same racks and draws without limiting how many worlds are seen.
  *
- * LAZY EXPANSION (expand = second, the default without a net): a node is
- * valued by its rollout at its first visit and gets its candidate moves
- * (a full move generation) only when a playout comes back to it. Without
- * a net most nodes are visited once, so this saves the move generation of
- * nearly every leaf; the rollout's first move (movegen_best) is the best
- * candidate, so the search's result is the same bits as with expand=first.
- * With a net, P comes with V in the leaf's network pass: expand = first.
+ * LAZY EXPANSION (expand = second, the default when rollouts value the
+ * leaves): a node is valued by its rollout at its first visit and gets its
+ * candidate moves (a full move generation, and with a net a network pass
+ * for P) only when a playout comes back to it. Most nodes below the root
+ * are visited once, so this saves the move generation (and the network
+ * pass) of nearly every leaf. The rollout's first move (movegen_best) is
+ * the best static candidate, and a node's P depends on its position only,
+ * not on the world that reached it, so the search's result is the same
+ * bits as with expand=first. With V leaves (rollout = 0), P comes with V in
+ * the leaf's network pass: expand = first.
  *
  * DETERMINISM: world k comes from (seed, k), k being the root move's visit
  * number with crn, the playout's number otherwise; the same root, seed and
@@ -123,7 +126,7 @@ typedef struct McgsConfig {
     bool crn;                   /* the k-th visit of every root move plays in world k */
     McgsRootSelect root;        /* how playouts choose the root's move: PUCT, or sequential halving */
     McgsExpand expand;          /* when a node's candidates are generated (AUTO: second
-                                 * visit without a net, first with one) */
+                                 * visit with rollout leaves, first with V leaves) */
     int batch;                  /* playouts per evaluation round, 1..MCGS_MAX_BATCH */
     double vloss;               /* virtual loss, points */
     double temperature;         /* > 0: sample the move played from the visits ... */

@@ -347,6 +347,48 @@ static void test_lazy_expansion_same_search(void) {
         mcgs_search_free(&s2);
     }
     CU_ASSERT(compared >= 20);
+    /* with a net and rollout leaves: a node's P is its position's, whichever
+     * world reaches it, so expanding at the second visit changes nothing
+     * but the network passes (candidates by P, by equity and mixed; in
+     * batches, with H worlds) */
+    NnArch arch = {.channels = 8, .blocks = 1, .embed = 16, .head_hidden = 16, .h_tiles = 1};
+    NnModel m;
+    CU_ASSERT_FATAL(nn_model_init(&m, &arch, &e.ld, 15, 7, &err) == 0);
+    int with_net = 0;
+    for (int variant = 0; variant < 3; variant++) {
+        McgsConfig c1 = config(60, variant == 1 ? 4 : 1);
+        c1.net = &m;
+        c1.candidates = 6;
+        c1.candidates_by = variant == 0 ? MCGS_CANDIDATES_PRIOR : variant == 1 ? MCGS_CANDIDATES_MIX : MCGS_CANDIDATES_EQUITY;
+        c1.hidden = variant == 1 ? MCGS_HIDDEN_NET : MCGS_HIDDEN_UNIFORM;
+        c1.expand = MCGS_EXPAND_FIRST;
+        McgsConfig c2 = c1;
+        c2.expand = MCGS_EXPAND_AUTO; /* lazy: rollouts value the leaves */
+        McgsSearch s1, s2;
+        CU_ASSERT_FATAL(mcgs_search_init(&s1, &c1, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_init(&s2, &c2, &err) == 0);
+        for (uint64_t gi = 0; gi < 2; gi++) {
+            tu_env_position(&e, 31, gi, 40, NULL);
+            if (game_over(e.g)) continue;
+            CU_ASSERT_FATAL(mcgs_search_run(&s1, e.g, r1, &err) == 0);
+            CU_ASSERT_FATAL(mcgs_search_run(&s2, e.g, r2, &err) == 0);
+            CU_ASSERT_EQUAL(r1->count, r2->count);
+            CU_ASSERT_EQUAL(r1->best, r2->best);
+            CU_ASSERT(memcmp(r1->packed, r2->packed, sizeof r1->packed) == 0);
+            CU_ASSERT(memcmp(r1->visits, r2->visits, sizeof r1->visits) == 0);
+            CU_ASSERT(memcmp(r1->value, r2->value, sizeof r1->value) == 0);
+            CU_ASSERT(memcmp(r1->prior, r2->prior, sizeof r1->prior) == 0);
+            CU_ASSERT(r1->root_q == r2->root_q);
+            CU_ASSERT(r2->net_positions < r1->net_positions); /* the point of it */
+            CU_ASSERT(r2->edges < r1->edges);
+            check_graph(&s2);
+            with_net++;
+        }
+        mcgs_search_free(&s1);
+        mcgs_search_free(&s2);
+    }
+    CU_ASSERT(with_net >= 4);
+    nn_model_free(&m);
     free(r1);
     free(r2);
     tu_env_close(&e);
@@ -525,8 +567,13 @@ static void test_with_random_net(void) {
         CU_ASSERT_DOUBLE_EQUAL(psum, 1.0, 1e-4);
         for (int a = 1; a < r->count; a++) CU_ASSERT(r->prior[a] <= r->prior[a - 1] + 1e-6);
         CU_ASSERT(r->batches >= 1);
-        CU_ASSERT_EQUAL(r->net_positions, r->evaluations);
-        if (c.batch > 1) CU_ASSERT(r->net_positions > r->batches); /* real batches */
+        if (c.rollout > 0) { /* lazy: the root, then one pass per node at its second visit */
+            CU_ASSERT(r->net_positions >= 1 && r->net_positions < r->evaluations);
+            CU_ASSERT_EQUAL(r->net_positions, r->batches);
+        } else {
+            CU_ASSERT_EQUAL(r->net_positions, r->evaluations);
+            if (c.batch > 1) CU_ASSERT(r->net_positions > r->batches); /* real batches */
+        }
         check_graph(&s);
         /* every candidate is a legal move of the root */
         MoveGenRequest req;
@@ -921,7 +968,9 @@ static void test_bad_configs(void) {
     memset(&any_net, 0, sizeof any_net);
     c.net = &any_net;
     c.expand = MCGS_EXPAND_SECOND;
-    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    CU_ASSERT(mcgs_config_check(&c, &err) == 0); /* rollouts value the leaves: lazy is fine */
+    c.rollout = 0;
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0); /* V leaves: P comes with V */
     CU_ASSERT(strstr(err.msg, "expand=second") != NULL);
     c = config(10, 1);
     c.candidates_by = MCGS_CANDIDATES_MIX;
