@@ -242,14 +242,9 @@ static void evaluate_rollout_only(McgsSearch *s, McgsPending *p) {
     nd->state = MCGS_NODE_VALUED;
 }
 
-/* Evaluates the leaf of p without a net: a rollout, and, unless it expands
- * lazily (a root never does), its K best static moves, the rollout's first
- * move being the best of them. */
-static int evaluate_static(McgsSearch *s, McgsPending *p, bool root) {
-    if (!root && expand_lazily(&s->cfg)) {
-        evaluate_rollout_only(s, p);
-        return 0;
-    }
+/* Evaluates and expands the leaf of p without a net: its K best static
+ * moves, and a rollout whose first move is the best of them. */
+static int evaluate_static(McgsSearch *s, McgsPending *p) {
     Move first;
     if (expand_static(s, p->leaf, &p->game, &first) != 0) return -1;
     McgsNode *nd = &s->graph.nodes[p->leaf];
@@ -398,15 +393,18 @@ static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, McgsResult *
     return 0;
 }
 
+/* Evaluates the leaves of pending[0..n): lazily (rollouts only: no move
+ * generation, no network pass) unless they are the root or expansion is
+ * eager; else with the net in one batch, or statically. */
 static int evaluate_pending(McgsSearch *s, int n, bool root, McgsResult *st) {
     st->evaluations += (uint64_t)n;
-    if (s->cfg.net != NULL && !root && expand_lazily(&s->cfg)) { /* rollouts only: no network pass */
+    if (!root && expand_lazily(&s->cfg)) {
         for (int j = 0; j < n; j++) evaluate_rollout_only(s, &s->pending[j]);
         return 0;
     }
     if (s->cfg.net != NULL) return evaluate_net(s, s->pending, n, st);
     for (int j = 0; j < n; j++)
-        if (evaluate_static(s, &s->pending[j], root) != 0) return -1;
+        if (evaluate_static(s, &s->pending[j]) != 0) return -1;
     return 0;
 }
 
