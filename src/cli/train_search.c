@@ -107,22 +107,24 @@ typedef struct SearchState {
     int value_checked;  /* the last model checked */
 } SearchState;
 
-/* The state after generation `latest` (all 0 when absent: a new run, or one
- * from before the value check). */
-static void read_search_state(Trainer *t, int latest, SearchState *st) {
+/* The state after generation `latest` (all 0 for a new run, and for fields
+ * absent from a manifest written before the value check). A manifest that
+ * cannot be read fails (-1, err set): resuming as if no model were in force
+ * would drop the promoted net for good. */
+static int read_search_state(Trainer *t, int latest, SearchState *st, RkError *err) {
     *st = (SearchState){0, 0, 0};
-    if (latest <= 0) return;
+    if (latest <= 0) return 0;
     char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 32];
     rundir_gen_path(t->cfg.output, latest, false, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/manifest.json", dir);
-    RkError err;
-    char *text = rk_read_file(path, 1 << 20, NULL, &err);
-    if (text == NULL) return;
+    char *text = rk_read_file(path, 1 << 20, NULL, err);
+    if (text == NULL) return -1;
     int model = manifest_int(text, "model_in_force", 0), checked = manifest_int(text, "value_checked_model", 0);
     st->model_in_force = model > 0 && model <= latest ? model : 0;
     st->value_won = manifest_int(text, "value_won", 0) == 1;
     st->value_checked = checked > 0 && checked <= latest ? checked : 0;
     free(text);
+    return 0;
 }
 
 /* The leaf rollout plies in force once a net guides: the config's, or with
@@ -199,12 +201,16 @@ int train_search_setup(Trainer *t, int latest) {
         }
     }
     SearchState st = {0, 0, 0};
-    if (t->comm.rank == 0) read_search_state(t, latest, &st);
     RkError err;
+    if (t->comm.rank == 0 && read_search_state(t, latest, &st, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        st.model_in_force = -1; /* every rank stops */
+    }
     if (comm_bcast(&t->comm, &st, sizeof st, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;
     }
+    if (st.model_in_force < 0) return 1;
     t->model_in_force = st.model_in_force;
     t->value_won = st.value_won != 0; /* a fixed rollout_with_net in the config wins over it */
     t->value_checked = st.value_checked;

@@ -531,7 +531,8 @@ static Descent descend(McgsSearch *s, const Game *root, uint32_t root_node, uint
 }
 
 /* The result; the move played is root edge number `chosen` if >= 0 (root
- * = halving), else the most visited (ties: the higher value), unless the
+ * = halving), else the most visited (ties: the higher value, then the
+ * higher prior), unless the
  * temperature draws it from the visits. */
 static void fill_result(const McgsSearch *s, const Game *root, uint32_t root_node, int chosen, McgsResult *out) {
     const McgsGraph *g = &s->graph;
@@ -552,9 +553,13 @@ static void fill_result(const McgsSearch *s, const Game *root, uint32_t root_nod
     }
     int best = chosen >= 0 ? chosen : 0;
     for (int a = 1; a < out->count && chosen < 0; a++) {
-        if (out->visits[a] > out->visits[best] ||
-            (out->visits[a] == out->visits[best] && out->value[a] > out->value[best]))
+        if (out->visits[a] != out->visits[best]) {
+            if (out->visits[a] > out->visits[best]) best = a;
+        } else if (out->value[a] != out->value[best]) {
+            if (out->value[a] > out->value[best]) best = a;
+        } else if (out->prior[a] > out->prior[best]) {
             best = a;
+        }
     }
     const McgsConfig *c = &s->cfg;
     if (c->temperature > 0.0 && root->turn < c->temperature_moves && out->playouts > 0) {
@@ -581,9 +586,12 @@ static void fill_result(const McgsSearch *s, const Game *root, uint32_t root_nod
 
 /* One round of up to `batch` playouts (at most `want`): playout j goes
  * through root edge forced[j] (forced NULL: PUCT chooses); their leaves are
- * evaluated in one pass and backed up. Returns the playouts completed (a
- * collision ends a forced round early: its playout is the next round's
- * first), or -1 when out of memory. */
+ * evaluated in one pass and backed up. A collision ends the round early:
+ * drop_path restores the graph exactly, so the next descent would repeat it
+ * (the same world with crn or an empty bag, the same edges); its playout is
+ * the next round's first. A round's first descent cannot collide (no leaf
+ * waits between rounds), so every round completes at least one playout.
+ * Returns the playouts completed, or -1 when out of memory. */
 static long play_round(McgsSearch *s, const Game *root, uint32_t root_node, const uint32_t *forced, uint32_t want,
                        uint64_t *index, McgsResult *out) {
     int queued = 0;
@@ -596,7 +604,7 @@ static long play_round(McgsSearch *s, const Game *root, uint32_t root_node, cons
             queued++;
         } else if (d == DESCENT_COLLISION) {
             out->collisions++;
-            if (forced != NULL) break;
+            break;
         } else if (d == DESCENT_NOMEM) {
             return -1;
         } else {

@@ -152,7 +152,15 @@ int mcgs_player_choose(McgsPlayer *mp, const Game *g, LeaveValueFn leave_value, 
         mp->last_full = (double)(rng_next(&d) >> 11) * 0x1.0p-53 < mp->full_share;
     }
     s->cfg.visits = mp->last_full ? mp->cfg.visits : mp->fast_visits;
-    if (mcgs_search_run(s, g, &mp->last, err) != 0) return -1;
+    if (mcgs_search_run(s, g, &mp->last, err) != 0) {
+        /* nothing of this decision may stand in for a search result: no P
+         * target, no expected spread (the last ones were another decision's) */
+        mp->last_full = false;
+        mp->last_spread = NAN;
+        mp->last.count = 0;
+        mp->failures++;
+        return -1;
+    }
     const McgsResult *res = &mp->last;
     *out = res->moves[res->best];
     /* the move as the game scores it (equity is not used by the game) */

@@ -37,7 +37,10 @@ typedef struct McgsPlayer {
                              * root value, points; NaN with a win bonus (values not in points) */
     double full_share;      /* probability of a full search (1: always) */
     uint32_t fast_visits;   /* the other decisions' visits (used when full_share < 1) */
-    bool last_full;         /* the last decision was a full search */
+    bool last_full;         /* the last decision was a full search (false after a failed one:
+                             * its sample then gets no P target) */
+    uint64_t failures;      /* decisions whose search failed (out of memory, a game already
+                             * over): the caller plays another move; last_spread is NaN */
     uint64_t full_decisions; /* of decisions */
     uint64_t decisions;     /* totals over decisions, for benchmarks */
     uint64_t playouts, net_positions, batches, evaluations, collisions;

@@ -336,8 +336,11 @@ void player_choose(const Player *p, const Game *g, Move *out) {
     if (p->kind == PLAYER_SIM && sim_choose(p, g, out) == 0) return;
     if (p->kind == PLAYER_NN && nn_player_choose(p->nn, g, out) == 0) return;
     RkError err;
-    if (p->kind == PLAYER_MCGS && mcgs_player_choose(p->mcgs, g, player_leave_fn(p), p->leaves, out, &err) == 0)
-        return;
+    if (p->kind == PLAYER_MCGS) {
+        if (mcgs_player_choose(p->mcgs, g, player_leave_fn(p), p->leaves, out, &err) == 0) return;
+        if (p->mcgs->failures == 1) /* said once a player; the static move is played below */
+            fprintf(stderr, "rookery: warning: search failed (%s); playing the static move instead\n", err.msg);
+    }
     MoveGenRequest req;
     PositionalValues pv;
     movegen_request_for_game(&req, g);

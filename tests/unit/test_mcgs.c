@@ -540,6 +540,45 @@ static void test_worlds_exact_in_endgame(void) {
     tu_env_close(&e);
 }
 
+/* A collision (a descent reaching a leaf already waiting in the batch) ends
+ * the round: the graph is restored exactly, so the next descent would take
+ * the same path again (always with an empty bag, where the world is the true
+ * position; and with crn, whose world number is the edge's visit count). At
+ * most one collision a round, and every round completes a playout, so
+ * collisions never outnumber playouts. Checked where they are most common:
+ * empty-bag and near-empty-bag positions with large batches. */
+static void test_collisions_end_a_round(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    McgsResult *r = malloc(sizeof *r);
+    uint64_t collisions = 0, playouts = 0;
+    for (int crn = 0; crn < 2; crn++) {
+        McgsConfig c = config(400, 16);
+        c.crn = crn == 1;
+        McgsSearch s;
+        CU_ASSERT_FATAL(mcgs_search_init(&s, &c, &err) == 0);
+        for (uint64_t gi = 0; gi < 6; gi++) {
+            for (int bag = 0; bag <= 4; bag += 4) {
+                tu_env_position(&e, 29, gi, bag, NULL);
+                if (game_over(e.g)) continue;
+                CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r, &err) == 0);
+                if (r->count < 2) continue;
+                CU_ASSERT(r->collisions <= r->playouts);
+                CU_ASSERT_EQUAL(r->playouts, 400);
+                collisions += r->collisions;
+                playouts += r->playouts;
+                check_graph(&s);
+            }
+        }
+        mcgs_search_free(&s);
+    }
+    printf("\n    %llu collisions in %llu playouts\n", (unsigned long long)collisions, (unsigned long long)playouts);
+    CU_ASSERT(playouts >= 4 * 400);
+    free(r);
+    tu_env_close(&e);
+}
+
 /* ------------------------------------------------------------ with a net */
 
 static void test_with_random_net(void) {
@@ -741,6 +780,23 @@ static void test_player_expected_spread(void) {
     CU_ASSERT(checked >= 8);
     CU_ASSERT(close >= checked - 2);
     CU_ASSERT(abs_err <= 3.0 * checked);
+    /* a failed search leaves nothing of the decision before it: no expected
+     * spread, no visits, not a full decision (its sample gets no P target) */
+    CU_ASSERT_FATAL(isfinite(p.mcgs->last_spread) && p.mcgs->last.count > 0 && p.mcgs->last_full);
+    for (int turns = 0; turns < 50 && !game_over(g); turns++) {
+        MoveGenRequest req;
+        movegen_request_for_game(&req, g);
+        Move m;
+        movegen_best(&req, &m, NULL);
+        game_play(g, &m);
+    }
+    CU_ASSERT_FATAL(game_over(g));
+    Move m;
+    CU_ASSERT(mcgs_player_choose(p.mcgs, g, NULL, NULL, &m, &err) != 0);
+    CU_ASSERT(isnan(p.mcgs->last_spread));
+    CU_ASSERT(!p.mcgs->last_full);
+    CU_ASSERT_EQUAL(p.mcgs->last.count, 0);
+    CU_ASSERT_EQUAL(p.mcgs->failures, 1);
     endgame_result_free(&solved);
     free(g);
     player_close(&p);
@@ -1028,6 +1084,7 @@ int main(void) {
         {"information-set keys", test_infoset_keys},
         {"searches: accounting, fixed points, determinism, batches", test_search_accounting_and_determinism},
         {"worlds: exact in the endgame, sampled before", test_worlds_exact_in_endgame},
+        {"a collision ends the round", test_collisions_end_a_round},
         {"lazy expansion: the same search, fewer edges", test_lazy_expansion_same_search},
         {"crn: a root move's value depends on its visits only", test_crn_values_depend_on_visits_only},
         {"root=halving: the phases' visits, the survivor played", test_root_halving_schedule},
