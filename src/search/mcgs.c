@@ -532,8 +532,7 @@ static Descent descend(McgsSearch *s, const Game *root, uint32_t root_node, uint
 
 /* The result; the move played is root edge number `chosen` if >= 0 (root
  * = halving), else the most visited (ties: the higher value, then the
- * higher prior), unless the
- * temperature draws it from the visits. */
+ * higher prior), unless the temperature draws it from the visits. */
 static void fill_result(const McgsSearch *s, const Game *root, uint32_t root_node, int chosen, McgsResult *out) {
     const McgsGraph *g = &s->graph;
     const McgsNode *nd = &g->nodes[root_node];

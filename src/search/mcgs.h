@@ -176,7 +176,8 @@ typedef struct McgsSearch {
 int mcgs_search_init(McgsSearch *s, const McgsConfig *cfg, RkError *err);
 void mcgs_search_free(McgsSearch *s);
 /* Searches the position on turn in root (which must not be over). Returns 0,
- * or -1 with err set (out of memory). */
+ * or -1 with err set (the game is over, out of memory); out is zeroed first,
+ * so a failed search leaves no result (count 0). */
 int mcgs_search_run(McgsSearch *s, const Game *root, McgsResult *out, RkError *err);
 
 #endif
