@@ -16,6 +16,7 @@
 
 #include "bench.h"
 #include "cli_common.h"
+#include "nn/blas_core.h"
 #include "nn/model_io.h"
 #include "nn/trainer.h"
 #include "worker/samples.h"
@@ -205,9 +206,9 @@ static int run(const BenchNnOptions *o, Engine *e) {
     }
     const NnArch *a = &m.arch;
     printf("bench nn: channels %d, blocks %d, embed %d, head-hidden %d, h-tiles %d (%s), %zu parameters; "
-           "%zu positions of %" PRIu64 " self-play games (seed %" PRIu64 "); one BLAS thread\n",
+           "%zu positions of %" PRIu64 " self-play games (seed %" PRIu64 "); one BLAS thread, OpenBLAS core %s\n",
            a->channels, a->blocks, a->embed, a->head_hidden, a->h_tiles, o->model ? o->model : "new model, seed 1",
-           m.params.total, col.n, games, o->seed);
+           m.params.total, col.n, games, o->seed, blas_core_name());
 
     /* the reference */
     int reps;

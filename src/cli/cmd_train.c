@@ -36,6 +36,7 @@
 #include "reducer/rundir.h"
 #include "reducer/nn_stage.h"
 #include "reducer/shard_gather.h"
+#include "nn/blas_core.h"
 #include "nn/model_io.h"
 #include "worker/generation.h"
 #include "worker/match.h"
@@ -606,8 +607,8 @@ static int setup(Trainer *t, int *start_gen) {
         latest = 0;
         SAY(t, "new run %s: gen-0000 written (%s leaves)", t->cfg.output, t->cfg.initial_leaves);
     }
-    SAY(t, "%d rank(s); %" PRIu64 " racks, %u leaves; setup %.2f s", t->comm.size, t->racks.num_racks,
-        t->klv.count, cli_now() - t0);
+    SAY(t, "%d rank(s); %" PRIu64 " racks, %u leaves; OpenBLAS core %s; setup %.2f s", t->comm.size,
+        t->racks.num_racks, t->klv.count, blas_core_name(), cli_now() - t0);
     *start_gen = latest + 1;
     return 0;
 }

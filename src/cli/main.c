@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "nn/blas_core.h"
 
 typedef struct {
     const char *name;
@@ -35,6 +36,9 @@ static void usage(FILE *out) {
 }
 
 int main(int argc, char **argv) {
+    /* First of all (before MPI_Init): OpenBLAS's kernels for this CPU; may
+     * execute the program again with OPENBLAS_CORETYPE set (blas_core.h). */
+    blas_core_fix(argv);
     /* Every HDF5 file is closed explicitly; HDF5's own teardown at exit
      * would only print a spurious "infinite loop closing library" after a
      * corrupt file was refused (its damaged metadata stays cached). */
@@ -50,7 +54,9 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("rookery 0.1.0\n");
+        const char *best = blas_core_best();
+        printf("rookery 0.1.0\nOpenBLAS core: %s (the best this CPU runs: %s)\n", blas_core_name(),
+               best != NULL ? best : "generic");
         return 0;
     }
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
