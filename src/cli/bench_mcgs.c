@@ -19,6 +19,8 @@ static void usage(FILE *out) {
             "  playouts/s      completed playouts per second of search;\n"
             "  net positions/s positions through the network (with net=), and the average batch;\n"
             "  collisions      playouts dropped because their leaf was already waiting in a batch;\n"
+            "  the leak's reach the opponent's choices of a move below the root, and the share of\n"
+            "                  them made from statistics (search/mcgs.h, LEAKS);\n"
             "  memory          graph bytes per node at the largest search, nodes per decision.\n");
 }
 
@@ -99,6 +101,10 @@ int bench_mcgs(int argc, char **argv) {
                mp->full_decisions, got, mp->cfg.visits, mp->fast_visits);
     printf("  %" PRIu64 " leaves evaluated, %" PRIu64 " collisions (%.2f%% of descents)\n", mp->evaluations,
            mp->collisions, 100.0 * (double)mp->collisions / (double)(mp->collisions + mp->playouts));
+    printf("  the opponent's nodes: %" PRIu64 " moves chosen below the root, %" PRIu64
+           " (%.1f%%) from statistics (the leak's reach)\n",
+           mp->opponent_choices, mp->opponent_informed,
+           mp->opponent_choices ? 100.0 * (double)mp->opponent_informed / (double)mp->opponent_choices : 0.0);
     if (mp->batches > 0)
         printf("  %.1f net positions/s, %" PRIu64 " network passes, average batch %.2f\n",
                (double)mp->net_positions / secs, mp->batches, (double)mp->net_positions / (double)mp->batches);

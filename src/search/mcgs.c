@@ -495,6 +495,10 @@ static Descent descend(McgsSearch *s, const Game *root, uint32_t root_node, uint
             backup(s, p);
             return DESCENT_DONE;
         }
+        if (p->len > 0 && w->on_turn != root_player) {
+            res->opponent_choices++;
+            if (nd->visits > 0) res->opponent_informed++;
+        }
         uint32_t edge = p->len == 0 && forced != 0 ? forced : select_edge(s, node);
         McgsEdge *e = &g->edges[edge];
         if (p->len == 0) {

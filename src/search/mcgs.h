@@ -38,7 +38,11 @@
  * player's rack is the real one. With resample = uniform (or net: H from the
  * opponent's position, one network pass each time), the root player's rack
  * and the bag are re-dealt from the opponent's point of view whenever a
- * playout reaches an opponent's node with tiles in the bag.
+ * playout reaches an opponent's node with tiles in the bag. The real rack
+ * reaches an opponent's choice only through its node's statistics (prior,
+ * V and static rollouts read the opponent's information alone);
+ * McgsResult counts those choices (docs/mcgs.md: none in the middle game
+ * with a fresh world a visit, most with a world pool).
  *
  * ROOT BY SEQUENTIAL HALVING (root = halving): the root's moves are not
  * chosen by PUCT but by a schedule (Karnin et al. 2013, as Gumbel
@@ -156,6 +160,11 @@ typedef struct McgsResult {
     int best;                                /* the move chosen */
     double root_q;
     uint64_t playouts, collisions, evaluations, net_positions, batches, nodes, edges, outcomes;
+    /* the leak's reach: choices of a move at the opponent's nodes below the
+     * root, and how many of them had statistics to go by (the node visited
+     * before, so some of its edges were backed up from worlds with the root
+     * player's real rack; the others follow the prior and fpu alone) */
+    uint64_t opponent_choices, opponent_informed;
     size_t bytes;                            /* graph memory at the end */
     double seconds;
 } McgsResult;

@@ -176,6 +176,8 @@ int mcgs_player_choose(McgsPlayer *mp, const Game *g, LeaveValueFn leave_value, 
     mp->batches += res->batches;
     mp->evaluations += res->evaluations;
     mp->collisions += res->collisions;
+    mp->opponent_choices += res->opponent_choices;
+    mp->opponent_informed += res->opponent_informed;
     mp->seconds += res->seconds;
     if (res->bytes > mp->max_bytes) mp->max_bytes = res->bytes;
     if (res->nodes > mp->max_nodes) mp->max_nodes = res->nodes;

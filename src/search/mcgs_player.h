@@ -44,6 +44,7 @@ typedef struct McgsPlayer {
     uint64_t full_decisions; /* of decisions */
     uint64_t decisions;     /* totals over decisions, for benchmarks */
     uint64_t playouts, net_positions, batches, evaluations, collisions;
+    uint64_t opponent_choices, opponent_informed; /* mcgs.h: the leak's reach */
     double seconds;
     size_t max_bytes;
     uint64_t max_nodes;

@@ -540,6 +540,40 @@ static void test_worlds_exact_in_endgame(void) {
     tu_env_close(&e);
 }
 
+/* The leak's reach (mcgs.h, LEAKS): an opponent's node below the root
+ * chooses from statistics only if an earlier playout went through it. With
+ * a fresh world for each visit (crn, no pool) the opponent's racks differ
+ * from playout to playout in the middle game, so at 200 visits no
+ * opponent's node gets a second visit; a pool of 2 worlds repeats them. */
+static void test_leak_reach(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    McgsResult *r = malloc(sizeof *r);
+    uint64_t choices[2] = {0, 0}, informed[2] = {0, 0};
+    for (int pool = 0; pool < 2; pool++) {
+        McgsConfig c = config(200, 1);
+        c.worlds = pool ? 2 : 0;
+        c.crn = !pool;
+        McgsSearch s;
+        CU_ASSERT_FATAL(mcgs_search_init(&s, &c, &err) == 0);
+        for (uint64_t gi = 0; gi < 4; gi++) {
+            tu_env_position(&e, 31, gi, 40, NULL);
+            if (game_over(e.g)) continue;
+            CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r, &err) == 0);
+            CU_ASSERT(r->opponent_informed <= r->opponent_choices);
+            choices[pool] += r->opponent_choices;
+            informed[pool] += r->opponent_informed;
+        }
+        mcgs_search_free(&s);
+    }
+    CU_ASSERT_EQUAL(informed[0], 0);
+    CU_ASSERT(choices[1] > 0);
+    CU_ASSERT(informed[1] > 0);
+    free(r);
+    tu_env_close(&e);
+}
+
 /* A collision (a descent reaching a leaf already waiting in the batch) ends
  * the round: the graph is restored exactly, so the next descent would take
  * the same path again (always with an empty bag, where the world is the true
@@ -1085,6 +1119,7 @@ int main(void) {
         {"searches: accounting, fixed points, determinism, batches", test_search_accounting_and_determinism},
         {"worlds: exact in the endgame, sampled before", test_worlds_exact_in_endgame},
         {"a collision ends the round", test_collisions_end_a_round},
+        {"the leak's reach: opponent's nodes chosen from statistics", test_leak_reach},
         {"lazy expansion: the same search, fewer edges", test_lazy_expansion_same_search},
         {"crn: a root move's value depends on its visits only", test_crn_values_depend_on_visits_only},
         {"root=halving: the phases' visits, the survivor played", test_root_halving_schedule},
