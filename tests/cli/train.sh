@@ -52,11 +52,16 @@ expect_exit 2 "nope.klv2" "$bin" match --a static:leaves=/nope.klv2 --b static -
 # the example's own player spec, its budgets scaled down (visits 200 -> 4, fast 50 -> 2, 16 candidates -> 3)
 small=$(sed -n 's/^player = //p' "$jobs/mcgs.ini" | sed 's/visits=200/visits=4/; s/fast_visits=50/fast_visits=2/; s/candidates=16/candidates=3/')
 case "$small" in mcgs:visits=4,candidates=3,*fast_visits=2*) ;; *) fail "jobs/mcgs.ini's player is not the expected one: '$small'" ;; esac
+# its anchor (a simulation) scaled down the same way: 20 iterations -> 2, 10 candidates -> 3
+small_anchor=$(sed -n 's/^anchor = //p' "$jobs/mcgs.ini" | sed 's/iterations=20/iterations=2/; s/candidates=10/candidates=3/')
+case "$small_anchor" in sim:candidates=3,iterations=2*) ;; *) fail "jobs/mcgs.ini's anchor is not the expected one: '$small_anchor'" ;; esac
 "$bin" train --config "$jobs/mcgs.ini" --run "$work/r3" "${tiny_nn[@]}" --set run.games_per_generation=4 \
-  --set "run.player=$small" --set run.generations=1 --set match.pairs=0 --set spv.heldout_games=0 \
+  --set "run.player=$small" --set "mcgs.anchor=$small_anchor" --set run.generations=1 --set match.pairs=0 --set spv.heldout_games=0 \
   --set mcgs.gate_pairs=1 --set mcgs.anchor_pairs=1 --set mcgs.value_check_pairs=1 > "$work/log3" 2>&1 \
   || { cat "$work/log3"; fail "jobs/mcgs.ini does not load"; }
 grep '"model_in_force"' >/dev/null "$work/r3/gen-0001/manifest.json" || fail "jobs/mcgs.ini run without a search manifest"
+grep -q "gen 1 anchor: the search .* vs $small_anchor: " "$work/log3" \
+  || { cat "$work/log3"; fail "jobs/mcgs.ini's anchor was not played"; }
 grep -q "leaves with a net valued by rollouts until V wins its value check (mcgs.rollout_with_net = auto:2)" "$work/log3" \
   || { cat "$work/log3"; fail "jobs/mcgs.ini should value leaves by rollouts until V wins"; }
 "$bin" train --run "$work/r1" "${tiny_nn[@]}" --set run.generations=1 | grep "nothing to do" >/dev/null || fail "rerun of a finished run"
