@@ -50,7 +50,7 @@ void blas_core_fix(char **argv) {
     fflush(NULL);
     execv("/proc/self/exe", argv);
     fprintf(stderr, "rookery: warning: OpenBLAS uses its %s kernels on a CPU that runs %s's; could not restart with "
-                    "OPENBLAS_CORETYPE=%s (set it yourself: the network runs ~3x faster)\n",
+                    "OPENBLAS_CORETYPE=%s (set it yourself: the network runs 2-3x faster)\n",
             core, best, best);
     unsetenv("OPENBLAS_CORETYPE");
 }

@@ -6,7 +6,7 @@
  * than the OpenBLAS release, or a virtual machine that reports a generic
  * model ("Intel Xeon Processor"), falls back to the Prescott kernels (SSE3):
  * on the AVX-512 development machine of docs/performance.md that made the
- * sgemm 6x and the network's forward pass 3.4x slower than the SkylakeX
+ * sgemm 4-6x and the network's forward pass 2.4-3.4x slower than the SkylakeX
  * kernels it can run.
  *
  * The choice can only be changed by the environment variable
