@@ -66,6 +66,8 @@ int mcgs_config_check(const McgsConfig *c, RkError *err) {
         return rk_error(err, "mcgs: batch %d, expected 1..%d", c->batch, MCGS_MAX_BATCH);
     if (!(c->prior_temperature > 0.0) || !isfinite(c->prior_temperature))
         return rk_error(err, "mcgs: the prior temperature must be > 0");
+    if (!(c->prior_mix >= 0.0) || !(c->prior_mix <= 1.0))
+        return rk_error(err, "mcgs: prior_mix must be in [0, 1] (the share of the uniform prior mixed with P)");
     if (!(c->temperature >= 0.0) || !isfinite(c->temperature) || c->temperature_moves < 0)
         return rk_error(err, "mcgs: temperature must be >= 0 and temperature_moves >= 0");
     if (c->net == NULL) {
@@ -74,6 +76,7 @@ int mcgs_config_check(const McgsConfig *c, RkError *err) {
         if (c->resample == MCGS_RESAMPLE_NET) return rk_error(err, "mcgs: resample=net (H sampling) needs a net");
         if (c->candidates_by == MCGS_CANDIDATES_PRIOR || c->candidates_by == MCGS_CANDIDATES_MIX)
             return rk_error(err, "mcgs: candidates_by=prior or mix needs a net (P ranks the moves)");
+        if (c->prior_mix > 0.0) return rk_error(err, "mcgs: prior_mix mixes the net's P with uniform: it needs a net");
     } else if (c->prior == MCGS_PRIOR_EQUITY) {
         return rk_error(err, "mcgs: prior=equity is for searches without a net (with one, P is the prior)");
     } else if (c->expand == MCGS_EXPAND_SECOND && c->rollout == 0) {
@@ -347,7 +350,11 @@ static int net_expand(McgsSearch *s, NnBatch *b, int j, const StaticCandidates *
         e->prior = isfinite(top) ? (float)exp(lp[a] - top) : 1.0f; /* P knows none: uniform */
         sum += e->prior;
     }
-    for (int a = 0; a < k; a++) s->graph.edges[nd->first_edge + a].prior /= (float)sum;
+    double w = s->cfg.prior_mix;
+    for (int a = 0; a < k; a++) {
+        McgsEdge *e = &s->graph.edges[nd->first_edge + a];
+        e->prior = w > 0.0 ? (float)((1.0 - w) * (e->prior / sum) + w / k) : e->prior / (float)sum;
+    }
     nd->state = MCGS_NODE_READY;
     return 0;
 }

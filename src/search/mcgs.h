@@ -25,6 +25,11 @@
  * static plies (spread change + the leaves kept, as search/sim.h; + the win
  * bonus if the game ended; to the end of the game once the bag is empty).
  *
+ * With prior_mix = w > 0 the net's prior is flattened: (1 - w) P + w / K
+ * over a node's K candidates (P renormalised over them first); w = 1 makes
+ * it the uniform prior of the search without a net, so P then only chooses
+ * the candidates (candidates_by) and the net's part is H and V alone.
+ *
  * SELECTION: PUCT, Q(a) + cpuct P(a) sqrt(N) / D(a) with D(a) = 1 + N(a), or
  * max(puct_floor, N(a)) when puct_floor > 0 (the plan's variant); Q(a) =
  * r(a) + c(a) for visited edges, the node's q - fpu for the others.
@@ -122,6 +127,8 @@ typedef struct McgsConfig {
     int rollout;                /* static plies valuing a leaf; 0 = the net's V */
     McgsPriorKind prior;        /* without a net: uniform, or softmax(equity / prior_temperature) */
     double prior_temperature;   /* points */
+    double prior_mix;           /* with a net: a node's prior is (1 - w) P + w / K, w = prior_mix in
+                                 * [0, 1] (0: P alone; 1: uniform, as without a net) */
     McgsHiddenKind hidden;      /* the opponent's rack at the root */
     McgsResample resample;      /* the leak countermeasure above */
     double win_bonus;           /* points a win is worth on top of the spread */

@@ -1028,6 +1028,79 @@ static void test_candidates_by(void) {
     tu_env_close(&e);
 }
 
+/* prior_mix = w: the root's priors are (1 - w) P + w / K, P renormalised
+ * over the K candidates (the priors of w = 0); with w = 1, candidates by
+ * equity and a uniform hidden rack the net has no say left, and the search
+ * is the one without a net, visit for visit. */
+static void test_prior_mix(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    NnArch arch = {.channels = 8, .blocks = 1, .embed = 16, .head_hidden = 16, .h_tiles = 1};
+    NnModel m;
+    CU_ASSERT_FATAL(nn_model_init(&m, &arch, &e.ld, 15, 11, &err) == 0);
+    McgsResult *r0 = malloc(sizeof *r0), *rw = malloc(sizeof *rw);
+    int positions = 0, differ = 0;
+    for (uint64_t gi = 0; gi < 3; gi++) {
+        tu_env_position(&e, 37, gi, 50, NULL);
+        if (game_over(e.g)) continue;
+        positions++;
+        /* the formula, candidates by P and mixed */
+        for (int by = MCGS_CANDIDATES_PRIOR; by <= MCGS_CANDIDATES_MIX; by += 2) {
+            McgsConfig c0 = config(40, 1);
+            c0.net = &m;
+            c0.candidates = 6;
+            c0.candidates_by = (McgsCandidateKind)by;
+            McgsConfig cw = c0;
+            cw.prior_mix = 0.3;
+            McgsSearch s0, sw;
+            CU_ASSERT_FATAL(mcgs_search_init(&s0, &c0, &err) == 0);
+            CU_ASSERT_FATAL(mcgs_search_init(&sw, &cw, &err) == 0);
+            CU_ASSERT_FATAL(mcgs_search_run(&s0, e.g, r0, &err) == 0);
+            CU_ASSERT_FATAL(mcgs_search_run(&sw, e.g, rw, &err) == 0);
+            CU_ASSERT_EQUAL_FATAL(r0->count, rw->count);
+            CU_ASSERT(memcmp(r0->packed, rw->packed, sizeof r0->packed) == 0); /* the same candidates */
+            double sum = 0.0;
+            for (int a = 0; a < rw->count; a++) {
+                CU_ASSERT_DOUBLE_EQUAL(rw->prior[a], 0.7 * r0->prior[a] + 0.3 / rw->count, 1e-6);
+                sum += rw->prior[a];
+            }
+            CU_ASSERT_DOUBLE_EQUAL(sum, 1.0, 1e-5);
+            differ += memcmp(r0->visits, rw->visits, sizeof r0->visits) != 0;
+            mcgs_search_free(&s0);
+            mcgs_search_free(&sw);
+        }
+        /* w = 1: the search without a net */
+        McgsConfig c0 = config(60, 1);
+        c0.candidates = 6;
+        McgsConfig cw = c0;
+        cw.net = &m;
+        cw.candidates_by = MCGS_CANDIDATES_EQUITY;
+        cw.prior_mix = 1.0;
+        McgsSearch s0, sw;
+        CU_ASSERT_FATAL(mcgs_search_init(&s0, &c0, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_init(&sw, &cw, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_run(&s0, e.g, r0, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_run(&sw, e.g, rw, &err) == 0);
+        CU_ASSERT(rw->net_positions > 0); /* the net was asked, and ignored */
+        CU_ASSERT_EQUAL(r0->count, rw->count);
+        CU_ASSERT_EQUAL(r0->best, rw->best);
+        CU_ASSERT(memcmp(r0->packed, rw->packed, sizeof r0->packed) == 0);
+        CU_ASSERT(memcmp(r0->visits, rw->visits, sizeof r0->visits) == 0);
+        CU_ASSERT(memcmp(r0->value, rw->value, sizeof r0->value) == 0);
+        CU_ASSERT(memcmp(r0->prior, rw->prior, sizeof r0->prior) == 0);
+        CU_ASSERT(r0->root_q == rw->root_q);
+        mcgs_search_free(&s0);
+        mcgs_search_free(&sw);
+    }
+    CU_ASSERT(positions >= 2);
+    CU_ASSERT(differ >= 1); /* flattening the prior moved some visits */
+    free(r0);
+    free(rw);
+    nn_model_free(&m);
+    tu_env_close(&e);
+}
+
 /* ------------------------------------------------------------ errors */
 
 static void test_bad_configs(void) {
@@ -1070,6 +1143,14 @@ static void test_bad_configs(void) {
     CU_ASSERT(mcgs_config_check(&c, &err) != 0);
     c.candidates_by = MCGS_CANDIDATES_EQUITY; /* without a net: what auto is */
     CU_ASSERT(mcgs_config_check(&c, &err) == 0);
+    c.prior_mix = 0.5; /* mixes P with uniform: needs P */
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    CU_ASSERT(strstr(err.msg, "prior_mix") != NULL);
+    c.net = &any_net;
+    CU_ASSERT(mcgs_config_check(&c, &err) == 0);
+    c.prior_mix = 1.5;
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    CU_ASSERT(strstr(err.msg, "prior_mix") != NULL);
     c = config(10, 1);
     CU_ASSERT(mcgs_config_check(&c, &err) == 0);
 
@@ -1084,7 +1165,8 @@ static void test_bad_configs(void) {
                                       "mcgs:candidates_by=mix", "mcgs:candidates_by=best",
                                       "mcgs:visits=10,full_share=0.5", "mcgs:visits=10,full_share=0.5,fast_visits=10",
                                       "mcgs:full_share=1.5", "mcgs:visits=10,fast_visits=0",
-                                      "mcgs:visits=10,full_share=0,fast_visits=2"};
+                                      "mcgs:visits=10,full_share=0,fast_visits=2", "mcgs:prior_mix=0.5",
+                                      "mcgs:prior_mix=-1"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err.msg[0] = '\0';
         CU_ASSERT(player_open(&p, bad[i], &ld, &err) != 0);
@@ -1129,6 +1211,7 @@ int main(void) {
         {"the search's expected final spread", test_player_expected_spread},
         {"nn_policy_top is the top of nn_policy_all", test_policy_top_matches_all},
         {"candidates_by: equity and mix with a net", test_candidates_by},
+        {"prior_mix: the formula, and w = 1 is the search without a net", test_prior_mix},
         {"playout cap randomization: full and fast decisions", test_playout_cap},
         {"bad configurations", test_bad_configs},
         CU_TEST_INFO_NULL,
