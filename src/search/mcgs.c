@@ -26,6 +26,7 @@ typedef struct StaticCandidates {
     int n;
     PackedMove move[MCGS_MAX_CANDIDATES];
     int32_t score[MCGS_MAX_CANDIDATES];
+    double equity[MCGS_MAX_CANDIDATES]; /* points */
 } StaticCandidates;
 
 struct McgsPending {
@@ -46,6 +47,7 @@ void mcgs_config_defaults(McgsConfig *c) {
     c->rollout = 2;
     c->prior = MCGS_PRIOR_UNIFORM;
     c->prior_temperature = 10.0;
+    c->p_weight = 1.0;
     c->crn = true;
     c->batch = 1;
     c->vloss = 20.0;
@@ -66,6 +68,7 @@ int mcgs_config_check(const McgsConfig *c, RkError *err) {
         return rk_error(err, "mcgs: batch %d, expected 1..%d", c->batch, MCGS_MAX_BATCH);
     if (!(c->prior_temperature > 0.0) || !isfinite(c->prior_temperature))
         return rk_error(err, "mcgs: the prior temperature must be > 0");
+    if (!(c->p_weight >= 0.0) || !isfinite(c->p_weight)) return rk_error(err, "mcgs: p_weight must be >= 0");
     if (!(c->prior_mix >= 0.0) || !(c->prior_mix <= 1.0))
         return rk_error(err, "mcgs: prior_mix must be in [0, 1] (the share of the uniform prior mixed with P)");
     if (!(c->temperature >= 0.0) || !isfinite(c->temperature) || c->temperature_moves < 0)
@@ -77,8 +80,9 @@ int mcgs_config_check(const McgsConfig *c, RkError *err) {
         if (c->candidates_by == MCGS_CANDIDATES_PRIOR || c->candidates_by == MCGS_CANDIDATES_MIX)
             return rk_error(err, "mcgs: candidates_by=prior or mix needs a net (P ranks the moves)");
         if (c->prior_mix > 0.0) return rk_error(err, "mcgs: prior_mix mixes the net's P with uniform: it needs a net");
-    } else if (c->prior == MCGS_PRIOR_EQUITY) {
-        return rk_error(err, "mcgs: prior=equity is for searches without a net (with one, P is the prior)");
+    } else if (c->prior == MCGS_PRIOR_EQUITY && c->candidates_by != MCGS_CANDIDATES_EQUITY) {
+        return rk_error(err, "mcgs: prior=equity with a net needs candidates_by=equity (the prior needs every "
+                             "candidate's static equity)");
     } else if (c->expand == MCGS_EXPAND_SECOND && c->rollout == 0) {
         return rk_error(err, "mcgs: expand=second is for leaves valued by rollouts (with V leaves, P comes with V)");
     }
@@ -328,32 +332,47 @@ static void net_prepare(McgsSearch *s, NnBatch *b, int j, const Game *w, StaticC
         const Move *mv = &b->scratch.moves[best[a]];
         packed_from_move(&sc->move[a], mv, &w->board);
         sc->score[a] = mv->score;
+        sc->equity[a] = mv->equity / 1000.0;
     }
 }
 
-/* Node gets slot j's K candidates (after nn_forward_submoves) with P
- * renormalised over them, and is READY. Returns -1 (no legal move, or out
+/* Node gets slot j's K candidates (after nn_forward_submoves) with their
+ * priors: P renormalised over them, or with prior=equity (candidates by
+ * equity) P^p_weight x exp((equity - best) / prior_temperature); then
+ * prior_mix flattens them. READY after. Returns -1 (no legal move, or out
  * of memory). */
 static int net_expand(McgsSearch *s, NnBatch *b, int j, const StaticCandidates *sc, uint32_t node) {
+    const McgsConfig *c = &s->cfg;
     PackedMove pm[MCGS_MAX_CANDIDATES];
     int32_t score[MCGS_MAX_CANDIDATES];
-    double lp[MCGS_MAX_CANDIDATES];
+    double lp[MCGS_MAX_CANDIDATES], pr[MCGS_MAX_CANDIDATES];
     int k = net_candidates(s, b, j, sc, pm, score, lp);
     if (k <= 0 || mcgs_graph_add_edges(&s->graph, node, (uint32_t)k) == 0) return -1;
+    double top = -INFINITY, low = INFINITY, sum = 0.0;
+    for (int a = 0; a < k; a++) {
+        top = lp[a] > top ? lp[a] : top;
+        low = isfinite(lp[a]) && lp[a] < low ? lp[a] : low;
+    }
+    if (c->prior == MCGS_PRIOR_EQUITY) { /* candidates_by=equity: sc holds all k, best first */
+        for (int a = 0; a < k; a++) {
+            double logp = isfinite(lp[a]) ? lp[a] - top : isfinite(low) ? low - top : 0.0;
+            double x = (sc->equity[a] - sc->equity[0]) / c->prior_temperature;
+            pr[a] = exp(c->p_weight > 0.0 ? x + c->p_weight * logp : x);
+            sum += pr[a];
+        }
+    } else {
+        for (int a = 0; a < k; a++) {
+            pr[a] = isfinite(top) ? exp(lp[a] - top) : 1.0; /* P knows none: uniform */
+            sum += pr[a];
+        }
+    }
     McgsNode *nd = &s->graph.nodes[node];
-    double top = -INFINITY, sum = 0.0;
-    for (int a = 0; a < k; a++) top = lp[a] > top ? lp[a] : top;
+    double w = c->prior_mix;
     for (int a = 0; a < k; a++) {
         McgsEdge *e = &s->graph.edges[nd->first_edge + a];
         e->move = pm[a];
         e->reward = score[a];
-        e->prior = isfinite(top) ? (float)exp(lp[a] - top) : 1.0f; /* P knows none: uniform */
-        sum += e->prior;
-    }
-    double w = s->cfg.prior_mix;
-    for (int a = 0; a < k; a++) {
-        McgsEdge *e = &s->graph.edges[nd->first_edge + a];
-        e->prior = w > 0.0 ? (float)((1.0 - w) * (e->prior / sum) + w / k) : e->prior / (float)sum;
+        e->prior = w > 0.0 ? (float)((1.0 - w) * (pr[a] / sum) + w / k) : (float)pr[a] / (float)sum;
     }
     nd->state = MCGS_NODE_READY;
     return 0;

@@ -25,6 +25,9 @@
  * static plies (spread change + the leaves kept, as search/sim.h; + the win
  * bonus if the game ended; to the end of the game once the bag is empty).
  *
+ * With prior = equity and a net (candidates by equity), the prior is static
+ * equity corrected by P: P(a)^p_weight exp((eq(a) - eq_best) / T), so the
+ * net starts from the static ranking instead of replacing it.
  * With prior_mix = w > 0 the net's prior is flattened: (1 - w) P + w / K
  * over a node's K candidates (P renormalised over them first); w = 1 makes
  * it the uniform prior of the search without a net, so P then only chooses
@@ -125,7 +128,9 @@ typedef struct McgsConfig {
     double puct_floor;          /* > 0: D(a) = max(puct_floor, N(a)) */
     double fpu;                 /* first-play urgency reduction, points */
     int rollout;                /* static plies valuing a leaf; 0 = the net's V */
-    McgsPriorKind prior;        /* without a net: uniform, or softmax(equity / prior_temperature) */
+    McgsPriorKind prior;        /* uniform (with a net: P), or softmax(equity / prior_temperature)
+                                 * (with a net: times P^p_weight; needs candidates_by=equity) */
+    double p_weight;            /* P's exponent in the equity prior with a net (0: equity alone) */
     double prior_temperature;   /* points */
     double prior_mix;           /* with a net: a node's prior is (1 - w) P + w / K, w = prior_mix in
                                  * [0, 1] (0: P alone; 1: uniform, as without a net) */

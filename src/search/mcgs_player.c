@@ -58,6 +58,9 @@ int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const 
     } else if (strcmp(key, "prior_temperature") == 0) {
         NUMBER(1e-3, 1e6, false);
         c->prior_temperature = x;
+    } else if (strcmp(key, "p_weight") == 0) {
+        NUMBER(0, 100, false);
+        c->p_weight = x;
     } else if (strcmp(key, "prior_mix") == 0) {
         NUMBER(0, 1, false);
         c->prior_mix = x;

@@ -1092,6 +1092,46 @@ static void test_prior_mix(void) {
         CU_ASSERT(r0->root_q == rw->root_q);
         mcgs_search_free(&s0);
         mcgs_search_free(&sw);
+        /* prior=equity with a net: P^p_weight x the equity prior. p_weight 0
+         * is the search without a net with prior=equity, visit for visit;
+         * p_weight 1 multiplies its priors by P's (those of prior=uniform,
+         * P renormalised over the same candidates) */
+        McgsResult *re = malloc(sizeof *re), *rp = malloc(sizeof *rp);
+        c0.prior = MCGS_PRIOR_EQUITY;
+        c0.prior_temperature = 4.0;
+        cw.prior = MCGS_PRIOR_EQUITY;
+        cw.prior_temperature = 4.0;
+        cw.prior_mix = 0.0;
+        cw.p_weight = 0.0;
+        McgsConfig cp = cw, c1 = cw;
+        cp.prior = MCGS_PRIOR_UNIFORM;
+        c1.p_weight = 1.0;
+        McgsSearch sp, s1;
+        CU_ASSERT_FATAL(mcgs_search_init(&s0, &c0, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_init(&sw, &cw, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_init(&sp, &cp, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_init(&s1, &c1, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_run(&s0, e.g, r0, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_run(&sw, e.g, rw, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_run(&sp, e.g, rp, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_run(&s1, e.g, re, &err) == 0);
+        CU_ASSERT(memcmp(r0->packed, rw->packed, sizeof r0->packed) == 0);
+        CU_ASSERT(memcmp(r0->prior, rw->prior, sizeof r0->prior) == 0);
+        CU_ASSERT(memcmp(r0->visits, rw->visits, sizeof r0->visits) == 0);
+        CU_ASSERT(r0->root_q == rw->root_q);
+        CU_ASSERT(r0->prior[0] > r0->prior[r0->count - 1]); /* the equity prior is not flat */
+        CU_ASSERT_EQUAL_FATAL(re->count, r0->count);
+        CU_ASSERT(memcmp(re->packed, r0->packed, sizeof r0->packed) == 0);
+        for (int a = 1; a < re->count; a++) {
+            double want = log(r0->prior[a] / r0->prior[0]) + log(rp->prior[a] / rp->prior[0]);
+            CU_ASSERT_DOUBLE_EQUAL(log(re->prior[a] / re->prior[0]), want, 1e-3);
+        }
+        mcgs_search_free(&s0);
+        mcgs_search_free(&sw);
+        mcgs_search_free(&sp);
+        mcgs_search_free(&s1);
+        free(re);
+        free(rp);
     }
     CU_ASSERT(positions >= 2);
     CU_ASSERT(differ >= 1); /* flattening the prior moved some visits */
@@ -1143,6 +1183,16 @@ static void test_bad_configs(void) {
     CU_ASSERT(mcgs_config_check(&c, &err) != 0);
     c.candidates_by = MCGS_CANDIDATES_EQUITY; /* without a net: what auto is */
     CU_ASSERT(mcgs_config_check(&c, &err) == 0);
+    c.net = &any_net;
+    c.prior = MCGS_PRIOR_EQUITY; /* with a net: needs every candidate's equity */
+    c.candidates_by = MCGS_CANDIDATES_MIX;
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    CU_ASSERT(strstr(err.msg, "candidates_by=equity") != NULL);
+    c.candidates_by = MCGS_CANDIDATES_EQUITY;
+    CU_ASSERT(mcgs_config_check(&c, &err) == 0);
+    c.p_weight = -1;
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    c = config(10, 1);
     c.prior_mix = 0.5; /* mixes P with uniform: needs P */
     CU_ASSERT(mcgs_config_check(&c, &err) != 0);
     CU_ASSERT(strstr(err.msg, "prior_mix") != NULL);
@@ -1211,7 +1261,7 @@ int main(void) {
         {"the search's expected final spread", test_player_expected_spread},
         {"nn_policy_top is the top of nn_policy_all", test_policy_top_matches_all},
         {"candidates_by: equity and mix with a net", test_candidates_by},
-        {"prior_mix: the formula, and w = 1 is the search without a net", test_prior_mix},
+        {"prior_mix and the equity prior with a net: formulas, and the no-net search as a limit", test_prior_mix},
         {"playout cap randomization: full and fast decisions", test_playout_cap},
         {"bad configurations", test_bad_configs},
         CU_TEST_INFO_NULL,
