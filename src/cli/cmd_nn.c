@@ -21,7 +21,7 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: mpirun -np N rookery nn train --run RUN [--generation G] [--from MODEL.h5] [--out FILE]\n"
             "                                     [--set nn.key=value]...\n"
-            "       rookery nn eval --run RUN --model MODEL.h5 [--generation G]\n"
+            "       rookery nn eval --run RUN --model MODEL.h5 [--generation G] [--leaves FILE.klv2]\n"
             "\n"
             "train  trains the network on the shards of generations G-window+1..G of RUN (G: the\n"
             "       last complete one), with RUN/config.ini's [nn] settings and --set overrides\n"
@@ -32,11 +32,15 @@ static void usage(FILE *out) {
             "eval   the held-out metrics of a model on generation G's held-out games (P top-1\n"
             "       agreement with the move played, V Brier score and spread error against a\n"
             "       spread-and-unseen-tiles baseline, H log-likelihood per tile against uniform).\n"
+            "       P is also scored against static equity with the leaves the games were played\n"
+            "       with (--leaves, default RUN/gen-(G-1)/leaves.klv2 if it exists): the static\n"
+            "       best move's agreement, and the cross-entropy with the P target (the search's\n"
+            "       visits) of P, of softmax(equity / 10 points), and of their product.\n"
             "Exit codes: 0 done, 1 runtime failure, 2 bad input.\n");
 }
 
 typedef struct NnOptions {
-    const char *run, *from, *out, *model;
+    const char *run, *from, *out, *model, *leaves;
     int generation; /* -1: latest */
     const char *sets[64];
     int nsets;
@@ -75,12 +79,34 @@ static void print_eval(const NnEvalReport *e) {
     printf("  P top-1 agreement with the move played   %.2f%%", 100.0 * e->p_top1);
     if (e->p_positions < e->positions) /* fast searches' samples have no P target */
         printf(" (on the %" PRIu64 " with a P target)", e->p_positions);
+    if (e->has_static) printf(" (static equity's best %.2f%%)", 100.0 * e->static_top1);
+    printf("\n");
+    printf("  P cross-entropy with the P target        %.4f nats", e->p_ce);
+    if (e->has_static)
+        printf(" (static softmax(eq / %.0f) %.4f, P x static %.4f)", NN_EVAL_STATIC_T, e->static_ce, e->p_static_ce);
     printf("\n");
     printf("  V Brier score                            %.5f (baseline %.5f)\n", e->v_brier, e->v_brier_base);
     printf("  V final spread rmse                      %.2f (baseline %.2f)\n", e->spread_rmse, e->spread_rmse_base);
     printf("  H leave NLL per tile                     %.4f nats (uniform %.4f; %" PRIu64 " leaves, %" PRIu64
            " tiles)\n",
            e->h_nll, e->h_nll_uniform, e->leaves, e->leave_tiles);
+}
+
+/* The leaves generation gen's games were played with, for P's static
+ * baselines: --leaves, else RUN/gen-(gen-1)/leaves.klv2 if it exists.
+ * *have is false (and 0 returned) when there are none. */
+static int load_played_leaves(const NnOptions *o, int gen, const Engine *e, Klv *k, bool *have, RkError *err) {
+    char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 16];
+    *have = false;
+    if (o->leaves) snprintf(path, sizeof path, "%s", o->leaves);
+    else {
+        rundir_gen_path(o->run, gen - 1, false, dir, sizeof dir);
+        snprintf(path, sizeof path, "%s/leaves.klv2", dir);
+        if (access(path, F_OK) != 0) return 0;
+    }
+    if (klv_load(k, path, &e->ld, err) != 0) return -1;
+    *have = true;
+    return 0;
 }
 
 static int nn_train_cmd(const NnOptions *o) {
@@ -129,18 +155,29 @@ static int nn_train_cmd(const NnOptions *o) {
         NnFeatureContext fc;
         nn_feature_context(&fc, &engine.ld, &engine.layout, &engine.kwg);
         NnStageOptions so = train_nn_stage_options(&cfg);
+        Klv klv;
+        bool have_klv = false;
+        int lrc = comm.rank == 0 && load_played_leaves(o, gen, &engine, &klv, &have_klv, &err) != 0;
         NnStageReport rep;
-        if (nn_stage_run(&comm, o->run, gen, NULL, &so, &fc, &model, out, &rep, &err) != 0) {
+        if ((int)comm_max_i64(&comm, lrc) != 0) {
             if (comm.rank == 0) fprintf(stderr, "rookery nn: %s\n", err.msg);
-            rc = 1;
-        } else if (comm.rank == 0) {
-            printf("trained %" PRId64 " steps on %" PRIu64 " samples of generations %d-%d: loss %.4f -> %.4f, "
-                   "%.0f samples/s (%.1f s)\n",
-                   cfg.nn_steps, rep.train_samples, rep.first_gen, rep.last_gen, nn_loss_total(&rep.train.first),
-                   nn_loss_total(&rep.train.last), rep.train.samples_per_second, rep.train_s);
-            print_eval(&rep.eval);
-            printf("wrote %s\n", out);
+            rc = 2;
+        } else {
+            if (have_klv) so.leave_value = klv_leave_value, so.leave_ctx = &klv;
+            if (nn_stage_run(&comm, o->run, gen, NULL, &so, &fc, &model, out, &rep, &err) != 0) {
+                if (comm.rank == 0) fprintf(stderr, "rookery nn: %s\n", err.msg);
+                rc = 1;
+            } else if (comm.rank == 0) {
+                printf("trained %" PRId64 " steps on %" PRIu64 " samples of generations %d-%d: loss %.4f -> %.4f, "
+                       "%.0f samples/s (%.1f s)\n",
+                       cfg.nn_steps, rep.train_samples, rep.first_gen, rep.last_gen,
+                       nn_loss_total(&rep.train.first), nn_loss_total(&rep.train.last),
+                       rep.train.samples_per_second, rep.train_s);
+                print_eval(&rep.eval);
+                printf("wrote %s\n", out);
+            }
         }
+        if (have_klv) klv_free(&klv);
     }
     if (model_ok) nn_model_free(&model);
     if (engine_ok) engine_close(&engine);
@@ -186,8 +223,14 @@ static int nn_eval_cmd(const NnOptions *o) {
         rk_error(&err, "%s: no held-out positions (nn.heldout_every = %d)", dir, every);
         rc = 2;
     }
+    Klv klv;
+    bool have_klv = false;
+    if (rc == 0 && load_played_leaves(o, gen, &engine, &klv, &have_klv, &err) != 0) rc = 2;
     NnEvalReport e;
-    if (rc == 0 && nn_evaluate(&model, &fc, &set, train, tn, &set, test, en, &e, &err) != 0) rc = 1;
+    if (rc == 0 && nn_evaluate(&model, &fc, &set, train, tn, &set, test, en, have_klv ? klv_leave_value : NULL,
+                               have_klv ? &klv : NULL, &e, &err) != 0)
+        rc = 1;
+    if (have_klv) klv_free(&klv);
     if (rc != 0) fprintf(stderr, "rookery nn: %s\n", err.msg);
     else {
         printf("%s on %s generation %d (model step %" PRId64 ")\n", o->model, o->run, gen, model.train_step);
@@ -224,6 +267,8 @@ int cmd_nn(int argc, char **argv) {
             o.out = argv[++i];
         } else if (strcmp(a, "--model") == 0 && i + 1 < argc) {
             o.model = argv[++i];
+        } else if (strcmp(a, "--leaves") == 0 && i + 1 < argc) {
+            o.leaves = argv[++i];
         } else if (strcmp(a, "--generation") == 0) {
             if (cli_parse_int("--generation", i + 1 < argc ? argv[i + 1] : NULL, 1, 1000000, &o.generation) != 0)
                 return 2;

@@ -89,6 +89,8 @@ int train_nn_generation(Trainer *t, int gen) {
     rundir_gen_path(t->cfg.output, gen, true, dir, sizeof dir);
     snprintf(out, sizeof out, "%s/model.h5", dir);
     NnStageOptions o = train_nn_stage_options(&t->cfg);
+    o.leave_value = klv_leave_value; /* this generation's leaves, just derived: P's static baselines */
+    o.leave_ctx = &t->klv;
     if (nn_stage_run(&t->comm, t->cfg.output, gen, dir, &o, &t->nn_fc, &t->model, out, &t->nn_rep, &err) != 0) {
         if (t->comm.rank == 0) fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;
@@ -98,10 +100,11 @@ int train_nn_generation(Trainer *t, int gen) {
     const NnEvalReport *e = &r->eval;
     SAY(t,
         "gen %d nn: %" PRId64 " steps on %" PRIu64 " samples (gens %d-%d), loss %.3f -> %.3f, %.0f samples/s; "
-        "held-out %" PRIu64 " positions: P top-1 %.1f%%, Brier %.4f (baseline %.4f), spread rmse %.1f (baseline "
+        "held-out %" PRIu64 " positions: P top-1 %.1f%% (static %.1f%%), P cross-entropy %.3f (static %.3f, "
+        "P x static %.3f), Brier %.4f (baseline %.4f), spread rmse %.1f (baseline "
         "%.1f), H %.3f nats/tile (uniform %.3f); load %.1f s, train %.1f s, eval %.1f s",
         gen, t->cfg.nn_steps, r->train_samples, r->first_gen, r->last_gen, nn_loss_total(&r->train.first),
-        nn_loss_total(&r->train.last), r->train.samples_per_second, e->positions, 100.0 * e->p_top1, e->v_brier,
+        nn_loss_total(&r->train.last), r->train.samples_per_second, e->positions, 100.0 * e->p_top1, 100.0 * e->static_top1, e->p_ce, e->static_ce, e->p_static_ce, e->v_brier,
         e->v_brier_base, e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform, r->load_s, r->train_s,
         r->eval_s);
     return 0;

@@ -37,9 +37,101 @@ double nn_uniform_leave_logprob(const Rack *pool, const Rack *leave, int letters
 
 static double outcome(const ShardSample *s) { return s->result > 0 ? 1.0 : s->result == 0 ? 0.5 : 0.0; }
 
+/* A growable array of doubles. */
+typedef struct DoubleBuf {
+    double *v;
+    size_t cap;
+} DoubleBuf;
+static double *dbuf_reserve(DoubleBuf *d, size_t n) {
+    if (n > d->cap) {
+        free(d->v);
+        d->cap = n * 2;
+        d->v = malloc(d->cap * sizeof *d->v);
+        if (!d->v) abort();
+    }
+    return d->v;
+}
+
+/* Slot i's legal moves valued by static equity (points, in b->legal[i]
+ * order), from the move list nn_batch_set_equity left in b->scratch. */
+static void legal_equities(const NnModel *m, const NnBatch *b, int i, DoubleBuf *out) {
+    const NnLegal *lg = &b->legal[i];
+    double *eq = dbuf_reserve(out, (size_t)lg->n + 1);
+    for (int j = 0; j < lg->n; j++) eq[j] = NAN;
+    for (size_t k = 0; k < b->scratch.count; k++) {
+        const Move *mv = &b->scratch.moves[k];
+        PackedMove pm;
+        packed_from_move(&pm, mv, &b->board[i]);
+        int j = nn_legal_find(lg, &m->ps, &pm);
+        if (j >= 0) eq[j] = mv->equity / 1000.0;
+    }
+    /* movegen ranks a pass below every move (an equity of about -1e6 points);
+     * for a distribution that gives the search's passes a finite chance it
+     * is worth the worst other move less NN_EVAL_STATIC_T points. Every
+     * legal move is in the list; the score if one were not. */
+    double worst = INFINITY;
+    for (int j = 0; j < lg->n; j++) {
+        if (isnan(eq[j])) eq[j] = lg->m[j].score;
+        if (eq[j] > -100000.0 && eq[j] < worst) worst = eq[j];
+    }
+    for (int j = 0; j < lg->n; j++)
+        if (eq[j] <= -100000.0) eq[j] = isfinite(worst) ? worst - NN_EVAL_STATIC_T : 0.0;
+}
+
+static double log_sum_exp(const double *x, int n) {
+    double mx = -INFINITY, s = 0.0;
+    for (int j = 0; j < n; j++)
+        if (x[j] > mx) mx = x[j];
+    if (!isfinite(mx)) return mx;
+    for (int j = 0; j < n; j++) s += exp(x[j] - mx);
+    return mx + log(s);
+}
+
+/* P's and the static baselines' scores on one sample with a P target:
+ * lp = log P of every legal move, eq = their static equities (NULL: no
+ * static baselines). */
+static void score_policy(const NnModel *m, const ShardSet *set, const ShardSample *s, const NnLegal *lg,
+                         const double *lp, const double *eq, DoubleBuf *scratch, NnEvalReport *rep) {
+    int played = nn_legal_find(lg, &m->ps, &s->played), best = 0;
+    for (int j = 1; j < lg->n; j++)
+        if (lp[j] > lp[best]) best = j;
+    if (lg->n > 0 && best == played) rep->p_top1 += 1.0;
+    /* the target, renormalised over its legal moves */
+    double tsum = 0.0;
+    for (uint32_t t = 0; t < s->policy_count; t++)
+        if (nn_legal_find(lg, &m->ps, &set->pmove[s->policy_start + t]) >= 0) tsum += set->pprob[s->policy_start + t];
+    if (tsum <= 0.0) return;
+    double lse_s = 0.0, lse_ps = 0.0;
+    double *x = NULL;
+    if (eq) {
+        x = dbuf_reserve(scratch, (size_t)lg->n * 2 + 1);
+        int sbest = 0;
+        for (int j = 0; j < lg->n; j++) {
+            x[j] = eq[j] / NN_EVAL_STATIC_T;
+            x[lg->n + j] = lp[j] + eq[j] / NN_EVAL_STATIC_T;
+            if (eq[j] > eq[sbest]) sbest = j;
+        }
+        if (played >= 0 && eq[played] >= eq[sbest]) rep->static_top1 += 1.0; /* one of the best, if tied */
+        lse_s = log_sum_exp(x, lg->n);
+        lse_ps = log_sum_exp(x + lg->n, lg->n);
+    }
+    for (uint32_t t = 0; t < s->policy_count; t++) {
+        int j = nn_legal_find(lg, &m->ps, &set->pmove[s->policy_start + t]);
+        if (j < 0) continue;
+        double w = set->pprob[s->policy_start + t] / tsum;
+        rep->p_ce -= w * lp[j];
+        if (eq) {
+            rep->static_ce -= w * (x[j] - lse_s);
+            rep->p_static_ce -= w * (x[lg->n + j] - lse_ps);
+        }
+    }
+}
+
 int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *train, const size_t *tidx, size_t tn,
-                const ShardSet *test, const size_t *eidx, size_t en, NnEvalReport *rep, RkError *err) {
+                const ShardSet *test, const size_t *eidx, size_t en, LeaveValueFn leave_value,
+                const void *leave_ctx, NnEvalReport *rep, RkError *err) {
     memset(rep, 0, sizeof *rep);
+    rep->has_static = leave_value != NULL;
     const LetterDist *ld = fc->ld;
     /* the baseline: mean outcome and spread per bin, smoothed towards the overall mean */
     double win[SPREAD_BINS * UNSEEN_BINS] = {0}, spr[SPREAD_BINS * UNSEEN_BINS] = {0};
@@ -57,12 +149,21 @@ int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *tr
     }
     NnBatch batch;
     if (nn_batch_init(&batch, m, fc, EVAL_BATCH, err) != 0) return -1;
-    double *lp = NULL;
-    size_t lpcap = 0;
-    uint64_t top1 = 0;
+    DoubleBuf lp = {0}, scratch = {0}, eq[EVAL_BATCH] = {{0}};
     for (size_t at = 0; at < en; at += EVAL_BATCH) {
         int n = (int)(en - at < EVAL_BATCH ? en - at : EVAL_BATCH);
-        for (int i = 0; i < n; i++) nn_batch_set(&batch, m, i, &test->s[eidx[at + (size_t)i]].pos);
+        for (int i = 0; i < n; i++) {
+            const ShardSample *s = &test->s[eidx[at + (size_t)i]];
+            if (!leave_value || s->policy_count == 0) {
+                nn_batch_set(&batch, m, i, &s->pos);
+                continue;
+            }
+            Rack pool; /* the opponent's rack counts only with an empty bag, where it is the unseen pool */
+            int opp = position_unseen(&s->pos, ld, &pool) == 0 ? rack_score(&pool, ld) : 0;
+            NnMoveEquity me = {leave_value, leave_ctx, opp};
+            nn_batch_set_equity(&batch, m, i, &s->pos, &me);
+            legal_equities(m, &batch, i, &eq[i]);
+        }
         nn_forward_trunk(m, &batch, n);
         nn_forward_value(m, &batch, n);
         nn_forward_submoves(m, &batch, n);
@@ -76,18 +177,10 @@ int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *tr
             rep->spread_rmse_base += dbs * dbs;
             if (s->policy_count > 0) { /* P's agreement, on the samples with a P target */
                 const NnLegal *lg = &batch.legal[i];
-                if ((size_t)lg->n > lpcap) {
-                    lpcap = (size_t)lg->n * 2;
-                    free(lp);
-                    lp = malloc(lpcap * sizeof *lp);
-                    if (!lp) abort();
-                }
-                nn_policy_all(m, &batch, i, lp);
-                int best = 0;
-                for (int j = 1; j < lg->n; j++)
-                    if (lp[j] > lp[best]) best = j;
+                double *l = dbuf_reserve(&lp, (size_t)lg->n + 1);
+                nn_policy_all(m, &batch, i, l);
                 rep->p_positions++;
-                if (lg->n > 0 && best == nn_legal_find(lg, &m->ps, &s->played)) top1++;
+                score_policy(m, test, s, lg, l, leave_value ? eq[i].v : NULL, &scratch, rep);
             }
             rep->positions++;
             if (s->opp_leave_known && s->opp_leave.total > 0) {
@@ -100,11 +193,16 @@ int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *tr
             }
         }
     }
-    free(lp);
+    free(lp.v), free(scratch.v);
+    for (int i = 0; i < EVAL_BATCH; i++) free(eq[i].v);
     nn_batch_free(&batch);
+    if (rep->p_positions) {
+        double np = (double)rep->p_positions;
+        rep->p_top1 /= np, rep->p_ce /= np;
+        rep->static_top1 /= np, rep->static_ce /= np, rep->p_static_ce /= np;
+    }
     if (rep->positions) {
         double n = (double)rep->positions;
-        rep->p_top1 = rep->p_positions ? (double)top1 / (double)rep->p_positions : 0.0;
         rep->v_brier /= n, rep->v_brier_base /= n;
         rep->spread_rmse = sqrt(rep->spread_rmse / n), rep->spread_rmse_base = sqrt(rep->spread_rmse_base / n);
     }

@@ -3,7 +3,14 @@
  * baselines (docs/results.md reports these):
  *   P: top-1 agreement of the most probable legal move with the move played
  *      (the static player's choice in static self-play), on the samples
- *      that have a P target (not a fast search's decisions);
+ *      that have a P target (not a fast search's decisions); and its
+ *      cross-entropy with the P target (the search's visit distribution).
+ *      Given the leaves the games were played with, the same two numbers for
+ *      static equity (its best move; softmax(equity / T) over the legal
+ *      moves, T = NN_EVAL_STATIC_T points, the search's prior_temperature)
+ *      and the cross-entropy of P x softmax(equity / T) renormalised (the
+ *      search's prior=equity with a net): does P rank the moves better than
+ *      static equity, and does it add to it?
  *   V: Brier score of the win probability (target 1 win, 1/2 draw, 0 loss)
  *      and RMS error of the expected final spread, against a baseline that
  *      knows only the current spread and the number of unseen tiles (the
@@ -16,19 +23,26 @@
 #include "infer.h"
 #include "shard.h"
 
+#define NN_EVAL_STATIC_T 10.0
+
 typedef struct NnEvalReport {
     uint64_t positions, leaves, leave_tiles;
     uint64_t p_positions;    /* of positions, those with a P target (p_top1's) */
     double p_top1;
+    double p_ce;             /* nats, P against the P target */
+    int has_static;          /* the next three were measured (leaves given) */
+    double static_top1, static_ce, p_static_ce;
     double v_brier, v_brier_base;
     double spread_rmse, spread_rmse_base;
     double h_nll, h_nll_uniform;   /* per tile, nats */
 } NnEvalReport;
 
 /* The baseline's table is built from train[tidx[0..tn)]; the test samples
- * are test[eidx[0..en)]. */
+ * are test[eidx[0..en)]. leave_value/leave_ctx: the leaves the games were
+ * played with, for the static baselines of P (leave_value NULL: none). */
 int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *train, const size_t *tidx, size_t tn,
-                const ShardSet *test, const size_t *eidx, size_t en, NnEvalReport *rep, RkError *err);
+                const ShardSet *test, const size_t *eidx, size_t en, LeaveValueFn leave_value,
+                const void *leave_ctx, NnEvalReport *rep, RkError *err);
 
 /* log P(leave) when drawing leave->total tiles uniformly without
  * replacement from the pool (as a multiset). */

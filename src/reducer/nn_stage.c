@@ -115,7 +115,7 @@ int nn_stage_run(const Comm *c, const char *run, int gen, const char *gen_dir, c
     m->generation = (uint32_t)gen;
     double t1 = rk_seconds();
     if (status == 0 && c->rank == 0 && en > 0 &&
-        nn_evaluate(m, fc, &set, train, tn, &set, test, en, &rep->eval, err) != 0)
+        nn_evaluate(m, fc, &set, train, tn, &set, test, en, o->leave_value, o->leave_ctx, &rep->eval, err) != 0)
         status = 1;
     rep->eval_s = rk_seconds() - t1;
     if (status == 0 && c->rank == 0 && model_out && nn_model_save(m, model_out, fc->ld, err) != 0) status = 1;

@@ -25,6 +25,8 @@ typedef struct NnStageOptions {
     int heldout_every;      /* 0: no held-out games */
     uint64_t eval_positions;/* held-out positions evaluated at most */
     double progress_seconds;
+    LeaveValueFn leave_value;  /* the leaves of the static baselines of P (nn/evaluate.h); NULL: none */
+    const void *leave_ctx;
 } NnStageOptions;
 
 typedef struct NnStageReport {

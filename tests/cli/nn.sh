@@ -35,7 +35,14 @@ grep -q "samples " "$work/info.txt" || fail "info on a shard: samples"
 # static self-play: softmax P targets (no 1/N grid), no search estimates
 grep -q "P grid          none" "$work/info.txt" || { cat "$work/info.txt"; fail "info: softmax targets on a grid"; }
 grep -q "V estimates     none" "$work/info.txt" || { cat "$work/info.txt"; fail "info: estimates without a search"; }
-"$bin" nn eval --run "$run" --model "$model" | grep -q "P top-1" || fail "nn eval"
+"$bin" nn eval --run "$run" --model "$model" > "$work/eval.txt" || fail "nn eval"
+grep -q "P top-1" "$work/eval.txt" || fail "nn eval: no P line"
+# static self-play: the move played is static equity's best with the leaves it was played with
+# (gen-0000's, the default), so that baseline agrees every time; with other leaves it need not
+grep -q "static equity's best 100.00%" "$work/eval.txt" || { cat "$work/eval.txt"; fail "nn eval: static baseline"; }
+grep -q "P x static" "$work/eval.txt" || fail "nn eval: no cross-entropy line"
+grep "gen 1 nn:" "$work/train.log" | grep -q "P cross-entropy" || fail "no P cross-entropy in the training log"
+expect_error 2 "nope.klv2" "$bin" nn eval --run "$run" --model "$model" --leaves "$work/nope.klv2"
 "$bin" nn train --run "$run" --set nn.steps=2 --out "$work/a.h5" > "$work/nt.log" || { cat "$work/nt.log"; fail "nn train"; }
 grep -q "wrote $work/a.h5" "$work/nt.log" || fail "nn train did not say what it wrote"
 "$bin" nn train --run "$run" --set nn.steps=2 --out "$work/b.h5" > /dev/null
