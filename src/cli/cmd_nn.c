@@ -163,7 +163,10 @@ static int nn_train_cmd(const NnOptions *o) {
             if (comm.rank == 0) fprintf(stderr, "rookery nn: %s\n", err.msg);
             rc = 2;
         } else {
-            if (have_klv) so.leave_value = klv_leave_value, so.leave_ctx = &klv;
+            if (have_klv) {
+            so.leave_value = klv_leave_value, so.leave_ctx = &klv;
+            nn_feature_context_leaves(&fc, klv_leave_value, &klv); /* for a model with nn.prior = equity */
+        }
             if (nn_stage_run(&comm, o->run, gen, NULL, &so, &fc, &model, out, &rep, &err) != 0) {
                 if (comm.rank == 0) fprintf(stderr, "rookery nn: %s\n", err.msg);
                 rc = 1;
@@ -226,6 +229,7 @@ static int nn_eval_cmd(const NnOptions *o) {
     Klv klv;
     bool have_klv = false;
     if (rc == 0 && load_played_leaves(o, gen, &engine, &klv, &have_klv, &err) != 0) rc = 2;
+    if (have_klv) nn_feature_context_leaves(&fc, klv_leave_value, &klv); /* for a model with nn.prior = equity */
     NnEvalReport e;
     if (rc == 0 && nn_evaluate(&model, &fc, &set, train, tn, &set, test, en, have_klv ? klv_leave_value : NULL,
                                have_klv ? &klv : NULL, &e, &err) != 0)

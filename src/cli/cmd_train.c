@@ -470,6 +470,7 @@ static int load_spv(Trainer *t, int latest, RkError *err) {
 static int setup_model(Trainer *t, int latest, RkError *err) {
     if (!t->cfg.nn_shards) return rk_error(err, "nn.train = yes needs nn.shards = yes (the trainer learns from shards)");
     nn_feature_context(&t->nn_fc, &t->engine.ld, &t->engine.layout, &t->engine.kwg);
+    nn_feature_context_leaves(&t->nn_fc, klv_leave_value, &t->klv); /* the leaves in force, for nn.prior = equity */
     char path[RUNDIR_PATH_MAX + 64], dir[RUNDIR_PATH_MAX];
     path[0] = 0;
     if (latest >= 0) {

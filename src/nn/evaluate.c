@@ -160,7 +160,7 @@ int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *tr
             }
             Rack pool; /* the opponent's rack counts only with an empty bag, where it is the unseen pool */
             int opp = position_unseen(&s->pos, ld, &pool) == 0 ? rack_score(&pool, ld) : 0;
-            NnMoveEquity me = {leave_value, leave_ctx, opp};
+            NnMoveEquity me = {leave_value, leave_ctx, opp, 0};
             nn_batch_set_equity(&batch, m, i, &s->pos, &me);
             legal_equities(m, &batch, i, &eq[i]);
         }

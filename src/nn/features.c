@@ -21,6 +21,14 @@ void nn_feature_context(NnFeatureContext *fc, const LetterDist *ld, const Layout
     fc->layout = lay;
     fc->kwg = kwg;
     fc->shape = nn_feature_shape(ld, lay->dim);
+    fc->leave_value = NULL;
+    fc->leave_ctx = NULL;
+}
+
+void nn_feature_context_leaves(NnFeatureContext *fc, int32_t (*leave_value)(const void *, const Rack *),
+                               const void *leave_ctx) {
+    fc->leave_value = leave_value;
+    fc->leave_ctx = leave_ctx;
 }
 
 void nn_features(const NnFeatureContext *fc, const Position *p, float *planes, float *scalars, Board *board,
@@ -47,7 +55,7 @@ void nn_features_equity(const NnFeatureContext *fc, const Position *p, const NnM
     }
     movegen_all(&req, scratch);
     NnPolicyShape ps = nn_policy_shape(ld, s->dim);
-    nn_legal_build(legal, &ps, scratch, b);
+    nn_legal_build(legal, &ps, scratch, b, eq != NULL && eq->prior_equity);
     int dim = s->dim, L = s->letters, P = s->planes;
     memset(planes, 0, sizeof(float) * (size_t)s->squares * (size_t)P);
     for (int r = 0; r < dim; r++) {

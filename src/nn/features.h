@@ -32,14 +32,21 @@ typedef struct NnFeatureShape {
 NnFeatureShape nn_feature_shape(const LetterDist *ld, int dim);
 
 /* Everything needed to turn a Position into features (the board's
- * cross-sets need the lexicon). */
+ * cross-sets need the lexicon), and the leaves that value moves for a
+ * model whose score prior is static equity (NnArch.prior_equity; NULL
+ * leave_value: none given, and such a model refuses to run). */
 typedef struct NnFeatureContext {
     const LetterDist *ld;
     const Layout *layout;
     const Kwg *kwg;
     NnFeatureShape shape;
+    int32_t (*leave_value)(const void *ctx, const Rack *leave); /* a LeaveValueFn */
+    const void *leave_ctx;
 } NnFeatureContext;
+/* No leaves; set them with nn_feature_context_leaves. */
 void nn_feature_context(NnFeatureContext *fc, const LetterDist *ld, const Layout *lay, const Kwg *kwg);
+void nn_feature_context_leaves(NnFeatureContext *fc, int32_t (*leave_value)(const void *, const Rack *),
+                               const void *leave_ctx);
 
 /* Writes planes[squares * planes] (NHWC: square-major) and
  * scalars[scalars], and the position's board (with cross-sets) and legal
@@ -53,6 +60,7 @@ typedef struct NnMoveEquity {
     LeaveValueFn leave_value;
     const void *leave_ctx;
     int opp_rack_score; /* face value of the opponent's rack (empty-bag rules) */
+    int prior_equity;   /* 1: the legal moves' prior values are these equities (nn_legal_build) */
 } NnMoveEquity;
 /* nn_features, whose move generation also values the moves: scratch then
  * holds the position's moves with the equities movegen_all gives them with

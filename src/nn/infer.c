@@ -57,6 +57,9 @@ static size_t sq_of(const NnModel *m) { return (size_t)m->fs.squares; }
 
 int nn_batch_init(NnBatch *b, const NnModel *m, const NnFeatureContext *fc, int cap, RkError *err) {
     memset(b, 0, sizeof *b);
+    if (m->arch.prior_equity && fc->leave_value == NULL)
+        return rk_error(err, "nn: the model's policy values moves by static equity (nn.prior = equity) and needs "
+                             "leaves, but none were given");
     b->cap = cap;
     b->fc = fc;
     size_t sq = sq_of(m), P = (size_t)m->fs.planes, S = (size_t)m->fs.scalars, C = (size_t)m->arch.channels;
@@ -115,6 +118,17 @@ void nn_batch_set(NnBatch *b, const NnModel *m, int i, const Position *p) { nn_b
 void nn_batch_set_equity(NnBatch *b, const NnModel *m, int i, const Position *p, const NnMoveEquity *eq) {
     size_t sq = sq_of(m), per = (size_t)m->ps.submoves;
     b->pos[i] = *p;
+    NnMoveEquity own;
+    if (m->arch.prior_equity) { /* the prior values moves by equity: with the caller's leaves, else the context's */
+        if (eq) own = *eq;
+        else {
+            Rack pool; /* with an empty bag the opponent's rack is the unseen pool */
+            int opp = p->bag == 0 && position_unseen(p, b->fc->ld, &pool) == 0 ? rack_score(&pool, b->fc->ld) : 0;
+            own = (NnMoveEquity){b->fc->leave_value, b->fc->leave_ctx, opp, 0};
+        }
+        own.prior_equity = 1;
+        eq = &own;
+    }
     nn_features_equity(b->fc, p, eq, b->planes + (size_t)i * sq * (size_t)m->fs.planes,
                 b->scalars + (size_t)i * (size_t)m->fs.scalars, &b->board[i], &b->legal[i], &b->scratch);
     nn_legal_submove_mask(&b->legal[i], &m->ps, b->sub_mask + (size_t)i * per);

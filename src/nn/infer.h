@@ -60,6 +60,8 @@ typedef struct NnBatch {
     NnRows steps, hidden;
 } NnBatch;
 
+/* Fails if the model's prior needs leaves (arch.prior_equity) and fc has
+ * none. */
 int nn_batch_init(NnBatch *b, const NnModel *m, const NnFeatureContext *fc, int cap, RkError *err);
 void nn_batch_free(NnBatch *b);
 /* Position i of the batch: its features, board, legal moves, sub-move mask

@@ -15,6 +15,8 @@ int nn_arch_check(const NnArch *a, RkError *err) {
     if (a->head_hidden < 1 || a->head_hidden > 4096)
         return rk_error(err, "nn: head_hidden %d out of 1..4096", a->head_hidden);
     if (a->h_tiles < 1 || a->h_tiles > 2) return rk_error(err, "nn: h_tiles %d is not 1 or 2", a->h_tiles);
+    if (a->prior_equity < 0 || a->prior_equity > 1)
+        return rk_error(err, "nn: prior_equity %d is not 0 or 1", a->prior_equity);
     return 0;
 }
 

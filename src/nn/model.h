@@ -16,7 +16,10 @@
  *   Score prior: the sub-move logits add w0 * (best score of its legal
  *       moves) / NN_SCORE_SCALE and each step's logits w1 * (best score of
  *       the legal moves through that token) / NN_SCORE_SCALE; w0, w1 are
- *       learned (start 5: half a logit a point)
+ *       learned (start 5: half a logit a point). With arch.prior_equity the
+ *       "score" is the move's static equity in points (score + leave value,
+ *       movegen's empty-bag terms; a pass 0), so P starts from the static
+ *       ranking and learns corrections to it
  *   H:  the opponent's leave, t = h_tiles tiles a step, in ML order:
  *       relu(dense([E, tiles drawn so far, leave size, tiles left])) ->
  *       (L+1)^t logits, masked by the unseen pool
@@ -38,9 +41,11 @@ typedef struct NnArch {
     int embed;        /* E */
     int head_hidden;  /* hidden units of the V, P2 and H heads */
     int h_tiles;      /* t: 1 or 2 */
+    int prior_equity; /* 1: the score prior values a move by its static equity (score + leave), not
+                       * its score; the model then needs leaves wherever it runs (NnFeatureContext) */
 } NnArch;
 /* Checks ranges (channels 1..512, blocks 0..40, embed and head_hidden
- * 1..4096, h_tiles 1..2). */
+ * 1..4096, h_tiles 1..2, prior_equity 0..1). */
 int nn_arch_check(const NnArch *a, RkError *err);
 
 #define NN_STEP_CONTEXT(L) (2 * RK_RACK_SIZE + 3 + (L) + 1)

@@ -62,6 +62,7 @@ int nn_model_save(const NnModel *m, const char *path, const LetterDist *ld, RkEr
         bad |= h5u_write_attr_str(file, "format", NN_MODEL_FORMAT);
         for (int a = 0; a < A_COUNT; a++) bad |= h5u_write_attr_int(file, attr_name[a], v[a]);
         bad |= h5u_write_attr_str(file, "distribution", ld->name);
+        bad |= h5u_write_attr_int(file, "prior_equity", m->arch.prior_equity);
         for (int g = 0; g < NN_IO_GROUPS && !bad; g++) {
             bad |= h5u_create_group(file, group_name[g]);
             for (int i = 0; i < ps->count && !bad; i++) {
@@ -115,6 +116,13 @@ static int read_header(hid_t file, const char *path, NnModelInfo *in, RkError *e
     in->arch.embed = (int)v[A_EMBED];
     in->arch.head_hidden = (int)v[A_HEAD_HIDDEN];
     in->arch.h_tiles = (int)v[A_H_TILES];
+    /* optional (models written before it have a score prior) */
+    int64_t pe = 0;
+    htri_t has = H5Aexists(file, "prior_equity");
+    if (has < 0 || (has > 0 && h5u_read_attr_int(file, "prior_equity", &pe) != 0))
+        return rk_error(err, "%s: model attribute 'prior_equity' is not an integer", path);
+    if (pe < 0 || pe > 1) return rk_error(err, "%s: model attribute 'prior_equity' = %lld is not 0 or 1", path, (long long)pe);
+    in->arch.prior_equity = (int)pe;
     in->dim = (int)v[A_DIM];
     in->letters = (int)v[A_LETTERS];
     in->train_step = v[A_TRAIN_STEP];

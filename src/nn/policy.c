@@ -3,6 +3,7 @@
  */
 #include "policy.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,7 +80,7 @@ static void sort_run(NnLegalMove *m, int n) {
 /* The list is sorted by (sub-move, tokens), a total order (no two legal
  * moves share both): a counting sort by sub-move, then each sub-move's run
  * by tokens. A full qsort of ~1,000 moves was 7% of a net leaf's cost. */
-void nn_legal_build(NnLegal *lg, const NnPolicyShape *s, const MoveList *all, const Board *b) {
+void nn_legal_build(NnLegal *lg, const NnPolicyShape *s, const MoveList *all, const Board *b, bool equity_prior) {
     if ((size_t)lg->cap < all->count) {
         size_t cap = all->count + 64;
         NnLegalMove *m = realloc(lg->m, cap * sizeof *m);
@@ -104,6 +105,9 @@ void nn_legal_build(NnLegal *lg, const NnPolicyShape *s, const MoveList *all, co
         packed_from_move(&x->pm, &all->moves[i], b);
         x->submove = nn_submove_index(s, &x->pm);
         x->score = all->moves[i].score;
+        x->prior = !equity_prior ? (float)x->score
+                   : all->moves[i].kind == MOVE_PASS ? 0.0f /* movegen ranks it below all: -1e6 */
+                                                     : (float)all->moves[i].equity / 1000.0f;
         for (int k = 0; k < x->pm.n; k++) x->tokens[k] = (uint8_t)nn_step_token(s, &x->pm, k);
         lg->start[x->submove + 1]++;
     }
@@ -134,9 +138,11 @@ static int lower_bound(const NnLegal *lg, int sub) {
 }
 
 void nn_legal_submove_best(const NnLegal *lg, const NnPolicyShape *s, float *best) {
-    memset(best, 0, (size_t)s->submoves * sizeof(float));
+    for (int k = 0; k < s->submoves; k++) best[k] = -INFINITY;
     for (int i = 0; i < lg->n; i++)
-        if ((float)lg->m[i].score > best[lg->m[i].submove]) best[lg->m[i].submove] = (float)lg->m[i].score;
+        if (lg->m[i].prior > best[lg->m[i].submove]) best[lg->m[i].submove] = lg->m[i].prior;
+    for (int k = 0; k < s->submoves; k++)
+        if (best[k] == -INFINITY) best[k] = 0.0f;
 }
 
 int nn_legal_step_mask(const NnLegal *lg, const NnPolicyShape *s, int submove, const uint8_t *prefix, int k,
@@ -147,9 +153,10 @@ int nn_legal_step_mask(const NnLegal *lg, const NnPolicyShape *s, int submove, c
     for (int i = lower_bound(lg, submove); i < lg->n && lg->m[i].submove == submove; i++) {
         const NnLegalMove *x = &lg->m[i];
         if (k >= x->pm.n || memcmp(x->tokens, prefix, (size_t)k) != 0) continue;
-        if (!mask[x->tokens[k]]) allowed++;
+        bool first = !mask[x->tokens[k]]; /* the first move through t sets best[t] (values may be < 0) */
+        if (first) allowed++;
         mask[x->tokens[k]] = 1;
-        if (best && (float)x->score > best[x->tokens[k]]) best[x->tokens[k]] = (float)x->score;
+        if (best && (first || x->prior > best[x->tokens[k]])) best[x->tokens[k]] = x->prior;
     }
     return allowed;
 }

@@ -39,6 +39,8 @@ int nn_step_square(const PackedMove *pm, int k, const Board *b);
 typedef struct NnLegalMove {
     int32_t submove;
     int32_t score;               /* points */
+    float prior;                 /* what the score prior values it by: its score, or its static
+                                  * equity in points (nn_legal_build's equity_prior) */
     uint8_t tokens[RK_RACK_SIZE];
     PackedMove pm;
 } NnLegalMove;
@@ -52,18 +54,20 @@ typedef struct NnLegal {
 } NnLegal;
 void nn_legal_init(NnLegal *lg);
 void nn_legal_free(NnLegal *lg);
-/* From every legal move of the position (movegen_all's list on board b). */
-void nn_legal_build(NnLegal *lg, const NnPolicyShape *s, const MoveList *all, const Board *b);
+/* From every legal move of the position (movegen_all's list on board b).
+ * equity_prior: each move's prior value is its equity (the list's, in
+ * points; a pass 0), else its score. */
+void nn_legal_build(NnLegal *lg, const NnPolicyShape *s, const MoveList *all, const Board *b, bool equity_prior);
 /* mask[submoves]: 1 where some legal move has that sub-move. */
 void nn_legal_submove_mask(const NnLegal *lg, const NnPolicyShape *s, uint8_t *mask);
 /* mask[tokens]: 1 for each token t such that a legal move has sub-move
  * `submove` and tokens prefix[0..k) then t. If best is not NULL, best[t]
- * is the highest score of those moves (0 where t is not allowed). Returns
- * how many tokens are allowed. */
+ * is the highest prior value (score or equity) of those moves (0 where t
+ * is not allowed). Returns how many tokens are allowed. */
 int nn_legal_step_mask(const NnLegal *lg, const NnPolicyShape *s, int submove, const uint8_t *prefix, int k,
                        uint8_t *mask, float *best);
-/* best[submoves]: the highest score of the legal moves of each sub-move (0
- * where there is none). */
+/* best[submoves]: the highest prior value (score or equity) of the legal
+ * moves of each sub-move (0 where there is none). */
 void nn_legal_submove_best(const NnLegal *lg, const NnPolicyShape *s, float *best);
 /* Index of pm in lg, or -1 if it is not legal. */
 int nn_legal_find(const NnLegal *lg, const NnPolicyShape *s, const PackedMove *pm);

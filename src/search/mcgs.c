@@ -120,8 +120,13 @@ void mcgs_search_free(McgsSearch *s) {
 /* Network scratch, set up at the first search (the game gives the layout
  * and lexicon). */
 static int nn_prepare(McgsSearch *s, const Game *g, RkError *err) {
-    if (s->cfg.net == NULL || s->nn_ready) return 0;
+    if (s->cfg.net == NULL) return 0;
+    if (s->nn_ready) { /* this search's leaves (a player's may change between decisions) */
+        nn_feature_context_leaves(&s->fc, s->cfg.leave_value, s->cfg.leave_ctx);
+        return 0;
+    }
     nn_feature_context(&s->fc, g->ld, g->layout, g->kwg);
+    nn_feature_context_leaves(&s->fc, s->cfg.leave_value, s->cfg.leave_ctx); /* for a net whose prior needs them */
     if (nn_batch_init(&s->leaves, s->cfg.net, &s->fc, s->cfg.batch, err) != 0) return -1;
     if (nn_batch_init(&s->root_batch, s->cfg.net, &s->fc, 1, err) != 0) {
         nn_batch_free(&s->leaves);
@@ -324,7 +329,7 @@ static void net_prepare(McgsSearch *s, NnBatch *b, int j, const Game *w, StaticC
         nn_batch_set(b, c->net, j, &pos);
         return;
     }
-    NnMoveEquity eq = {c->leave_value, c->leave_ctx, rack_score(&w->racks[1 - w->on_turn], w->ld)};
+    NnMoveEquity eq = {c->leave_value, c->leave_ctx, rack_score(&w->racks[1 - w->on_turn], w->ld), 0};
     nn_batch_set_equity(b, c->net, j, &pos, &eq);
     int best[MCGS_MAX_CANDIDATES];
     sc->n = top_moves(&b->scratch, k_static, best);

@@ -5,6 +5,7 @@
 #include "nn_player.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,8 +39,14 @@ static int prepare(NnPlayer *np, const Game *g) {
     if (np->ready) return 0;
     RkError err;
     nn_feature_context(&np->fc, g->ld, g->layout, g->kwg);
+    nn_feature_context_leaves(&np->fc, np->leave_value, np->leave_ctx);
     int cap = np->mode == NN_PLAYER_VALUE ? np->candidates * np->samples : 1;
-    if (nn_batch_init(&np->batch, &np->model, &np->fc, cap, &err) != 0) return -1;
+    if (nn_batch_init(&np->batch, &np->model, &np->fc, cap, &err) != 0) {
+        if (!np->warned) /* the model needs leaves the player was not given: said once, static moves played */
+            fprintf(stderr, "rookery: warning: nn player: %s; playing the static move instead\n", err.msg);
+        np->warned = true;
+        return -1;
+    }
     np->ready = true;
     return 0;
 }
@@ -68,8 +75,10 @@ static void to_move(const PackedMove *pm, const Game *g, Move *out) {
     }
 }
 
-int nn_player_choose(NnPlayer *np, const Game *g, Move *out) {
+int nn_player_choose(NnPlayer *np, const Game *g, LeaveValueFn leave_value, const void *leave_ctx, Move *out) {
+    np->leave_value = leave_value, np->leave_ctx = leave_ctx;
     if (prepare(np, g) != 0) return -1;
+    nn_feature_context_leaves(&np->fc, leave_value, leave_ctx);
     int n = policy(np, g);
     if (n < 0) return -1;
     const NnLegal *lg = &np->batch.legal[0];

@@ -32,8 +32,10 @@ typedef struct NnPlayer {
     bool loaded;
     /* scratch, set up at the first decision (the game gives layout and lexicon) */
     NnFeatureContext fc;
+    LeaveValueFn leave_value; /* the player's leaves, for a model whose prior values moves by equity */
+    const void *leave_ctx;
     NnBatch batch;
-    bool ready;
+    bool ready, warned;
     double *logp;
     int logp_cap;
 } NnPlayer;
@@ -44,7 +46,7 @@ int nn_player_load(NnPlayer *np, const char *path, const LetterDist *ld, RkError
 /* The model's board side (for player_check_board). */
 static inline int nn_player_dim(const NnPlayer *np) { return np->model.fs.dim; }
 /* The move for the side on turn; -1 on out-of-memory. */
-int nn_player_choose(NnPlayer *np, const Game *g, Move *out);
+int nn_player_choose(NnPlayer *np, const Game *g, LeaveValueFn leave_value, const void *leave_ctx, Move *out);
 void nn_player_close(NnPlayer *np);
 
 #endif

@@ -12,7 +12,7 @@
 #define PLAYER_USAGE                                                                                          \
     "static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K][,exposure=FILE.txt][,neighbour=FILE.nbv[,neighbour_scale=S]] or " \
     "sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S][,leaves=FILE.klv2|zero|,req=FILE.req] or "  \
-    "nn:greedy|value,model=FILE.h5[,candidates=K][,samples=S][,seed=N] or "                                       \
+    "nn:greedy|value,model=FILE.h5[,candidates=K][,samples=S][,seed=N][,leaves=FILE.klv2] or "                                       \
     "mcgs[:visits=N][,candidates=K][,cpuct=C][,rollout=P][,net=FILE.h5][,hidden=uniform|net][,...]"
 
 static int sim_option(Player *p, const char *spec, const char *key, const char *val, const LetterDist *ld,
@@ -73,7 +73,7 @@ static int nn_option(Player *p, const char *spec, const char *key, const char *v
 
 static int open_option(Player *p, const char *spec, const char *key, const char *val, const LetterDist *ld,
                        RkError *err) {
-    if (p->kind == PLAYER_NN) return nn_option(p, spec, key, val, err);
+    if (p->kind == PLAYER_NN && strcmp(key, "leaves") != 0) return nn_option(p, spec, key, val, err);
     if (p->kind == PLAYER_MCGS) {
         int rc = mcgs_player_option(p->mcgs, spec, key, val, ld, err);
         if (rc <= 0) return rc;
@@ -165,7 +165,7 @@ static int open_nn(Player *p, const char *spec, const char *colon, const LetterD
         }
         *eq = '\0';
         if (strcmp(opt, "model") == 0) snprintf(model, sizeof model, "%s", eq + 1);
-        else rc = nn_option(p, spec, opt, eq + 1, err);
+        else rc = open_option(p, spec, opt, eq + 1, ld, err); /* leaves=, or the nn options */
     }
     if (rc == 0 && model[0] == '\0') rc = rk_error(err, "player '%s': give model=FILE.h5", spec);
     if (rc == 0 && p->nn->mode == NN_PLAYER_GREEDY && (strstr(spec, "candidates=") || strstr(spec, "samples=")))
@@ -334,7 +334,7 @@ static int sim_choose(const Player *p, const Game *g, Move *out) {
 
 void player_choose(const Player *p, const Game *g, Move *out) {
     if (p->kind == PLAYER_SIM && sim_choose(p, g, out) == 0) return;
-    if (p->kind == PLAYER_NN && nn_player_choose(p->nn, g, out) == 0) return;
+    if (p->kind == PLAYER_NN && nn_player_choose(p->nn, g, player_leave_fn(p), p->leaves, out) == 0) return;
     RkError err;
     if (p->kind == PLAYER_MCGS) {
         if (mcgs_player_choose(p->mcgs, g, player_leave_fn(p), p->leaves, out, &err) == 0) return;

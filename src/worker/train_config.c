@@ -68,6 +68,7 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "embed = 64\n"
     "head_hidden = 64\n"
     "h_tiles = 1\n"
+    "prior = score\n"
     "\n"
     "[mcgs]\n"
     "net = auto\n"
@@ -283,6 +284,10 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
     } else if (IS("nn", "h_tiles")) {
         if (parse_u64(v, 1, 2, &x) != 0) return -1;
         c->nn_arch.h_tiles = (int)x;
+    } else if (IS("nn", "prior")) { /* what the policy's score prior values a move by */
+        if (strcmp(v, "score") == 0) c->nn_arch.prior_equity = 0;
+        else if (strcmp(v, "equity") == 0) c->nn_arch.prior_equity = 1;
+        else return -1;
     } else if (IS("mcgs", "net")) {
         if (strcmp(v, "auto") == 0) c->mcgs_net_auto = true;
         else if (strcmp(v, "none") == 0) c->mcgs_net_auto = false;
@@ -470,7 +475,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      "prior_var = %s\nheldout_games = %" PRIu64 "\nmatch_pairs = %" PRIu64 "\n\n"
                      "[nn]\nshards = %s\npolicy_temperature = %s\npolicy_top = %d\nshard_samples = %" PRIu64
                      "\ntrain = %s\nwindow = %d\nsteps = %" PRId64 "\nbatch = %d\ngrad_chunks = %d\nlr = %s\n"
-                     "weight_decay = %s\nvalue_search_weight = %s\nheldout_every = %d\neval_positions = %" PRIu64 "\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\n\n"
+                     "weight_decay = %s\nvalue_search_weight = %s\nheldout_every = %d\neval_positions = %" PRIu64 "\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\nprior = %s\n\n"
                      "[mcgs]\nnet = %s\nrollout_with_net = %s\ncandidates_with_net = %s\nhidden_with_net = %s\ngate_pairs = %" PRIu64
                      "\ngate_threshold = %s\nanchor_pairs = %" PRIu64 "\nanchor = %s\nvalue_check_pairs = %" PRIu64
                      "\nvalue_check_threshold = %s\n",
@@ -483,6 +488,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      c->nn_window, c->nn_steps, c->nn_batch, c->nn_chunks, lr, wd, sw, c->nn_heldout_every,
                      c->nn_eval_positions, c->nn_arch.channels,
                      c->nn_arch.blocks, c->nn_arch.embed, c->nn_arch.head_hidden, c->nn_arch.h_tiles,
+                     c->nn_arch.prior_equity ? "equity" : "score",
                      c->mcgs_net_auto ? "auto" : "none", rollout, c->mcgs_candidates_with_net,
                      c->mcgs_hidden_net ? "net" : "uniform", c->mcgs_gate_pairs, gate,
                      c->mcgs_anchor_pairs, c->mcgs_anchor, c->mcgs_value_pairs, value_thr);

@@ -87,4 +87,25 @@ fi
 out=$("$bin" bench mcgs --player "mcgs:visits=8,candidates=4,net=$model,rollout=0,batch=4" --positions 2)
 echo "$out" | grep -q "average batch" || fail "bench mcgs with a net: $out"
 expect_error 2 "not an mcgs" "$bin" bench mcgs --player static --positions 1
+
+# nn.prior = equity: the policy's score prior values moves by static equity, so the model needs
+# leaves wherever it runs (docs/features.md)
+run2="$work/run-eq"
+"$bin" train --run "$run2" "${tiny_nn[@]}" --set nn.prior=equity --set run.games_per_generation=20 \
+  --set run.generations=1 --set match.pairs=0 --set spv.heldout_games=0 --set spv.match_pairs=0 \
+  --set run.progress_seconds=0 > "$work/train-eq.log" || { cat "$work/train-eq.log"; fail "a run with nn.prior = equity"; }
+grep -q "^prior = equity" "$run2/config.ini" || fail "config.ini does not keep nn.prior"
+meq="$run2/gen-0001/model.h5"
+"$bin" info "$meq" > "$work/info-eq.txt" && grep -q "prior equity" "$work/info-eq.txt" || fail "info: the model's prior"
+"$bin" info "$model" > "$work/info-sc.txt" && grep -q "prior score" "$work/info-sc.txt" || fail "info: the score prior"
+"$bin" nn eval --run "$run2" --model "$meq" | grep -q "P x static" || fail "nn eval of an equity-prior model"
+leaves="$run2/gen-0001/leaves.klv2"
+"$bin" match --a "mcgs:visits=6,candidates=4,net=$meq,hidden=net,leaves=$leaves" --b static --pairs 1 \
+  > "$work/m-eq.txt" 2> "$work/m-eq.err" || fail "match with an equity-prior net"
+grep -q "pairs 1, games 2" "$work/m-eq.txt" && ! grep -q "warning" "$work/m-eq.err" || fail "equity-prior search"
+"$bin" match --a "nn:greedy,model=$meq,leaves=$leaves" --b static --pairs 1 2> "$work/g-eq.err" | grep -q "A win%" \
+  && ! grep -q "warning" "$work/g-eq.err" || fail "nn:greedy with an equity-prior model and leaves"
+# without leaves it says so (once) and plays static moves
+"$bin" match --a "nn:greedy,model=$meq" --b static --pairs 1 2> "$work/g-no.err" > /dev/null
+[ "$(grep -c "needs leaves" "$work/g-no.err")" = 1 ] || { cat "$work/g-no.err"; fail "an equity-prior model without leaves"; }
 echo "nn.sh: all checks passed"

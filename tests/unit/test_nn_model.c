@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/layout.h"
+#include "eval/klv.h"
 #include "nn/train_step.h"
 #include "testutil.h"
 #include "worker/samples.h"
@@ -146,6 +147,113 @@ static void test_legal_order(void) {
     free(scalars);
     movelist_free(&all);
     nn_legal_free(&lg);
+    world_close(&w);
+}
+
+/* The score prior's inputs: with nn.prior = equity each sub-move's prior
+ * is the best static equity of its legal moves (score + leave, from a move
+ * generation with the leaves; a pass 0), each step's the best through its
+ * token, negative values included; with the score prior, the best score.
+ * A model whose prior needs leaves refuses a context without them. */
+static void test_equity_prior(void) {
+    World w;
+    if (!world_open(&w)) return;
+    RkError err;
+    Klv klv;
+    CU_ASSERT_FATAL(klv_init_zero(&klv, &w.ld, &err) == 0);
+    float *v = malloc(klv.count * sizeof *v);
+    Rng rng;
+    rng_seed(&rng, 77);
+    for (uint32_t i = 0; i < klv.count; i++) v[i] = (float)(rng_next(&rng) % 4001) / 100.0f - 25.0f;
+    klv_set_values(&klv, v);
+    free(v);
+    for (int equity = 0; equity <= 1; equity++) {
+        NnArch arch = small_arch(1);
+        arch.prior_equity = equity;
+        NnModel m;
+        CU_ASSERT_FATAL(nn_model_init(&m, &arch, &w.ld, 15, 3, &err) == 0);
+        NnBatch b;
+        if (equity) { /* no leaves: refused */
+            CU_ASSERT_EQUAL(nn_batch_init(&b, &m, &w.fc, 1, &err), -1);
+            CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "leaves"));
+        }
+        NnFeatureContext fc = w.fc;
+        nn_feature_context_leaves(&fc, klv_leave_value, &klv);
+        CU_ASSERT_FATAL(nn_batch_init(&b, &m, &fc, 1, &err) == 0);
+        int per = m.ps.submoves, negative = 0, exchange_nonzero = 0, checked = 0;
+        float *want = malloc((size_t)per * sizeof *want), *best = malloc((size_t)m.ps.tokens * sizeof *best);
+        uint8_t *mask = malloc((size_t)m.ps.tokens);
+        MoveList all;
+        movelist_init(&all);
+        for (size_t s = 0; s < w.set.n; s += 3) {
+            const Position *p = &w.set.s[s].pos;
+            nn_batch_set(&b, &m, 0, p);
+            /* the position's moves valued independently: a move generation with the leaves */
+            Board board;
+            position_board(p, &w.lay, &w.ld, &w.kwg, &board);
+            Rack pool;
+            CU_ASSERT_FATAL(position_unseen(p, &w.ld, &pool) == 0);
+            MoveGenRequest req;
+            memset(&req, 0, sizeof req);
+            req.board = &board;
+            req.rack = &p->rack;
+            req.bag_count = p->bag;
+            req.exchanges_allowed = exchange_allowed(p->bag, p->opp_tiles);
+            req.leave_value = klv_leave_value;
+            req.leave_ctx = &klv;
+            req.opp_rack_score = p->bag == 0 ? rack_score(&pool, &w.ld) : 0;
+            movegen_all(&req, &all);
+            for (int k = 0; k < per; k++) want[k] = -INFINITY;
+            for (size_t j = 0; j < all.count; j++) {
+                const Move *mv = &all.moves[j];
+                PackedMove pm;
+                packed_from_move(&pm, mv, &board);
+                float x = !equity ? (float)mv->score : mv->kind == MOVE_PASS ? 0.0f : (float)mv->equity / 1000.0f;
+                int k = nn_submove_index(&m.ps, &pm);
+                if (x > want[k]) want[k] = x;
+            }
+            const float *got = b.sub_prior;
+            for (int k = 0; k < per; k++) {
+                if (want[k] == -INFINITY) continue;
+                CU_ASSERT_DOUBLE_EQUAL(got[k] * NN_SCORE_SCALE, want[k], 1e-3);
+                negative += want[k] < 0;
+                exchange_nonzero += k >= m.ps.placements && k < m.ps.placements + RK_RACK_SIZE && want[k] != 0;
+                checked++;
+            }
+            /* the first step of the best sub-move: best over the moves through each token */
+            const NnLegal *lg = &b.legal[0];
+            int sub = lg->m[0].submove;
+            nn_legal_step_mask(lg, &m.ps, sub, NULL, 0, mask, best);
+            for (int t = 0; t < m.ps.tokens; t++) {
+                if (!mask[t]) continue;
+                float x = -INFINITY;
+                for (int j = 0; j < lg->n; j++)
+                    if (lg->m[j].submove == sub && lg->m[j].pm.n > 0 && lg->m[j].tokens[0] == t) {
+                        Move mv;
+                        CU_ASSERT_FATAL(packed_to_move(&lg->m[j].pm, &board, &mv) == 0);
+                        float y = (float)lg->m[j].score;
+                        if (equity)
+                            for (size_t a = 0; a < all.count; a++)
+                                if (move_same(&all.moves[a], &mv)) y = (float)all.moves[a].equity / 1000.0f;
+                        if (y > x) x = y;
+                    }
+                CU_ASSERT_DOUBLE_EQUAL(best[t], x, 1e-3);
+            }
+        }
+        printf("  %s prior: %d sub-moves checked, %d negative, %d exchanges not 0\n", equity ? "equity" : "score",
+               checked, negative, exchange_nonzero);
+        CU_ASSERT_TRUE(checked > 100);
+        if (equity) {
+            CU_ASSERT_TRUE(negative > 0 && exchange_nonzero > 0); /* the leaves reach the prior */
+        } else {
+            CU_ASSERT_TRUE(negative == 0 && exchange_nonzero == 0);
+        }
+        movelist_free(&all);
+        free(want), free(best), free(mask);
+        nn_batch_free(&b);
+        nn_model_free(&m);
+    }
+    klv_free(&klv);
     world_close(&w);
 }
 
@@ -396,6 +504,7 @@ int main(void) {
     CU_TestInfo tests[] = {
         {"policy: log P over the legal moves sums to 1; samples are legal and follow P", test_policy_normalised},
         {"legal list: every legal move once, in (sub-move, tokens) order, found at its index", test_legal_order},
+        {"the score prior: best score, or with nn.prior = equity best static equity (leaves needed)", test_equity_prior},
         {"H: P(leave) sums to 1 over the pool's leaves (t = 1, 2); samples fit the pool", test_hidden_normalised},
         {"a position's outputs are bit for bit the same in any batch", test_batch_invariance},
         {"gradients of the whole model = finite differences (t = 1)", test_gradients_t1},

@@ -77,7 +77,8 @@ static void set_attr_int(const char *path, const char *name, int64_t v) {
 static void test_round_trip(void) {
     LetterDist ld;
     ld_english(&ld);
-    const NnArch archs[2] = {small_arch, {.channels = 3, .blocks = 2, .embed = 5, .head_hidden = 6, .h_tiles = 2}};
+    const NnArch archs[2] = {small_arch,
+                             {.channels = 3, .blocks = 2, .embed = 5, .head_hidden = 6, .h_tiles = 2, .prior_equity = 1}};
     char dir[256], path[512];
     tu_tmpdir(dir, sizeof dir);
     for (int k = 0; k < 2; k++) {
@@ -266,6 +267,24 @@ static void test_mismatched_and_edited(void) {
     fresh_copy(&m, &ld, dir, "step", p, sizeof p);
     set_attr_int(p, "train_step", -1);
     expect_refused(p, &ld, 15, "train_step");
+    fresh_copy(&m, &ld, dir, "prior", p, sizeof p);
+    set_attr_int(p, "prior_equity", 2);
+    expect_refused(p, &ld, 15, "'prior_equity' = 2");
+    /* a model written before the attribute existed has the score prior */
+    fresh_copy(&m, &ld, dir, "noprior", p, sizeof p);
+    set_attr_int(p, "prior_equity", 1);
+    {
+        NnModel back;
+        CU_ASSERT_EQUAL_FATAL(nn_model_load(&back, p, &ld, 15, &err), 0);
+        CU_ASSERT_EQUAL(back.arch.prior_equity, 1);
+        nn_model_free(&back);
+        hid_t f = H5Fopen(p, H5F_ACC_RDWR, H5P_DEFAULT);
+        CU_ASSERT(H5Adelete(f, "prior_equity") >= 0);
+        H5Fclose(f);
+        CU_ASSERT_EQUAL_FATAL(nn_model_load(&back, p, &ld, 15, &err), 0);
+        CU_ASSERT_EQUAL(back.arch.prior_equity, 0);
+        nn_model_free(&back);
+    }
     /* a NaN in one weight */
     fresh_copy(&m, &ld, dir, "nan", p, sizeof p);
     {

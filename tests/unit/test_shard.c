@@ -59,7 +59,7 @@ static void check_position(const Game *g, const Move *played, void *vctx) {
     MoveGenRequest req;
     movegen_request_for_game(&req, g);
     movegen_all(&req, &c->all);
-    nn_legal_build(&c->legal, &c->ps, &c->all, &b);
+    nn_legal_build(&c->legal, &c->ps, &c->all, &b, false);
     CU_ASSERT_EQUAL((size_t)c->legal.n, c->all.count);
     uint8_t *sub = malloc((size_t)c->ps.submoves);
     nn_legal_submove_mask(&c->legal, &c->ps, sub);
