@@ -157,7 +157,8 @@ static int nn_train_cmd(const NnOptions *o) {
         NnStageOptions so = train_nn_stage_options(&cfg);
         Klv klv;
         bool have_klv = false;
-        int lrc = comm.rank == 0 && load_played_leaves(o, gen, &engine, &klv, &have_klv, &err) != 0;
+        /* every rank: the baseline is rank 0's, but an equity-prior model trains on them everywhere */
+        int lrc = load_played_leaves(o, gen, &engine, &klv, &have_klv, &err) != 0;
         NnStageReport rep;
         if ((int)comm_max_i64(&comm, lrc) != 0) {
             if (comm.rank == 0) fprintf(stderr, "rookery nn: %s\n", err.msg);

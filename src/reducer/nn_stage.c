@@ -108,6 +108,19 @@ int nn_stage_run(const Comm *c, const char *run, int gen, const char *gen_dir, c
                            .search_weight = (float)o->search_weight};
     topt.adam.lr = (float)o->lr;
     topt.adam.weight_decay = (float)o->weight_decay;
+    /* a rank-local failure nn_train would meet alone (leaves missing on one rank) must stop them all,
+     * or the others would wait in its collectives */
+    if (status == 0 && m->arch.prior_equity && fc->leave_value == NULL) {
+        rk_error(err, "nn: the model's policy values moves by static equity (nn.prior = equity) and needs leaves, "
+                      "but none were given");
+        status = 1;
+    }
+    if (comm_max_i64(c, status) != 0) {
+        if (!status) rk_error(err, "nn: another rank cannot train the model");
+        free(train), free(test);
+        shardset_free(&set);
+        return -1;
+    }
     NnTrainComm tc = nn_train_comm_mpi(c);
     if (status == 0 && nn_train(m, fc, &set, train, tn, &topt, &tc, &rep->train, err) != 0) status = 1;
     /* nn_train's failures are the same on every rank (same data, same sums) */

@@ -14,4 +14,15 @@ done
 for np in 2 3 6; do
   cmp -s "$work/m1.h5" "$work/m$np.h5" || fail "the model trained at np $np differs from np 1"
 done
-echo "nn_train: identical models at np 1, 2, 3, 6"
+# nn.prior = equity: every rank values the moves with the leaves (a rank without them used to
+# wait forever in the others' gradient gather), and the bytes still do not depend on the ranks
+mpirun_np 2 "$bin" train --run "$work/run-eq" "${tiny_nn[@]}" --set nn.prior=equity --set run.games_per_generation=24 \
+  --set run.generations=1 --set match.pairs=0 --set spv.heldout_games=0 --set spv.match_pairs=0 \
+  --set run.progress_seconds=0 > "$work/train-eq.log" 2>&1 || { cat "$work/train-eq.log"; fail "training run, equity prior"; }
+for np in 1 3; do
+  timeout 300 "$mpiexec" --allow-run-as-root --oversubscribe -np "$np" "$bin" nn train --run "$work/run-eq" \
+    --set nn.steps=3 --set nn.batch=20 --set nn.grad_chunks=5 --out "$work/eq$np.h5" > "$work/nneq$np.log" 2>&1 \
+    || { cat "$work/nneq$np.log"; fail "nn train of an equity-prior model at np $np"; }
+done
+cmp -s "$work/eq1.h5" "$work/eq3.h5" || fail "the equity-prior model trained at np 3 differs from np 1"
+echo "nn_train: identical models at np 1, 2, 3, 6; equity prior at np 1, 3"
