@@ -223,7 +223,8 @@ static void test_equity_prior(void) {
             /* the first step of the best sub-move: best over the moves through each token */
             const NnLegal *lg = &b.legal[0];
             int sub = lg->m[0].submove;
-            nn_legal_step_mask(lg, &m.ps, sub, NULL, 0, mask, best);
+            const uint8_t no_prefix[RK_RACK_SIZE] = {0};
+            nn_legal_step_mask(lg, &m.ps, sub, no_prefix, 0, mask, best);
             for (int t = 0; t < m.ps.tokens; t++) {
                 if (!mask[t]) continue;
                 float x = -INFINITY;
