@@ -1,4 +1,5 @@
 /* rookery selfplay: static games of the engine against itself. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "worker/exposure_study.h"
 #include "worker/neighbour_study.h"
 #include "worker/selfplay.h"
+#include "worker/winprob_study.h"
 
 static void usage(FILE *out) {
     fprintf(out,
@@ -16,6 +18,7 @@ static void usage(FILE *out) {
             "                        [--ld english|FILE.csv] [--layout standard15|FILE.txt]\n"
             "                        [--leaves FILE.klv2] [--exposure-study OUT.txt]\n"
             "                        [--neighbour-study OUT.nbv [--neighbour-target final|exposure]]\n"
+            "                        [--winprob-study]\n"
             "\n"
             "Plays N games (default 10) in which both players make the best-scoring move (with\n"
             "--leaves: the best move by static equity with those leave values), and\n"
@@ -34,7 +37,12 @@ static void usage(FILE *out) {
             "           static:neighbour=OUT.nbv)\n"
             "  --neighbour-target final|exposure   the residual (docs/spv.md): final = spread to the\n"
             "           end of the game minus score + leave; exposure = -(the opponent's next score)\n"
-            "           (default exposure)\n");
+            "           (default exposure)\n"
+            "  --winprob-study   fit the win model of the search's rollouts (eval/winprob.h) on the N\n"
+            "           games: the mean and variance of what the rest of the game adds to the lead of\n"
+            "           the player on turn, as lines in the tiles not on the board; print them, the\n"
+            "           data by tile count and the held-out Brier score on N/2 other games (for\n"
+            "           mcgs:win_model=MEAN0:MEAN1:VAR0:VAR1 and sim:win_model=...)\n");
 }
 
 typedef struct ShowCtx {
@@ -77,6 +85,38 @@ static int exposure_study(const SelfplayConfig *cfg, uint64_t games, const char 
         return 1;
     }
     printf("wrote %s\n", out);
+    return 0;
+}
+
+/* --winprob-study: fit and report. */
+static int winprob_study(const SelfplayConfig *cfg, uint64_t games) {
+    WinprobStudy st;
+    RkError err;
+    double t0 = cli_now();
+    uint64_t test = games / 2 > 0 ? games / 2 : 1;
+    if (winprob_study_run(cfg, games, test, &st, &err) != 0) {
+        fprintf(stderr, "rookery selfplay: %s\n", err.msg);
+        return 1;
+    }
+    const WinModel *f = &st.fit;
+    printf("win model study: fitted on %llu decisions of %llu games, tested on %llu decisions of %llu held-out "
+           "games (%.1f s)\n",
+           (unsigned long long)st.train_positions, (unsigned long long)games,
+           (unsigned long long)st.test_positions, (unsigned long long)test, cli_now() - t0);
+    printf("  D = final lead - lead (player on turn), t = tiles not on the board\n");
+    printf("  mean(t) = %.3f + %.4f t points, var(t) = %.1f + %.2f t points^2\n", f->mean0, f->mean_per_tile,
+           f->var0, f->var_per_tile);
+    printf("  %-8s %9s %11s %11s %9s %9s\n", "t", "decisions", "mean D", "fit mean", "sd D", "fit sd");
+    for (int b = 0; b < WINPROB_STUDY_BUCKETS; b++) {
+        const WinprobBucket *k = &st.bucket[b];
+        if (k->n == 0) continue;
+        double mid = 7.0 * b + 4.0;
+        printf("  %3d-%-4d %9llu %11.2f %11.2f %9.2f %9.2f\n", 7 * b + 1, 7 * b + 7, (unsigned long long)k->n,
+               k->mean, f->mean0 + f->mean_per_tile * mid, k->sd, sqrt(f->var0 + f->var_per_tile * mid));
+    }
+    printf("  held-out Brier score of P(win): %.4f (the sign of the lead: %.4f)\n", st.test_brier,
+           st.test_brier_sign);
+    printf("  as an option: win_model=%.3f:%.4f:%.1f:%.2f\n", f->mean0, f->mean_per_tile, f->var0, f->var_per_tile);
     return 0;
 }
 
@@ -135,6 +175,7 @@ int cmd_selfplay(int argc, char **argv) {
     int show = 0;
     const char *lexicon = NULL, *ld_name = NULL, *layout_name = NULL, *leaves = NULL, *study = NULL,
                *nb_study = NULL;
+    bool wp_study = false;
     ResidualTarget nb_target = RESIDUAL_EXPOSURE;
     bool nb_target_given = false;
     for (int i = 1; i < argc; i++) {
@@ -163,6 +204,8 @@ int cmd_selfplay(int argc, char **argv) {
             study = argv[++i];
         } else if (strcmp(a, "--neighbour-study") == 0 && v) {
             nb_study = argv[++i];
+        } else if (strcmp(a, "--winprob-study") == 0) {
+            wp_study = true;
         } else if (strcmp(a, "--neighbour-target") == 0 && v) {
             int t = residual_target_parse(v);
             if (t < 0) {
@@ -177,8 +220,8 @@ int cmd_selfplay(int argc, char **argv) {
             return 2;
         }
     }
-    if (study != NULL && nb_study != NULL) {
-        fprintf(stderr, "rookery selfplay: give --exposure-study or --neighbour-study, not both\n");
+    if ((study != NULL) + (nb_study != NULL) + wp_study > 1) {
+        fprintf(stderr, "rookery selfplay: give one of --exposure-study, --neighbour-study, --winprob-study\n");
         return 2;
     }
     if (nb_target_given && nb_study == NULL) {
@@ -200,8 +243,10 @@ int cmd_selfplay(int argc, char **argv) {
         cfg.leave_value = klv_leave_value;
         cfg.leave_ctx = &klv;
     }
-    if (study != NULL || nb_study != NULL) {
-        int rc = study != NULL ? exposure_study(&cfg, games, study) : neighbour_study(&cfg, games, nb_target, nb_study);
+    if (study != NULL || nb_study != NULL || wp_study) {
+        int rc = study != NULL      ? exposure_study(&cfg, games, study)
+                 : nb_study != NULL ? neighbour_study(&cfg, games, nb_target, nb_study)
+                                    : winprob_study(&cfg, games);
         klv_free(&klv);
         engine_close(&e);
         return rc;

@@ -45,6 +45,7 @@ void mcgs_config_defaults(McgsConfig *c) {
     c->cpuct = 40.0;
     c->fpu = 10.0;
     c->rollout = 2;
+    win_value_defaults(&c->win);
     c->prior = MCGS_PRIOR_UNIFORM;
     c->prior_temperature = 10.0;
     c->p_weight = 1.0;
@@ -61,8 +62,9 @@ int mcgs_config_check(const McgsConfig *c, RkError *err) {
     if (!(c->cpuct >= 0.0) || !isfinite(c->cpuct)) return rk_error(err, "mcgs: cpuct must be a number >= 0");
     if (!(c->puct_floor >= 0.0) || !(c->puct_floor <= 1.0))
         return rk_error(err, "mcgs: floor must be in [0, 1] (0 = the classic 1 + N)");
-    if (!isfinite(c->fpu) || !isfinite(c->vloss) || !isfinite(c->win_bonus) || c->vloss < 0.0 || c->win_bonus < 0.0)
+    if (!isfinite(c->fpu) || !isfinite(c->vloss) || !isfinite(c->win.bonus) || c->vloss < 0.0 || c->win.bonus < 0.0)
         return rk_error(err, "mcgs: fpu, vloss and win_bonus must be finite (vloss, win_bonus >= 0)");
+    if (winprob_check(&c->win.model, err) != 0) return -1;
     if (c->rollout < 0 || c->rollout > 100) return rk_error(err, "mcgs: rollout %d, expected 0..100", c->rollout);
     if (c->batch < 1 || c->batch > MCGS_MAX_BATCH)
         return rk_error(err, "mcgs: batch %d, expected 1..%d", c->batch, MCGS_MAX_BATCH);
@@ -184,15 +186,13 @@ static void resample_root_rack(McgsSearch *s, Game *w, Rng *r) {
 
 /* -------------------------------------------------------------- evaluation */
 
-static double sign_bonus(double bonus, int spread) { return spread > 0 ? bonus : spread < 0 ? -bonus : 0.0; }
-
 /* A static rollout from g (modified), valued for the player on turn
  * (sim_static_rollout): `rollout` moves, or to the end once the bag is
  * empty. `first` is the first move if known. */
 static double rollout_value(const McgsSearch *s, Game *g, const Move *first) {
     const McgsConfig *c = &s->cfg;
     int moves = g->bag.count > 0 ? c->rollout : 4 * GAME_MAX_SCORELESS * RK_RACK_SIZE;
-    return sim_static_rollout(g, moves, first, c->leave_value, c->leave_ctx, c->win_bonus);
+    return sim_static_rollout(g, moves, first, c->leave_value, c->leave_ctx, &c->win);
 }
 
 /* The k best moves of ml in movegen_compare order into best[0..k) (indices;
@@ -415,7 +415,7 @@ static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, McgsResult *
         if (c->rollout == 0) {
             const Game *w = &p->game;
             int me = w->on_turn, spread = w->scores[me] - w->scores[1 - me];
-            nd->u = nn_value_spread(&s->leaves, j) - spread + c->win_bonus * (2.0 * nn_value_win(&s->leaves, j) - 1.0);
+            nd->u = nn_value_spread(&s->leaves, j) - spread + c->win.bonus * (2.0 * nn_value_win(&s->leaves, j) - 1.0);
         } else {
             nd->u = rollout_value(s, &p->game, NULL); /* the world is not needed after this */
         }
@@ -551,7 +551,7 @@ static Descent descend(McgsSearch *s, const Game *root, uint32_t root_node, uint
         st->outcome = 0;
         if (game_over(w)) {
             int after = w->scores[me] - w->scores[1 - me];
-            p->terminal = (double)(after - before - e->reward) + sign_bonus(s->cfg.win_bonus, after);
+            p->terminal = (double)(after - before - e->reward) + win_value_final(&s->cfg.win, after);
             backup(s, p);
             return DESCENT_DONE;
         }

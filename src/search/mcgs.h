@@ -23,7 +23,9 @@
  * priors, and their value u: the net's V (expected final spread minus the
  * current spread, + win_bonus x (2 P(win) - 1)), or a rollout of `rollout`
  * static plies (spread change + the leaves kept, as search/sim.h; + the win
- * bonus if the game ended; to the end of the game once the bag is empty).
+ * value: +-win_bonus if the game ended, else win_bonus x (2 P(win) - 1) by
+ * the win model of eval/winprob.h unless win_model=terminal; to the end of
+ * the game once the bag is empty).
  *
  * With prior = equity and a net (candidates by equity), the prior is static
  * equity corrected by P: P(a)^p_weight exp((eq(a) - eq_best) / T), so the
@@ -93,6 +95,7 @@
 #define ROOKERY_MCGS_H
 #include "core/game.h"
 #include "core/movegen.h"
+#include "eval/winprob.h"
 #include "nn/infer.h"
 #include "search/mcgs_graph.h"
 
@@ -136,7 +139,9 @@ typedef struct McgsConfig {
                                  * [0, 1] (0: P alone; 1: uniform, as without a net) */
     McgsHiddenKind hidden;      /* the opponent's rack at the root */
     McgsResample resample;      /* the leak countermeasure above */
-    double win_bonus;           /* points a win is worth on top of the spread */
+    WinValue win;               /* win.bonus: points a win is worth on top of the spread;
+                                 * win.model values the ends of rollouts that stop
+                                 * before the game does (eval/winprob.h) */
     uint32_t worlds;            /* > 0: playout i plays in world i mod worlds (a fixed pool
                                  * shared by all the root's moves); 0: a new world each */
     bool crn;                   /* the k-th visit of every root move plays in world k */

@@ -72,7 +72,9 @@ int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const 
         c->resample = (McgsResample)k;
     } else if (strcmp(key, "win_bonus") == 0) {
         NUMBER(0, 1e6, false);
-        c->win_bonus = x;
+        c->win.bonus = x;
+    } else if (strcmp(key, "win_model") == 0) {
+        if (win_value_parse_model(&c->win, val, err) != 0) return -1;
     } else if (strcmp(key, "worlds") == 0) {
         NUMBER(0, 1e8, true);
         c->worlds = (uint32_t)x;
@@ -174,7 +176,7 @@ int mcgs_player_choose(McgsPlayer *mp, const Game *g, LeaveValueFn leave_value, 
     /* the search's expected final spread (a V target; its values are
      * points of spread only without a win bonus) */
     int me = g->on_turn;
-    mp->last_spread = mp->cfg.win_bonus == 0.0 ? (double)(g->scores[me] - g->scores[1 - me]) + res->root_q : NAN;
+    mp->last_spread = mp->cfg.win.bonus == 0.0 ? (double)(g->scores[me] - g->scores[1 - me]) + res->root_q : NAN;
     mp->decisions++;
     mp->full_decisions += mp->last_full;
     mp->playouts += res->playouts;

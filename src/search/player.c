@@ -11,7 +11,7 @@
 
 #define PLAYER_USAGE                                                                                          \
     "static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K][,exposure=FILE.txt][,neighbour=FILE.nbv[,neighbour_scale=S]] or " \
-    "sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S][,leaves=FILE.klv2|zero|,req=FILE.req] or "  \
+    "sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S][,win_bonus=W][,win_model=M][,leaves=FILE.klv2|zero|,req=FILE.req] or "  \
     "nn:greedy|value,model=FILE.h5[,candidates=K][,samples=S][,seed=N][,leaves=FILE.klv2] or "                                       \
     "mcgs[:visits=N][,candidates=K][,cpuct=C][,rollout=P][,net=FILE.h5][,hidden=uniform|net][,...]"
 
@@ -32,6 +32,10 @@ static int sim_option(Player *p, const char *spec, const char *key, const char *
     } else if (strcmp(key, "seed") == 0) {
         if (spec_number(spec, key, val, 0, 9e15, true, &x, err) != 0) return -1;
         p->sim.seed = (uint64_t)x;
+    } else if (strcmp(key, "win_bonus") == 0) {
+        if (spec_number(spec, key, val, 0, 1e6, false, &p->sim.win.bonus, err) != 0) return -1;
+    } else if (strcmp(key, "win_model") == 0) {
+        if (win_value_parse_model(&p->sim.win, val, err) != 0) return -1;
     } else if (strcmp(key, "shrink") == 0) {
         if (spec_number(spec, key, val, 0, 1e12, false, &p->dyn_shrink, err) != 0) return -1;
         p->shrink_named = true;

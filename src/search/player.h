@@ -13,12 +13,15 @@
  *        bag is not empty, if given: every move is then generated and rescored)
  *
  *   sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S]
+ *      [,win_bonus=W][,win_model=terminal|default|M0:M1:V0:V1]
  *      [,leaves=FILE.klv2|zero | ,req=FILE.req[,shrink=K]]
  *        Monte Carlo simulation of the K best static moves (search/sim.h;
  *        defaults: 2 plies, 15 candidates, 100 iterations, z = 2), with
  *        static leaves, or with bag-aware leaves derived at every root from
- *        a rack-equity table (req=). Deterministic: each decision's seed is
- *        S mixed with the game's own random stream.
+ *        a rack-equity table (req=); a win worth W points on top of the
+ *        spread at each rollout's horizon (eval/winprob.h; default 0).
+ *        Deterministic: each decision's seed is S mixed with the game's own
+ *        random stream.
  *
  *   nn:greedy|value,model=FILE.h5[,candidates=K][,samples=S][,seed=N]
  *        the network alone (search/nn_player.h): the most probable move

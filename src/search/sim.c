@@ -15,6 +15,7 @@ void sim_config_defaults(SimConfig *c) {
     c->min_iterations = 16;
     c->stop_z = 2.0;
     c->seed = 1;
+    win_value_defaults(&c->win);
 }
 
 double sim_mean(const SimCandidate *c) { return c->mean; }
@@ -51,7 +52,7 @@ static void sample_world(Sim *s, uint64_t i) {
 }
 
 double sim_static_rollout(Game *g, int moves, const Move *first, LeaveValueFn leave_value, const void *leave_ctx,
-                          double win_bonus) {
+                          const WinValue *win) {
     int me = g->on_turn, spread0 = g->scores[me] - g->scores[1 - me];
     int32_t last_leave[2] = {0, 0};
     for (int k = 0; k < moves && !game_over(g); k++) {
@@ -71,15 +72,20 @@ double sim_static_rollout(Game *g, int moves, const Move *first, LeaveValueFn le
     }
     int spread = g->scores[me] - g->scores[1 - me];
     double v = (double)(spread - spread0);
-    if (game_over(g)) v += spread > 0 ? win_bonus : spread < 0 ? -win_bonus : 0.0;
-    else v += (last_leave[me] - last_leave[1 - me]) / 1000.0;
+    if (game_over(g)) return v + (win != NULL ? win_value_final(win, spread) : 0.0);
+    double leaves = (last_leave[me] - last_leave[1 - me]) / 1000.0;
+    v += leaves;
+    if (win != NULL) {
+        int tiles_left = g->bag.count + g->racks[0].total + g->racks[1].total;
+        v += win_value_open(win, spread + leaves, g->on_turn == me, tiles_left);
+    }
     return v;
 }
 
 /* Plays candidate m in the world and `plies` static plies; its value. */
 static double rollout(Sim *s, const Move *m) {
     s->play = s->world;
-    return sim_static_rollout(&s->play, s->cfg->plies + 1, m, s->cfg->leave_value, s->cfg->leave_ctx, 0.0);
+    return sim_static_rollout(&s->play, s->cfg->plies + 1, m, s->cfg->leave_value, s->cfg->leave_ctx, &s->cfg->win);
 }
 
 static int check_config(const SimConfig *c, RkError *err) {
@@ -91,6 +97,8 @@ static int check_config(const SimConfig *c, RkError *err) {
     if (c->stop_z > 0.0 && c->min_iterations < 2)
         return rk_error(err, "sim: with a stop z, at least 2 iterations before stopping (a standard error needs 2)");
     if (!(c->seconds >= 0.0) || !isfinite(c->seconds)) return rk_error(err, "sim: seconds must be >= 0");
+    if (!(c->win.bonus >= 0.0) || !isfinite(c->win.bonus)) return rk_error(err, "sim: win_bonus must be finite and >= 0");
+    if (winprob_check(&c->win.model, err) != 0) return -1;
     return 0;
 }
 

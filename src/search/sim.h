@@ -39,6 +39,7 @@
 
 #include "core/game.h"
 #include "core/movegen.h"
+#include "eval/winprob.h"
 
 #define SIM_MAX_CANDIDATES 64
 
@@ -52,6 +53,7 @@ typedef struct SimConfig {
     uint64_t seed;
     LeaveValueFn leave_value; /* the static leaves: candidates, rollouts and horizon */
     const void *leave_ctx;
+    WinValue win;             /* a win's worth at the horizon (bonus 0: none) */
 } SimConfig;
 
 /* Defaults: 2 plies, 15 candidates, 100 iterations, stop after 16 at z = 2. */
@@ -81,10 +83,12 @@ double sim_stderr(const SimCandidate *c);
  * the first `first` if not NULL, the others the best static equity under
  * leave_value. Its value for the player on turn at the start, in points:
  * the spread change, plus, while the game goes on, the leaves last kept by
- * each side (counted for moves made with tiles in the bag), or, once it is
- * over, +win_bonus for a win and -win_bonus for a loss. */
+ * each side (counted for moves made with tiles in the bag), plus the win
+ * value (eval/winprob.h; win NULL: none): once the game is over +bonus for
+ * a win and -bonus for a loss; while it goes on bonus x (2 P(win) - 1) of
+ * the lead with those leaves, unless win->terminal_only. */
 double sim_static_rollout(Game *g, int moves, const Move *first, LeaveValueFn leave_value, const void *leave_ctx,
-                          double win_bonus);
+                          const WinValue *win);
 
 /* Simulates the root position (which must not be over). Returns 0, or -1
  * with err set on a bad config or when the position has no move. */

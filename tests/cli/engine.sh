@@ -49,6 +49,17 @@ c=$("$bin" selfplay --lexicon "$kwg" --games 3 --seed 8 --show | grep -v 'games/
 [ "$a" != "$c" ] || fail "selfplay with different seeds gives the same games"
 "$bin" selfplay --lexicon "$kwg" --games 2 --seed 1 | grep "games 2 " >/dev/null || fail "selfplay summary"
 
+# the win model study: the fit, the table and the held-out score; one study at a time
+out=$("$bin" selfplay --lexicon "$kwg" --games 12 --seed 3 --winprob-study)
+for want in "fitted on" "mean(t) = " "held-out Brier score" "as an option: win_model="; do
+  printf '%s\n' "$out" | grep -F -- "$want" >/dev/null || fail "winprob study: no '$want' in: $out"
+done
+wm=$(printf '%s\n' "$out" | sed -n 's/.*as an option: win_model=//p')
+"$bin" match --lexicon "$kwg" --a "sim:iterations=2,candidates=3,win_bonus=30,win_model=$wm" --b static --pairs 1 \
+  | grep "win" >/dev/null || fail "the study's win_model= is not a valid option: $wm"
+expect_error 2 "one of" "$bin" selfplay --lexicon "$kwg" --games 2 --winprob-study --exposure-study /tmp/x.txt
+expect_exit 1 "too few" "$bin" selfplay --lexicon "$kwg" --games 1 --winprob-study
+
 # bench runs and prints throughput
 "$bin" bench movegen --lexicon "$kwg" --positions 50 --seconds 0 | grep "moves/s" >/dev/null || fail "bench movegen"
 "$bin" bench selfplay --lexicon "$kwg" --games 2 | grep "games/s" >/dev/null || fail "bench selfplay"
