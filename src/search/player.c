@@ -194,6 +194,10 @@ int player_open(Player *p, const char *spec, const LetterDist *ld, RkError *err)
     memset(p, 0, sizeof *p);
     p->spv_k = PLAYER_DEFAULT_SPV_K;
     p->neighbour_scale = -1.0;
+    /* errors quote the spec: it must be one printable line */
+    for (size_t i = 0; spec[i] != '\0'; i++)
+        if ((unsigned char)spec[i] < 0x20 || spec[i] == 0x7f)
+            return rk_error(err, "player spec: control character 0x%02x at byte %zu", (unsigned char)spec[i], i);
     if (strlen(spec) >= sizeof p->spec) return rk_error(err, "player spec too long: '%.40s...'", spec);
     snprintf(p->spec, sizeof p->spec, "%s", spec);
     const char *colon = strchr(spec, ':');

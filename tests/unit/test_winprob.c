@@ -147,6 +147,11 @@ static void test_player_options(void) {
         CU_ASSERT_EQUAL(player_open(&p, bad[i][0], &ld, &err), -1);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, bad[i][1]));
     }
+    /* errors quote the spec, so a spec must be one line (found by fuzz_player_spec:
+     * "smm\ngcsc" gave a two-line error) */
+    CU_ASSERT_EQUAL(player_open(&p, "smm\ngcsc", &ld, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "control character 0x0a at byte 3"));
+    CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
 }
 
 static void test_study(void) {
@@ -183,7 +188,7 @@ int main(void) {
         {"the formula, the win values from both views", test_formula},
         {"the model option and its errors", test_parse},
         {"a rollout's win value, recomputed from its end", test_rollout},
-        {"players' win_bonus and win_model options", test_player_options},
+        {"players' win_bonus and win_model options; a spec on two lines", test_player_options},
         {"the least-squares study beats the sign of the lead", test_study},
         CU_TEST_INFO_NULL,
     };
