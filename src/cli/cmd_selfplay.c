@@ -103,7 +103,7 @@ static int winprob_study(const SelfplayConfig *cfg, uint64_t games) {
            "games (%.1f s)\n",
            (unsigned long long)st.train_positions, (unsigned long long)games,
            (unsigned long long)st.test_positions, (unsigned long long)test, cli_now() - t0);
-    printf("  D = final lead - lead (player on turn), t = tiles not on the board\n");
+    printf("  D = final lead - lead (player on turn; the lead counts the last leaves kept), t = tiles not on the board\n");
     printf("  mean(t) = %.3f + %.4f t points, var(t) = %.1f + %.2f t points^2\n", f->mean0, f->mean_per_tile,
            f->var0, f->var_per_tile);
     printf("  %-8s %9s %11s %11s %9s %9s\n", "t", "decisions", "mean D", "fit mean", "sd D", "fit sd");
@@ -116,7 +116,7 @@ static int winprob_study(const SelfplayConfig *cfg, uint64_t games) {
     }
     printf("  held-out Brier score of P(win): %.4f (the sign of the lead: %.4f)\n", st.test_brier,
            st.test_brier_sign);
-    printf("  as an option: win_model=%.3f:%.4f:%.1f:%.2f\n", f->mean0, f->mean_per_tile, f->var0, f->var_per_tile);
+    printf("  as an option: win_model=%.6g:%.6g:%.6g:%.6g\n", f->mean0, f->mean_per_tile, f->var0, f->var_per_tile);
     return 0;
 }
 

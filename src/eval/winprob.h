@@ -28,9 +28,11 @@ typedef struct WinModel {
 } WinModel;
 
 /* The fit of docs/mcgs.md ("Win values"): 4,000 static games, SOWPODS, the
- * leaves of generation 4 of the default run (Brier 0.157 on 2,000 held-out
- * games, where the sign of the lead has 0.252). */
-#define WINPROB_DEFAULT ((WinModel){.mean0 = 20.25, .mean_per_tile = 0.0024, .var0 = 0.0, .var_per_tile = 99.49})
+ * standard board, the leaves of generation 4 of the default run (Brier
+ * 0.1545 on 2,000 held-out games, where the sign of the lead has 0.2477).
+ * Another lexicon, board or leaves may call for a fit of its own. */
+#define WINPROB_DEFAULT \
+    ((WinModel){.mean0 = 19.2946, .mean_per_tile = 0.0214446, .var0 = 0.0, .var_per_tile = 97.4644})
 
 /* What a win is worth to a player that maximises spread, and how a position
  * that is not over is valued: bonus x (2 P(win) - 1) points, P(win) 1 or 0
@@ -55,7 +57,8 @@ double win_value_open(const WinValue *w, double lead, bool on_turn, int tiles_le
  * errors name the value. */
 int win_value_parse_model(WinValue *w, const char *text, RkError *err);
 
-/* 0 if every number is finite and var(t) > 0 for t in 1..RK_MAX_BAG;
+/* 0 if every number is finite and var(t) > 0 for t in 1..RK_MAX_BAG (any
+ * bag this engine can hold, not only the letter distribution's);
  * else an error naming the bad value. */
 int winprob_check(const WinModel *m, RkError *err);
 /* P(the player on turn wins), lead from their view, t tiles not on the

@@ -9,7 +9,8 @@
 #include <string.h>
 
 typedef struct Decision {
-    int player, tiles_left, lead; /* lead from player's view */
+    int player, tiles_left;
+    double lead; /* from player's view, with the leaves (as a rollout's horizon) */
 } Decision;
 
 typedef struct Sample {
@@ -24,6 +25,9 @@ typedef struct Collect {
     Sample *all;
     size_t n, cap;
     bool failed; /* out of memory */
+    LeaveValueFn leave_value;
+    const void *leave_ctx;
+    int32_t last_leave[2]; /* millipoints: each side's last kept leave (moves made with tiles in the bag) */
 } Collect;
 
 static bool grow(void **p, size_t *cap, size_t need, size_t size) {
@@ -38,21 +42,24 @@ static bool grow(void **p, size_t *cap, size_t need, size_t size) {
 }
 
 static void observe(const Game *g, const Move *m, void *vctx) {
-    (void)m;
     Collect *c = vctx;
     if (c->failed || !grow((void **)&c->game, &c->game_cap, c->game_n + 1, sizeof *c->game)) {
         c->failed = true;
         return;
     }
     int me = g->on_turn;
-    c->game[c->game_n++] = (Decision){me, g->bag.count + g->racks[0].total + g->racks[1].total,
-                                      g->scores[me] - g->scores[1 - me]};
+    double lead = g->scores[me] - g->scores[1 - me] + (c->last_leave[me] - c->last_leave[1 - me]) / 1000.0;
+    c->game[c->game_n++] = (Decision){me, g->bag.count + g->racks[0].total + g->racks[1].total, lead};
+    c->last_leave[me] = g->bag.count > 0 ? move_leave_value(c->leave_value, c->leave_ctx, &g->racks[me], m) : 0;
 }
 
 /* Plays the games and turns every decision into a sample. */
 static int play(const SelfplayConfig *cfg, uint64_t games, Collect *c, Game *g, RkError *err) {
     for (uint64_t i = 0; i < games; i++) {
         c->game_n = 0;
+        c->last_leave[0] = c->last_leave[1] = 0;
+        c->leave_value = cfg->leave_value;
+        c->leave_ctx = cfg->leave_ctx;
         selfplay_game(cfg, i, g, NULL, observe, c);
         if (c->failed || !grow((void **)&c->all, &c->cap, c->n + c->game_n, sizeof *c->all))
             return rk_error(err, "win model study: out of memory");

@@ -4,7 +4,9 @@
  *
  * Every decision of the training games gives, from the view of the player
  * on turn, t (tiles not on the board: bag plus both racks), the lead L and
- * the final lead F. mean(t) is the least-squares line of D = F - L on t;
+ * the final lead F. L is the lead a rollout's horizon gives the model
+ * (search/sim.h): the spread plus the last leave each side kept with tiles
+ * in the bag, valued by the games' leaves (none without them). mean(t) is the least-squares line of D = F - L on t;
  * var(t) the least-squares line of (D - mean(t))^2 on t. On held-out games
  * (seeded apart from the training games) the Brier score of P(win) against
  * the result (1 win, 1/2 draw, 0 loss) is compared with that of the sign of

@@ -21,9 +21,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     text[size] = '\0';
     static const char *const files[] = {"leaves=", "net=", "model=", "req=", "spv=", "exposure=", "neighbour="};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        if (strstr(text, files[i]) != NULL) {
-            free(text);
-            return 0;
+        /* the key itself, at the start of an option (win_model= is not model=) */
+        for (const char *at = strstr(text, files[i]); at != NULL; at = strstr(at + 1, files[i])) {
+            if (at == text || at[-1] == ':' || at[-1] == ',') {
+                free(text);
+                return 0;
+            }
         }
     }
     LetterDist ld;

@@ -70,17 +70,34 @@ static void test_parse(void) {
     CU_ASSERT_EQUAL(memcmp(&w.model, &d, sizeof d), 0);
     const char *bad[] = {"", "1:2:3", "1:2:3:4:5", "x", "1:2:3:4x", "1::3:4", "nan:0:1:1", "0:0:-10:0", "-5:0:-100:50",
                          "0:0:100:-1", "inf:0:1:1"};
+    /* unchanged on error, from a terminal state (a parser that cleared it first would show) */
+    CU_ASSERT_EQUAL(win_value_parse_model(&w, "terminal", &err), 0);
+    w.bonus = 7.0;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         WinValue v = w;
         CU_ASSERT_EQUAL(win_value_parse_model(&v, bad[i], &err), -1);
         CU_ASSERT(strstr(err.msg, "win model") != NULL);
-        CU_ASSERT_EQUAL(memcmp(&v, &w, sizeof v), 0); /* unchanged on error */
+        CU_ASSERT(v.terminal_only && v.bonus == 7.0);
+        CU_ASSERT(v.model.mean0 == d.mean0 && v.model.mean_per_tile == d.mean_per_tile && v.model.var0 == d.var0 &&
+                  v.model.var_per_tile == d.var_per_tile);
     }
+}
+
+/* Leave values for the rollouts: 3 points a blank or S, -2 a Q, -0.5 a tile otherwise. */
+static int32_t some_leaves(const void *ctx, const Rack *r) {
+    (void)ctx;
+    int32_t v = 0;
+    for (int ml = 0; ml < RK_MAX_LETTERS; ml++) {
+        int per = ml == 0 || ml == 19 ? 3000 : ml == 17 ? -2000 : -500; /* ? and S, Q (english: A = 1) */
+        v += per * r->count[ml];
+    }
+    return v;
 }
 
 /* A rollout's win value, recomputed from where it ended: the same moves are played with
  * and without it (it changes values, not choices), and the difference is +-bonus once the
- * game is over, else bonus x (2 P(win) - 1) of the lead with the leaves the rollout counted. */
+ * game is over, else bonus x (2 P(win) - 1) of the lead with the leaves the rollout counted
+ * (recomputed here from the moves: a lead without them, or with their sign flipped, misses). */
 static void test_rollout(void) {
     TuEnv e;
     if (!tu_env_open(&e)) return;
@@ -91,7 +108,7 @@ static void test_rollout(void) {
     WinValue terminal = w;
     terminal.terminal_only = true;
     Game *a = malloc(sizeof *a), *b = malloc(sizeof *b), *c = malloc(sizeof *c);
-    int open = 0, over = 0;
+    int open = 0, over = 0, leaves_seen = 0;
     for (uint64_t i = 0; i < 24; i++) {
         int bag = i % 3 == 0 ? 40 : i % 3 == 1 ? 6 : 0;
         tu_env_position(&e, 20, i, bag, NULL);
@@ -99,9 +116,24 @@ static void test_rollout(void) {
         int moves = (int)(i % 4) + 1;
         *a = *e.g, *b = *e.g, *c = *e.g;
         int me = a->on_turn, spread0 = a->scores[me] - a->scores[1 - me];
-        double plain = sim_static_rollout(a, moves, NULL, NULL, NULL, NULL);
-        double with = sim_static_rollout(b, moves, NULL, NULL, NULL, &w);
-        double term = sim_static_rollout(c, moves, NULL, NULL, NULL, &terminal);
+        /* the leaves each side keeps in this rollout, replayed move by move */
+        Game *r = malloc(sizeof *r);
+        *r = *e.g;
+        int32_t last[2] = {0, 0};
+        for (int k = 0; k < moves && !game_over(r); k++) {
+            MoveGenRequest req;
+            movegen_request_for_game(&req, r);
+            req.leave_value = some_leaves;
+            Move mv;
+            movegen_best(&req, &mv, NULL);
+            last[r->on_turn] = r->bag.count > 0 ? move_leave_value(some_leaves, NULL, &r->racks[r->on_turn], &mv) : 0;
+            game_play(r, &mv);
+        }
+        double plain = sim_static_rollout(a, moves, NULL, some_leaves, NULL, NULL);
+        double with = sim_static_rollout(b, moves, NULL, some_leaves, NULL, &w);
+        double term = sim_static_rollout(c, moves, NULL, some_leaves, NULL, &terminal);
+        CU_ASSERT_EQUAL(memcmp(r->scores, a->scores, sizeof r->scores), 0);
+        free(r);
         CU_ASSERT_EQUAL(memcmp(&a->board, &b->board, sizeof a->board), 0);
         CU_ASSERT_EQUAL(memcmp(a->scores, b->scores, sizeof a->scores), 0);
         int spread = a->scores[me] - a->scores[1 - me];
@@ -112,15 +144,17 @@ static void test_rollout(void) {
             CU_ASSERT_DOUBLE_EQUAL(term - plain, want, 1e-9);
         } else {
             open++;
-            double lead = spread + (plain - (spread - spread0)); /* + the leaves it counted */
+            double lead = spread + (last[me] - last[1 - me]) / 1000.0;
+            CU_ASSERT_DOUBLE_EQUAL(plain, spread - spread0 + (last[me] - last[1 - me]) / 1000.0, 1e-9);
+            leaves_seen += last[me] != last[1 - me];
             int t = a->bag.count + a->racks[0].total + a->racks[1].total;
             double p = a->on_turn == me ? winprob(&w.model, lead, t) : 1.0 - winprob(&w.model, -lead, t);
             CU_ASSERT_DOUBLE_EQUAL(with - plain, 80.0 * (2.0 * p - 1.0), 1e-9);
             CU_ASSERT_DOUBLE_EQUAL(term, plain, 0.0);
         }
     }
-    printf("(%d rollouts ended the game, %d did not) ", over, open);
-    CU_ASSERT(open >= 6 && over >= 3);
+    printf("(%d rollouts ended the game, %d did not, %d with unequal leaves) ", over, open, leaves_seen);
+    CU_ASSERT(open >= 6 && over >= 3 && leaves_seen >= 4);
     free(a), free(b), free(c);
     tu_env_close(&e);
 }
