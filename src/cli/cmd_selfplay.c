@@ -1,5 +1,4 @@
 /* rookery selfplay: static games of the engine against itself. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,9 +109,9 @@ static int winprob_study(const SelfplayConfig *cfg, uint64_t games) {
     for (int b = 0; b < WINPROB_STUDY_BUCKETS; b++) {
         const WinprobBucket *k = &st.bucket[b];
         if (k->n == 0) continue;
-        double mid = 7.0 * b + 4.0;
+        int mid = 7 * b + 4;
         printf("  %3d-%-4d %9llu %11.2f %11.2f %9.2f %9.2f\n", 7 * b + 1, 7 * b + 7, (unsigned long long)k->n,
-               k->mean, f->mean0 + f->mean_per_tile * mid, k->sd, sqrt(f->var0 + f->var_per_tile * mid));
+               k->mean, winprob_mean(f, mid), k->sd, winprob_sd(f, mid));
     }
     printf("  held-out Brier score of P(win): %.4f (the sign of the lead: %.4f)\n", st.test_brier,
            st.test_brier_sign);

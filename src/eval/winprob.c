@@ -21,9 +21,13 @@ int winprob_check(const WinModel *m, RkError *err) {
     return 0;
 }
 
+double winprob_mean(const WinModel *m, int tiles_left) { return m->mean0 + m->mean_per_tile * tiles_left; }
+
+double winprob_sd(const WinModel *m, int tiles_left) { return sqrt(variance(m, tiles_left)); }
+
 double winprob(const WinModel *m, double lead, int tiles_left) {
     if (tiles_left <= 0) return lead > 0 ? 1.0 : lead < 0 ? 0.0 : 0.5;
-    double z = (lead + m->mean0 + m->mean_per_tile * tiles_left) / sqrt(variance(m, tiles_left));
+    double z = (lead + winprob_mean(m, tiles_left)) / winprob_sd(m, tiles_left);
     return 0.5 * erfc(-z / sqrt(2.0));
 }
 

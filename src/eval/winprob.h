@@ -61,6 +61,9 @@ int win_value_parse_model(WinValue *w, const char *text, RkError *err);
  * bag this engine can hold, not only the letter distribution's);
  * else an error naming the bad value. */
 int winprob_check(const WinModel *m, RkError *err);
+/* mean(t) and sqrt(var(t)) of the model, points (t >= 1). */
+double winprob_mean(const WinModel *m, int tiles_left);
+double winprob_sd(const WinModel *m, int tiles_left);
 /* P(the player on turn wins), lead from their view, t tiles not on the
  * board (t <= 0: the game is decided: 1, 1/2 or 0 by the sign of lead). */
 double winprob(const WinModel *m, double lead, int tiles_left);

@@ -81,7 +81,7 @@ static void fit_line(const Sample *s, size_t n, const WinModel *mean, double *a,
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
     for (size_t i = 0; i < n; i++) {
         double x = s[i].tiles_left, d = s[i].final_lead - s[i].lead;
-        double y = mean == NULL ? d : pow(d - (mean->mean0 + mean->mean_per_tile * x), 2);
+        double y = mean == NULL ? d : pow(d - winprob_mean(mean, s[i].tiles_left), 2);
         sx += x, sy += y, sxx += x * x, sxy += x * y;
     }
     double det = (double)n * sxx - sx * sx;
