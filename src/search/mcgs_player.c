@@ -14,6 +14,7 @@ void mcgs_player_defaults(McgsPlayer *mp) {
     mp->last_spread = NAN;
     mp->full_share = 1.0;
     mp->last_full = true;
+    policy_target_defaults(&mp->target);
 }
 
 static const char *const PRIORS[] = {"uniform", "equity", NULL};
@@ -117,7 +118,7 @@ int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const 
         mp->has_net = true;
         c->net = &mp->model;
     } else {
-        return 1;
+        return policy_target_option(&mp->target, spec, key, val, err);
     }
 #undef NUMBER
     return 0;

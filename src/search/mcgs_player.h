@@ -7,7 +7,8 @@
  *       [,win_model=terminal|default|M0:M1:V0:V1]
  *       [,worlds=W][,crn=no|yes][,root=puct|halving][,expand=auto|first|second]
  *       [,batch=B][,vloss=V][,temperature=T][,temperature_moves=M][,seed=S]
- *       [,full_share=F,fast_visits=N]
+ *       [,full_share=F,fast_visits=N][,target=visits|q][,target_scale=S]
+ *       [,target_span=D]
  *
  * (McgsConfig of search/mcgs.h; leaves= is the players' common option and
  * values the static moves of candidates and rollouts). Each decision's seed
@@ -19,13 +20,17 @@
  * cost less, so a generation's budget buys more games and more final
  * results for V; only the full searches' visits are P targets (the worker
  * records fast decisions with V and H targets only). Matches should play
- * F = 1 (the loop's gate and anchor append full_share=1). 
+ * F = 1 (the loop's gate and anchor append full_share=1).
+ * target= chooses what a full search leaves as the P target: its visit
+ * counts or the completed-Q improved policy (search/policy_target.h); it
+ * changes no decision.
  * The last search's result stays readable (visit counts for training
  * targets, statistics for benchmarks). One thread at a time.
  */
 #ifndef ROOKERY_MCGS_PLAYER_H
 #define ROOKERY_MCGS_PLAYER_H
 #include "search/mcgs.h"
+#include "search/policy_target.h"
 
 typedef struct McgsPlayer {
     McgsConfig cfg;
@@ -38,6 +43,7 @@ typedef struct McgsPlayer {
                              * root value, points; NaN with a win bonus (values not in points) */
     double full_share;      /* probability of a full search (1: always) */
     uint32_t fast_visits;   /* the other decisions' visits (used when full_share < 1) */
+    PolicyTarget target;    /* the P target a full search leaves (self-play) */
     bool last_full;         /* the last decision was a full search (false after a failed one:
                              * its sample then gets no P target) */
     uint64_t failures;      /* decisions whose search failed (out of memory, a game already

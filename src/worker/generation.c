@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "search/policy_target.h"
+
 typedef struct Observe {
     GenerationWorker *w;
     int failed;
@@ -19,12 +21,14 @@ static void observe_turn(const Game *g, const Move *m, void *vctx) {
     Observe *o = vctx;
     if (o->w->samples != NULL) {
         const Player *p = o->w->play->player;
-        if (p != NULL && p->kind == PLAYER_MCGS) { /* the search's visits, for the move just chosen */
+        if (p != NULL && p->kind == PLAYER_MCGS) { /* the search's target, for the move just chosen */
             const McgsPlayer *mp = p->mcgs;
             const McgsResult *res = &mp->last;
-            if (mp->last_full)
-                samples_record_visits(o->w->samples, g, m, res->packed, res->visits, res->count, mp->last_spread);
-            else /* a fast search (playout cap randomization): V and H targets only */
+            if (mp->last_full) {
+                float probs[MCGS_MAX_CANDIDATES];
+                policy_target_compute(&mp->target, res, probs);
+                samples_record_policy(o->w->samples, g, m, res->packed, probs, res->count, mp->last_spread);
+            } else /* a fast search (playout cap randomization): V and H targets only */
                 samples_record_no_policy(o->w->samples, g, m);
         } else {
             samples_record(o->w->samples, g, m);

@@ -86,20 +86,18 @@ void samples_record(SampleRecorder *r, const Game *g, const Move *m) {
     record(r, g, m, moves, probs, count, NAN, false);
 }
 
-void samples_record_visits(SampleRecorder *r, const Game *g, const Move *m, const PackedMove *moves,
-                           const uint32_t *visits, int count, double search_spread) {
+void samples_record_policy(SampleRecorder *r, const Game *g, const Move *m, const PackedMove *moves,
+                           const float *probs, int count, double search_spread) {
     PackedMove keep[64];
-    float probs[64];
-    uint64_t total = 0;
+    float kept[64];
     uint32_t n = 0;
-    for (int i = 0; i < count; i++) total += visits[i];
-    for (int i = 0; i < count && n < 64 && total > 0; i++) {
-        if (visits[i] == 0) continue;
+    for (int i = 0; i < count && n < 64; i++) {
+        if (!(probs[i] > 0.0f)) continue;
         keep[n] = moves[i];
-        probs[n++] = (float)((double)visits[i] / (double)total);
+        kept[n++] = probs[i];
     }
     float estimate = (float)search_spread; /* NaN, or what a shard may hold (else none) */
-    record(r, g, m, keep, probs, n, shard_spread_estimate_ok(estimate) ? estimate : NAN, false);
+    record(r, g, m, keep, kept, n, shard_spread_estimate_ok(estimate) ? estimate : NAN, false);
 }
 
 void samples_record_no_policy(SampleRecorder *r, const Game *g, const Move *m) {

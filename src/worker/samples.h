@@ -5,7 +5,8 @@
  * Every position of a game is recorded from the player on turn's view, with:
  *   P target: the played move (temperature 0), or a softmax of the static
  *             equities of the `top` best legal moves at `temperature` points,
- *             or (samples_record_visits) a search's root visit distribution,
+ *             or (samples_record_policy) a search's root distribution (its
+ *             visits or its improved policy, search/policy_target.h),
  *             or none (samples_record_no_policy);
  *   V target: the final spread and result for that player (filled in when
  *             the game ends) and, from a search, the search's expected
@@ -42,12 +43,12 @@ void samples_free(SampleRecorder *r);
 void samples_begin_game(SampleRecorder *r, uint64_t game, uint32_t generation);
 /* The position before move m, and m. */
 void samples_record(SampleRecorder *r, const Game *before, const Move *m);
-/* The same with a search's root visit distribution as the P target: moves
- * with their visits (the unvisited are dropped; all zero: the played move),
- * and the search's expected final spread for the mover, points (NaN: none;
- * samples_record gives none). */
-void samples_record_visits(SampleRecorder *r, const Game *before, const Move *m, const PackedMove *moves,
-                           const uint32_t *visits, int count, double search_spread);
+/* The same with a search's root distribution as the P target: moves with
+ * their probabilities (those of 0 are dropped; none above 0: the played
+ * move), and the search's expected final spread for the mover, points
+ * (NaN: none; samples_record gives none). */
+void samples_record_policy(SampleRecorder *r, const Game *before, const Move *m, const PackedMove *moves,
+                           const float *probs, int count, double search_spread);
 /* The same without a P target (no policy entries; the trainer skips P's
  * loss for it) and without an estimate: a fast search's decision under
  * playout cap randomization (search/mcgs_player.h), whose few visits are

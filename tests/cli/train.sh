@@ -64,6 +64,15 @@ grep -q "gen 1 anchor: the search .* vs $small_anchor: " "$work/log3" \
   || { cat "$work/log3"; fail "jobs/mcgs.ini's anchor was not played"; }
 grep -q "leaves with a net valued by rollouts until V wins its value check (mcgs.rollout_with_net = auto:2)" "$work/log3" \
   || { cat "$work/log3"; fail "jobs/mcgs.ini should value leaves by rollouts until V wins"; }
+# target=q: the completed-Q improved policy gives every candidate a P probability (4 visits
+# could reach at most 4 of the 6 candidates; rookery info reports the moves per sample)
+"$bin" train --config "$jobs/mcgs.ini" --run "$work/r4" "${tiny_nn[@]}" --set run.games_per_generation=4 \
+  --set "run.player=mcgs:visits=4,candidates=6,prior=equity,target=q" --set mcgs.anchor=static --set run.generations=1 \
+  --set match.pairs=0 --set spv.heldout_games=0 --set mcgs.gate_pairs=1 --set mcgs.anchor_pairs=1 \
+  --set mcgs.value_check_pairs=1 > "$work/log4" 2>&1 || { cat "$work/log4"; fail "a run with target=q"; }
+out=$("$bin" info "$work/r4/gen-0001/shard-00000.h5")
+per=$(echo "$out" | sed -n 's/.*P target .* moves, \([0-9.]*\) a sample.*/\1/p')
+awk -v x="${per:-0}" 'BEGIN { exit !(x > 5.5) }' || fail "target=q: $per moves a sample, want ~6: $out"
 "$bin" train --run "$work/r1" "${tiny_nn[@]}" --set run.generations=1 | grep "nothing to do" >/dev/null || fail "rerun of a finished run"
 # a malformed LATEST is reported, not overwritten
 echo garbage > "$work/r1/LATEST"

@@ -21,6 +21,7 @@
 #include "search/infoset.h"
 #include "search/mcgs.h"
 #include "search/player.h"
+#include "search/policy_target.h"
 #include "testutil.h"
 #include "worker/endgame_study.h"
 #include "worker/samples.h"
@@ -729,7 +730,11 @@ static void test_visit_targets(void) {
     SampleRecorder rec;
     samples_init(&rec, &set, 1.0, 16, NULL, NULL);
     samples_begin_game(&rec, 7, 1);
-    samples_record_visits(&rec, e.g, &r->moves[r->best], r->packed, r->visits, r->count, 12.5);
+    PolicyTarget visits;
+    policy_target_defaults(&visits);
+    float probs[MCGS_MAX_CANDIDATES], zero[MCGS_MAX_CANDIDATES] = {0};
+    CU_ASSERT(policy_target_compute(&visits, r, probs) >= 1);
+    samples_record_policy(&rec, e.g, &r->moves[r->best], r->packed, probs, r->count, 12.5);
     CU_ASSERT_FATAL(set.n == 1);
     CU_ASSERT_DOUBLE_EQUAL(set.s[0].search_spread, 12.5, 1e-9);
     uint32_t visited = 0;
@@ -746,14 +751,13 @@ static void test_visit_targets(void) {
     }
     CU_ASSERT_DOUBLE_EQUAL(sum, 1.0, 1e-5);
     /* no visits: the played move alone */
-    uint32_t none[MCGS_MAX_CANDIDATES] = {0};
-    samples_record_visits(&rec, e.g, &r->moves[0], r->packed, none, r->count, NAN);
+    samples_record_policy(&rec, e.g, &r->moves[0], r->packed, zero, r->count, NAN);
     CU_ASSERT_FATAL(set.n == 2);
     CU_ASSERT(isnan(set.s[1].search_spread));
     samples_record(&rec, e.g, &r->moves[0]); /* not a search: no estimate */
     CU_ASSERT_FATAL(set.n == 3);
     CU_ASSERT(isnan(set.s[2].search_spread));
-    samples_record_visits(&rec, e.g, &r->moves[0], r->packed, r->visits, r->count, 1e9); /* beyond a shard's range */
+    samples_record_policy(&rec, e.g, &r->moves[0], r->packed, probs, r->count, 1e9); /* beyond a shard's range */
     CU_ASSERT_FATAL(set.n == 4);
     CU_ASSERT(isnan(set.s[3].search_spread));
     /* a fast search's decision: no P target, no estimate; the H bookkeeping goes on */
