@@ -1,6 +1,7 @@
 #include "common.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -55,4 +56,19 @@ double rk_seconds(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+int rk_grow(void **p, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < need) {
+        if (c > SIZE_MAX / 2) return -1;
+        c *= 2;
+    }
+    if (elem != 0 && c > SIZE_MAX / elem) return -1;
+    void *q = realloc(*p, c * elem);
+    if (q == NULL) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
 }

@@ -48,6 +48,11 @@ size_t rk_char_len(const char *s);
  * be (`what`, e.g. "an .spv file"). */
 int rk_check_magic(const uint8_t *data, size_t size, size_t header_bytes, const char magic[4], const char *what,
                    const char *source, RkError *err);
+/* Grows the array *p of elem-byte elements, capacity *cap elements, to
+ * hold at least `need`: the capacity doubles (from 16) until it does.
+ * Returns 0, or -1 with *p and *cap unchanged (still valid) when out of
+ * memory or when the size in bytes would overflow. */
+int rk_grow(void **p, size_t *cap, size_t need, size_t elem);
 /* A monotonic wall clock, in seconds (for progress and time limits). */
 double rk_seconds(void);
 

@@ -26,17 +26,13 @@ void shardset_free(ShardSet *set) {
 
 void shardset_clear(ShardSet *set) { set->n = set->np = 0; }
 
+/* Shards grow or the process stops: a half-recorded sample set is no use. */
 static void *grow(void *p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return p;
-    size_t c = *cap ? *cap : 64;
-    while (c < need) c *= 2;
-    void *q = realloc(p, c * elem);
-    if (!q) {
-        fprintf(stderr, "shard: out of memory (%zu bytes)\n", c * elem);
+    if (rk_grow(&p, cap, need, elem) != 0) {
+        fprintf(stderr, "shard: out of memory (%zu elements of %zu bytes)\n", need, elem);
         abort();
     }
-    *cap = c;
-    return q;
+    return p;
 }
 
 void shardset_add(ShardSet *set, const ShardSample *sample, const PackedMove *moves, const float *probs,

@@ -9,14 +9,10 @@
 #define INITIAL_EDGES 16384u
 #define INITIAL_OUTCOMES 4096u
 
+/* The graph's arrays are indexed by uint32_t. */
 static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem) {
-    if (need <= *cap) return 0;
-    uint64_t c = *cap ? *cap : 16;
-    while (c < need) c *= 2;
-    if (c > UINT32_MAX) return -1;
-    void *p = realloc(*arr, (size_t)c * elem);
-    if (p == NULL) return -1;
-    *arr = p;
+    size_t c = *cap;
+    if (need > UINT32_MAX / 2u || rk_grow(arr, &c, need, elem) != 0) return -1;
     *cap = (uint32_t)c;
     return 0;
 }

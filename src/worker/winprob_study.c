@@ -30,20 +30,9 @@ typedef struct Collect {
     int32_t last_leave[2]; /* millipoints: each side's last kept leave (moves made with tiles in the bag) */
 } Collect;
 
-static bool grow(void **p, size_t *cap, size_t need, size_t size) {
-    if (need <= *cap) return true;
-    size_t c = *cap ? *cap * 2 : 256;
-    while (c < need) c *= 2;
-    void *q = realloc(*p, c * size);
-    if (q == NULL) return false;
-    *p = q;
-    *cap = c;
-    return true;
-}
-
 static void observe(const Game *g, const Move *m, void *vctx) {
     Collect *c = vctx;
-    if (c->failed || !grow((void **)&c->game, &c->game_cap, c->game_n + 1, sizeof *c->game)) {
+    if (c->failed || rk_grow((void **)&c->game, &c->game_cap, c->game_n + 1, sizeof *c->game) != 0) {
         c->failed = true;
         return;
     }
@@ -61,7 +50,7 @@ static int play(const SelfplayConfig *cfg, uint64_t games, Collect *c, Game *g, 
         c->leave_value = cfg->leave_value;
         c->leave_ctx = cfg->leave_ctx;
         selfplay_game(cfg, i, g, NULL, observe, c);
-        if (c->failed || !grow((void **)&c->all, &c->cap, c->n + c->game_n, sizeof *c->all))
+        if (c->failed || rk_grow((void **)&c->all, &c->cap, c->n + c->game_n, sizeof *c->all) != 0)
             return rk_error(err, "win model study: out of memory");
         for (size_t k = 0; k < c->game_n; k++) {
             const Decision *d = &c->game[k];
