@@ -60,6 +60,7 @@ double rk_seconds(void) {
 
 int rk_grow(void **p, size_t *cap, size_t need, size_t elem) {
     if (need <= *cap) return 0;
+    if (elem == 0) return -1; /* realloc(p, 0) would free p */
     size_t c = *cap ? *cap : 16;
     while (c < need) {
         if (c > SIZE_MAX / 2) return -1;

@@ -18,13 +18,13 @@
  * each decision is a full search (visits=) with probability F and a fast
  * one (fast_visits=, fewer) otherwise, drawn from the decision's seed. Games
  * cost less, so a generation's budget buys more games and more final
- * results for V; only the full searches' visits are P targets (the worker
+ * results for V; only the full searches leave P targets (the worker
  * records fast decisions with V and H targets only). Matches should play
  * F = 1 (the loop's gate and anchor append full_share=1).
  * target= chooses what a full search leaves as the P target: its visit
  * counts or the completed-Q improved policy (search/policy_target.h); it
  * changes no decision.
- * The last search's result stays readable (visit counts for training
+ * The last search's result stays readable (visits and values for training
  * targets, statistics for benchmarks). One thread at a time.
  */
 #ifndef ROOKERY_MCGS_PLAYER_H

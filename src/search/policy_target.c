@@ -81,10 +81,16 @@ static int from_q(const PolicyTarget *t, const McgsResult *res, float *probs) {
 
 int policy_target_compute(const PolicyTarget *t, const McgsResult *res, float *probs) {
     uint64_t total = 0;
-    for (int a = 0; a < res->count; a++) total += res->visits[a];
+    bool finite = true;
+    for (int a = 0; a < res->count; a++) {
+        total += res->visits[a];
+        if (res->visits[a] > 0 && !isfinite(res->value[a])) finite = false;
+    }
     if (total == 0) {
         for (int a = 0; a < res->count; a++) probs[a] = 0.0f;
         return 0;
     }
-    return t->kind == POLICY_TARGET_Q ? from_q(t, res, probs) : from_visits(res, probs, total);
+    /* a value that is not a number would make every probability one: the
+     * visits are the target then (no search gives such values today) */
+    return t->kind == POLICY_TARGET_Q && finite ? from_q(t, res, probs) : from_visits(res, probs, total);
 }

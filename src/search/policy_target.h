@@ -23,7 +23,11 @@
  *   counting as much as a 100-point one. A search of few visits shapes
  *   its visit counts by its prior and exploration more than by what it
  *   found; the improved policy moves each candidate's probability by its
- *   value, more as the visits grow.
+ *   value, more as the visits grow. Unvisited moves get v_mix, near the
+ *   best visited values when the prior favours those, as in the paper
+ *   (which pairs this target with sequential halving at the root,
+ *   root=halving, where every candidate is visited). If a visited value is
+ *   not finite, the target falls back to the visits.
  */
 #ifndef ROOKERY_POLICY_TARGET_H
 #define ROOKERY_POLICY_TARGET_H

@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "search/mcgs.h"
+
 void samples_init(SampleRecorder *r, ShardSet *out, double temperature, int top, LeaveValueFn leave_value,
                   const void *leave_ctx) {
     memset(r, 0, sizeof *r);
@@ -85,6 +87,9 @@ void samples_record(SampleRecorder *r, const Game *g, const Move *m) {
     }
     record(r, g, m, moves, probs, count, NAN, false);
 }
+
+/* A root's candidates all fit a sample's target (no renormalising needed). */
+_Static_assert(MCGS_MAX_CANDIDATES <= 64, "a search's candidates must fit a P target of 64 moves");
 
 void samples_record_policy(SampleRecorder *r, const Game *g, const Move *m, const PackedMove *moves,
                            const float *probs, int count, double search_spread) {

@@ -31,10 +31,20 @@ static void test_grow(void) {
     int *before = a;
     CU_ASSERT_EQUAL(rk_grow((void **)&a, &cap, SIZE_MAX / 2, sizeof *a), -1); /* bytes overflow */
     CU_ASSERT_EQUAL(rk_grow((void **)&a, &cap, SIZE_MAX, 1), -1);             /* elements overflow */
+    CU_ASSERT_EQUAL(rk_grow((void **)&a, &cap, 1000, 0), -1); /* no element size */
     CU_ASSERT_PTR_EQUAL(a, before);
     CU_ASSERT_EQUAL(cap, 128);
     CU_ASSERT_EQUAL(a[15], 45);
     free(a);
+    /* from a capacity that is not a power of two */
+    char *b = malloc(10);
+    size_t bcap = 10;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    memcpy(b, "abcdefghij", 10);
+    CU_ASSERT_EQUAL(rk_grow((void **)&b, &bcap, 11, 1), 0);
+    CU_ASSERT_EQUAL(bcap, 20);
+    CU_ASSERT_EQUAL(memcmp(b, "abcdefghij", 10), 0);
+    free(b);
 }
 
 static void test_quote(void) {
