@@ -105,13 +105,15 @@ static void score_policy(const NnModel *m, const ShardSet *set, const ShardSampl
     double *x = NULL;
     if (eq) {
         x = dbuf_reserve(scratch, (size_t)lg->n * 2 + 1);
-        int sbest = 0;
+        int sbest = 0, pbest = 0;
         for (int j = 0; j < lg->n; j++) {
             x[j] = eq[j] / NN_EVAL_STATIC_T;
             x[lg->n + j] = lp[j] + eq[j] / NN_EVAL_STATIC_T;
             if (eq[j] > eq[sbest]) sbest = j;
+            if (x[lg->n + j] > x[lg->n + pbest]) pbest = j;
         }
         if (played >= 0 && eq[played] >= eq[sbest]) rep->static_top1 += 1.0; /* one of the best, if tied */
+        if (lg->n > 0 && pbest == played) rep->p_static_top1 += 1.0;
         lse_s = log_sum_exp(x, lg->n);
         lse_ps = log_sum_exp(x + lg->n, lg->n);
     }
@@ -200,6 +202,7 @@ int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *tr
         double np = (double)rep->p_positions;
         rep->p_top1 /= np, rep->p_ce /= np;
         rep->static_top1 /= np, rep->static_ce /= np, rep->p_static_ce /= np;
+        rep->p_static_top1 /= np;
     }
     if (rep->positions) {
         double n = (double)rep->positions;

@@ -32,6 +32,7 @@ typedef struct NnEvalReport {
     double p_ce;             /* nats, P against the P target */
     int has_static;          /* the next three were measured (leaves given) */
     double static_top1, static_ce, p_static_ce;
+    double p_static_top1;    /* the top-1 of P x softmax(equity / T), the search's prior=equity with a net */
     double v_brier, v_brier_base;
     double spread_rmse, spread_rmse_base;
     double h_nll, h_nll_uniform;   /* per tile, nats */
