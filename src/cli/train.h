@@ -133,7 +133,7 @@ typedef struct GenReport {
     MatchResult value;
     /* the anchor: the search with the model in force (after the gate and the value check)
      * against a fixed player (mcgs.anchor_pairs, mcgs.anchor) */
-    bool anchor_played, anchor_reused;
+    bool anchor_played;
     MatchResult anchor;
 } GenReport;
 
@@ -149,9 +149,24 @@ int train_evaluation_matches(Trainer *t, GenReport *rep);
 int train_nn_generation(Trainer *t, int gen);
 /* The network stage's options from a config's [nn] (also `rookery nn train`). */
 NnStageOptions train_nn_stage_options(const TrainConfig *cfg);
-/* `pairs` game pairs between a and b dealt to the ranks by index (the same
- * pairs every generation); 0 or 1 (error). */
-int train_play_match(Trainer *t, const Player *a, const Player *b, uint64_t pairs, MatchResult *r);
+/* The deals of the loop's matches. MATCH_DEALS_RUN: the run seed's own, the
+ * same every generation (the leaves' and SPV matches, whose curves compare
+ * generations on common deals). The search's matches have deals of their
+ * own: the gate and the value check new ones every generation (they choose
+ * a model, and a choice made on deals that another measurement replays
+ * would bias that measurement), the anchor one set for the whole run (its
+ * curve on common deals), none of them the others'. */
+typedef enum {
+    MATCH_DEALS_RUN = 0,
+    MATCH_DEALS_GATE = 0x67617465,   /* "gate", per generation */
+    MATCH_DEALS_VALUE = 0x76616c75,  /* "valu", per generation */
+    MATCH_DEALS_ANCHOR = 0x616e6368, /* "anch", the run's */
+} MatchDeals;
+/* The seed of generation gen's deals of that kind. */
+uint64_t train_match_seed(const Trainer *t, MatchDeals deals, int gen);
+/* `pairs` game pairs between a and b dealt to the ranks by index, pair i
+ * dealt from (seed, i); 0 or 1 (error). */
+int train_play_match(Trainer *t, const Player *a, const Player *b, uint64_t pairs, uint64_t seed, MatchResult *r);
 
 /* Opens a player of the loop from spec: checked against the board, with the
  * leaves in force lent unless the spec names its own. 0, or -1 with err set
@@ -184,10 +199,9 @@ void train_search_describe(const Trainer *t, int model_gen, int rollout, bool ma
 int train_search_value_check(Trainer *t, int gen, GenReport *rep);
 /* After the value check: the search with the model in force against the
  * anchor (mcgs.anchor_pairs; skipped while the default anchor is the search
- * itself, before any model is promoted). When the gate's match had the same
- * two players (spec for spec) and as many pairs, as when the gate has just
- * promoted the first model against the search without a net, its result is
- * the anchor's (the same players on the same deals): not played twice. */
+ * itself, before any model is promoted), on the anchor's own deals: never
+ * the gate's result, even with the same two players (the gate chose the
+ * model on its deals, so its result flatters the model it promoted). */
 int train_search_anchor(Trainer *t, int gen, GenReport *rep);
 
 #endif

@@ -8,13 +8,20 @@
 #include "reducer/rundir.h"
 #include "train.h"
 
-int train_play_match(Trainer *t, const Player *a, const Player *b, uint64_t pairs, MatchResult *r) {
+uint64_t train_match_seed(const Trainer *t, MatchDeals deals, int gen) {
+    if (deals == MATCH_DEALS_RUN) return t->cfg.seed;
+    Rng r;
+    rng_seed_stream(&r, t->cfg.seed, (uint64_t)deals, deals == MATCH_DEALS_ANCHOR ? 0 : (uint64_t)gen);
+    return rng_next(&r);
+}
+
+int train_play_match(Trainer *t, const Player *a, const Player *b, uint64_t pairs, uint64_t seed, MatchResult *r) {
     memset(r, 0, sizeof *r);
     if (pairs == 0) return 0;
     MatchTotals m;
     memset(&m, 0, sizeof m);
     for (uint64_t i = (uint64_t)t->comm.rank; i < pairs; i += (uint64_t)t->comm.size)
-        match_play_pair(a, b, &t->engine.ld, &t->engine.layout, &t->engine.kwg, t->cfg.seed, i, t->game, &m);
+        match_play_pair(a, b, &t->engine.ld, &t->engine.layout, &t->engine.kwg, seed, i, t->game, &m);
     int64_t arr[MATCH_TOTALS_FIELDS];
     match_totals_pack(&m, arr);
     RkError err;
@@ -32,12 +39,13 @@ int train_play_match(Trainer *t, const Player *a, const Player *b, uint64_t pair
 int train_evaluation_matches(Trainer *t, GenReport *rep) {
     Player leaves = {.kind = PLAYER_STATIC, .spec = "new leaves", .leaves = &t->klv, .spv_k = t->cfg.spv_k};
     Player zero = {.kind = PLAYER_STATIC, .spec = "zero leaves", .leaves = NULL};
-    if (train_play_match(t, &leaves, &zero, t->cfg.match_pairs, &rep->match) != 0) return 1;
+    uint64_t seed = train_match_seed(t, MATCH_DEALS_RUN, 0);
+    if (train_play_match(t, &leaves, &zero, t->cfg.match_pairs, seed, &rep->match) != 0) return 1;
     if (!t->spv_on || t->cfg.spv_match_pairs == 0) return 0;
     Player with_spv = leaves;
     with_spv.spv = &t->spv;
     rep->spv_match_pairs = t->cfg.spv_match_pairs;
-    return train_play_match(t, &with_spv, &leaves, t->cfg.spv_match_pairs, &rep->spv_match);
+    return train_play_match(t, &with_spv, &leaves, t->cfg.spv_match_pairs, seed, &rep->spv_match);
 }
 
 /* Residual variance on held-out games played with the new tables, without

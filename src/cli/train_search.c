@@ -78,11 +78,12 @@ static int open_pair(Trainer *t, Player *a, const char *spec_a, Player *b, const
     return 0;
 }
 
-/* Plays `pairs` of a against b (specs) into *r: 0 or 1. */
-static int play_specs(Trainer *t, const char *spec_a, const char *spec_b, uint64_t pairs, MatchResult *r) {
+/* Plays `pairs` of a against b (specs) on the deals of `seed` into *r: 0 or 1. */
+static int play_specs(Trainer *t, const char *spec_a, const char *spec_b, uint64_t pairs, uint64_t seed,
+                      MatchResult *r) {
     Player a, b;
     if (open_pair(t, &a, spec_a, &b, spec_b) != 0) return 1;
-    int rc = train_play_match(t, &a, &b, pairs, r);
+    int rc = train_play_match(t, &a, &b, pairs, seed, r);
     player_close(&a);
     player_close(&b);
     return rc;
@@ -244,7 +245,8 @@ int train_search_gate(Trainer *t, int gen, GenReport *rep) {
     } else {
         search_spec(t, gen, true, leaf_rollout(t), true, rep->gate_specs[0], sizeof rep->gate_specs[0]);
         search_spec(t, t->model_in_force, false, leaf_rollout(t), true, rep->gate_specs[1], sizeof rep->gate_specs[1]);
-        if (play_specs(t, rep->gate_specs[0], rep->gate_specs[1], t->cfg.mcgs_gate_pairs, &rep->gate) != 0) return 1;
+        if (play_specs(t, rep->gate_specs[0], rep->gate_specs[1], t->cfg.mcgs_gate_pairs,
+                       train_match_seed(t, MATCH_DEALS_GATE, gen), &rep->gate) != 0) return 1;
         rep->promoted = rep->gate.win_pct >= t->cfg.mcgs_gate_threshold;
     }
     int before = t->model_in_force;
@@ -274,7 +276,8 @@ int train_search_value_check(Trainer *t, int gen, GenReport *rep) {
     char with_v[TRAIN_SPEC_MAX], with_rollouts[TRAIN_SPEC_MAX];
     search_spec(t, t->model_in_force, tmp, 0, true, with_v, sizeof with_v);
     search_spec(t, t->model_in_force, tmp, leaf_rollout(t), true, with_rollouts, sizeof with_rollouts);
-    if (play_specs(t, with_v, with_rollouts, t->cfg.mcgs_value_pairs, &rep->value) != 0) return 1;
+    if (play_specs(t, with_v, with_rollouts, t->cfg.mcgs_value_pairs, train_match_seed(t, MATCH_DEALS_VALUE, gen),
+                   &rep->value) != 0) return 1;
     rep->value_played = true;
     bool wins = rep->value.win_pct >= t->cfg.mcgs_value_threshold;
     SAY(t, "gen %d value check: gen-%04d's model, V leaves vs %d-ply rollouts: %.1f%% +/- %.1f (%" PRIu64
@@ -302,15 +305,6 @@ int train_search_anchor(Trainer *t, int gen, GenReport *rep) {
     char who[32];
     if (t->model_in_force > 0) snprintf(who, sizeof who, "gen-%04d's model", t->model_in_force);
     else snprintf(who, sizeof who, "no net");
-    if (rep->gate_played && t->cfg.mcgs_anchor_pairs == t->cfg.mcgs_gate_pairs &&
-        strcmp(cur_spec, rep->gate_specs[0]) == 0 && strcmp(anchor, rep->gate_specs[1]) == 0) {
-        rep->anchor = rep->gate;
-        rep->anchor_played = rep->anchor_reused = true;
-        SAY(t, "gen %d anchor: the search with %s vs %s: %.1f%% +/- %.1f (%" PRIu64
-            " pairs; the gate's match, the same players and deals)",
-            gen, who, t->cfg.mcgs_anchor, rep->anchor.win_pct, rep->anchor.ci95_pct, t->cfg.mcgs_anchor_pairs);
-        return 0;
-    }
     Player cur, anchor_player;
     int rc = open_search(t, &cur, cur_spec);
     if (agree(t, rc != 0) != 0) {
@@ -321,7 +315,8 @@ int train_search_anchor(Trainer *t, int gen, GenReport *rep) {
         player_close(&cur);
         return 1;
     }
-    rc = train_play_match(t, &cur, &anchor_player, t->cfg.mcgs_anchor_pairs, &rep->anchor);
+    rc = train_play_match(t, &cur, &anchor_player, t->cfg.mcgs_anchor_pairs, train_match_seed(t, MATCH_DEALS_ANCHOR, gen),
+                          &rep->anchor);
     player_close(&cur);
     player_close(&anchor_player);
     if (rc != 0) return 1;

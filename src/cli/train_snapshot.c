@@ -136,12 +136,12 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
                  "             \"value_check\": {\"pairs\": %" PRIu64
                  ", \"win_pct\": %.2f, \"ci95_pct\": %.2f, \"threshold_pct\": %.2f},\n"
                  "             \"anchor\": {\"player\": \"%s\", \"pairs\": %" PRIu64
-                 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f, \"gate_match\": %s}},\n",
+                 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f}},\n",
                  t->cfg.player, self_play, rep->model_in_force, rep->rollout_in_force,
                  t->value_won ? "true" : "false", t->value_checked, gate_pairs, rep->gate.win_pct,
                  rep->gate.ci95_pct, t->cfg.mcgs_gate_threshold, rep->promoted ? "true" : "false", gate_a, gate_b, value_pairs,
                  rep->value.win_pct, rep->value.ci95_pct, t->cfg.mcgs_value_threshold, t->cfg.mcgs_anchor,
-                 anchor_pairs, rep->anchor.win_pct, rep->anchor.ci95_pct, rep->anchor_reused ? "true" : "false");
+                 anchor_pairs, rep->anchor.win_pct, rep->anchor.ci95_pct);
     }
     snprintf(manifest, sizeof manifest,
              "{\n  \"generation\": %d,\n  \"run_seed\": %" PRIu64 ",\n"

@@ -6,8 +6,8 @@
 # The snapshots are byte-identical at np 1, 2 and 3 (np 3 with 2 self-play threads a rank,
 # run.threads: each thread has its own search with the net), and a resumed run (np 2)
 # continues from the model in force recorded in the manifest. With rollout_with_net = auto the
-# value check switches the leaves to V, or keeps the rollouts; the anchor reuses the gate's match
-# exactly when the two matches have the same players.
+# value check switches the leaves to V, or keeps the rollouts; the anchor is always played on its
+# own deals, even when its players are the gate's.
 source "$(dirname "$0")/lib.sh"
 args=("${tiny_nn[@]}" --set run.player=mcgs:visits=12,candidates=5 --set run.games_per_generation="$(size 12 6)"
       --set run.progress_seconds=0 --set match.pairs=2 --set spv.heldout_games=0 --set spv.match_pairs=0
@@ -98,7 +98,6 @@ grep -q "gen 1 value check: gen-0001's model, V leaves vs 2-ply rollouts: .*(2 p
   "$work/auto.log" || { cat "$work/auto.log"; fail "gen 1 value check"; }
 grep -q '"leaf_rollout": 0,' "$work/auto/gen-0001/manifest.json" || fail "V should be in force after gen 1"
 grep -q '"value_check": {"pairs": 2,' "$work/auto/gen-0001/manifest.json" || fail "gen 1 manifest: value check"
-grep -q '"gate_match": false' "$work/auto/gen-0001/manifest.json" || fail "the anchor with V is not the gate's match"
 grep -q "gen 1 anchor: .*(2 pairs)$" "$work/auto.log" || { cat "$work/auto.log"; fail "gen 1 anchor should be played"; }
 mpirun_np 2 "$bin" train --run "$work/auto" --set run.generations=2 > "$work/auto2.log" 2>&1 \
   || { cat "$work/auto2.log"; fail "resume with rollout_with_net = auto"; }
@@ -122,14 +121,12 @@ grep -q '"value_check": {"pairs": 0,' "$work/stay/gen-0002/manifest.json" || fai
 grep -q '"value_won": false, "value_checked_model": 1,' "$work/stay/gen-0002/manifest.json" || fail "stay: gen 1's model was checked"
 grep -q '"self_play": "mcgs:visits=12,candidates=5,net=gen-0001/model.h5,rollout=1,' "$work/stay/gen-0002/manifest.json" \
   || fail "stay: gen 2's self-play should value leaves by 1-ply rollouts"
-# and the anchor is the gate's match: both the search with the new model (1-ply rollouts) against
-# the search without a net, as many pairs, the same deals; reported once and not replayed
-grep -q "gen 1 anchor: .*(2 pairs; the gate's match" "$work/stay.log" || { cat "$work/stay.log"; fail "anchor = gate"; }
-grep -q '"gate_match": true' "$work/stay/gen-0001/manifest.json" || fail "the manifest should say the anchor is the gate's match"
-gate=$(grep -o '"gate": {"pairs": 2, "win_pct": [0-9.]*, "ci95_pct": [0-9.]*' "$work/stay/gen-0001/manifest.json" | cut -d, -f2-3)
-anchor=$(grep -o '"anchor": {"player": "search", "pairs": 2, "win_pct": [0-9.]*, "ci95_pct": [0-9.]*' \
-  "$work/stay/gen-0001/manifest.json" | cut -d, -f3-4)
-[ -n "$gate" ] && [ "$gate" = "$anchor" ] || fail "the anchor should carry the gate's result ('$gate' vs '$anchor')"
+# the anchor's players are the gate's (the search with the new model, 1-ply rollouts, against the
+# search without a net, as many pairs), but the gate chose the model on its deals: the anchor is
+# played on its own deals, not carried over from the gate
+grep -q "gen 1 anchor: .*(2 pairs)$" "$work/stay.log" || { cat "$work/stay.log"; fail "the anchor should be played"; }
+if grep -q "the gate's match" "$work/stay.log"; then fail "the anchor reused the gate's match"; fi
+if grep -q '"gate_match"' "$work/stay/gen-0001/manifest.json"; then fail "a gate_match field in the manifest"; fi
 # rookery report: the value check's win % and the leaves' valuer after each generation
 "$bin" report "$work/auto" --png "$work/ra.png" > "$work/ra.txt" 2>&1 || true
 "$bin" report "$work/stay" --png "$work/rs.png" > "$work/rs.txt" 2>&1 || true
