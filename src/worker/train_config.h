@@ -101,12 +101,13 @@
  *   mcgs.hidden_with_net      net      net | uniform: the opponent's rack from H, or uniform
  *   mcgs.gate_pairs           20       gatekeeper: game pairs of the search with the newly
  *                                      trained model against the search with the promoted one
- *                                      (0 = promote every new model)
+ *                                      (0 = promote every new model); new deals each generation
  *   mcgs.gate_threshold       50       the new model is promoted if its win share (%) is at
  *                                      least this (0..101; above 100: never promote)
  *   mcgs.anchor_pairs         0        each generation, game pairs of the search with the model
  *                                      in force against a fixed anchor (0 = none): the
- *                                      absolute curve that the gate's relative results are not
+ *                                      absolute curve that the gate's relative results are not;
+ *                                      the same deals every generation, never the gate's
  *   mcgs.anchor               search   the anchor: "search" (the loop's player without a net)
  *                                      or any player spec (static, sim:..., mcgs:...)
  *   mcgs.value_check_pairs    20       with rollout_with_net = auto: once for each model in
