@@ -149,20 +149,7 @@ int train_evaluation_matches(Trainer *t, GenReport *rep);
 int train_nn_generation(Trainer *t, int gen);
 /* The network stage's options from a config's [nn] (also `rookery nn train`). */
 NnStageOptions train_nn_stage_options(const TrainConfig *cfg);
-/* The deals of the loop's matches. MATCH_DEALS_RUN: the run seed's own, the
- * same every generation (the leaves' and SPV matches, whose curves compare
- * generations on common deals). The search's matches have deals of their
- * own: the gate and the value check new ones every generation (they choose
- * a model, and a choice made on deals that another measurement replays
- * would bias that measurement), the anchor one set for the whole run (its
- * curve on common deals), none of them the others'. */
-typedef enum {
-    MATCH_DEALS_RUN = 0,
-    MATCH_DEALS_GATE = 0x67617465,   /* "gate", per generation */
-    MATCH_DEALS_VALUE = 0x76616c75,  /* "valu", per generation */
-    MATCH_DEALS_ANCHOR = 0x616e6368, /* "anch", the run's */
-} MatchDeals;
-/* The seed of generation gen's deals of that kind. */
+/* The seed of generation gen's deals of that kind (worker/match.h). */
 uint64_t train_match_seed(const Trainer *t, MatchDeals deals, int gen);
 /* `pairs` game pairs between a and b dealt to the ranks by index, pair i
  * dealt from (seed, i); 0 or 1 (error). */

@@ -9,10 +9,7 @@
 #include "train.h"
 
 uint64_t train_match_seed(const Trainer *t, MatchDeals deals, int gen) {
-    if (deals == MATCH_DEALS_RUN) return t->cfg.seed;
-    Rng r;
-    rng_seed_stream(&r, t->cfg.seed, (uint64_t)deals, deals == MATCH_DEALS_ANCHOR ? 0 : (uint64_t)gen);
-    return rng_next(&r);
+    return match_deals_seed(t->cfg.seed, deals, gen);
 }
 
 int train_play_match(Trainer *t, const Player *a, const Player *b, uint64_t pairs, uint64_t seed, MatchResult *r) {

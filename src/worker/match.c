@@ -62,3 +62,10 @@ void match_totals_pack(const MatchTotals *t, int64_t out[MATCH_TOTALS_FIELDS]) {
 void match_totals_unpack(const int64_t in[MATCH_TOTALS_FIELDS], MatchTotals *t) {
     *t = (MatchTotals){in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8]};
 }
+
+uint64_t match_deals_seed(uint64_t run_seed, MatchDeals deals, int gen) {
+    if (deals == MATCH_DEALS_RUN) return run_seed;
+    Rng r;
+    rng_seed_stream(&r, run_seed, (uint64_t)deals, deals == MATCH_DEALS_ANCHOR ? 0 : (uint64_t)gen);
+    return rng_next(&r);
+}

@@ -14,6 +14,22 @@
 
 #define MATCH_STREAM UINT64_C(0x6d61746368) /* "match": apart from training generations */
 
+/* The deals of the training loop's matches. MATCH_DEALS_RUN: the run seed's
+ * own, the same every generation (the leaves' and SPV matches, whose curves
+ * compare generations on common deals). The search's matches have deals of
+ * their own: the gate and the value check new ones every generation (they
+ * choose a model, and a choice made on deals that another measurement
+ * replays would bias that measurement), the anchor one set for the whole run
+ * (its curve on common deals), none of them the others'. */
+typedef enum {
+    MATCH_DEALS_RUN = 0,
+    MATCH_DEALS_GATE = 0x67617465,   /* "gate", per generation */
+    MATCH_DEALS_VALUE = 0x76616c75,  /* "valu", per generation */
+    MATCH_DEALS_ANCHOR = 0x616e6368, /* "anch", the run's */
+} MatchDeals;
+/* The seed of generation gen's deals of that kind, from the run seed. */
+uint64_t match_deals_seed(uint64_t run_seed, MatchDeals deals, int gen);
+
 typedef struct MatchTotals {
     int64_t pairs, games, a_wins, draws, a_losses;
     int64_t spread_sum;         /* A's final score minus B's, summed over games */
