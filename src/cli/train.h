@@ -149,10 +149,9 @@ int train_evaluation_matches(Trainer *t, GenReport *rep);
 int train_nn_generation(Trainer *t, int gen);
 /* The network stage's options from a config's [nn] (also `rookery nn train`). */
 NnStageOptions train_nn_stage_options(const TrainConfig *cfg);
-/* The seed of generation gen's deals of that kind (worker/match.h). */
-uint64_t train_match_seed(const Trainer *t, MatchDeals deals, int gen);
 /* `pairs` game pairs between a and b dealt to the ranks by index, pair i
- * dealt from (seed, i); 0 or 1 (error). */
+ * dealt from (seed, i), seed from match_deals_seed (worker/match.h); 0 or 1
+ * (error). */
 int train_play_match(Trainer *t, const Player *a, const Player *b, uint64_t pairs, uint64_t seed, MatchResult *r);
 
 /* Opens a player of the loop from spec: checked against the board, with the

@@ -8,10 +8,6 @@
 #include "reducer/rundir.h"
 #include "train.h"
 
-uint64_t train_match_seed(const Trainer *t, MatchDeals deals, int gen) {
-    return match_deals_seed(t->cfg.seed, deals, gen);
-}
-
 int train_play_match(Trainer *t, const Player *a, const Player *b, uint64_t pairs, uint64_t seed, MatchResult *r) {
     memset(r, 0, sizeof *r);
     if (pairs == 0) return 0;
@@ -36,7 +32,7 @@ int train_play_match(Trainer *t, const Player *a, const Player *b, uint64_t pair
 int train_evaluation_matches(Trainer *t, GenReport *rep) {
     Player leaves = {.kind = PLAYER_STATIC, .spec = "new leaves", .leaves = &t->klv, .spv_k = t->cfg.spv_k};
     Player zero = {.kind = PLAYER_STATIC, .spec = "zero leaves", .leaves = NULL};
-    uint64_t seed = train_match_seed(t, MATCH_DEALS_RUN, 0);
+    uint64_t seed = match_deals_seed(t->cfg.seed, MATCH_DEALS_RUN, 0);
     if (train_play_match(t, &leaves, &zero, t->cfg.match_pairs, seed, &rep->match) != 0) return 1;
     if (!t->spv_on || t->cfg.spv_match_pairs == 0) return 0;
     Player with_spv = leaves;

@@ -246,7 +246,7 @@ int train_search_gate(Trainer *t, int gen, GenReport *rep) {
         search_spec(t, gen, true, leaf_rollout(t), true, rep->gate_specs[0], sizeof rep->gate_specs[0]);
         search_spec(t, t->model_in_force, false, leaf_rollout(t), true, rep->gate_specs[1], sizeof rep->gate_specs[1]);
         if (play_specs(t, rep->gate_specs[0], rep->gate_specs[1], t->cfg.mcgs_gate_pairs,
-                       train_match_seed(t, MATCH_DEALS_GATE, gen), &rep->gate) != 0) return 1;
+                       match_deals_seed(t->cfg.seed, MATCH_DEALS_GATE, gen), &rep->gate) != 0) return 1;
         rep->promoted = rep->gate.win_pct >= t->cfg.mcgs_gate_threshold;
     }
     int before = t->model_in_force;
@@ -276,7 +276,7 @@ int train_search_value_check(Trainer *t, int gen, GenReport *rep) {
     char with_v[TRAIN_SPEC_MAX], with_rollouts[TRAIN_SPEC_MAX];
     search_spec(t, t->model_in_force, tmp, 0, true, with_v, sizeof with_v);
     search_spec(t, t->model_in_force, tmp, leaf_rollout(t), true, with_rollouts, sizeof with_rollouts);
-    if (play_specs(t, with_v, with_rollouts, t->cfg.mcgs_value_pairs, train_match_seed(t, MATCH_DEALS_VALUE, gen),
+    if (play_specs(t, with_v, with_rollouts, t->cfg.mcgs_value_pairs, match_deals_seed(t->cfg.seed, MATCH_DEALS_VALUE, gen),
                    &rep->value) != 0) return 1;
     rep->value_played = true;
     bool wins = rep->value.win_pct >= t->cfg.mcgs_value_threshold;
@@ -315,7 +315,7 @@ int train_search_anchor(Trainer *t, int gen, GenReport *rep) {
         player_close(&cur);
         return 1;
     }
-    rc = train_play_match(t, &cur, &anchor_player, t->cfg.mcgs_anchor_pairs, train_match_seed(t, MATCH_DEALS_ANCHOR, gen),
+    rc = train_play_match(t, &cur, &anchor_player, t->cfg.mcgs_anchor_pairs, match_deals_seed(t->cfg.seed, MATCH_DEALS_ANCHOR, gen),
                           &rep->anchor);
     player_close(&cur);
     player_close(&anchor_player);

@@ -66,7 +66,7 @@ int rk_grow(void **p, size_t *cap, size_t need, size_t elem) {
         if (c > SIZE_MAX / 2) return -1;
         c *= 2;
     }
-    if (elem != 0 && c > SIZE_MAX / elem) return -1;
+    if (c > SIZE_MAX / elem) return -1;
     void *q = realloc(*p, c * elem);
     if (q == NULL) return -1;
     *p = q;

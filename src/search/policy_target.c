@@ -41,16 +41,18 @@ static int from_visits(const McgsResult *res, float *probs, uint64_t total) {
     return n;
 }
 
-/* The floor under a prior before its logarithm: a candidate of prior 0
+/* Edge a's prior, floored before its logarithm: a candidate of prior 0
  * (none has one today: priors are softmaxes) keeps a finite logit. */
-#define PRIOR_FLOOR 1e-12
+static double floored_prior(const McgsResult *res, int a) {
+    return res->prior[a] > 1e-12 ? res->prior[a] : 1e-12;
+}
 
 static int from_q(const PolicyTarget *t, const McgsResult *res, float *probs) {
     double mixed = 0.0, mass = 0.0;
     uint32_t most = 0;
     for (int a = 0; a < res->count; a++) {
         if (res->visits[a] == 0) continue;
-        double p = res->prior[a] > PRIOR_FLOOR ? res->prior[a] : PRIOR_FLOOR;
+        double p = floored_prior(res, a);
         mixed += p * res->value[a];
         mass += p;
         if (res->visits[a] > most) most = res->visits[a];
@@ -66,8 +68,7 @@ static int from_q(const PolicyTarget *t, const McgsResult *res, float *probs) {
     double gain = (POLICY_TARGET_C_VISIT + most) * t->scale / range;
     double logit[MCGS_MAX_CANDIDATES], top = -INFINITY, z = 0.0;
     for (int a = 0; a < res->count; a++) {
-        double p = res->prior[a] > PRIOR_FLOOR ? res->prior[a] : PRIOR_FLOOR;
-        logit[a] = log(p) + gain * (q[a] - lo);
+        logit[a] = log(floored_prior(res, a)) + gain * (q[a] - lo);
         if (logit[a] > top) top = logit[a];
     }
     for (int a = 0; a < res->count; a++) z += exp(logit[a] - top);
