@@ -321,7 +321,7 @@ static int run(const BenchNnOptions *o, Engine *e) {
                            .adam = nn_adam_default(), .seed = o->seed, .generation = 1};
     topt.adam.lr = (float)tc.nn_lr;
     topt.adam.weight_decay = (float)tc.nn_weight_decay;
-    topt.search_weight = (float)tc.nn_search_weight;
+    topt.loss = train_config_loss_options(&tc);
     NnTrainComm comm = nn_train_comm_local();
     NnTrainReport rep;
     if (nn_train(&m, &fc, &set, idx, set.n, &topt, &comm, &rep, &err) != 0) {

@@ -483,6 +483,8 @@ static int setup_model(Trainer *t, int latest, RkError *err) {
                                      t->cfg.seed ^ UINT64_C(0x6d6f64656c), err);
     if (rc != 0) return -1;
     t->have_model = true;
+    NnLossOptions lo = train_config_loss_options(&t->cfg);
+    if (nn_loss_options_check(&lo, &t->model, err) != 0) return -1; /* before any game is played */
     if (path[0])
         SAY(t, "model: %s (step %" PRId64 ", %zu parameters)", path, t->model.train_step, t->model.params.total);
     else

@@ -75,7 +75,7 @@ NnStageOptions train_nn_stage_options(const TrainConfig *cfg) {
                             .chunks = cfg->nn_chunks,
                             .lr = cfg->nn_lr,
                             .weight_decay = cfg->nn_weight_decay,
-                            .search_weight = cfg->nn_search_weight,
+                            .loss = train_config_loss_options(cfg),
                             .seed = cfg->seed,
                             .heldout_every = cfg->nn_heldout_every,
                             .eval_positions = cfg->nn_eval_positions,

@@ -286,9 +286,12 @@ static void policy_subset(const NnModel *m, NnBatch *b, int i, const float *subl
                 memset(r->prior + (size_t)row * (size_t)T, 0, (size_t)T * sizeof(float));
             }
             rowof[j * RK_RACK_SIZE + k] = row;
-            r->mask[(size_t)row * (size_t)T + x->tokens[k]] = 1;
-            float *pr = r->prior + (size_t)row * (size_t)T + x->tokens[k], v = (float)x->score / NN_SCORE_SCALE;
-            if (v > *pr) *pr = v;
+            /* the token's prior: the best prior value (score, or equity: it may be negative) of the moves
+             * through it, as nn_legal_step_mask gives the trainer */
+            uint8_t *allowed = r->mask + (size_t)row * (size_t)T + x->tokens[k];
+            float *pr = r->prior + (size_t)row * (size_t)T + x->tokens[k], v = x->prior / NN_SCORE_SCALE;
+            if (!*allowed || v > *pr) *pr = v;
+            *allowed = 1;
         }
     }
     if (r->n > 0) nn_rows_forward(m, &m->step_hidden, &m->step_out, r, nn_score_prior(m)[1]);

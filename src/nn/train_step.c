@@ -30,8 +30,9 @@ int nn_grad_scratch_init(NnGradScratch *g, const NnModel *m, int cap, RkError *e
     g->dsb = malloc(n * C * sizeof(float));
     size_t big = (size_t)m->ps.submoves > (size_t)m->h_outputs ? (size_t)m->ps.submoves : (size_t)m->h_outputs;
     g->onehot = calloc(big, sizeof(float));
+    g->lsub = malloc((size_t)m->ps.submoves * sizeof(float));
     if (!g->dE || !g->tmpE || !g->dT || !g->dT2 || !g->dsub_sq || !g->dglob || !g->dvout || !g->dvh || !g->dpin ||
-        !g->dsb || !g->onehot) {
+        !g->dsb || !g->onehot || !g->lsub) {
         nn_grad_scratch_free(g);
         return rk_error(err, "nn: out of memory for the gradients of %d samples", cap);
     }
@@ -41,6 +42,7 @@ int nn_grad_scratch_init(NnGradScratch *g, const NnModel *m, int cap, RkError *e
 void nn_grad_scratch_free(NnGradScratch *g) {
     free(g->dE), free(g->tmpE), free(g->dT), free(g->dT2), free(g->dsub_sq), free(g->dglob), free(g->dvout);
     free(g->dvh), free(g->dpin), free(g->dsb), free(g->onehot), free(g->rdout), free(g->rdhid), free(g->rdin);
+    free(g->cand), free(g->lsub);
     memset(g, 0, sizeof *g);
 }
 
@@ -83,42 +85,77 @@ static void rows_backward(NnModel *m, NnGradScratch *g, const NnDense *hidden, c
     }
 }
 
-float nn_spread_target(const ShardSample *s, float search_weight) {
-    double target = s->final_spread;
-    if (search_weight > 0.0f && isfinite(s->search_spread))
-        target = (1.0 - search_weight) * target + search_weight * s->search_spread;
-    return (float)(target / 100.0);
+NnLossOptions nn_loss_options_default(void) {
+    return (NnLossOptions){.search_weight = 0.0f,
+                           .policy_loss = NN_POLICY_LOSS_DIRECT,
+                           .product_candidates = 16,
+                           .product_temperature = 10.0f};
 }
 
-void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *set, const size_t *idx, int n,
-                     float scale, float search_weight, bool backward, NnLossSums *sums) {
-    NnParams *ps = &m->params;
-    const NnPolicyShape *pshape = &m->ps;
-    size_t sq = (size_t)m->fs.squares, C = (size_t)m->arch.channels, E = (size_t)m->arch.embed;
-    size_t S = (size_t)m->fs.scalars, per = (size_t)pshape->submoves, T = (size_t)pshape->tokens;
-    int Hh = m->arch.head_hidden;
-    for (int i = 0; i < n; i++) nn_batch_set(b, m, i, &set->s[idx[i]].pos);
-    nn_forward_trunk(m, b, n);
-    nn_forward_value(m, b, n);
-    nn_forward_submoves(m, b, n);
-    if (backward) {
-        memset(g->dE, 0, (size_t)n * E * sizeof(float));
-        memset(g->dT, 0, (size_t)n * sq * C * sizeof(float));
-    }
+int nn_loss_options_check(const NnLossOptions *o, const NnModel *m, RkError *err) {
+    if (!(o->search_weight >= 0.0f && o->search_weight <= 1.0f))
+        return rk_error(err, "nn: value_search_weight %g is not within [0, 1]", (double)o->search_weight);
+    if (o->policy_loss != NN_POLICY_LOSS_DIRECT && o->policy_loss != NN_POLICY_LOSS_PRODUCT)
+        return rk_error(err, "nn: unknown policy loss %d", (int)o->policy_loss);
+    if (o->policy_loss == NN_POLICY_LOSS_DIRECT) return 0;
+    if (o->product_candidates < 1 || o->product_candidates > NN_PRODUCT_MAX)
+        return rk_error(err, "nn: product_candidates %d is not within [1, %d]", o->product_candidates, NN_PRODUCT_MAX);
+    if (!(o->product_temperature > 0.0f) || !isfinite(o->product_temperature))
+        return rk_error(err, "nn: product_temperature %g is not > 0", (double)o->product_temperature);
+    if (m && !m->arch.prior_equity)
+        return rk_error(err, "nn: policy_loss = product needs a model whose prior values moves by static equity "
+                             "(nn.prior = equity); this model's values them by score");
+    return 0;
+}
 
-    /* V */
-    for (int i = 0; i < n; i++) {
-        const ShardSample *s = &set->s[idx[i]];
-        float wdl[3] = {s->result > 0, s->result == 0, s->result < 0};
-        float spread = nn_spread_target(s, search_weight);
-        sums->wdl += nn_xent_masked(b->vout + (size_t)i * 4, NULL, wdl, 3, scale, g->dvout + (size_t)i * 4);
-        sums->spread += nn_mse(b->vout + (size_t)i * 4 + 3, &spread, 1, scale, g->dvout + (size_t)i * 4 + 3);
-        sums->samples += 1.0;
-    }
+/* One candidate move of the product loss. */
+typedef struct NnCandidate {
+    int sample, legal, sub; /* batch position, index in its NnLegal, sub-move */
+    int row0, rows;         /* its step rows */
+    float target;           /* its share of the target (0 if it has none) */
+    double lp;              /* log P */
+} NnCandidate;
 
-    /* P: sub-moves, and the step rows of every target move */
+static NnCandidate *candidate_add(NnGradScratch *g, int sample, int legal) {
+    void *p = g->cand;
+    if (rk_grow(&p, &g->cand_cap, g->cand_n + 1, sizeof *g->cand) != 0) abort(); /* as the rows' scratch */
+    g->cand = p;
+    NnCandidate *c = &g->cand[g->cand_n++];
+    *c = (NnCandidate){.sample = sample, .legal = legal};
+    return c;
+}
+
+/* d/dw0 of the sub-move logits' score prior w0 x prior, from position i's
+ * sub-move gradient. */
+static void submove_prior_grad(NnModel *m, const NnBatch *b, const NnGradScratch *g, int i) {
+    size_t per = (size_t)m->ps.submoves;
+    const float *d = g->dsub_sq + (size_t)i * per, *prior = b->sub_prior + (size_t)i * per;
+    double acc = 0;
+    for (size_t k = 0; k < per; k++) acc += (double)d[k] * (double)prior[k];
+    nnp_g(&m->params, m->score_prior)[0] += (float)acc;
+}
+
+/* The step rows of move pm (sub-move sub) of position i; returns the first. */
+static int move_rows_add(NnModel *m, NnBatch *b, int i, const PackedMove *pm, int sub, float weight) {
     NnRows *r = &b->steps;
-    r->n = 0;
+    int first = r->n;
+    uint8_t prefix[RK_RACK_SIZE];
+    for (int k = 0; k < pm->n; k++) {
+        int row = nn_step_row_add(m, b, i, pm, sub, prefix, k);
+        r->target[row] = nn_step_token(&m->ps, pm, k);
+        r->weight[row] = weight;
+        prefix[k] = (uint8_t)r->target[row];
+    }
+    return first;
+}
+
+/* The direct loss: the sub-move cross-entropy of each sample with a
+ * target (its gradient into dsub_sq) and the step rows of its target's
+ * moves, weighted by their probability. */
+static void direct_submoves(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *set, const size_t *idx, int n,
+                            float scale, bool backward, NnLossSums *sums) {
+    const NnPolicyShape *pshape = &m->ps;
+    size_t per = (size_t)pshape->submoves;
     float *target = g->onehot;
     for (int i = 0; i < n; i++) {
         const ShardSample *s = &set->s[idx[i]];
@@ -140,36 +177,173 @@ void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *s
         for (size_t k = 0; k < per; k++) target[k] = (float)(target[k] / mass);
         sums->sub += nn_xent_masked(b->sub + (size_t)i * per, b->sub_mask + (size_t)i * per, target, (int)per, scale,
                                     g->dsub_sq + (size_t)i * per);
-        if (backward) { /* the score prior's weight: d/dw0 of w0 * prior */
-            const float *d = g->dsub_sq + (size_t)i * per, *prior = b->sub_prior + (size_t)i * per;
-            double acc = 0;
-            for (size_t k = 0; k < per; k++) acc += (double)d[k] * (double)prior[k];
-            nnp_g(ps, m->score_prior)[0] += (float)acc;
-        }
+        if (backward) submove_prior_grad(m, b, g, i);
         for (uint32_t j = 0; j < s->policy_count; j++) {
             const PackedMove *pm = &set->pmove[s->policy_start + j];
             float p = set->pprob[s->policy_start + j];
             if (p <= 0.0f || nn_legal_find(lg, pshape, pm) < 0) continue;
-            int sub = nn_submove_index(pshape, pm);
-            uint8_t prefix[RK_RACK_SIZE];
-            for (int k = 0; k < pm->n; k++) {
-                int row = nn_step_row_add(m, b, i, pm, sub, prefix, k);
-                r->target[row] = nn_step_token(pshape, pm, k);
-                r->weight[row] = (float)(p / mass);
-                prefix[k] = (uint8_t)r->target[row];
-            }
+            move_rows_add(m, b, i, pm, nn_submove_index(pshape, pm), (float)(p / mass));
         }
     }
+}
+
+/* The product loss's candidates of each sample with a target (the
+ * target's moves, then the K legal moves of highest equity not among
+ * them), with log P's sub-move part, and their step rows. */
+static void product_rows(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *set, const size_t *idx, int n,
+                         const NnLossOptions *lo) {
+    const NnPolicyShape *pshape = &m->ps;
+    size_t per = (size_t)pshape->submoves;
+    int K = lo->product_candidates, top[NN_PRODUCT_MAX];
+    g->cand_n = 0;
+    for (int i = 0; i < n; i++) {
+        const ShardSample *s = &set->s[idx[i]];
+        const NnLegal *lg = &b->legal[i];
+        memset(g->dsub_sq + (size_t)i * per, 0, per * sizeof(float));
+        size_t first = g->cand_n;
+        double mass = 0;
+        for (uint32_t j = 0; j < s->policy_count; j++) {
+            float p = set->pprob[s->policy_start + j];
+            int li = p > 0.0f ? nn_legal_find(lg, pshape, &set->pmove[s->policy_start + j]) : -1;
+            if (li < 0) continue;
+            size_t c = first;
+            while (c < g->cand_n && g->cand[c].legal != li) c++;
+            NnCandidate *cd = c < g->cand_n ? &g->cand[c] : candidate_add(g, i, li);
+            cd->target += p;
+            mass += p;
+        }
+        if (mass <= 0) { /* no target: no loss, no candidates */
+            g->cand_n = first;
+            continue;
+        }
+        size_t targets = g->cand_n;
+        for (size_t c = first; c < targets; c++) g->cand[c].target = (float)(g->cand[c].target / mass);
+        /* the K highest priors (static equity), the earlier move first on a tie */
+        int kept = 0;
+        for (int j = 0; j < lg->n; j++) {
+            if (kept == K && !(lg->m[j].prior > lg->m[top[K - 1]].prior)) continue;
+            int at = kept < K ? kept++ : K - 1;
+            while (at > 0 && lg->m[j].prior > lg->m[top[at - 1]].prior) top[at] = top[at - 1], at--;
+            top[at] = j;
+        }
+        for (int k = 0; k < kept; k++) {
+            size_t c = first;
+            while (c < targets && g->cand[c].legal != top[k]) c++;
+            if (c == targets) candidate_add(g, i, top[k]);
+        }
+        nn_log_softmax_masked(b->sub + (size_t)i * per, b->sub_mask + (size_t)i * per, (int)per, g->lsub);
+        for (size_t c = first; c < g->cand_n; c++) {
+            NnCandidate *cd = &g->cand[c];
+            const PackedMove *pm = &lg->m[cd->legal].pm;
+            cd->sub = nn_submove_index(pshape, pm);
+            cd->lp = g->lsub[cd->sub];
+            cd->row0 = move_rows_add(m, b, i, pm, cd->sub, 0.0f);
+            cd->rows = pm->n;
+        }
+    }
+}
+
+/* After the rows' forward pass (each row's weight holds its step's
+ * cross-entropy, -log p, and its gradient row the unscaled softmax -
+ * onehot): per sample, q = softmax(log P + equity / T) over its
+ * candidates, the loss -sum t log q, and the gradients: (q - t) on each
+ * candidate's log P, into its sub-move and its step rows. */
+static void product_losses(NnModel *m, NnBatch *b, NnGradScratch *g, int n, float scale, const NnLossOptions *lo,
+                           bool backward, NnLossSums *sums) {
+    NnRows *r = &b->steps;
+    size_t per = (size_t)m->ps.submoves, T = (size_t)m->ps.tokens;
+    double invT = 1.0 / lo->product_temperature;
+    size_t c0 = 0;
+    (void)n;
+    while (c0 < g->cand_n) {
+        int i = g->cand[c0].sample;
+        size_t c1 = c0;
+        while (c1 < g->cand_n && g->cand[c1].sample == i) c1++;
+        const NnLegal *lg = &b->legal[i];
+        double mx = -INFINITY, z = 0.0;
+        for (size_t c = c0; c < c1; c++) {
+            NnCandidate *cd = &g->cand[c];
+            for (int k = 0; k < cd->rows; k++) cd->lp -= r->weight[cd->row0 + k];
+            cd->lp += lg->m[cd->legal].prior * invT; /* now the product's logit */
+            if (cd->lp > mx) mx = cd->lp;
+        }
+        for (size_t c = c0; c < c1; c++) z += exp(g->cand[c].lp - mx);
+        double lz = mx + log(z), loss = 0.0;
+        float *dsub = g->dsub_sq + (size_t)i * per;
+        for (size_t c = c0; c < c1; c++) {
+            const NnCandidate *cd = &g->cand[c];
+            double q = exp(cd->lp - lz), t = cd->target;
+            if (t > 0) loss -= t * (cd->lp - lz);
+            dsub[cd->sub] += scale * (float)(q - t);
+            float w = scale * (float)(t - q);
+            for (int k = 0; k < cd->rows; k++) {
+                float *d = g->rdout + (size_t)(cd->row0 + k) * T;
+                for (size_t o = 0; o < T; o++) d[o] *= w;
+            }
+        }
+        sums->sub += loss;
+        sums->policy_samples += 1.0;
+        if (backward) submove_prior_grad(m, b, g, i);
+        c0 = c1;
+    }
+}
+
+float nn_spread_target(const ShardSample *s, float search_weight) {
+    double target = s->final_spread;
+    if (search_weight > 0.0f && isfinite(s->search_spread))
+        target = (1.0 - search_weight) * target + search_weight * s->search_spread;
+    return (float)(target / 100.0);
+}
+
+void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *set, const size_t *idx, int n,
+                     float scale, const NnLossOptions *lo, bool backward, NnLossSums *sums) {
+    NnParams *ps = &m->params;
+    const NnPolicyShape *pshape = &m->ps;
+    size_t sq = (size_t)m->fs.squares, C = (size_t)m->arch.channels, E = (size_t)m->arch.embed;
+    size_t S = (size_t)m->fs.scalars, T = (size_t)pshape->tokens, per = (size_t)pshape->submoves;
+    int Hh = m->arch.head_hidden;
+    for (int i = 0; i < n; i++) nn_batch_set(b, m, i, &set->s[idx[i]].pos);
+    nn_forward_trunk(m, b, n);
+    nn_forward_value(m, b, n);
+    nn_forward_submoves(m, b, n);
+    if (backward) {
+        memset(g->dE, 0, (size_t)n * E * sizeof(float));
+        memset(g->dT, 0, (size_t)n * sq * C * sizeof(float));
+    }
+
+    /* V */
+    for (int i = 0; i < n; i++) {
+        const ShardSample *s = &set->s[idx[i]];
+        float wdl[3] = {s->result > 0, s->result == 0, s->result < 0};
+        float spread = nn_spread_target(s, lo->search_weight);
+        sums->wdl += nn_xent_masked(b->vout + (size_t)i * 4, NULL, wdl, 3, scale, g->dvout + (size_t)i * 4);
+        sums->spread += nn_mse(b->vout + (size_t)i * 4 + 3, &spread, 1, scale, g->dvout + (size_t)i * 4 + 3);
+        sums->samples += 1.0;
+    }
+
+    /* P: sub-moves, and the step rows of the moves whose log P the loss needs */
+    NnRows *r = &b->steps;
+    r->n = 0;
+    bool product = lo->policy_loss == NN_POLICY_LOSS_PRODUCT;
+    if (product)
+        product_rows(m, b, g, set, idx, n, lo);
+    else
+        direct_submoves(m, b, g, set, idx, n, scale, backward, sums);
     nn_rows_forward(m, &m->step_hidden, &m->step_out, r, nn_score_prior(m)[1]);
     row_scratch(g, m, r);
-    double dprior = 0;
+    float *target = g->onehot;
     for (int j = 0; j < r->n; j++) {
         memset(target, 0, T * sizeof(float));
         target[r->target[j]] = 1.0f;
-        sums->steps += r->weight[j] * nn_xent_masked(r->out + (size_t)j * T, r->mask + (size_t)j * T, target, (int)T,
-                                                     scale * r->weight[j], g->rdout + (size_t)j * T);
-        for (size_t q = 0; q < T; q++) dprior += (double)g->rdout[(size_t)j * T + q] * (double)r->prior[(size_t)j * T + q];
+        /* the product loss scales each row's gradient once q is known */
+        float loss = nn_xent_masked(r->out + (size_t)j * T, r->mask + (size_t)j * T, target, (int)T,
+                                    product ? 1.0f : scale * r->weight[j], g->rdout + (size_t)j * T);
+        r->weight[j] = product ? loss : r->weight[j];
+        if (!product) sums->steps += r->weight[j] * loss;
     }
+    if (product) product_losses(m, b, g, n, scale, lo, backward, sums);
+    double dprior = 0;
+    for (size_t k = 0; k < (size_t)r->n * T; k++) dprior += (double)g->rdout[k] * (double)r->prior[k];
     if (backward) {
         nnp_g(ps, m->score_prior)[1] += (float)dprior;
         rows_backward(m, g, &m->step_hidden, &m->step_out, r, true);

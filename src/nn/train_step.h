@@ -11,6 +11,12 @@
  *      with the target's mass per sub-move, plus, for each target move m of
  *      probability p(m) and each of its steps, p(m) times the step's
  *      cross-entropy (masked to continuations of legal moves);
+ *      Or, with the product loss (NN_POLICY_LOSS_PRODUCT), the
+ *      cross-entropy of the target with what the search's prior makes of P:
+ *      q(m) = softmax over the candidates of log P(m) + equity(m) / T, the
+ *      candidates being the K legal moves of highest static equity and the
+ *      target's moves (docs/nn.md, "The product loss"); P then learns the
+ *      correction to static equity the search multiplies it with;
  *   H: the negative log-likelihood of the opponent's true leave, drawn t
  *      tiles a step in ML order, per tile (samples whose leave is unknown
  *      or empty have none).
@@ -20,6 +26,23 @@
 #define ROOKERY_NN_TRAIN_STEP_H
 #include "infer.h"
 #include "shard.h"
+
+typedef enum NnPolicyLoss { NN_POLICY_LOSS_DIRECT = 0, NN_POLICY_LOSS_PRODUCT = 1 } NnPolicyLoss;
+
+typedef struct NnLossOptions {
+    float search_weight;        /* the search's share of the spread target, 0..1 */
+    NnPolicyLoss policy_loss;
+    int product_candidates;     /* K: the product loss's candidates by static equity, 1..NN_PRODUCT_MAX */
+    float product_temperature;  /* T, points: equity's temperature in the product (> 0) */
+} NnLossOptions;
+#define NN_PRODUCT_MAX 256
+/* The defaults: the direct loss, no search share; for the product loss K =
+ * 16, T = 10 (the search's prior_temperature). */
+NnLossOptions nn_loss_options_default(void);
+/* Checks the ranges; the product loss needs a model whose prior values
+ * moves by static equity (arch.prior_equity), since the equity it adds is
+ * that prior's. */
+int nn_loss_options_check(const NnLossOptions *o, const NnModel *m, RkError *err);
 
 typedef struct NnLossSums {
     double wdl, spread, sub, steps, hidden; /* sums over samples (hidden: per-tile means) */
@@ -50,6 +73,10 @@ typedef struct NnGradScratch {
     float *dE, *tmpE, *dT, *dT2, *dsub_sq, *dglob, *dvout, *dvh, *dpin, *dsb, *onehot;
     float *rdout, *rdhid, *rdin;  /* per-row gradients */
     size_t rcap;                  /* floats in each of them */
+    /* the product loss: each sample's candidates (flattened), the log-softmax of its sub-moves */
+    struct NnCandidate *cand;
+    size_t cand_n, cand_cap;
+    float *lsub;
 } NnGradScratch;
 int nn_grad_scratch_init(NnGradScratch *g, const NnModel *m, int cap, RkError *err);
 void nn_grad_scratch_free(NnGradScratch *g);
@@ -61,6 +88,6 @@ float nn_spread_target(const ShardSample *s, float search_weight);
  * capacity), and if backward is true their gradients times scale, added to
  * m->params.g. */
 void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *set, const size_t *idx, int n,
-                     float scale, float search_weight, bool backward, NnLossSums *sums);
+                     float scale, const NnLossOptions *lo, bool backward, NnLossSums *sums);
 
 #endif

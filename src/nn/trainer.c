@@ -47,8 +47,7 @@ int nn_train(NnModel *m, const NnFeatureContext *fc, const ShardSet *data, const
     if (opt->steps == 0) return 0;
     if (n == 0) return rk_error(err, "nn: no training samples");
     if (opt->batch < opt->chunks) return rk_error(err, "nn: batch %d is smaller than grad_chunks %d", opt->batch, opt->chunks);
-    if (!(opt->search_weight >= 0.0f && opt->search_weight <= 1.0f))
-        return rk_error(err, "nn: value_search_weight %g is not within [0, 1]", (double)opt->search_weight);
+    if (nn_loss_options_check(&opt->loss, m, err) != 0) return -1;
     const int K = opt->chunks, P = comm->size, B = opt->batch;
     const int mine = chunks_of(comm->rank, P, K);
     const size_t total = m->params.total, rec = total + NN_LOSS_FIELDS;
@@ -85,7 +84,7 @@ int nn_train(NnModel *m, const NnFeatureContext *fc, const ShardSet *data, const
             int lo = (int)((int64_t)c * B / K), hi = (int)((int64_t)(c + 1) * B / K);
             NnLossSums ls = {0};
             nnp_zero_grad(&m->params);
-            nn_chunk_losses(m, &batch, &scratch, data, draw + lo, hi - lo, 1.0f / (float)B, opt->search_weight, true,
+            nn_chunk_losses(m, &batch, &scratch, data, draw + lo, hi - lo, 1.0f / (float)B, &opt->loss, true,
                             &ls);
             float *out = my + (size_t)j * rec;
             memcpy(out, m->params.g, total * sizeof(float));

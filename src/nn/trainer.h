@@ -36,7 +36,7 @@ typedef struct NnTrainOptions {
     uint64_t seed;
     uint32_t generation;
     double progress_seconds;  /* rank 0 prints a progress line this often (0: never) */
-    float search_weight;      /* the search's share of the spread target, 0..1 (train_step.h) */
+    NnLossOptions loss;       /* the spread target's blend, the policy loss (train_step.h) */
 } NnTrainOptions;
 
 typedef struct NnTrainReport {

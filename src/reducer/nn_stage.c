@@ -105,7 +105,7 @@ int nn_stage_run(const Comm *c, const char *run, int gen, const char *gen_dir, c
                            .seed = o->seed,
                            .generation = (uint32_t)gen,
                            .progress_seconds = o->progress_seconds,
-                           .search_weight = (float)o->search_weight};
+                           .loss = o->loss};
     topt.adam.lr = (float)o->lr;
     topt.adam.weight_decay = (float)o->weight_decay;
     /* a rank-local failure nn_train would meet alone (leaves missing on one rank) must stop them all,

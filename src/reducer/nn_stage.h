@@ -20,7 +20,7 @@ typedef struct NnStageOptions {
     int64_t steps;
     int batch, chunks;
     double lr, weight_decay;
-    double search_weight;   /* the search's share of the spread target (nn/train_step.h) */
+    NnLossOptions loss;     /* the spread target's blend, the policy loss (nn/train_step.h) */
     uint64_t seed;
     int heldout_every;      /* 0: no held-out games */
     uint64_t eval_positions;/* held-out positions evaluated at most */

@@ -61,6 +61,9 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "lr = 0.001\n"
     "weight_decay = 0.0001\n"
     "value_search_weight = 0\n"
+    "policy_loss = direct\n"
+    "product_candidates = 16\n"
+    "product_temperature = 10\n"
     "heldout_every = 10\n"
     "eval_positions = 1000\n"
     "channels = 32\n"
@@ -86,6 +89,13 @@ void train_config_defaults(TrainConfig *c) {
     memset(c, 0, sizeof *c);
     RkError err;
     if (train_config_parse(c, TRAIN_DEFAULT_CONFIG, "default config", &err) != 0) abort(); /* constant */
+}
+
+NnLossOptions train_config_loss_options(const TrainConfig *c) {
+    return (NnLossOptions){.search_weight = (float)c->nn_search_weight,
+                           .policy_loss = (NnPolicyLoss)c->nn_policy_loss,
+                           .product_candidates = c->nn_product_candidates,
+                           .product_temperature = (float)c->nn_product_temperature};
 }
 
 static int parse_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *out) {
@@ -263,6 +273,15 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
         return parse_double(v, 0.0, 10.0, &c->nn_weight_decay);
     } else if (IS("nn", "value_search_weight")) {
         return parse_double(v, 0.0, 1.0, &c->nn_search_weight);
+    } else if (IS("nn", "policy_loss")) {
+        if (strcmp(v, "direct") == 0) c->nn_policy_loss = NN_POLICY_LOSS_DIRECT;
+        else if (strcmp(v, "product") == 0) c->nn_policy_loss = NN_POLICY_LOSS_PRODUCT;
+        else return -1;
+    } else if (IS("nn", "product_candidates")) {
+        if (parse_u64(v, 1, NN_PRODUCT_MAX, &x) != 0) return -1;
+        c->nn_product_candidates = (int)x;
+    } else if (IS("nn", "product_temperature")) {
+        if (parse_double(v, 0.0, 1000.0, &c->nn_product_temperature) != 0 || !(c->nn_product_temperature > 0.0)) return -1;
     } else if (IS("nn", "heldout_every")) {
         if (parse_u64(v, 0, 1000000, &x) != 0 || x == 1) return -1;
         c->nn_heldout_every = (int)x;
@@ -450,7 +469,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
     format_double(k, sizeof k, c->spv_k);
     format_prior(pm, sizeof pm, c->spv_prior_mean);
     format_prior(pv, sizeof pv, c->spv_prior_var);
-    char temp[40], lr[40], wd[40], gate[40], sw[40];
+    char temp[40], lr[40], wd[40], gate[40], sw[40], ptemp[40];
     format_double(gate, sizeof gate, c->mcgs_gate_threshold);
     char value_thr[32], rollout[32];
     format_double(value_thr, sizeof value_thr, c->mcgs_value_threshold);
@@ -459,6 +478,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
     format_double(lr, sizeof lr, c->nn_lr);
     format_double(wd, sizeof wd, c->nn_weight_decay);
     format_double(sw, sizeof sw, c->nn_search_weight);
+    format_double(ptemp, sizeof ptemp, c->nn_product_temperature);
     char sched[TRAIN_MAX_SCHEDULE * 12] = "";
     size_t off = 0;
     for (int i = 0; i < c->n_min_rack_count; i++)
@@ -475,7 +495,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      "prior_var = %s\nheldout_games = %" PRIu64 "\nmatch_pairs = %" PRIu64 "\n\n"
                      "[nn]\nshards = %s\npolicy_temperature = %s\npolicy_top = %d\nshard_samples = %" PRIu64
                      "\ntrain = %s\nwindow = %d\nsteps = %" PRId64 "\nbatch = %d\ngrad_chunks = %d\nlr = %s\n"
-                     "weight_decay = %s\nvalue_search_weight = %s\nheldout_every = %d\neval_positions = %" PRIu64 "\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\nprior = %s\n\n"
+                     "weight_decay = %s\nvalue_search_weight = %s\npolicy_loss = %s\nproduct_candidates = %d\nproduct_temperature = %s\nheldout_every = %d\neval_positions = %" PRIu64 "\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\nprior = %s\n\n"
                      "[mcgs]\nnet = %s\nrollout_with_net = %s\ncandidates_with_net = %s\nhidden_with_net = %s\ngate_pairs = %" PRIu64
                      "\ngate_threshold = %s\nanchor_pairs = %" PRIu64 "\nanchor = %s\nvalue_check_pairs = %" PRIu64
                      "\nvalue_check_threshold = %s\n",
@@ -485,7 +505,9 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      train_config_schedule_name(c->spv_schedule), residual_target_name(c->spv_target), c->spv_start, c->spv_use ? "yes" : "no",
                      c->spv_initial, k, pm, pv, c->spv_heldout_games, c->spv_match_pairs,
                      c->nn_shards ? "yes" : "no", temp, c->nn_top, c->nn_shard_samples, c->nn_train ? "yes" : "no",
-                     c->nn_window, c->nn_steps, c->nn_batch, c->nn_chunks, lr, wd, sw, c->nn_heldout_every,
+                     c->nn_window, c->nn_steps, c->nn_batch, c->nn_chunks, lr, wd, sw,
+                     c->nn_policy_loss == NN_POLICY_LOSS_PRODUCT ? "product" : "direct", c->nn_product_candidates, ptemp,
+                     c->nn_heldout_every,
                      c->nn_eval_positions, c->nn_arch.channels,
                      c->nn_arch.blocks, c->nn_arch.embed, c->nn_arch.head_hidden, c->nn_arch.h_tiles,
                      c->nn_arch.prior_equity ? "equity" : "score",

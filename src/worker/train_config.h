@@ -82,6 +82,14 @@
  *                                      the search's expected final spread (its root value), for
  *                                      samples of a search without a win bonus (shards schema 2;
  *                                      docs/nn.md); 0 = the final spread only
+ *   nn.policy_loss            direct   direct | product: P's loss is the cross-entropy of P itself
+ *                                      with the target, or of the search's prior made of P
+ *                                      (softmax of log P + equity / T over the candidates; needs
+ *                                      nn.prior = equity; docs/nn.md "The product loss")
+ *   nn.product_candidates     16       the product loss's candidates: the K moves of highest
+ *                                      static equity, with the target's moves
+ *   nn.product_temperature    10       T, points: equity's temperature in the product (the
+ *                                      search's prior_temperature)
  *   nn.heldout_every          10       game i of each generation is held out of training when
  *                                      i mod 10 = 9 (0 = none); the newest generation's held-out
  *                                      positions measure the model (metrics.csv)
@@ -121,7 +129,7 @@
 #define ROOKERY_TRAIN_CONFIG_H
 
 #include "core/common.h"
-#include "nn/model.h"
+#include "nn/train_step.h"
 #include "worker/residuals.h"
 
 #define TRAIN_MAX_SCHEDULE 64
@@ -162,6 +170,9 @@ typedef struct TrainConfig {
     int64_t nn_steps;
     double nn_lr, nn_weight_decay;
     double nn_search_weight;   /* the search's share of V's spread target, 0..1 */
+    int nn_policy_loss;        /* NnPolicyLoss (nn/train_step.h) */
+    int nn_product_candidates;
+    double nn_product_temperature;
     NnArch nn_arch;
     bool mcgs_net_auto, mcgs_hidden_net;
     int mcgs_rollout_with_net;
@@ -180,6 +191,8 @@ typedef struct TrainConfig {
 extern const char TRAIN_DEFAULT_CONFIG[];
 
 void train_config_defaults(TrainConfig *c);
+/* The trainer's loss options of the config (nn.value_search_weight, nn.policy_loss, ...). */
+NnLossOptions train_config_loss_options(const TrainConfig *c);
 /* Applies an INI text on top of c; `source` names it in errors. */
 int train_config_parse(TrainConfig *c, const char *text, const char *source, RkError *err);
 int train_config_load(TrainConfig *c, const char *path, RkError *err);

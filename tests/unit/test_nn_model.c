@@ -47,16 +47,38 @@ static void shake(NnModel *m, uint64_t seed) {
     for (int i = 0; i < m->params.count; i++) nnp_fill_normal(&m->params, i, 0.3f, &rng);
 }
 
-static void test_policy_normalised(void) {
+/* Leaves of random values in [-25, 15] points. */
+static void random_leaves(const World *w, Klv *klv) {
+    RkError err;
+    CU_ASSERT_FATAL(klv_init_zero(klv, &w->ld, &err) == 0);
+    float *v = malloc(klv->count * sizeof *v);
+    Rng rng;
+    rng_seed(&rng, 77);
+    for (uint32_t i = 0; i < klv->count; i++) v[i] = (float)(rng_next(&rng) % 4001) / 100.0f - 25.0f;
+    klv_set_values(klv, v);
+    free(v);
+}
+
+/* For the score prior and the equity prior (whose values can be negative):
+ * log P sums to 1 over the legal moves; one move's log P alone
+ * (nn_policy_logprob, the trainer's path: nn_step_row_add) equals its
+ * entry in nn_policy_all's list (the search's path, one row per distinct
+ * prefix); samples follow P. */
+static void policy_normalised(bool equity) {
     World w;
     if (!world_open(&w)) return;
     NnModel m;
     RkError err;
     NnArch arch = small_arch(1);
+    arch.prior_equity = equity;
+    Klv klv;
+    random_leaves(&w, &klv);
+    NnFeatureContext fc = w.fc;
+    if (equity) nn_feature_context_leaves(&fc, klv_leave_value, &klv);
     CU_ASSERT_FATAL(nn_model_init(&m, &arch, &w.ld, 15, 1, &err) == 0);
     shake(&m, 2);
     NnBatch b;
-    CU_ASSERT_FATAL(nn_batch_init(&b, &m, &w.fc, 4, &err) == 0);
+    CU_ASSERT_FATAL(nn_batch_init(&b, &m, &fc, 4, &err) == 0);
     size_t picks[4] = {0, 5, 17, w.set.n - 2};
     for (int i = 0; i < 4; i++) nn_batch_set(&b, &m, i, &w.set.s[picks[i]].pos);
     nn_forward_trunk(&m, &b, 4);
@@ -74,7 +96,7 @@ static void test_policy_normalised(void) {
         }
         CU_ASSERT_DOUBLE_EQUAL(sum, 1.0, 1e-4);
         /* one move's log-probability alone = its entry in the full list */
-        for (int j = 0; j < n; j += n / 7 + 1)
+        for (int j = 0; j < n; j += n / 37 + 1)
             CU_ASSERT_DOUBLE_EQUAL(nn_policy_logprob(&m, &b, i, &b.legal[i].m[j].pm), lp[j], 1e-4);
         /* samples are legal, and the most probable move is drawn about as often as it should be */
         int best = 0;
@@ -94,8 +116,12 @@ static void test_policy_normalised(void) {
     }
     nn_batch_free(&b);
     nn_model_free(&m);
+    klv_free(&klv);
     world_close(&w);
 }
+
+static void test_policy_normalised(void) { policy_normalised(false); }
+static void test_policy_normalised_equity(void) { policy_normalised(true); }
 
 static int cmp_key(const void *pa, const void *pb) {
     const NnLegalMove *a = pa, *b = pb;
@@ -160,13 +186,7 @@ static void test_equity_prior(void) {
     if (!world_open(&w)) return;
     RkError err;
     Klv klv;
-    CU_ASSERT_FATAL(klv_init_zero(&klv, &w.ld, &err) == 0);
-    float *v = malloc(klv.count * sizeof *v);
-    Rng rng;
-    rng_seed(&rng, 77);
-    for (uint32_t i = 0; i < klv.count; i++) v[i] = (float)(rng_next(&rng) % 4001) / 100.0f - 25.0f;
-    klv_set_values(&klv, v);
-    free(v);
+    random_leaves(&w, &klv);
     for (int equity = 0; equity <= 1; equity++) {
         NnArch arch = small_arch(1);
         arch.prior_equity = equity;
@@ -378,32 +398,44 @@ static void test_batch_invariance(void) {
     world_close(&w);
 }
 
-static double chunk_loss(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *set, const size_t *idx, int n) {
+static double chunk_loss(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *set, const size_t *idx, int n,
+                         const NnLossOptions *lo) {
     NnLossSums s = {0};
-    nn_chunk_losses(m, b, g, set, idx, n, 1.0f, 0.0f, false, &s);
+    nn_chunk_losses(m, b, g, set, idx, n, 1.0f, lo, false, &s);
     return s.wdl + s.spread + s.sub + s.steps + s.hidden;
 }
 
-static void gradient_check(int t) {
+/* With product = true: the product loss (K = 6), on a model whose prior is
+ * static equity with random leaves. */
+static void gradient_check(int t, bool product) {
     World w;
     if (!world_open(&w)) return;
     RkError err;
     NnModel m;
     NnArch arch = small_arch(t);
+    arch.prior_equity = product;
+    Klv klv;
+    random_leaves(&w, &klv);
+    NnFeatureContext fc = w.fc;
+    if (product) nn_feature_context_leaves(&fc, klv_leave_value, &klv);
+    NnLossOptions lo = nn_loss_options_default();
+    if (product) lo.policy_loss = NN_POLICY_LOSS_PRODUCT, lo.product_candidates = 6;
     CU_ASSERT_FATAL(nn_model_init(&m, &arch, &w.ld, 15, 7, &err) == 0);
+    CU_ASSERT_FATAL(nn_loss_options_check(&lo, &m, &err) == 0);
     Rng rng;
     rng_seed(&rng, 8);
     for (int i = 0; i < m.params.count; i++) nnp_fill_normal(&m.params, i, 0.15f, &rng);
     NnBatch b;
     NnGradScratch g;
-    CU_ASSERT_FATAL(nn_batch_init(&b, &m, &w.fc, 3, &err) == 0);
+    CU_ASSERT_FATAL(nn_batch_init(&b, &m, &fc, 3, &err) == 0);
     CU_ASSERT_FATAL(nn_grad_scratch_init(&g, &m, 3, &err) == 0);
     size_t idx[3] = {3, 12, 24};
     for (int i = 0; i < 3; i++) CU_ASSERT_TRUE(w.set.s[idx[i]].opp_leave_known && w.set.s[idx[i]].opp_leave.total > 0);
     nnp_zero_grad(&m.params);
     NnLossSums s = {0};
-    nn_chunk_losses(&m, &b, &g, &w.set, idx, 3, 1.0f, 0.0f, true, &s);
-    CU_ASSERT_TRUE(s.hidden_samples == 3 && s.steps > 0 && s.sub > 0 && s.wdl > 0);
+    nn_chunk_losses(&m, &b, &g, &w.set, idx, 3, 1.0f, &lo, true, &s);
+    CU_ASSERT_TRUE(s.hidden_samples == 3 && s.sub > 0 && s.wdl > 0 && s.policy_samples == 3);
+    CU_ASSERT_TRUE(product ? s.steps == 0 : s.steps > 0); /* the product loss is all in sub */
     float *grad = malloc(m.params.total * sizeof(float));
     memcpy(grad, m.params.g, m.params.total * sizeof(float));
     int checked = 0, bad = 0;
@@ -420,9 +452,9 @@ static void gradient_check(int t) {
             float keep = m.params.w[at];
             const float eps = 2e-3f;
             m.params.w[at] = keep + eps;
-            double up = chunk_loss(&m, &b, &g, &w.set, idx, 3);
+            double up = chunk_loss(&m, &b, &g, &w.set, idx, 3, &lo);
             m.params.w[at] = keep - eps;
-            double down = chunk_loss(&m, &b, &g, &w.set, idx, 3);
+            double down = chunk_loss(&m, &b, &g, &w.set, idx, 3, &lo);
             m.params.w[at] = keep;
             double fd = (up - down) / (2.0 * eps), an = grad[at];
             bool ok = fabs(fd - an) <= 0.03 * fabs(an) + 0.02 * gmax + 1e-3;
@@ -440,40 +472,174 @@ static void gradient_check(int t) {
     nn_grad_scratch_free(&g);
     nn_batch_free(&b);
     nn_model_free(&m);
+    klv_free(&klv);
     world_close(&w);
 }
 
-static void test_gradients_t1(void) { gradient_check(1); }
-static void test_gradients_t2(void) { gradient_check(2); }
+static void test_gradients_t1(void) { gradient_check(1, false); }
+static void test_gradients_t2(void) { gradient_check(2, false); }
+static void test_gradients_product(void) { gradient_check(1, true); }
 
-static void test_overfit(void) {
+/* Whether legal move j of lg is one of the product loss's candidates: one
+ * of the K highest priors (the earlier on a tie), or a move of the target.
+ * Counted the slow way, as an oracle of the trainer's selection. */
+static bool is_candidate(const NnModel *m, const NnLegal *lg, int j, int K, const ShardSet *set,
+                         const ShardSample *s) {
+    int above = 0;
+    for (int k = 0; k < lg->n; k++)
+        above += lg->m[k].prior > lg->m[j].prior || (lg->m[k].prior == lg->m[j].prior && k < j);
+    if (above < K) return true;
+    for (uint32_t t = 0; t < s->policy_count; t++)
+        if (set->pprob[s->policy_start + t] > 0 && nn_legal_find(lg, &m->ps, &set->pmove[s->policy_start + t]) == j)
+            return true;
+    return false;
+}
+
+/* The product loss of position i of b (after the forward passes) computed
+ * from nn_policy_all's log P of every legal move: -sum t log q, q =
+ * softmax(log P + prior / T) over the candidates. *best gets the candidate
+ * of the highest q. */
+static double product_loss_oracle(const NnModel *m, NnBatch *b, int i, const ShardSet *set, const ShardSample *s,
+                                  const NnLossOptions *lo, int *best) {
+    const NnLegal *lg = &b->legal[i];
+    double *x = malloc((size_t)lg->n * sizeof *x), *t = calloc((size_t)lg->n, sizeof *t);
+    nn_policy_all(m, b, i, x);
+    double mass = 0, mx = -INFINITY, z = 0, loss = 0;
+    for (uint32_t k = 0; k < s->policy_count; k++) {
+        int j = nn_legal_find(lg, &m->ps, &set->pmove[s->policy_start + k]);
+        if (j >= 0 && set->pprob[s->policy_start + k] > 0) t[j] += set->pprob[s->policy_start + k], mass += set->pprob[s->policy_start + k];
+    }
+    *best = -1;
+    for (int j = 0; j < lg->n; j++) {
+        if (!is_candidate(m, lg, j, lo->product_candidates, set, s)) {
+            x[j] = -INFINITY;
+            continue;
+        }
+        x[j] += lg->m[j].prior / lo->product_temperature;
+        if (x[j] > mx) mx = x[j], *best = j;
+    }
+    for (int j = 0; j < lg->n; j++)
+        if (isfinite(x[j])) z += exp(x[j] - mx);
+    for (int j = 0; j < lg->n; j++)
+        if (t[j] > 0) loss -= t[j] / mass * (x[j] - mx - log(z));
+    free(x), free(t);
+    return loss;
+}
+
+/* The product loss equals the oracle's, for a few and for all candidates;
+ * its options are checked, and it refuses a model whose prior is the score. */
+static void test_product_loss(void) {
+    World w;
+    if (!world_open(&w)) return;
+    RkError err;
+    Klv klv;
+    random_leaves(&w, &klv);
+    NnFeatureContext fc = w.fc;
+    nn_feature_context_leaves(&fc, klv_leave_value, &klv);
+    NnArch arch = small_arch(1);
+    arch.prior_equity = 1;
+    NnModel m;
+    CU_ASSERT_FATAL(nn_model_init(&m, &arch, &w.ld, 15, 13, &err) == 0);
+    shake(&m, 14);
+    enum { N = 5 };
+    NnBatch b;
+    NnGradScratch g;
+    CU_ASSERT_FATAL(nn_batch_init(&b, &m, &fc, N, &err) == 0);
+    CU_ASSERT_FATAL(nn_grad_scratch_init(&g, &m, N, &err) == 0);
+    size_t idx[N] = {1, 6, 13, 22, 29};
+    int Ks[3] = {1, 4, NN_PRODUCT_MAX};
+    for (int q = 0; q < 3; q++) {
+        NnLossOptions lo = nn_loss_options_default();
+        lo.policy_loss = NN_POLICY_LOSS_PRODUCT, lo.product_candidates = Ks[q], lo.product_temperature = 7.0f;
+        NnLossSums sums = {0};
+        nn_chunk_losses(&m, &b, &g, &w.set, idx, N, 1.0f, &lo, false, &sums);
+        double want = 0;
+        int best;
+        for (int i = 0; i < N; i++) want += product_loss_oracle(&m, &b, i, &w.set, &w.set.s[idx[i]], &lo, &best);
+        printf("(K %d: %.5f, oracle %.5f) ", Ks[q], sums.sub, want);
+        CU_ASSERT_TRUE(want > 0);
+        CU_ASSERT_TRUE(fabs(sums.sub - want) <= 1e-3 * want + 1e-4);
+        CU_ASSERT_EQUAL(sums.policy_samples, N);
+    }
+    /* bad options */
+    NnLossOptions lo = nn_loss_options_default();
+    lo.policy_loss = NN_POLICY_LOSS_PRODUCT;
+    CU_ASSERT_EQUAL(nn_loss_options_check(&lo, &m, &err), 0);
+    lo.product_candidates = 0;
+    CU_ASSERT_EQUAL(nn_loss_options_check(&lo, &m, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "product_candidates"));
+    lo.product_candidates = 8, lo.product_temperature = 0.0f;
+    CU_ASSERT_EQUAL(nn_loss_options_check(&lo, &m, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "product_temperature"));
+    lo.product_temperature = 10.0f, lo.search_weight = 1.5f;
+    CU_ASSERT_EQUAL(nn_loss_options_check(&lo, &m, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "value_search_weight"));
+    NnModel score;
+    NnArch sarch = small_arch(1);
+    CU_ASSERT_FATAL(nn_model_init(&score, &sarch, &w.ld, 15, 13, &err) == 0);
+    lo.search_weight = 0.0f;
+    CU_ASSERT_EQUAL(nn_loss_options_check(&lo, &score, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nn.prior = equity"));
+    lo.policy_loss = NN_POLICY_LOSS_DIRECT; /* the direct loss takes either */
+    CU_ASSERT_EQUAL(nn_loss_options_check(&lo, &score, &err), 0);
+    nn_model_free(&score);
+    nn_grad_scratch_free(&g);
+    nn_batch_free(&b);
+    nn_model_free(&m);
+    klv_free(&klv);
+    world_close(&w);
+}
+
+/* A small model overfits a few samples: the loss falls, and the move it
+ * ranks first is the target's. With product = true the loss is the product
+ * loss (equity prior, random leaves) and "ranks first" is among the
+ * candidates by log P + equity / T, as the search's prior ranks them. */
+static void overfit(bool product) {
     World w;
     if (!world_open(&w)) return;
     RkError err;
     NnModel m;
-    NnArch arch = {.channels = 16, .blocks = 1, .embed = 32, .head_hidden = 32, .h_tiles = 1};
+    NnArch arch = {.channels = 16, .blocks = 1, .embed = 32, .head_hidden = 32, .h_tiles = 1, .prior_equity = product};
+    Klv klv;
+    random_leaves(&w, &klv);
+    NnFeatureContext fc = w.fc;
+    if (product) nn_feature_context_leaves(&fc, klv_leave_value, &klv);
+    NnLossOptions lo = nn_loss_options_default();
+    if (product) lo.policy_loss = NN_POLICY_LOSS_PRODUCT;
     CU_ASSERT_FATAL(nn_model_init(&m, &arch, &w.ld, 15, 11, &err) == 0);
     enum { N = 6 };
     NnBatch b;
     NnGradScratch g;
-    CU_ASSERT_FATAL(nn_batch_init(&b, &m, &w.fc, N, &err) == 0);
+    CU_ASSERT_FATAL(nn_batch_init(&b, &m, &fc, N, &err) == 0);
     CU_ASSERT_FATAL(nn_grad_scratch_init(&g, &m, N, &err) == 0);
     size_t idx[N] = {2, 7, 11, 16, 21, 26};
     NnAdam adam = nn_adam_default();
     adam.lr = 3e-3f;
     adam.weight_decay = 0;
-    double first = 0, last = 0;
+    double first = 0, last = 0, pfirst = 0, plast = 0;
     for (int step = 1; step <= 250; step++) {
         nnp_zero_grad(&m.params);
         NnLossSums s = {0};
-        nn_chunk_losses(&m, &b, &g, &w.set, idx, N, 1.0f / N, 0.0f, true, &s);
+        nn_chunk_losses(&m, &b, &g, &w.set, idx, N, 1.0f / N, &lo, true, &s);
         CU_ASSERT_TRUE_FATAL(nnp_grads_finite(&m.params));
         nn_adam_step(&m.params, &adam, step);
-        if (step == 1) first = nn_loss_total(&s);
-        last = nn_loss_total(&s);
+        if (step == 1) first = nn_loss_total(&s), pfirst = nn_loss_policy(&s);
+        last = nn_loss_total(&s), plast = nn_loss_policy(&s);
     }
-    printf("(loss %.3f -> %.3f) ", first, last);
+    /* the policy loss is a cross-entropy with soft targets: it falls toward their entropy */
+    double entropy = 0;
+    for (int i = 0; i < N; i++) {
+        const ShardSample *s = &w.set.s[idx[i]];
+        double mass = 0;
+        for (uint32_t j = 0; j < s->policy_count; j++) mass += w.set.pprob[s->policy_start + j];
+        for (uint32_t j = 0; j < s->policy_count; j++) {
+            double t = w.set.pprob[s->policy_start + j] / mass;
+            if (t > 0) entropy -= t * log(t) / N;
+        }
+    }
+    printf("(loss %.3f -> %.3f, policy %.3f -> %.3f, target entropy %.3f) ", first, last, pfirst, plast, entropy);
     CU_ASSERT_TRUE(last < 0.25 * first);
+    CU_ASSERT_TRUE(plast - entropy < 0.25 * (pfirst - entropy));
     /* the most probable move is the target's most probable one */
     nn_forward_trunk(&m, &b, N);
     nn_forward_submoves(&m, &b, N);
@@ -485,6 +651,7 @@ static void test_overfit(void) {
         int best = 0;
         for (int j = 1; j < b.legal[i].n; j++)
             if (lp[j] > lp[best]) best = j;
+        if (product) product_loss_oracle(&m, &b, i, &w.set, s, &lo, &best);
         int want = nn_legal_find(&b.legal[i], &m.ps, &w.set.pmove[s->policy_start]);
         /* ties in the target: any move of the top probability counts */
         for (uint32_t j = 0; j < s->policy_count; j++)
@@ -498,12 +665,17 @@ static void test_overfit(void) {
     nn_grad_scratch_free(&g);
     nn_batch_free(&b);
     nn_model_free(&m);
+    klv_free(&klv);
     world_close(&w);
 }
+
+static void test_overfit(void) { overfit(false); }
+static void test_overfit_product(void) { overfit(true); }
 
 int main(void) {
     CU_TestInfo tests[] = {
         {"policy: log P over the legal moves sums to 1; samples are legal and follow P", test_policy_normalised},
+        {"policy with the equity prior: the search's log P = the trainer's; sums to 1", test_policy_normalised_equity},
         {"legal list: every legal move once, in (sub-move, tokens) order, found at its index", test_legal_order},
         {"the score prior: best score, or with nn.prior = equity best static equity (leaves needed)", test_equity_prior},
         {"H: P(leave) sums to 1 over the pool's leaves (t = 1, 2); samples fit the pool", test_hidden_normalised},
@@ -511,6 +683,10 @@ int main(void) {
         {"gradients of the whole model = finite differences (t = 1)", test_gradients_t1},
         {"gradients of the whole model = finite differences (t = 2)", test_gradients_t2},
         {"a small model overfits a few samples", test_overfit},
+        {"gradients of the product loss = finite differences", test_gradients_product},
+        {"the product loss = -sum t log softmax(log P + equity / T) over its candidates (oracle); its options",
+         test_product_loss},
+        {"a small model overfits a few samples with the product loss", test_overfit_product},
         CU_TEST_INFO_NULL,
     };
     return tu_run("nn_model", tests);

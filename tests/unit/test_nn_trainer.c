@@ -159,13 +159,13 @@ static void test_search_weight(void) {
     NnTrainOptions o = options(5);
     for (size_t i = 0; i < w.set.n; i++) CU_ASSERT(isnan(w.set.s[i].search_spread)); /* static self-play */
     CU_ASSERT_EQUAL_FATAL(nn_train(&m[0], &w.fc, &w.set, w.idx, w.set.n, &o, &comm, &r, &err), 0);
-    o.search_weight = 1.0f;
+    o.loss.search_weight = 1.0f;
     CU_ASSERT_EQUAL_FATAL(nn_train(&m[1], &w.fc, &w.set, w.idx, w.set.n, &o, &comm, &r, &err), 0);
     CU_ASSERT_EQUAL(memcmp(m[0].params.w, m[1].params.w, m[0].params.total * sizeof(float)), 0);
     for (size_t i = 0; i < w.set.n; i++) w.set.s[i].search_spread = (float)w.set.s[i].final_spread - 60.0f;
     o = options(60);
     CU_ASSERT_EQUAL_FATAL(nn_train(&m[2], &w.fc, &w.set, w.idx, w.set.n, &o, &comm, &r, &err), 0);
-    o.search_weight = 1.0f;
+    o.loss.search_weight = 1.0f;
     CU_ASSERT_EQUAL_FATAL(nn_train(&m[3], &w.fc, &w.set, w.idx, w.set.n, &o, &comm, &r, &err), 0);
     double final_only = mean_spread(&m[2], &w), search_only = mean_spread(&m[3], &w);
     printf("(mean predicted spread: target final %.1f, target search %.1f) ", final_only, search_only);
@@ -211,7 +211,7 @@ static void test_bad_options(void) {
     const float weights[3] = {-0.5f, 1.5f, NAN};
     for (int k = 0; k < 3; k++) {
         o = options(2);
-        o.search_weight = weights[k];
+        o.loss.search_weight = weights[k];
         CU_ASSERT_EQUAL(nn_train(&m, &w.fc, &w.set, w.idx, w.set.n, &o, &comm, &r, &err), -1);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "value_search_weight"));
     }
