@@ -80,7 +80,8 @@ static void print_eval(const NnEvalReport *e) {
     if (e->p_positions < e->positions) /* fast searches' samples have no P target */
         printf(" (on the %" PRIu64 " with a P target)", e->p_positions);
     if (e->has_static)
-        printf(" (static equity's best %.2f%%, P x static's %.2f%%)", 100.0 * e->static_top1, 100.0 * e->p_static_top1);
+        printf(" (static equity's best %.2f%%, P x static's over the top %d %.2f%%)", 100.0 * e->static_top1,
+               NN_EVAL_CANDIDATES, 100.0 * e->p_static_top1);
     printf("\n");
     printf("  P cross-entropy with the P target        %.4f nats", e->p_ce);
     if (e->has_static)

@@ -87,9 +87,26 @@ static double log_sum_exp(const double *x, int n) {
     return mx + log(s);
 }
 
+/* Whether legal move j is one of the search's candidates with a net and
+ * prior=equity: one of the NN_EVAL_CANDIDATES of highest equity (the
+ * earlier on a tie), or a move of the target (whose equities were valued
+ * with the leaves of its own generation, which may rank it just outside). */
+static bool search_candidate(const NnModel *m, const ShardSet *set, const ShardSample *s, const NnLegal *lg,
+                             const double *eq, int j) {
+    int above = 0;
+    for (int k = 0; k < lg->n && above < NN_EVAL_CANDIDATES; k++)
+        above += eq[k] > eq[j] || (eq[k] == eq[j] && k < j);
+    if (above < NN_EVAL_CANDIDATES) return true;
+    for (uint32_t t = 0; t < s->policy_count; t++)
+        if (set->pprob[s->policy_start + t] > 0 && nn_legal_find(lg, &m->ps, &set->pmove[s->policy_start + t]) == j)
+            return true;
+    return false;
+}
+
 /* P's and the static baselines' scores on one sample with a P target:
  * lp = log P of every legal move, eq = their static equities (NULL: no
- * static baselines). */
+ * static baselines). Static equity is scored over every legal move; P x
+ * static over the search's candidates, as the search's prior is. */
 static void score_policy(const NnModel *m, const ShardSet *set, const ShardSample *s, const NnLegal *lg,
                          const double *lp, const double *eq, DoubleBuf *scratch, NnEvalReport *rep) {
     int played = nn_legal_find(lg, &m->ps, &s->played), best = 0;
@@ -108,7 +125,7 @@ static void score_policy(const NnModel *m, const ShardSet *set, const ShardSampl
         int sbest = 0, pbest = 0;
         for (int j = 0; j < lg->n; j++) {
             x[j] = eq[j] / NN_EVAL_STATIC_T;
-            x[lg->n + j] = lp[j] + eq[j] / NN_EVAL_STATIC_T;
+            x[lg->n + j] = search_candidate(m, set, s, lg, eq, j) ? lp[j] + eq[j] / NN_EVAL_STATIC_T : -INFINITY;
             if (eq[j] > eq[sbest]) sbest = j;
             if (x[lg->n + j] > x[lg->n + pbest]) pbest = j;
         }
@@ -124,7 +141,7 @@ static void score_policy(const NnModel *m, const ShardSet *set, const ShardSampl
         rep->p_ce -= w * lp[j];
         if (eq) {
             rep->static_ce -= w * (x[j] - lse_s);
-            rep->p_static_ce -= w * (x[lg->n + j] - lse_ps);
+            if (w > 0) rep->p_static_ce -= w * (x[lg->n + j] - lse_ps);
         }
     }
 }

@@ -8,9 +8,11 @@
  *      Given the leaves the games were played with, the same two numbers for
  *      static equity (its best move; softmax(equity / T) over the legal
  *      moves, T = NN_EVAL_STATIC_T points, the search's prior_temperature)
- *      and the cross-entropy of P x softmax(equity / T) renormalised (the
- *      search's prior=equity with a net): does P rank the moves better than
- *      static equity, and does it add to it?
+ *      and the top-1 and cross-entropy of P x softmax(equity / T)
+ *      renormalised over the search's candidates (the NN_EVAL_CANDIDATES
+ *      moves of highest equity and the target's: the search's prior=equity
+ *      with a net and candidates_by=equity, as the loop plays): does P rank
+ *      the moves better than static equity, and does it add to it?
  *   V: Brier score of the win probability (target 1 win, 1/2 draw, 0 loss)
  *      and RMS error of the expected final spread, against a baseline that
  *      knows only the current spread and the number of unseen tiles (the
@@ -24,6 +26,7 @@
 #include "shard.h"
 
 #define NN_EVAL_STATIC_T 10.0
+#define NN_EVAL_CANDIDATES 8  /* the candidates of the 2-core runs of docs/results.md (jobs/mcgs.ini has 16) */
 
 typedef struct NnEvalReport {
     uint64_t positions, leaves, leave_tiles;
@@ -32,7 +35,7 @@ typedef struct NnEvalReport {
     double p_ce;             /* nats, P against the P target */
     int has_static;          /* the next three were measured (leaves given) */
     double static_top1, static_ce, p_static_ce;
-    double p_static_top1;    /* the top-1 of P x softmax(equity / T), the search's prior=equity with a net */
+    double p_static_top1;    /* the top-1 of P x softmax(equity / T) over the search's candidates */
     double v_brier, v_brier_base;
     double spread_rmse, spread_rmse_base;
     double h_nll, h_nll_uniform;   /* per tile, nats */

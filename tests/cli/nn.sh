@@ -41,7 +41,7 @@ grep -q "P top-1" "$work/eval.txt" || fail "nn eval: no P line"
 # (gen-0000's, the default), so that baseline agrees every time; with other leaves it need not
 grep -q "static equity's best 100.00%" "$work/eval.txt" || { cat "$work/eval.txt"; fail "nn eval: static baseline"; }
 grep -q "P x static" "$work/eval.txt" || fail "nn eval: no cross-entropy line"
-grep -Eq "P x static's [0-9]+\.[0-9]{2}%" "$work/eval.txt" || { cat "$work/eval.txt"; fail "nn eval: no top-1 of P x static"; }
+grep -Eq "P x static's over the top 8 [0-9]+\.[0-9]{2}%" "$work/eval.txt" || { cat "$work/eval.txt"; fail "nn eval: no top-1 of P x static"; }
 grep -q '"p_static_top1": [01]\.' "$run/gen-0001/manifest.json" || fail "no p_static_top1 in the manifest"
 grep "gen 1 nn:" "$work/train.log" | grep -q "P cross-entropy" || fail "no P cross-entropy in the training log"
 expect_error 2 "nope.klv2" "$bin" nn eval --run "$run" --model "$model" --leaves "$work/nope.klv2"
