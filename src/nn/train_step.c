@@ -248,13 +248,12 @@ static void product_rows(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSe
  * onehot): per sample, q = softmax(log P + equity / T) over its
  * candidates, the loss -sum t log q, and the gradients: (q - t) on each
  * candidate's log P, into its sub-move and its step rows. */
-static void product_losses(NnModel *m, NnBatch *b, NnGradScratch *g, int n, float scale, const NnLossOptions *lo,
+static void product_losses(NnModel *m, NnBatch *b, NnGradScratch *g, float scale, const NnLossOptions *lo,
                            bool backward, NnLossSums *sums) {
     NnRows *r = &b->steps;
     size_t per = (size_t)m->ps.submoves, T = (size_t)m->ps.tokens;
     double invT = 1.0 / lo->product_temperature;
     size_t c0 = 0;
-    (void)n;
     while (c0 < g->cand_n) {
         int i = g->cand[c0].sample;
         size_t c1 = c0;
@@ -341,7 +340,7 @@ void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *s
         r->weight[j] = product ? loss : r->weight[j];
         if (!product) sums->steps += r->weight[j] * loss;
     }
-    if (product) product_losses(m, b, g, n, scale, lo, backward, sums);
+    if (product) product_losses(m, b, g, scale, lo, backward, sums);
     double dprior = 0;
     for (size_t k = 0; k < (size_t)r->n * T; k++) dprior += (double)g->rdout[k] * (double)r->prior[k];
     if (backward) {
