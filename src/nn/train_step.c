@@ -218,9 +218,11 @@ static void product_rows(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSe
         }
         size_t targets = g->cand_n;
         for (size_t c = first; c < targets; c++) g->cand[c].target = (float)(g->cand[c].target / mass);
-        /* the K highest priors (static equity), the earlier move first on a tie */
-        int kept = 0;
+        /* the K highest priors (static equity), the earlier move first on a tie; never a pass (its
+         * prior is 0, but the search ranks it below every move: a candidate only where it is a target) */
+        int kept = 0, pass = pshape->submoves - 1;
         for (int j = 0; j < lg->n; j++) {
+            if (lg->m[j].submove == pass) continue;
             if (kept == K && !(lg->m[j].prior > lg->m[top[K - 1]].prior)) continue;
             int at = kept < K ? kept++ : K - 1;
             while (at > 0 && lg->m[j].prior > lg->m[top[at - 1]].prior) top[at] = top[at - 1], at--;

@@ -405,7 +405,7 @@ static double chunk_loss(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSe
     return s.wdl + s.spread + s.sub + s.steps + s.hidden;
 }
 
-/* With product = true: the product loss (K = 6), on a model whose prior is
+/* With product = true: the product loss (K = 256), on a model whose prior is
  * static equity with random leaves. */
 static void gradient_check(int t, bool product) {
     World w;
@@ -419,7 +419,9 @@ static void gradient_check(int t, bool product) {
     NnFeatureContext fc = w.fc;
     if (product) nn_feature_context_leaves(&fc, klv_leave_value, &klv);
     NnLossOptions lo = nn_loss_options_default();
-    if (product) lo.policy_loss = NN_POLICY_LOSS_PRODUCT, lo.product_candidates = 6;
+    /* K large enough for exchanges: only candidates' sub-moves get a gradient (the loss does not
+     * depend on the others: their share of the softmax's normaliser cancels in q) */
+    if (product) lo.policy_loss = NN_POLICY_LOSS_PRODUCT, lo.product_candidates = NN_PRODUCT_MAX;
     CU_ASSERT_FATAL(nn_model_init(&m, &arch, &w.ld, 15, 7, &err) == 0);
     CU_ASSERT_FATAL(nn_loss_options_check(&lo, &m, &err) == 0);
     Rng rng;
@@ -481,14 +483,16 @@ static void test_gradients_t2(void) { gradient_check(2, false); }
 static void test_gradients_product(void) { gradient_check(1, true); }
 
 /* Whether legal move j of lg is one of the product loss's candidates: one
- * of the K highest priors (the earlier on a tie), or a move of the target.
+ * of the K highest priors (the earlier on a tie) other than the pass, or a
+ * move of the target.
  * Counted the slow way, as an oracle of the trainer's selection. */
 static bool is_candidate(const NnModel *m, const NnLegal *lg, int j, int K, const ShardSet *set,
                          const ShardSample *s) {
-    int above = 0;
+    int above = 0, pass = m->ps.submoves - 1;
     for (int k = 0; k < lg->n; k++)
-        above += lg->m[k].prior > lg->m[j].prior || (lg->m[k].prior == lg->m[j].prior && k < j);
-    if (above < K) return true;
+        above += lg->m[k].submove != pass &&
+                 (lg->m[k].prior > lg->m[j].prior || (lg->m[k].prior == lg->m[j].prior && k < j));
+    if (above < K && lg->m[j].submove != pass) return true;
     for (uint32_t t = 0; t < s->policy_count; t++)
         if (set->pprob[s->policy_start + t] > 0 && nn_legal_find(lg, &m->ps, &set->pmove[s->policy_start + t]) == j)
             return true;
