@@ -87,20 +87,12 @@ static double log_sum_exp(const double *x, int n) {
     return mx + log(s);
 }
 
-/* Whether legal move j is one of the search's candidates with a net and
- * prior=equity: one of the NN_EVAL_CANDIDATES of highest equity (the
- * earlier on a tie), or a move of the target (whose equities were valued
- * with the leaves of its own generation, which may rank it just outside). */
-static bool search_candidate(const NnModel *m, const ShardSet *set, const ShardSample *s, const NnLegal *lg,
-                             const double *eq, int j) {
+/* Whether legal move j is one of the NN_EVAL_CANDIDATES legal moves of
+ * highest equity (the earlier on a tie). */
+static bool equity_top(const double *eq, int n, int j) {
     int above = 0;
-    for (int k = 0; k < lg->n && above < NN_EVAL_CANDIDATES; k++)
-        above += eq[k] > eq[j] || (eq[k] == eq[j] && k < j);
-    if (above < NN_EVAL_CANDIDATES) return true;
-    for (uint32_t t = 0; t < s->policy_count; t++)
-        if (set->pprob[s->policy_start + t] > 0 && nn_legal_find(lg, &m->ps, &set->pmove[s->policy_start + t]) == j)
-            return true;
-    return false;
+    for (int k = 0; k < n && above < NN_EVAL_CANDIDATES; k++) above += eq[k] > eq[j] || (eq[k] == eq[j] && k < j);
+    return above < NN_EVAL_CANDIDATES;
 }
 
 /* P's and the static baselines' scores on one sample with a P target:
@@ -122,10 +114,18 @@ static void score_policy(const NnModel *m, const ShardSet *set, const ShardSampl
     double *x = NULL;
     if (eq) {
         x = dbuf_reserve(scratch, (size_t)lg->n * 2 + 1);
-        int sbest = 0, pbest = 0;
+        /* P x static over the search's candidates: equity's top moves, and the target's (valued with
+         * the leaves of its own generation, which may rank one just outside) */
         for (int j = 0; j < lg->n; j++) {
             x[j] = eq[j] / NN_EVAL_STATIC_T;
-            x[lg->n + j] = search_candidate(m, set, s, lg, eq, j) ? lp[j] + eq[j] / NN_EVAL_STATIC_T : -INFINITY;
+            x[lg->n + j] = equity_top(eq, lg->n, j) ? lp[j] + x[j] : -INFINITY;
+        }
+        for (uint32_t t = 0; t < s->policy_count; t++) {
+            int j = nn_legal_find(lg, &m->ps, &set->pmove[s->policy_start + t]);
+            if (j >= 0 && set->pprob[s->policy_start + t] > 0) x[lg->n + j] = lp[j] + x[j];
+        }
+        int sbest = 0, pbest = 0;
+        for (int j = 0; j < lg->n; j++) {
             if (eq[j] > eq[sbest]) sbest = j;
             if (x[lg->n + j] > x[lg->n + pbest]) pbest = j;
         }
