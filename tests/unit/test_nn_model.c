@@ -59,6 +59,15 @@ static void random_leaves(const World *w, Klv *klv) {
     free(v);
 }
 
+/* Random leaves into *klv (the caller frees them), and the world's feature
+ * context, with them if `leaves` (an equity-prior model needs them). */
+static NnFeatureContext context_with_leaves(const World *w, Klv *klv, bool leaves) {
+    random_leaves(w, klv);
+    NnFeatureContext fc = w->fc;
+    if (leaves) nn_feature_context_leaves(&fc, klv_leave_value, klv);
+    return fc;
+}
+
 /* For the score prior and the equity prior (whose values can be negative):
  * log P sums to 1 over the legal moves; one move's log P alone
  * (nn_policy_logprob, the trainer's path: nn_step_row_add) equals its
@@ -72,9 +81,7 @@ static void policy_normalised(bool equity) {
     NnArch arch = small_arch(1);
     arch.prior_equity = equity;
     Klv klv;
-    random_leaves(&w, &klv);
-    NnFeatureContext fc = w.fc;
-    if (equity) nn_feature_context_leaves(&fc, klv_leave_value, &klv);
+    NnFeatureContext fc = context_with_leaves(&w, &klv, equity);
     CU_ASSERT_FATAL(nn_model_init(&m, &arch, &w.ld, 15, 1, &err) == 0);
     shake(&m, 2);
     NnBatch b;
@@ -415,9 +422,7 @@ static void gradient_check(int t, bool product) {
     NnArch arch = small_arch(t);
     arch.prior_equity = product;
     Klv klv;
-    random_leaves(&w, &klv);
-    NnFeatureContext fc = w.fc;
-    if (product) nn_feature_context_leaves(&fc, klv_leave_value, &klv);
+    NnFeatureContext fc = context_with_leaves(&w, &klv, product);
     NnLossOptions lo = nn_loss_options_default();
     /* K large enough for exchanges: only candidates' sub-moves get a gradient (the loss does not
      * depend on the others: their share of the softmax's normaliser cancels in q) */
@@ -537,9 +542,7 @@ static void test_product_loss(void) {
     if (!world_open(&w)) return;
     RkError err;
     Klv klv;
-    random_leaves(&w, &klv);
-    NnFeatureContext fc = w.fc;
-    nn_feature_context_leaves(&fc, klv_leave_value, &klv);
+    NnFeatureContext fc = context_with_leaves(&w, &klv, true);
     NnArch arch = small_arch(1);
     arch.prior_equity = 1;
     NnModel m;
@@ -605,9 +608,7 @@ static void overfit(bool product) {
     NnModel m;
     NnArch arch = {.channels = 16, .blocks = 1, .embed = 32, .head_hidden = 32, .h_tiles = 1, .prior_equity = product};
     Klv klv;
-    random_leaves(&w, &klv);
-    NnFeatureContext fc = w.fc;
-    if (product) nn_feature_context_leaves(&fc, klv_leave_value, &klv);
+    NnFeatureContext fc = context_with_leaves(&w, &klv, product);
     NnLossOptions lo = nn_loss_options_default();
     if (product) lo.policy_loss = NN_POLICY_LOSS_PRODUCT;
     CU_ASSERT_FATAL(nn_model_init(&m, &arch, &w.ld, 15, 11, &err) == 0);
