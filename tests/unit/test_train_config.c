@@ -51,6 +51,11 @@ static void test_parse_and_override(void) {
     CU_ASSERT_EQUAL(train_config_set(&c, "run.threads", "8", &err), 0);
     CU_ASSERT_EQUAL(c.nn_search_weight, 0.0);
     CU_ASSERT_EQUAL(train_config_set(&c, "nn.value_search_weight", "0.25", &err), 0);
+    CU_ASSERT_EQUAL(c.nn_policy_loss, NN_POLICY_LOSS_DIRECT);
+    CU_ASSERT_EQUAL(c.nn_product_candidates, 16);
+    CU_ASSERT_EQUAL(train_config_set(&c, "nn.policy_loss", "product", &err), 0);
+    CU_ASSERT_EQUAL(train_config_set(&c, "nn.product_candidates", "12", &err), 0);
+    CU_ASSERT_EQUAL(train_config_set(&c, "nn.product_temperature", "7.5", &err), 0);
     /* the written form parses back to the same values */
     char buf[8192];
     CU_ASSERT_FATAL(train_config_write(&c, buf, sizeof buf) > 0);
@@ -66,6 +71,11 @@ static void test_parse_and_override(void) {
     CU_ASSERT_EQUAL(d.shrink, 0.1); /* bit for bit */
     CU_ASSERT_EQUAL(d.threads, 8);
     CU_ASSERT_EQUAL(d.nn_search_weight, 0.25);
+    NnLossOptions lo = train_config_loss_options(&d);
+    CU_ASSERT_EQUAL(lo.policy_loss, NN_POLICY_LOSS_PRODUCT);
+    CU_ASSERT_EQUAL(lo.product_candidates, 12);
+    CU_ASSERT_EQUAL(lo.product_temperature, 7.5f);
+    CU_ASSERT_EQUAL(lo.search_weight, 0.25f);
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "shrink = 0.1\n"));
     /* the embedded default text says what train_config_defaults holds */
     CU_ASSERT_PTR_NOT_NULL(strstr(TRAIN_DEFAULT_CONFIG, "shrink = 30\n"));
@@ -97,6 +107,11 @@ static void test_errors(void) {
         {"[run]\nthreads = 0\n", "run.threads"},
         {"[nn]\nvalue_search_weight = 1.5\n", "nn.value_search_weight"},
         {"[nn]\nvalue_search_weight = -0.1\n", "nn.value_search_weight"},
+        {"[nn]\npolicy_loss = visits\n", "nn.policy_loss"},
+        {"[nn]\nproduct_candidates = 0\n", "nn.product_candidates"},
+        {"[nn]\nproduct_candidates = 257\n", "nn.product_candidates"},
+        {"[nn]\nproduct_temperature = 0\n", "nn.product_temperature"},
+        {"[nn]\nproduct_temperature = -3\n", "nn.product_temperature"},
         {"[run]\nthreads = 257\n", "run.threads"},
         {"[mcgs]\nanchor = nn\n", "mcgs.anchor"},
         {"[mcgs]\nanchor = statics\n", "mcgs.anchor"},
