@@ -66,6 +66,13 @@ int mcgs_config_check(const McgsConfig *c, RkError *err) {
         return rk_error(err, "mcgs: fpu, vloss and win_bonus must be finite (vloss, win_bonus >= 0)");
     if (winprob_check(&c->win.model, err) != 0) return -1;
     if (c->rollout < 0 || c->rollout > 100) return rk_error(err, "mcgs: rollout %d, expected 0..100", c->rollout);
+    if (!(c->value_mix >= 0.0) || !(c->value_mix <= 1.0))
+        return rk_error(err, "mcgs: value_mix must be in [0, 1] (V's share of a leaf's value)");
+    if (c->value_mix > 0.0 && (c->net == NULL || c->rollout == 0))
+        return rk_error(err, "mcgs: value_mix mixes the net's V with rollouts: it needs a net and rollout >= 1");
+    if (c->value_mix > 0.0 && c->expand == MCGS_EXPAND_SECOND)
+        return rk_error(err, "mcgs: expand=second cannot go with value_mix (V comes with the leaf's first "
+                             "network pass)");
     if (c->batch < 1 || c->batch > MCGS_MAX_BATCH)
         return rk_error(err, "mcgs: batch %d, expected 1..%d", c->batch, MCGS_MAX_BATCH);
     if (!(c->prior_temperature > 0.0) || !isfinite(c->prior_temperature))
@@ -213,8 +220,10 @@ static int top_moves(const MoveList *ml, int k, int *best) {
     return n;
 }
 
-/* Lazy expansion (mcgs.h): when rollouts value the leaves, unless expand=first. */
-static bool expand_lazily(const McgsConfig *c) { return c->rollout > 0 && c->expand != MCGS_EXPAND_FIRST; }
+/* Lazy expansion (mcgs.h): when rollouts alone value the leaves, unless expand=first. */
+static bool expand_lazily(const McgsConfig *c) {
+    return c->rollout > 0 && c->value_mix == 0.0 && c->expand != MCGS_EXPAND_FIRST;
+}
 
 /* Gives node its K best static moves in world w (any world reaching it:
  * the moves depend only on the board and the mover's rack) and makes it
@@ -396,15 +405,23 @@ static int expand_net_late(McgsSearch *s, uint32_t node, const Game *w, McgsResu
     return net_expand(s, &s->side_batch, 0, &sc, node);
 }
 
+/* V's value of batch slot j, whose position is w: the expected final
+ * spread minus the current one (+ the win value), for the player on turn. */
+static double net_value(const McgsConfig *c, const NnBatch *b, int j, const Game *w) {
+    int me = w->on_turn, spread = w->scores[me] - w->scores[1 - me];
+    return nn_value_spread(b, j) - spread + c->win.bonus * (2.0 * nn_value_win(b, j) - 1.0);
+}
+
 /* Evaluates the leaves of pending[0..n) with the net, in one batch: the K
- * candidates (candidates_by) with P renormalised over them, and V (or a
- * rollout). */
+ * candidates (candidates_by) with P renormalised over them, and V, a
+ * rollout, or (value_mix) both. */
 static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, McgsResult *st) {
     const McgsConfig *c = &s->cfg;
     const NnModel *m = c->net;
+    bool want_v = c->rollout == 0 || c->value_mix > 0.0;
     for (int j = 0; j < n; j++) net_prepare(s, &s->leaves, j, &pending[j].game, &pending[j].stat);
     nn_forward_trunk(m, &s->leaves, n);
-    if (c->rollout == 0) nn_forward_value(m, &s->leaves, n);
+    if (want_v) nn_forward_value(m, &s->leaves, n);
     nn_forward_submoves(m, &s->leaves, n);
     st->batches++;
     st->net_positions += (uint64_t)n;
@@ -413,11 +430,14 @@ static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, McgsResult *
         if (net_expand(s, &s->leaves, j, &p->stat, p->leaf) != 0) return -1;
         McgsNode *nd = &s->graph.nodes[p->leaf];
         if (c->rollout == 0) {
-            const Game *w = &p->game;
-            int me = w->on_turn, spread = w->scores[me] - w->scores[1 - me];
-            nd->u = nn_value_spread(&s->leaves, j) - spread + c->win.bonus * (2.0 * nn_value_win(&s->leaves, j) - 1.0);
+            nd->u = net_value(c, &s->leaves, j, &p->game);
         } else {
-            nd->u = rollout_value(s, &p->game, NULL); /* the world is not needed after this */
+            /* V first: the rollout plays on the leaf's world, which is not needed after it. With
+             * an empty bag the rollout goes to the end of the game: no mix */
+            bool mix = want_v && p->game.bag.count > 0;
+            double v = mix ? net_value(c, &s->leaves, j, &p->game) : 0.0;
+            double r = rollout_value(s, &p->game, NULL);
+            nd->u = mix ? (1.0 - c->value_mix) * r + c->value_mix * v : r;
         }
         nd->q = nd->u;
     }

@@ -25,7 +25,10 @@
  * static plies (spread change + the leaves kept, as search/sim.h; + the win
  * value: +-win_bonus if the game ended, else win_bonus x (2 P(win) - 1) by
  * the win model of eval/winprob.h unless win_model=terminal; to the end of
- * the game once the bag is empty).
+ * the game once the bag is empty). With value_mix = m > 0 (AlphaGo's
+ * lambda) a leaf's value is (1 - m) x its rollout + m x V while tiles are in
+ * the bag: V's estimate lowers the rollout's noise, the rollout corrects
+ * V's bias; each leaf then gets its network pass at its first visit.
  *
  * With prior = equity and a net (candidates by equity), the prior is static
  * equity corrected by P: P(a)^p_weight exp((eq(a) - eq_best) / T), so the
@@ -83,8 +86,8 @@
  * pass) of nearly every leaf. The rollout's first move (movegen_best) is
  * the best static candidate, and a node's P depends on its position only,
  * not on the world that reached it, so the search's result is the same
- * bits as with expand=first. With V leaves (rollout = 0), P comes with V in
- * the leaf's network pass: expand = first.
+ * bits as with expand=first. With V leaves (rollout = 0, or value_mix > 0),
+ * P comes with V in the leaf's network pass: expand = first.
  *
  * DETERMINISM: world k comes from (seed, k), k being the root move's visit
  * number with crn, the playout's number otherwise; the same root, seed and
@@ -131,6 +134,9 @@ typedef struct McgsConfig {
     double puct_floor;          /* > 0: D(a) = max(puct_floor, N(a)) */
     double fpu;                 /* first-play urgency reduction, points */
     int rollout;                /* static plies valuing a leaf; 0 = the net's V */
+    double value_mix;           /* with a net and rollouts: a leaf's value is (1 - m) rollout + m V,
+                                 * m = value_mix in [0, 1] (0: rollouts alone); the rollout alone
+                                 * once the bag is empty */
     McgsPriorKind prior;        /* uniform (with a net: P), or softmax(equity / prior_temperature)
                                  * (with a net: times P^p_weight; needs candidates_by=equity) */
     double p_weight;            /* P's exponent in the equity prior with a net (0: equity alone) */
@@ -147,7 +153,7 @@ typedef struct McgsConfig {
     bool crn;                   /* the k-th visit of every root move plays in world k */
     McgsRootSelect root;        /* how playouts choose the root's move: PUCT, or sequential halving */
     McgsExpand expand;          /* when a node's candidates are generated (AUTO: second
-                                 * visit with rollout leaves, first with V leaves) */
+                                 * visit with rollout leaves, first with V leaves or value_mix) */
     int batch;                  /* playouts per evaluation round, 1..MCGS_MAX_BATCH */
     double vloss;               /* virtual loss, points */
     double temperature;         /* > 0: sample the move played from the visits ... */

@@ -53,6 +53,9 @@ int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const 
     } else if (strcmp(key, "rollout") == 0) {
         NUMBER(0, 100, true);
         c->rollout = (int)x;
+    } else if (strcmp(key, "value_mix") == 0) {
+        NUMBER(0, 1, false);
+        c->value_mix = x;
     } else if (strcmp(key, "prior") == 0) {
         if (spec_choice(spec, key, val, PRIORS, &k, err) != 0) return -1;
         c->prior = (McgsPriorKind)k;

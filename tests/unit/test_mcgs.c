@@ -1145,6 +1145,70 @@ static void test_prior_mix(void) {
     tu_env_close(&e);
 }
 
+/* value_mix = m: a leaf is worth (1 - m) rollout + m V while the bag has
+ * tiles. m = 1 is the search with V leaves (rollout = 0), visit for visit;
+ * after one playout (the root and one child valued) the root's values are
+ * linear in m; the mix takes the net's pass at every leaf (expand=first). */
+static void test_value_mix(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    NnArch arch = {.channels = 8, .blocks = 1, .embed = 16, .head_hidden = 16, .h_tiles = 1};
+    NnModel m;
+    CU_ASSERT_FATAL(nn_model_init(&m, &arch, &e.ld, 15, 13, &err) == 0);
+    McgsResult *r[3], *rv = malloc(sizeof *rv);
+    for (int k = 0; k < 3; k++) r[k] = malloc(sizeof *r[k]);
+    int positions = 0, v_moves_value = 0;
+    for (uint64_t gi = 0; gi < 3; gi++) {
+        tu_env_position(&e, 41, gi, 60, NULL);
+        if (game_over(e.g)) continue;
+        positions++;
+        /* one playout with m = 0, 1/2, 1 */
+        const double mix[3] = {0.0, 0.5, 1.0};
+        for (int k = 0; k < 3; k++) {
+            McgsConfig c = config(1, 1);
+            c.net = &m;
+            c.value_mix = mix[k];
+            c.expand = MCGS_EXPAND_FIRST; /* the same expansion for m = 0 */
+            McgsSearch s;
+            CU_ASSERT_FATAL(mcgs_search_init(&s, &c, &err) == 0);
+            CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r[k], &err) == 0);
+            mcgs_search_free(&s);
+        }
+        CU_ASSERT_EQUAL_FATAL(r[0]->count, r[2]->count);
+        CU_ASSERT(memcmp(r[0]->visits, r[1]->visits, sizeof r[0]->visits) == 0); /* the same edge */
+        CU_ASSERT(memcmp(r[0]->visits, r[2]->visits, sizeof r[0]->visits) == 0);
+        CU_ASSERT_DOUBLE_EQUAL(r[1]->root_q, 0.5 * (r[0]->root_q + r[2]->root_q), 1e-9);
+        for (int a = 0; a < r[0]->count; a++)
+            CU_ASSERT_DOUBLE_EQUAL(r[1]->value[a], 0.5 * (r[0]->value[a] + r[2]->value[a]), 1e-9);
+        v_moves_value += r[0]->root_q != r[2]->root_q;
+        /* m = 1 against V leaves, 40 playouts, batched: the same search (no leaf reaches an empty bag) */
+        McgsConfig c1 = config(40, 4), cv = c1;
+        c1.net = cv.net = &m;
+        c1.value_mix = 1.0;
+        cv.rollout = 0;
+        McgsSearch s1, sv;
+        CU_ASSERT_FATAL(mcgs_search_init(&s1, &c1, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_init(&sv, &cv, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_run(&s1, e.g, r[2], &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_run(&sv, e.g, rv, &err) == 0);
+        CU_ASSERT_EQUAL(r[2]->net_positions, r[2]->evaluations); /* every leaf had its pass */
+        CU_ASSERT(memcmp(r[2]->packed, rv->packed, sizeof rv->packed) == 0);
+        CU_ASSERT(memcmp(r[2]->visits, rv->visits, sizeof rv->visits) == 0);
+        CU_ASSERT(memcmp(r[2]->value, rv->value, sizeof rv->value) == 0);
+        CU_ASSERT(r[2]->root_q == rv->root_q);
+        check_graph(&s1);
+        mcgs_search_free(&s1);
+        mcgs_search_free(&sv);
+    }
+    CU_ASSERT(positions >= 2);
+    CU_ASSERT(v_moves_value >= 1); /* V and the rollouts disagree, so the test tells them apart */
+    for (int k = 0; k < 3; k++) free(r[k]);
+    free(rv);
+    nn_model_free(&m);
+    tu_env_close(&e);
+}
+
 /* ------------------------------------------------------------ errors */
 
 static void test_bad_configs(void) {
@@ -1206,6 +1270,23 @@ static void test_bad_configs(void) {
     CU_ASSERT(mcgs_config_check(&c, &err) != 0);
     CU_ASSERT(strstr(err.msg, "prior_mix") != NULL);
     c = config(10, 1);
+    c.value_mix = 0.5; /* mixes V with rollouts: needs V */
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    CU_ASSERT(strstr(err.msg, "value_mix") != NULL);
+    c.net = &any_net;
+    CU_ASSERT(mcgs_config_check(&c, &err) == 0);
+    c.expand = MCGS_EXPAND_SECOND; /* V comes with the first visit's pass */
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    CU_ASSERT(strstr(err.msg, "value_mix") != NULL);
+    c.expand = MCGS_EXPAND_AUTO;
+    c.rollout = 0; /* nothing to mix V with */
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    CU_ASSERT(strstr(err.msg, "value_mix") != NULL);
+    c.rollout = 2;
+    c.value_mix = 1.5;
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    CU_ASSERT(strstr(err.msg, "value_mix") != NULL);
+    c = config(10, 1);
     CU_ASSERT(mcgs_config_check(&c, &err) == 0);
 
     LetterDist ld;
@@ -1220,7 +1301,7 @@ static void test_bad_configs(void) {
                                       "mcgs:visits=10,full_share=0.5", "mcgs:visits=10,full_share=0.5,fast_visits=10",
                                       "mcgs:full_share=1.5", "mcgs:visits=10,fast_visits=0",
                                       "mcgs:visits=10,full_share=0,fast_visits=2", "mcgs:prior_mix=0.5",
-                                      "mcgs:prior_mix=-1"};
+                                      "mcgs:prior_mix=-1", "mcgs:value_mix=0.5", "mcgs:value_mix=2"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err.msg[0] = '\0';
         CU_ASSERT(player_open(&p, bad[i], &ld, &err) != 0);
@@ -1266,6 +1347,7 @@ int main(void) {
         {"nn_policy_top is the top of nn_policy_all", test_policy_top_matches_all},
         {"candidates_by: equity and mix with a net", test_candidates_by},
         {"prior_mix and the equity prior with a net: formulas, and the no-net search as a limit", test_prior_mix},
+        {"value_mix: V mixed with rollouts at the leaves", test_value_mix},
         {"playout cap randomization: full and fast decisions", test_playout_cap},
         {"bad configurations", test_bad_configs},
         CU_TEST_INFO_NULL,
