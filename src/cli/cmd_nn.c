@@ -85,7 +85,8 @@ static void print_eval(const NnEvalReport *e) {
     printf("\n");
     printf("  P cross-entropy with the P target        %.4f nats", e->p_ce);
     if (e->has_static)
-        printf(" (static softmax(eq / %.0f) %.4f, P x static %.4f)", NN_EVAL_STATIC_T, e->static_ce, e->p_static_ce);
+        printf(" (static softmax(eq / %.0f) %.4f, over the top %d %.4f, P x static %.4f)", NN_EVAL_STATIC_T, e->static_ce,
+               NN_EVAL_CANDIDATES, e->static_cand_ce, e->p_static_ce);
     printf("\n");
     printf("  V Brier score                            %.5f (baseline %.5f)\n", e->v_brier, e->v_brier_base);
     printf("  V final spread rmse                      %.2f (baseline %.2f)\n", e->spread_rmse, e->spread_rmse_base);

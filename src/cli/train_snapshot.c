@@ -75,12 +75,12 @@ static void nn_report_text(const Trainer *t, char *json, size_t jcap, char *row,
              ", \"train_step\": %" PRId64 ", \"samples_per_s\": %.1f, \"loss_first\": %.5f, \"loss_last\": %.5f, "
              "\"value_loss\": %.5f, \"policy_loss\": %.5f, \"hidden_loss\": %.5f,\n"
              "         \"heldout\": {\"positions\": %" PRIu64 ", \"p_top1\": %.4f, \"static_top1\": %.4f, \"p_static_top1\": %.4f, \"p_ce\": %.4f, "
-             "\"static_ce\": %.4f, \"p_static_ce\": %.4f, \"brier\": %.5f, "
+             "\"static_ce\": %.4f, \"static_cand_ce\": %.4f, \"p_static_ce\": %.4f, \"brier\": %.5f, "
              "\"brier_base\": %.5f, \"spread_rmse\": %.2f, \"spread_rmse_base\": %.2f, \"h_nll_per_tile\": %.4f, "
              "\"h_nll_uniform\": %.4f}},\n",
              r->first_gen, r->last_gen, r->train_samples, steps, t->model.train_step, r->train.samples_per_second,
              nn_loss_total(&r->train.first), nn_loss_total(&r->train.last), value, policy, hidden, e->positions,
-             e->p_top1, e->static_top1, e->p_static_top1, e->p_ce, e->static_ce, e->p_static_ce, e->v_brier, e->v_brier_base,
+             e->p_top1, e->static_top1, e->p_static_top1, e->p_ce, e->static_ce, e->static_cand_ce, e->p_static_ce, e->v_brier, e->v_brier_base,
              e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform);
 }
 

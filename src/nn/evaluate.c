@@ -110,29 +110,34 @@ static void score_policy(const NnModel *m, const ShardSet *set, const ShardSampl
     for (uint32_t t = 0; t < s->policy_count; t++)
         if (nn_legal_find(lg, &m->ps, &set->pmove[s->policy_start + t]) >= 0) tsum += set->pprob[s->policy_start + t];
     if (tsum <= 0.0) return;
-    double lse_s = 0.0, lse_ps = 0.0;
+    double lse_s = 0.0, lse_c = 0.0, lse_ps = 0.0;
     double *x = NULL;
+    int n = lg->n;
     if (eq) {
-        x = dbuf_reserve(scratch, (size_t)lg->n * 2 + 1);
-        /* P x static over the search's candidates: equity's top moves, and the target's (valued with
-         * the leaves of its own generation, which may rank one just outside) */
-        for (int j = 0; j < lg->n; j++) {
+        /* x: [0, n) static equity / T over every legal move; [n, 2n) the same over the search's
+         * candidates (-inf elsewhere), [2n, 3n) P x static over them. The candidates: equity's top
+         * moves, and the target's (valued with the leaves of its own generation, which may rank
+         * one just outside) */
+        x = dbuf_reserve(scratch, (size_t)n * 3 + 1);
+        for (int j = 0; j < n; j++) {
             x[j] = eq[j] / NN_EVAL_STATIC_T;
-            x[lg->n + j] = equity_top(eq, lg->n, j) ? lp[j] + x[j] : -INFINITY;
+            x[n + j] = equity_top(eq, n, j) ? x[j] : -INFINITY;
         }
         for (uint32_t t = 0; t < s->policy_count; t++) {
             int j = nn_legal_find(lg, &m->ps, &set->pmove[s->policy_start + t]);
-            if (j >= 0 && set->pprob[s->policy_start + t] > 0) x[lg->n + j] = lp[j] + x[j];
+            if (j >= 0 && set->pprob[s->policy_start + t] > 0) x[n + j] = x[j];
         }
         int sbest = 0, pbest = 0;
-        for (int j = 0; j < lg->n; j++) {
+        for (int j = 0; j < n; j++) {
+            x[2 * n + j] = lp[j] + x[n + j];
             if (eq[j] > eq[sbest]) sbest = j;
-            if (x[lg->n + j] > x[lg->n + pbest]) pbest = j;
+            if (x[2 * n + j] > x[2 * n + pbest]) pbest = j;
         }
         if (played >= 0 && eq[played] >= eq[sbest]) rep->static_top1 += 1.0; /* one of the best, if tied */
-        if (lg->n > 0 && pbest == played) rep->p_static_top1 += 1.0;
-        lse_s = log_sum_exp(x, lg->n);
-        lse_ps = log_sum_exp(x + lg->n, lg->n);
+        if (n > 0 && pbest == played) rep->p_static_top1 += 1.0;
+        lse_s = log_sum_exp(x, n);
+        lse_c = log_sum_exp(x + n, n);
+        lse_ps = log_sum_exp(x + 2 * n, n);
     }
     for (uint32_t t = 0; t < s->policy_count; t++) {
         int j = nn_legal_find(lg, &m->ps, &set->pmove[s->policy_start + t]);
@@ -141,7 +146,10 @@ static void score_policy(const NnModel *m, const ShardSet *set, const ShardSampl
         rep->p_ce -= w * lp[j];
         if (eq) {
             rep->static_ce -= w * (x[j] - lse_s);
-            if (w > 0) rep->p_static_ce -= w * (x[lg->n + j] - lse_ps);
+            if (w > 0) {
+                rep->static_cand_ce -= w * (x[n + j] - lse_c);
+                rep->p_static_ce -= w * (x[2 * n + j] - lse_ps);
+            }
         }
     }
 }
@@ -218,7 +226,7 @@ int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *tr
     if (rep->p_positions) {
         double np = (double)rep->p_positions;
         rep->p_top1 /= np, rep->p_ce /= np;
-        rep->static_top1 /= np, rep->static_ce /= np, rep->p_static_ce /= np;
+        rep->static_top1 /= np, rep->static_ce /= np, rep->static_cand_ce /= np, rep->p_static_ce /= np;
         rep->p_static_top1 /= np;
     }
     if (rep->positions) {

@@ -12,7 +12,9 @@
  *      renormalised over the search's candidates (the NN_EVAL_CANDIDATES
  *      moves of highest equity and the target's: the search's prior=equity
  *      with a net and candidates_by=equity, as the loop plays): does P rank
- *      the moves better than static equity, and does it add to it?
+ *      the moves better than static equity, and does it add to it? (The
+ *      last is measured against static equity's cross-entropy over the same
+ *      candidates, the prior of the search without a net.)
  *   V: Brier score of the win probability (target 1 win, 1/2 draw, 0 loss)
  *      and RMS error of the expected final spread, against a baseline that
  *      knows only the current spread and the number of unseen tiles (the
@@ -35,6 +37,8 @@ typedef struct NnEvalReport {
     double p_ce;             /* nats, P against the P target */
     int has_static;          /* the next three were measured (leaves given) */
     double static_top1, static_ce, p_static_ce;
+    double static_cand_ce;   /* softmax(equity / T) over the search's candidates alone: the prior of
+                              * the search without a net, what P x static has to beat */
     double p_static_top1;    /* the top-1 of P x softmax(equity / T) over the search's candidates */
     double v_brier, v_brier_base;
     double spread_rmse, spread_rmse_base;

@@ -10,6 +10,7 @@
 
 #include "core/layout.h"
 #include "eval/klv.h"
+#include "nn/evaluate.h"
 #include "nn/train_step.h"
 #include "testutil.h"
 #include "worker/samples.h"
@@ -677,6 +678,152 @@ static void overfit(bool product) {
 static void test_overfit(void) { overfit(false); }
 static void test_overfit_product(void) { overfit(true); }
 
+/* ------------------------------------------------------------ nn_evaluate's P figures */
+
+static double lse(const double *x, int n) {
+    double mx = -INFINITY, sum = 0.0;
+    for (int j = 0; j < n; j++) mx = x[j] > mx ? x[j] : mx;
+    for (int j = 0; j < n; j++) sum += exp(x[j] - mx);
+    return mx + log(sum);
+}
+
+static int cmp_desc(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* nn_evaluate's P figures (evaluate.h) against an oracle that takes other
+ * paths: the legal moves and their equities from movegen_all with the
+ * leaves (not the features' list), each move's log P alone
+ * (nn_policy_logprob, the trainer's path, not nn_policy_all), and the
+ * formulas written out: top-1 of P, of static equity and of P x static over
+ * the candidates (equity's top NN_EVAL_CANDIDATES and the target's moves);
+ * the cross-entropies with the target of P, of softmax(equity / T) over
+ * every legal move and over the candidates, and of P x static. Samples with
+ * a tie at the candidates' boundary are left out (both sides break it, in
+ * different move orders). */
+static void test_eval_policy_oracle(void) {
+    World w;
+    if (!world_open(&w)) return;
+    NnModel m;
+    RkError err;
+    NnArch arch = small_arch(1);
+    arch.prior_equity = true;
+    Klv klv;
+    NnFeatureContext fc = context_with_leaves(&w, &klv, true);
+    CU_ASSERT_FATAL(nn_model_init(&m, &arch, &w.ld, 15, 5, &err) == 0);
+    shake(&m, 9);
+    NnBatch b;
+    CU_ASSERT_FATAL(nn_batch_init(&b, &m, &fc, 1, &err) == 0);
+    MoveList ml;
+    movelist_init(&ml);
+    size_t *tidx = malloc(w.set.n * sizeof *tidx), *eidx = malloc(w.set.n * sizeof *eidx), en = 0;
+    enum { P_TOP1, P_CE, S_TOP1, S_CE, SC_CE, PS_TOP1, PS_CE, FIGURES };
+    double want[FIGURES] = {0};
+    int multi = 0, off_best = 0;
+    const double T = NN_EVAL_STATIC_T;
+    for (size_t i = 0; i < w.set.n; i++) {
+        tidx[i] = i;
+        const ShardSample *s = &w.set.s[i];
+        if (s->policy_count == 0) continue;
+        Board board;
+        position_board(&s->pos, &w.lay, &w.ld, &w.kwg, &board);
+        Rack pool;
+        CU_ASSERT_FATAL(position_unseen(&s->pos, &w.ld, &pool) == 0);
+        MoveGenRequest req = {.board = &board, .rack = &s->pos.rack, .bag_count = s->pos.bag,
+                              .exchanges_allowed = exchange_allowed(s->pos.bag, s->pos.opp_tiles),
+                              .opp_rack_score = s->pos.bag == 0 ? rack_score(&pool, &w.ld) : 0,
+                              .leave_value = klv_leave_value, .leave_ctx = &klv};
+        movegen_all(&req, &ml);
+        int n = (int)ml.count;
+        double *eq = malloc((size_t)n * 5 * sizeof *eq), *lp = eq + n, *x = eq + 2 * n, *xc = eq + 3 * n,
+               *sorted = eq + 4 * n;
+        double worst = INFINITY;
+        for (int k = 0; k < n; k++) {
+            eq[k] = ml.moves[k].equity / 1000.0;
+            if (eq[k] > -100000.0 && eq[k] < worst) worst = eq[k];
+        }
+        for (int k = 0; k < n; k++) /* a pass: the worst other move less T */
+            if (eq[k] <= -100000.0) eq[k] = isfinite(worst) ? worst - T : 0.0;
+        memcpy(sorted, eq, (size_t)n * sizeof *eq);
+        qsort(sorted, (size_t)n, sizeof *sorted, cmp_desc);
+        if (n > NN_EVAL_CANDIDATES && sorted[NN_EVAL_CANDIDATES - 1] == sorted[NN_EVAL_CANDIDATES]) {
+            free(eq);
+            continue;
+        }
+        eidx[en++] = i;
+        nn_batch_set(&b, &m, 0, &s->pos);
+        nn_forward_trunk(&m, &b, 1);
+        nn_forward_submoves(&m, &b, 1);
+        PackedMove *pm = malloc((size_t)n * sizeof *pm);
+        int played = -1;
+        for (int k = 0; k < n; k++) {
+            packed_from_move(&pm[k], &ml.moves[k], &board);
+            lp[k] = nn_policy_logprob(&m, &b, 0, &pm[k]);
+            if (packed_equal(&pm[k], &s->played)) played = k;
+        }
+        CU_ASSERT_FATAL(played >= 0);
+        /* the target over the legal moves, and the candidates */
+        double *tw = calloc((size_t)n, sizeof *tw), tsum = 0.0;
+        for (uint32_t t = 0; t < s->policy_count; t++)
+            for (int k = 0; k < n; k++)
+                if (packed_equal(&pm[k], &w.set.pmove[s->policy_start + t])) tw[k] += w.set.pprob[s->policy_start + t];
+        for (int k = 0; k < n; k++) tsum += tw[k];
+        CU_ASSERT_FATAL(tsum > 0.0);
+        multi += s->policy_count > 1;
+        int pbest = 0, psbest = -1;
+        for (int k = 0; k < n; k++) {
+            bool cand = (n <= NN_EVAL_CANDIDATES || eq[k] >= sorted[NN_EVAL_CANDIDATES - 1]) || tw[k] > 0.0;
+            x[k] = eq[k] / T;
+            xc[k] = cand ? x[k] : -INFINITY;
+            if (lp[k] > lp[pbest]) pbest = k;
+            if (cand && (psbest < 0 || lp[k] + x[k] > lp[psbest] + x[psbest])) psbest = k;
+        }
+        want[P_TOP1] += pbest == played;
+        want[S_TOP1] += eq[played] >= sorted[0];
+        want[PS_TOP1] += psbest == played;
+        off_best += eq[played] < sorted[0];
+        double ls = lse(x, n), lc = lse(xc, n);
+        for (int k = 0; k < n; k++) xc[k] = isfinite(xc[k]) ? xc[k] + lp[k] : -INFINITY;
+        double lps = lse(xc, n);
+        for (int k = 0; k < n; k++) {
+            if (tw[k] <= 0.0) continue;
+            double q = tw[k] / tsum;
+            want[P_CE] -= q * lp[k];
+            want[S_CE] -= q * (x[k] - ls);
+            want[SC_CE] -= q * (x[k] - lc);
+            want[PS_CE] -= q * (xc[k] - lps);
+        }
+        free(tw);
+        free(pm);
+        free(eq);
+    }
+    CU_ASSERT_FATAL(en >= 20);
+    CU_ASSERT(multi >= 10 && off_best >= 1); /* targets of several moves; a played move that is not static's best */
+    for (int f = 0; f < FIGURES; f++) want[f] /= (double)en;
+    NnEvalReport rep;
+    CU_ASSERT_FATAL(nn_evaluate(&m, &fc, &w.set, tidx, w.set.n, &w.set, eidx, en, klv_leave_value, &klv, &rep, &err) == 0);
+    CU_ASSERT_EQUAL(rep.p_positions, en);
+    CU_ASSERT(rep.has_static);
+    CU_ASSERT_DOUBLE_EQUAL(rep.p_top1, want[P_TOP1], 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(rep.static_top1, want[S_TOP1], 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(rep.p_static_top1, want[PS_TOP1], 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(rep.p_ce, want[P_CE], 1e-4);
+    CU_ASSERT_DOUBLE_EQUAL(rep.static_ce, want[S_CE], 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(rep.static_cand_ce, want[SC_CE], 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(rep.p_static_ce, want[PS_CE], 1e-4);
+    printf("\n    %zu positions: P top-1 %.3f, static %.3f, P x static %.3f; cross-entropy P %.3f, static %.3f, "
+           "over the candidates %.3f, P x static %.3f\n", en, rep.p_top1, rep.static_top1, rep.p_static_top1, rep.p_ce,
+           rep.static_ce, rep.static_cand_ce, rep.p_static_ce);
+    free(tidx);
+    free(eidx);
+    movelist_free(&ml);
+    nn_batch_free(&b);
+    nn_model_free(&m);
+    klv_free(&klv);
+    world_close(&w);
+}
+
 int main(void) {
     CU_TestInfo tests[] = {
         {"policy: log P over the legal moves sums to 1; samples are legal and follow P", test_policy_normalised},
@@ -692,6 +839,7 @@ int main(void) {
         {"the product loss = -sum t log softmax(log P + equity / T) over its candidates (oracle); its options",
          test_product_loss},
         {"a small model overfits a few samples with the product loss", test_overfit_product},
+        {"nn_evaluate's P figures against an oracle (movegen's equities, log P move by move)", test_eval_policy_oracle},
         CU_TEST_INFO_NULL,
     };
     return tu_run("nn_model", tests);
