@@ -42,7 +42,9 @@ grep -q "P top-1" "$work/eval.txt" || fail "nn eval: no P line"
 grep -q "static equity's best 100.00%" "$work/eval.txt" || { cat "$work/eval.txt"; fail "nn eval: static baseline"; }
 grep -q "P x static" "$work/eval.txt" || fail "nn eval: no cross-entropy line"
 grep -Eq "P x static's over the top 8 [0-9]+\.[0-9]{2}%" "$work/eval.txt" || { cat "$work/eval.txt"; fail "nn eval: no top-1 of P x static"; }
+grep -Eq "over the top 8 [0-9]+\.[0-9]{4}, P x static [0-9]+\.[0-9]{4}" "$work/eval.txt" || { cat "$work/eval.txt"; fail "nn eval: no static cross-entropy over the candidates"; }
 grep -q '"p_static_top1": [01]\.' "$run/gen-0001/manifest.json" || fail "no p_static_top1 in the manifest"
+grep -Eq '"static_cand_ce": [0-9]+\.[0-9]{4}' "$run/gen-0001/manifest.json" || fail "no static_cand_ce in the manifest"
 grep "gen 1 nn:" "$work/train.log" | grep -q "P cross-entropy" || fail "no P cross-entropy in the training log"
 expect_error 2 "nope.klv2" "$bin" nn eval --run "$run" --model "$model" --leaves "$work/nope.klv2"
 "$bin" nn train --run "$run" --set nn.steps=2 --out "$work/a.h5" > "$work/nt.log" || { cat "$work/nt.log"; fail "nn train"; }
