@@ -69,6 +69,20 @@ static NnFeatureContext context_with_leaves(const World *w, Klv *klv, bool leave
     return fc;
 }
 
+/* A small model with random weights (shake), its policy built on the score
+ * or (equity) on static equity; the leaves into *klv (the caller frees
+ * them) and the feature context with them. */
+static NnFeatureContext shaken_model(const World *w, NnModel *m, Klv *klv, bool equity, uint64_t init_seed,
+                                     uint64_t shake_seed) {
+    RkError err;
+    NnArch arch = small_arch(1);
+    arch.prior_equity = equity;
+    NnFeatureContext fc = context_with_leaves(w, klv, equity);
+    CU_ASSERT_FATAL(nn_model_init(m, &arch, &w->ld, 15, init_seed, &err) == 0);
+    shake(m, shake_seed);
+    return fc;
+}
+
 /* For the score prior and the equity prior (whose values can be negative):
  * log P sums to 1 over the legal moves; one move's log P alone
  * (nn_policy_logprob, the trainer's path: nn_step_row_add) equals its
@@ -79,12 +93,8 @@ static void policy_normalised(bool equity) {
     if (!world_open(&w)) return;
     NnModel m;
     RkError err;
-    NnArch arch = small_arch(1);
-    arch.prior_equity = equity;
     Klv klv;
-    NnFeatureContext fc = context_with_leaves(&w, &klv, equity);
-    CU_ASSERT_FATAL(nn_model_init(&m, &arch, &w.ld, 15, 1, &err) == 0);
-    shake(&m, 2);
+    NnFeatureContext fc = shaken_model(&w, &m, &klv, equity, 1, 2);
     NnBatch b;
     CU_ASSERT_FATAL(nn_batch_init(&b, &m, &fc, 4, &err) == 0);
     size_t picks[4] = {0, 5, 17, w.set.n - 2};
@@ -707,12 +717,8 @@ static void test_eval_policy_oracle(void) {
     if (!world_open(&w)) return;
     NnModel m;
     RkError err;
-    NnArch arch = small_arch(1);
-    arch.prior_equity = true;
     Klv klv;
-    NnFeatureContext fc = context_with_leaves(&w, &klv, true);
-    CU_ASSERT_FATAL(nn_model_init(&m, &arch, &w.ld, 15, 5, &err) == 0);
-    shake(&m, 9);
+    NnFeatureContext fc = shaken_model(&w, &m, &klv, true, 5, 9);
     NnBatch b;
     CU_ASSERT_FATAL(nn_batch_init(&b, &m, &fc, 1, &err) == 0);
     MoveList ml;
