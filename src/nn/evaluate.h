@@ -35,7 +35,7 @@ typedef struct NnEvalReport {
     uint64_t p_positions;    /* of positions, those with a P target (p_top1's) */
     double p_top1;
     double p_ce;             /* nats, P against the P target */
-    int has_static;          /* the next three were measured (leaves given) */
+    int has_static;          /* the static figures below were measured (leaves given) */
     double static_top1, static_ce, p_static_ce;
     double static_cand_ce;   /* softmax(equity / T) over the search's candidates alone: the prior of
                               * the search without a net, what P x static has to beat */

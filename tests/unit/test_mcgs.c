@@ -1201,6 +1201,29 @@ static void test_value_mix(void) {
         mcgs_search_free(&s1);
         mcgs_search_free(&sv);
     }
+    /* with an empty bag the rollout alone values the leaves: m = 1 is m = 0 */
+    int endgames = 0;
+    for (uint64_t gi = 0; gi < 4 && endgames < 2; gi++) {
+        tu_env_position(&e, 43, gi, 0, NULL);
+        if (game_over(e.g) || e.g->bag.count != 0) continue;
+        endgames++;
+        McgsConfig c0 = config(30, 1), c1;
+        c0.net = &m;
+        c0.expand = MCGS_EXPAND_FIRST;
+        c1 = c0;
+        c1.value_mix = 1.0;
+        McgsSearch s0, s1;
+        CU_ASSERT_FATAL(mcgs_search_init(&s0, &c0, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_init(&s1, &c1, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_run(&s0, e.g, r[0], &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_run(&s1, e.g, r[2], &err) == 0);
+        CU_ASSERT(memcmp(r[0]->visits, r[2]->visits, sizeof r[0]->visits) == 0);
+        CU_ASSERT(memcmp(r[0]->value, r[2]->value, sizeof r[0]->value) == 0);
+        CU_ASSERT(r[0]->root_q == r[2]->root_q);
+        mcgs_search_free(&s0);
+        mcgs_search_free(&s1);
+    }
+    CU_ASSERT(endgames >= 1);
     CU_ASSERT(positions >= 2);
     CU_ASSERT(v_moves_value >= 1); /* V and the rollouts disagree, so the test tells them apart */
     for (int k = 0; k < 3; k++) free(r[k]);
