@@ -214,38 +214,20 @@ static int nn_eval_cmd(const NnOptions *o) {
     }
     NnFeatureContext fc;
     nn_feature_context(&fc, &engine.ld, &engine.layout, &engine.kwg);
-    char dir[RUNDIR_PATH_MAX];
-    rundir_gen_path(o->run, gen, false, dir, sizeof dir);
-    ShardSet set;
-    shardset_init(&set);
-    int first, rc = nn_stage_load_window(o->run, gen, NULL, 1, &fc, &set, &first, &err) != 0 ? 2 : 0;
-    if (rc == 0 && set.n == 0) {
-        rk_error(&err, "%s: no shards", dir);
-        rc = 2;
-    }
-    size_t *train = NULL, *test = NULL, tn = 0, en = 0;
-    int every = cfg.nn_heldout_every;
-    if (rc == 0 && nn_stage_split(&set, every, gen, cfg.nn_eval_positions, &train, &tn, &test, &en, &err) != 0) rc = 1;
-    if (rc == 0 && en == 0) {
-        rk_error(&err, "%s: no held-out positions (nn.heldout_every = %d)", dir, every);
-        rc = 2;
-    }
     Klv klv;
     bool have_klv = false;
-    if (rc == 0 && load_played_leaves(o, gen, &engine, &klv, &have_klv, &err) != 0) rc = 2;
+    int rc = load_played_leaves(o, gen, &engine, &klv, &have_klv, &err) != 0 ? 2 : 0;
     if (have_klv) nn_feature_context_leaves(&fc, klv_leave_value, &klv); /* for a model with nn.prior = equity */
     NnEvalReport e;
-    if (rc == 0 && nn_evaluate(&model, &fc, &set, train, tn, &set, test, en, have_klv ? klv_leave_value : NULL,
-                               have_klv ? &klv : NULL, &e, &err) != 0)
-        rc = 1;
+    if (rc == 0 && nn_stage_evaluate(o->run, gen, cfg.nn_heldout_every, cfg.nn_eval_positions, &fc, &model,
+                                     have_klv ? klv_leave_value : NULL, have_klv ? &klv : NULL, &e, &err) != 0)
+        rc = 2;
     if (have_klv) klv_free(&klv);
     if (rc != 0) fprintf(stderr, "rookery nn: %s\n", err.msg);
     else {
         printf("%s on %s generation %d (model step %" PRId64 ")\n", o->model, o->run, gen, model.train_step);
         print_eval(&e);
     }
-    free(train), free(test);
-    shardset_free(&set);
     nn_model_free(&model);
     engine_close(&engine);
     return rc;

@@ -485,6 +485,8 @@ static int setup_model(Trainer *t, int latest, RkError *err) {
     t->have_model = true;
     NnLossOptions lo = train_config_loss_options(&t->cfg);
     if (nn_loss_options_check(&lo, &t->model, err) != 0) return -1; /* before any game is played */
+    char ref_run[TRAIN_PATH_MAX];
+    if (t->cfg.nn_reference[0] && train_reference_of(t->cfg.nn_reference, ref_run, sizeof ref_run, err) < 0) return -1;
     if (path[0])
         SAY(t, "model: %s (step %" PRId64 ", %zu parameters)", path, t->model.train_step, t->model.params.total);
     else

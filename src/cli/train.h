@@ -149,6 +149,9 @@ int train_evaluation_matches(Trainer *t, GenReport *rep);
 int train_nn_generation(Trainer *t, int gen);
 /* The network stage's options from a config's [nn] (also `rookery nn train`). */
 NnStageOptions train_nn_stage_options(const TrainConfig *cfg);
+/* nn.reference = RUN or RUN:G (spec): RUN into run (cap bytes), and G or
+ * RUN's latest complete generation. Returns G, or -1 with err set. */
+int train_reference_of(const char *spec, char *run, size_t cap, RkError *err);
 /* `pairs` game pairs between a and b dealt to the ranks by index, pair i
  * dealt from (seed, i), seed from match_deals_seed (worker/match.h); 0 or 1
  * (error). */

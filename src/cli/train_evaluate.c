@@ -1,9 +1,12 @@
 /* train_evaluate.c - what a generation of `rookery train` measures of its
  * new tables (held-out residuals, matches) and the network's stage (see
  * train.h). Every function here is collective. */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "reducer/rundir.h"
 #include "train.h"
@@ -82,6 +85,62 @@ NnStageOptions train_nn_stage_options(const TrainConfig *cfg) {
                             .progress_seconds = cfg->progress_seconds};
 }
 
+int train_reference_of(const char *spec, char *run, size_t cap, RkError *err) {
+    const char *colon = strrchr(spec, ':');
+    bool has_gen = colon != NULL && colon[1] != '\0';
+    for (const char *c = colon ? colon + 1 : ""; has_gen && *c; c++) has_gen = isdigit((unsigned char)*c) != 0;
+    size_t n = has_gen ? (size_t)(colon - spec) : strlen(spec);
+    if (n == 0 || n >= cap) return rk_error(err, "nn.reference %s: expected RUN or RUN:G", spec);
+    memcpy(run, spec, n);
+    run[n] = '\0';
+    int latest = rundir_latest(run, err);
+    if (latest == -1 || latest == 0) return rk_error(err, "nn.reference %s: no complete generation in %s", spec, run);
+    if (latest < 0) return -1;
+    if (!has_gen) return latest;
+    long g = strtol(colon + 1, NULL, 10);
+    if (g < 1 || g > latest) return rk_error(err, "nn.reference %s: %s has generations 1..%d", spec, run, latest);
+    return (int)g;
+}
+
+/* nn.reference: the new model scored on another run's generation, whose
+ * games it never saw (rank 0 scores, every rank agrees on the status). */
+static int reference_eval(Trainer *t, int gen) {
+    RkError err;
+    int status = 0, rgen = 0;
+    char run[TRAIN_PATH_MAX];
+    NnEvalReport e;
+    if (t->comm.rank == 0) {
+        Klv klv;
+        bool have_klv = false;
+        NnFeatureContext fc = t->nn_fc;
+        if ((rgen = train_reference_of(t->cfg.nn_reference, run, sizeof run, &err)) < 0) status = 1;
+        if (status == 0 && rgen > 1) { /* the leaves its games were played with */
+            char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 16];
+            rundir_gen_path(run, rgen - 1, false, dir, sizeof dir);
+            snprintf(path, sizeof path, "%s/leaves.klv2", dir);
+            if (access(path, F_OK) == 0) {
+                if (klv_load(&klv, path, &t->engine.ld, &err) != 0) status = 1;
+                else have_klv = true;
+            }
+        }
+        if (have_klv) nn_feature_context_leaves(&fc, klv_leave_value, &klv);
+        if (status == 0 && nn_stage_evaluate(run, rgen, t->cfg.nn_heldout_every, t->cfg.nn_eval_positions, &fc,
+                                             &t->model, have_klv ? klv_leave_value : NULL, have_klv ? &klv : NULL,
+                                             &e, &err) != 0)
+            status = 1;
+        if (have_klv) klv_free(&klv);
+        if (status) fprintf(stderr, "rookery: %s\n", err.msg);
+    }
+    if (comm_max_i64(&t->comm, status) != 0) return 1;
+    SAY(t,
+        "gen %d reference (%s generation %d, %" PRIu64 " positions, %" PRIu64 " with a P target): P top-1 %.1f%% "
+        "(static %.1f%%, P x static %.1f%%), P cross-entropy %.3f (static over the top %d %.3f, P x static %.3f), "
+        "Brier %.4f (baseline %.4f)",
+        gen, run, rgen, e.positions, e.p_positions, 100.0 * e.p_top1, 100.0 * e.static_top1, 100.0 * e.p_static_top1,
+        e.p_ce, NN_EVAL_CANDIDATES, e.static_cand_ce, e.p_static_ce, e.v_brier, e.v_brier_base);
+    return 0;
+}
+
 /* The network's stage: trains the model in force on the window of shards
  * (this generation's included) and writes gen-NNNN.tmp/model.h5. */
 int train_nn_generation(Trainer *t, int gen) {
@@ -109,5 +168,5 @@ int train_nn_generation(Trainer *t, int gen) {
         100.0 * e->p_static_top1, e->p_ce, e->static_ce, NN_EVAL_CANDIDATES, e->static_cand_ce, e->p_static_ce,
         e->v_brier, e->v_brier_base, e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform, r->load_s, r->train_s,
         r->eval_s);
-    return 0;
+    return t->cfg.nn_reference[0] ? reference_eval(t, gen) : 0;
 }

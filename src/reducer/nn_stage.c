@@ -79,6 +79,24 @@ int nn_stage_split(const ShardSet *set, int heldout_every, int gen, uint64_t cap
     return 0;
 }
 
+int nn_stage_evaluate(const char *run, int gen, int heldout_every, uint64_t cap, const NnFeatureContext *fc,
+                      const NnModel *m, LeaveValueFn leave_value, const void *leave_ctx, NnEvalReport *rep,
+                      RkError *err) {
+    char dir[RUNDIR_PATH_MAX];
+    rundir_gen_path(run, gen, false, dir, sizeof dir);
+    ShardSet set;
+    shardset_init(&set);
+    size_t *train = NULL, *test = NULL, tn = 0, en = 0;
+    int first, rc = nn_stage_load_window(run, gen, NULL, 1, fc, &set, &first, err);
+    if (rc == 0 && set.n == 0) rc = rk_error(err, "%s: no shards", dir);
+    if (rc == 0) rc = nn_stage_split(&set, heldout_every, gen, cap, &train, &tn, &test, &en, err);
+    if (rc == 0 && en == 0) rc = rk_error(err, "%s: no held-out positions (nn.heldout_every = %d)", dir, heldout_every);
+    if (rc == 0) rc = nn_evaluate(m, fc, &set, train, tn, &set, test, en, leave_value, leave_ctx, rep, err);
+    free(train), free(test);
+    shardset_free(&set);
+    return rc;
+}
+
 int nn_stage_run(const Comm *c, const char *run, int gen, const char *gen_dir, const NnStageOptions *o,
                  const NnFeatureContext *fc, NnModel *m, const char *model_out, NnStageReport *rep, RkError *err) {
     memset(rep, 0, sizeof *rep);

@@ -47,6 +47,16 @@ int nn_stage_load_window(const char *run, int gen, const char *gen_dir, int wind
 int nn_stage_split(const ShardSet *set, int heldout_every, int gen, uint64_t cap, size_t **train, size_t *tn,
                    size_t **test, size_t *en, RkError *err);
 
+/* Scores m on generation gen of run (nn_evaluate): at most `cap` samples
+ * of the games held out by heldout_every, the V baseline built from the
+ * others; leave_value (NULL: none) values the moves for P's static
+ * baselines, and fc must carry the same leaves for an equity-prior model.
+ * Not collective. Errors name the run's generation (no shards, nothing held
+ * out). */
+int nn_stage_evaluate(const char *run, int gen, int heldout_every, uint64_t cap, const NnFeatureContext *fc,
+                      const NnModel *m, LeaveValueFn leave_value, const void *leave_ctx, NnEvalReport *rep,
+                      RkError *err);
+
 /* Trains m at generation gen of run: the window is generations
  * max(1, gen - window + 1) .. gen, where gen's files are in gen_dir (its
  * gen-NNNN.tmp while it is built) and the others in RUN/gen-NNNN. If

@@ -94,6 +94,11 @@
  *                                      i mod 10 = 9 (0 = none); the newest generation's held-out
  *                                      positions measure the model (metrics.csv)
  *   nn.eval_positions         1000     held-out positions evaluated at most per generation
+ *   nn.reference              none     none | RUN | RUN:G: each new model is also scored on
+ *                                      generation G (default: the latest) of another run, e.g.
+ *                                      one played by a stronger search without a net, with the
+ *                                      leaves it was played with (RUN/gen-(G-1)/leaves.klv2):
+ *                                      the log's "reference" line and the manifest (docs/nn.md)
  *   nn.channels / blocks / embed / head_hidden / h_tiles   32 / 3 / 64 / 64 / 1
  *                                      the architecture (nn/model.h)
  *   [mcgs] applies when run.player is an mcgs: spec (docs/mcgs.md, the generation loop):
@@ -167,6 +172,7 @@ typedef struct TrainConfig {
     uint64_t nn_shard_samples;
     int nn_window, nn_batch, nn_chunks, nn_heldout_every;
     uint64_t nn_eval_positions;
+    char nn_reference[TRAIN_PATH_MAX]; /* "" = none; else RUN or RUN:G (nn.reference) */
     int64_t nn_steps;
     double nn_lr, nn_weight_decay;
     double nn_search_weight;   /* the search's share of V's spread target, 0..1 */

@@ -46,6 +46,16 @@ grep -Eq "over the top 8 [0-9]+\.[0-9]{4}, P x static [0-9]+\.[0-9]{4}" "$work/e
 grep -q '"p_static_top1": [01]\.' "$run/gen-0001/manifest.json" || fail "no p_static_top1 in the manifest"
 grep -Eq '"static_cand_ce": [0-9]+\.[0-9]{4}' "$run/gen-0001/manifest.json" || fail "no static_cand_ce in the manifest"
 grep "gen 1 nn:" "$work/train.log" | grep -q "P cross-entropy" || fail "no P cross-entropy in the training log"
+# nn.reference: each new model is also scored on another run's generation, whose games it never saw
+ref_args=("${tiny_nn[@]}" --set run.games_per_generation=20 --set run.generations=1 --set run.seed=5 --set match.pairs=0
+  --set spv.heldout_games=0 --set spv.match_pairs=0 --set run.progress_seconds=0)
+"$bin" train --run "$work/run_ref" "${ref_args[@]}" --set nn.reference="$run:1" > "$work/ref.log" \
+  || { cat "$work/ref.log"; fail "a run with nn.reference"; }
+grep -Eq "gen 1 reference \($run generation 1, [0-9]+ positions, [0-9]+ with a P target\): P top-1 [0-9.]+% .*static over the top 8 [0-9]+\.[0-9]{3}, P x static [0-9]+\.[0-9]{3}" "$work/ref.log" \
+  || { cat "$work/ref.log"; fail "no reference line"; }
+grep -qx "reference = $run:1" "$work/run_ref/config.ini" || fail "nn.reference not in the run's config"
+expect_error 2 "nn.reference $work/none: no complete generation" "$bin" train --run "$work/run_bad" "${ref_args[@]}" --set nn.reference="$work/none"
+expect_error 2 "nn.reference $run:7: $run has generations 1..1" "$bin" train --run "$work/run_bad2" "${ref_args[@]}" --set nn.reference="$run:7"
 expect_error 2 "nope.klv2" "$bin" nn eval --run "$run" --model "$model" --leaves "$work/nope.klv2"
 "$bin" nn train --run "$run" --set nn.steps=2 --out "$work/a.h5" > "$work/nt.log" || { cat "$work/nt.log"; fail "nn train"; }
 grep -q "wrote $work/a.h5" "$work/nt.log" || fail "nn train did not say what it wrote"
