@@ -114,7 +114,7 @@ static int reference_eval(Trainer *t, int gen) {
         bool have_klv = false;
         NnFeatureContext fc = t->nn_fc;
         if ((rgen = train_reference_of(t->cfg.nn_reference, run, sizeof run, &err)) < 0) status = 1;
-        if (status == 0 && rgen > 1) { /* the leaves its games were played with */
+        if (status == 0) { /* the leaves its games were played with (gen-0000 holds the initial ones) */
             char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 16];
             rundir_gen_path(run, rgen - 1, false, dir, sizeof dir);
             snprintf(path, sizeof path, "%s/leaves.klv2", dir);
