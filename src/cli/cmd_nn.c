@@ -99,15 +99,9 @@ static void print_eval(const NnEvalReport *e) {
  * baselines: --leaves, else RUN/gen-(gen-1)/leaves.klv2 if it exists.
  * *have is false (and 0 returned) when there are none. */
 static int load_played_leaves(const NnOptions *o, int gen, const Engine *e, Klv *k, bool *have, RkError *err) {
-    char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 16];
+    if (!o->leaves) return train_played_leaves(o->run, gen, &e->ld, k, have, err);
     *have = false;
-    if (o->leaves) snprintf(path, sizeof path, "%s", o->leaves);
-    else {
-        rundir_gen_path(o->run, gen - 1, false, dir, sizeof dir);
-        snprintf(path, sizeof path, "%s/leaves.klv2", dir);
-        if (access(path, F_OK) != 0) return 0;
-    }
-    if (klv_load(k, path, &e->ld, err) != 0) return -1;
+    if (klv_load(k, o->leaves, &e->ld, err) != 0) return -1;
     *have = true;
     return 0;
 }

@@ -149,6 +149,10 @@ int train_evaluation_matches(Trainer *t, GenReport *rep);
 int train_nn_generation(Trainer *t, int gen);
 /* The network stage's options from a config's [nn] (also `rookery nn train`). */
 NnStageOptions train_nn_stage_options(const TrainConfig *cfg);
+/* The leaves generation gen of run was played with (RUN/gen-(gen-1)/
+ * leaves.klv2; gen-0000 holds the initial ones) into *k, if that file
+ * exists: *have says whether it did. 0, or -1 with err set (a bad file). */
+int train_played_leaves(const char *run, int gen, const LetterDist *ld, Klv *k, bool *have, RkError *err);
 /* nn.reference = RUN or RUN:G (spec): RUN into run (cap bytes), and G or
  * RUN's latest complete generation. Returns G, or -1 with err set. */
 int train_reference_of(const char *spec, char *run, size_t cap, RkError *err);

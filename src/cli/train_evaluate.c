@@ -85,6 +85,17 @@ NnStageOptions train_nn_stage_options(const TrainConfig *cfg) {
                             .progress_seconds = cfg->progress_seconds};
 }
 
+int train_played_leaves(const char *run, int gen, const LetterDist *ld, Klv *k, bool *have, RkError *err) {
+    char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 16];
+    *have = false;
+    rundir_gen_path(run, gen - 1, false, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/leaves.klv2", dir);
+    if (access(path, F_OK) != 0) return 0;
+    if (klv_load(k, path, ld, err) != 0) return -1;
+    *have = true;
+    return 0;
+}
+
 int train_reference_of(const char *spec, char *run, size_t cap, RkError *err) {
     const char *colon = strrchr(spec, ':');
     bool has_gen = colon != NULL && colon[1] != '\0';
@@ -114,15 +125,7 @@ static int reference_eval(Trainer *t, int gen) {
         bool have_klv = false;
         NnFeatureContext fc = t->nn_fc;
         if ((rgen = train_reference_of(t->cfg.nn_reference, run, sizeof run, &err)) < 0) status = 1;
-        if (status == 0) { /* the leaves its games were played with (gen-0000 holds the initial ones) */
-            char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 16];
-            rundir_gen_path(run, rgen - 1, false, dir, sizeof dir);
-            snprintf(path, sizeof path, "%s/leaves.klv2", dir);
-            if (access(path, F_OK) == 0) {
-                if (klv_load(&klv, path, &t->engine.ld, &err) != 0) status = 1;
-                else have_klv = true;
-            }
-        }
+        if (status == 0 && train_played_leaves(run, rgen, &t->engine.ld, &klv, &have_klv, &err) != 0) status = 1;
         if (have_klv) nn_feature_context_leaves(&fc, klv_leave_value, &klv);
         if (status == 0 && nn_stage_evaluate(run, rgen, t->cfg.nn_heldout_every, t->cfg.nn_eval_positions, &fc,
                                              &t->model, have_klv ? klv_leave_value : NULL, have_klv ? &klv : NULL,
