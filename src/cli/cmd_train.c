@@ -305,7 +305,9 @@ static int run_generation(Trainer *t, int gen) {
     shardset_clear(&t->samples);
     memset(&t->shard_files, 0, sizeof t->shard_files);
     memset(&t->nn_rep, 0, sizeof t->nn_rep);
-    t->gen_begun = t->nn_trained = false;
+    memset(&t->ref_eval, 0, sizeof t->ref_eval);
+    t->gen_begun = t->nn_trained = t->ref_scored = false;
+    t->ref_gen = 0;
     uint64_t rounds = generation_rounds(w.games, w.nranks, threads);
     /* about CHECK_ROUNDS games a rank between the stop checks, whatever the threads */
     uint64_t check_every = CHECK_ROUNDS / generation_block(threads);

@@ -78,6 +78,11 @@ typedef struct Trainer {
     NnModel model;
     bool have_model, nn_trained;
     NnStageReport nn_rep;
+    /* nn.reference: this generation's model scored on another run's generation (rank 0) */
+    bool ref_scored;
+    int ref_gen;
+    char ref_run[TRAIN_PATH_MAX];
+    NnEvalReport ref_eval;
     /* the last generation played, for `rookery bench train` */
     bool bench;
     double last_play, last_overhead, last_wall;

@@ -118,8 +118,9 @@ int train_reference_of(const char *spec, char *run, size_t cap, RkError *err) {
 static int reference_eval(Trainer *t, int gen) {
     RkError err;
     int status = 0, rgen = 0;
-    char run[TRAIN_PATH_MAX];
+    char run[TRAIN_PATH_MAX] = "";
     NnEvalReport e;
+    memset(&e, 0, sizeof e);
     if (t->comm.rank == 0) {
         Klv klv;
         bool have_klv = false;
@@ -135,6 +136,10 @@ static int reference_eval(Trainer *t, int gen) {
         if (status) fprintf(stderr, "rookery: %s\n", err.msg);
     }
     if (comm_max_i64(&t->comm, status) != 0) return 1;
+    t->ref_scored = true; /* into the manifest and metrics.csv (rank 0 writes them) */
+    t->ref_gen = rgen;
+    t->ref_eval = e;
+    snprintf(t->ref_run, sizeof t->ref_run, "%s", run);
     SAY(t,
         "gen %d reference (%s generation %d, %" PRIu64 " positions, %" PRIu64 " with a P target): P top-1 %.1f%% "
         "(static %.1f%%, P x static %.1f%%), P cross-entropy %.3f (static over the top %d %.3f, P x static %.3f), "

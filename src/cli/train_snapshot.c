@@ -35,12 +35,13 @@ int train_write_generation0(Trainer *t, RkError *err) {
     snprintf(path, sizeof path, "%s/positional.spv", dir);
     if (t->spv_on && spv_write(&t->spv, path, err) != 0) return -1;
     if (rundir_describe_files(run, 0, f, nf, err) != 0) return -1;
-    char files[1024];
+    char files[1024], leaves[2 * TRAIN_PATH_MAX], spv[2 * TRAIN_PATH_MAX];
     manifest_files(files, sizeof files, f, nf);
     snprintf(text, sizeof text,
              "{\n  \"generation\": 0,\n  \"run_seed\": %" PRIu64 ",\n  \"initial_leaves\": \"%s\",\n"
              "  \"initial_spv\": \"%s\",\n  \"files\": {\n%s  }\n}\n",
-             t->cfg.seed, t->cfg.initial_leaves, t->spv_on ? t->cfg.spv_initial : "none", files);
+             t->cfg.seed, rk_json_escape(t->cfg.initial_leaves, leaves, sizeof leaves),
+             rk_json_escape(t->spv_on ? t->cfg.spv_initial : "none", spv, sizeof spv), files);
     return rundir_commit_generation(run, 0, text, NULL, NULL, err);
 }
 
@@ -52,13 +53,15 @@ static const char METRICS_HEADER[] =
     "nn_trained,nn_steps,nn_train_samples,nn_samples_per_s,nn_loss_first,nn_loss_last,nn_value_loss,nn_policy_loss,"
     "nn_hidden_loss,nn_heldout_positions,nn_p_top1,nn_brier,nn_brier_base,nn_spread_rmse,nn_spread_rmse_base,"
     "nn_h_nll,nn_h_nll_uniform,gate_pairs,gate_win_pct,gate_ci95_pct,promoted,model_in_force,anchor_pairs,anchor_win_pct,"
-    "anchor_ci95_pct,value_check_pairs,value_check_win_pct,value_check_ci95_pct,leaf_rollout";
+    "anchor_ci95_pct,value_check_pairs,value_check_win_pct,value_check_ci95_pct,leaf_rollout,ref_generation,"
+    "ref_positions,ref_p_positions,ref_p_top1,ref_static_top1,ref_p_static_top1,ref_p_ce,ref_static_cand_ce,"
+    "ref_p_static_ce,ref_brier,ref_brier_base";
 
 
 
 /* The network's part of the manifest (a JSON member line, or "") and of the
- * metrics row (its columns). */
-static void nn_report_text(const Trainer *t, char *json, size_t jcap, char *row, size_t rcap) {
+ * metrics row (its columns); ref_json is nn.reference's member, or "". */
+static void nn_report_text(const Trainer *t, const char *ref_json, char *json, size_t jcap, char *row, size_t rcap) {
     const NnStageReport *r = &t->nn_rep;
     const NnLossSums *mean = &r->train.mean;
     double n = mean->samples > 0 ? mean->samples : 1.0;
@@ -77,11 +80,30 @@ static void nn_report_text(const Trainer *t, char *json, size_t jcap, char *row,
              "         \"heldout\": {\"positions\": %" PRIu64 ", \"p_top1\": %.4f, \"static_top1\": %.4f, \"p_static_top1\": %.4f, \"p_ce\": %.4f, "
              "\"static_ce\": %.4f, \"static_cand_ce\": %.4f, \"p_static_ce\": %.4f, \"brier\": %.5f, "
              "\"brier_base\": %.5f, \"spread_rmse\": %.2f, \"spread_rmse_base\": %.2f, \"h_nll_per_tile\": %.4f, "
-             "\"h_nll_uniform\": %.4f}},\n",
+             "\"h_nll_uniform\": %.4f}%s%s},\n",
              r->first_gen, r->last_gen, r->train_samples, steps, t->model.train_step, r->train.samples_per_second,
              nn_loss_total(&r->train.first), nn_loss_total(&r->train.last), value, policy, hidden, e->positions,
              e->p_top1, e->static_top1, e->p_static_top1, e->p_ce, e->static_ce, e->static_cand_ce, e->p_static_ce, e->v_brier, e->v_brier_base,
-             e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform);
+             e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform, ref_json[0] ? ",\n" : "", ref_json);
+}
+
+/* nn.reference's part: the manifest's "reference" member inside "nn" (or "")
+ * and the trailing ref_* columns of the metrics row (zeros when not scored). */
+static void reference_text(const Trainer *t, char *json, size_t jcap, char *row, size_t rcap) {
+    const NnEvalReport *e = &t->ref_eval;
+    bool on = t->nn_trained && t->ref_scored;
+    snprintf(row, rcap, "%d,%" PRIu64 ",%" PRIu64 ",%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.5f,%.5f", on ? t->ref_gen : 0,
+             e->positions, e->p_positions, e->p_top1, e->static_top1, e->p_static_top1, e->p_ce, e->static_cand_ce,
+             e->p_static_ce, e->v_brier, e->v_brier_base);
+    json[0] = '\0';
+    if (!on) return;
+    char run[2 * TRAIN_PATH_MAX];
+    snprintf(json, jcap,
+             "         \"reference\": {\"run\": \"%s\", \"generation\": %d, \"positions\": %" PRIu64
+             ", \"p_positions\": %" PRIu64 ", \"p_top1\": %.4f, \"static_top1\": %.4f, \"p_static_top1\": %.4f, "
+             "\"p_ce\": %.4f, \"static_cand_ce\": %.4f, \"p_static_ce\": %.4f, \"brier\": %.5f, \"brier_base\": %.5f}",
+             rk_json_escape(t->ref_run, run, sizeof run), t->ref_gen, e->positions, e->p_positions, e->p_top1,
+             e->static_top1, e->p_static_top1, e->p_ce, e->static_cand_ce, e->p_static_ce, e->v_brier, e->v_brier_base);
 }
 
 int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *tm, RkError *err) {
@@ -114,14 +136,18 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
     tm->wall += tm->write;
     double games = (double)tot->games;
     double mean_eq = tot->observations ? (double)tot->equity_sum / 1000.0 / (double)tot->observations : 0.0;
-    char manifest[65536], row[4096], nn_json[2048] = "", nn_row[1024], search_json[2 * TRAIN_PATH_MAX + 3 * TRAIN_SPEC_MAX + 2048] = "";
+    char manifest[131072], row[4096], nn_json[2048 + 3 * TRAIN_PATH_MAX] = "", nn_row[1024], ref_json[1024 + 2 * TRAIN_PATH_MAX], ref_row[512];
+    char search_json[2 * (2 * TRAIN_PATH_MAX + 3 * TRAIN_SPEC_MAX) + 2048] = "";
     static_assert(sizeof files_json + sizeof nn_json + sizeof search_json < sizeof manifest - 4096, "manifest buffer");
-    nn_report_text(t, nn_json, sizeof nn_json, nn_row, sizeof nn_row);
+    reference_text(t, ref_json, sizeof ref_json, ref_row, sizeof ref_row);
+    nn_report_text(t, ref_json, nn_json, sizeof nn_json, nn_row, sizeof nn_row);
     uint64_t gate_pairs = rep->gate_played ? t->cfg.mcgs_gate_pairs : 0;
     uint64_t anchor_pairs = rep->anchor_played ? t->cfg.mcgs_anchor_pairs : 0;
     uint64_t value_pairs = rep->value_played ? t->cfg.mcgs_value_pairs : 0;
     char self_play[TRAIN_SPEC_MAX], gate_a[TRAIN_SPEC_MAX] = "", gate_b[TRAIN_SPEC_MAX] = "";
     if (t->mcgs_loop) {
+        char e_player[2 * TRAIN_SPEC_MAX], e_self[2 * TRAIN_SPEC_MAX], e_a[2 * TRAIN_SPEC_MAX], e_b[2 * TRAIN_SPEC_MAX];
+        char e_anchor[2 * TRAIN_SPEC_MAX];
         train_search_describe(t, rep->model_at_start, rep->rollout_at_start, false, self_play, sizeof self_play);
         if (rep->gate_played) { /* the new model (gen) against the one in force before it */
             train_search_describe(t, gen, rep->rollout_at_start, true, gate_a, sizeof gate_a);
@@ -137,10 +163,13 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
                  ", \"win_pct\": %.2f, \"ci95_pct\": %.2f, \"threshold_pct\": %.2f},\n"
                  "             \"anchor\": {\"player\": \"%s\", \"pairs\": %" PRIu64
                  ", \"win_pct\": %.2f, \"ci95_pct\": %.2f}},\n",
-                 t->cfg.player, self_play, rep->model_in_force, rep->rollout_in_force,
+                 rk_json_escape(t->cfg.player, e_player, sizeof e_player),
+                 rk_json_escape(self_play, e_self, sizeof e_self), rep->model_in_force, rep->rollout_in_force,
                  t->value_won ? "true" : "false", t->value_checked, gate_pairs, rep->gate.win_pct,
-                 rep->gate.ci95_pct, t->cfg.mcgs_gate_threshold, rep->promoted ? "true" : "false", gate_a, gate_b, value_pairs,
-                 rep->value.win_pct, rep->value.ci95_pct, t->cfg.mcgs_value_threshold, t->cfg.mcgs_anchor,
+                 rep->gate.ci95_pct, t->cfg.mcgs_gate_threshold, rep->promoted ? "true" : "false",
+                 rk_json_escape(gate_a, e_a, sizeof e_a), rk_json_escape(gate_b, e_b, sizeof e_b), value_pairs,
+                 rep->value.win_pct, rep->value.ci95_pct, t->cfg.mcgs_value_threshold,
+                 rk_json_escape(t->cfg.mcgs_anchor, e_anchor, sizeof e_anchor),
                  anchor_pairs, rep->anchor.win_pct, rep->anchor.ci95_pct);
     }
     snprintf(manifest, sizeof manifest,
@@ -173,7 +202,7 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
     snprintf(row, sizeof row,
              "%d,%" PRId64 ",%" PRId64 ",%d,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.3f,%" PRIu64 ",%.4f,%.5f,%" PRId64
              ",%" PRId64 ",%" PRIu64 ",%.2f,%.2f,%d,%d,%u,%.5f,%" PRId64 ",%.4f,%.4f,%" PRIu64 ",%.2f,%.2f,%" PRIu64
-             ",%s,%" PRIu64 ",%.2f,%.2f,%d,%d,%" PRIu64 ",%.2f,%.2f,%" PRIu64 ",%.2f,%.2f,%d\n",
+             ",%s,%" PRIu64 ",%.2f,%.2f,%d,%d,%" PRIu64 ",%.2f,%.2f,%" PRIu64 ",%.2f,%.2f,%d,%s\n",
              gen,
              tot->games, tot->turns, t->comm.size, tm->play > 0 ? games / tm->play : 0.0, tm->wall, tm->play,
              tm->reduce, tm->derive, tm->write, mean_eq, games > 0 ? (double)tot->score_sum / (2.0 * games) : 0.0,
@@ -184,7 +213,7 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
              t->shard_files.samples, nn_row, gate_pairs, rep->gate.win_pct, rep->gate.ci95_pct, rep->promoted,
              rep->model_in_force, anchor_pairs, rep->anchor.win_pct, rep->anchor.ci95_pct,
              value_pairs, rep->value.win_pct, rep->value.ci95_pct,
-             rep->rollout_in_force);
+             rep->rollout_in_force, ref_row);
     return rundir_commit_generation(run, gen, manifest, METRICS_HEADER, row, err);
 }
 

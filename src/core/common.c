@@ -73,3 +73,21 @@ int rk_grow(void **p, size_t *cap, size_t need, size_t elem) {
     *cap = c;
     return 0;
 }
+
+char *rk_json_escape(const char *s, char *out, size_t cap) {
+    size_t o = 0;
+    while (*s) {
+        unsigned char c = (unsigned char)*s;
+        char esc[8];
+        size_t n;
+        if (c == '"' || c == '\\') n = (size_t)snprintf(esc, sizeof esc, "\\%c", c);
+        else if (c < 0x20) n = (size_t)snprintf(esc, sizeof esc, "\\u%04x", c);
+        else n = rk_char_len(s);
+        if (o + n >= cap) break;
+        memcpy(out + o, c == '"' || c == '\\' || c < 0x20 ? esc : s, n);
+        o += n;
+        s += c == '"' || c == '\\' || c < 0x20 ? 1 : n;
+    }
+    out[o] = '\0';
+    return out;
+}

@@ -98,7 +98,8 @@
  *                                      generation G (default: the latest) of another run, e.g.
  *                                      one played by a stronger search without a net, with the
  *                                      leaves it was played with (RUN/gen-(G-1)/leaves.klv2):
- *                                      the log's "reference" line (docs/nn.md)
+ *                                      the log's "reference" line, the manifest's
+ *                                      nn.reference, metrics.csv's ref_* columns (docs/nn.md)
  *   nn.channels / blocks / embed / head_hidden / h_tiles   32 / 3 / 64 / 64 / 1
  *                                      the architecture (nn/model.h)
  *   [mcgs] applies when run.player is an mcgs: spec (docs/mcgs.md, the generation loop):

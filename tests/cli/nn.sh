@@ -54,6 +54,19 @@ ref_args=("${tiny_nn[@]}" --set run.games_per_generation=20 --set run.generation
 grep -Eq "gen 1 reference \($run generation 1, [0-9]+ positions, [0-9]+ with a P target\): P top-1 [0-9.]+% .*static over the top 8 [0-9]+\.[0-9]{3}, P x static [0-9]+\.[0-9]{3}" "$work/ref.log" \
   || { cat "$work/ref.log"; fail "no reference line"; }
 grep -qx "reference = $run:1" "$work/run_ref/config.ini" || fail "nn.reference not in the run's config"
+# ... and kept: in the manifest (inside "nn"), metrics.csv and the report
+grep -Eq "\"reference\": \{\"run\": \"$run\", \"generation\": 1, \"positions\": [1-9][0-9]*, \"p_positions\": [1-9][0-9]*, .*\"p_static_ce\": [0-9]+\.[0-9]{4}" \
+  "$work/run_ref/gen-0001/manifest.json" || { cat "$work/run_ref/gen-0001/manifest.json"; fail "no reference in the manifest"; }
+head -1 "$work/run_ref/metrics.csv" | grep -q ",ref_generation,ref_positions,ref_p_positions," || fail "no reference columns in metrics.csv"
+ref_row=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 { print $c["ref_generation"], $c["ref_p_positions"], $c["ref_p_static_ce"], $c["ref_static_cand_ce"] }' "$work/run_ref/metrics.csv")
+echo "$ref_row" | grep -Eq '^1 [1-9][0-9]* [0-9]+\.[0-9]{4} [0-9]+\.[0-9]{4}$' || fail "reference columns of generation 1: $ref_row"
+"$bin" report "$work/run_ref" --png "$work/ref.png" > "$work/report.txt" 2>&1 || true
+read -r _ _ ref_ps ref_s <<< "$ref_row"
+grep "ref PxS" "$work/report.txt" > /dev/null || { cat "$work/report.txt"; fail "report: no reference columns"; }
+grep -Eq "^ +1 .* $ref_ps +$ref_s\$" "$work/report.txt" || { cat "$work/report.txt"; fail "report: reference figures of generation 1"; }
+# a run without nn.reference: zeros in the columns, nothing in the manifest, no columns in the report
+grep -q '"reference"' "$run/gen-0001/manifest.json" && fail "a reference in a run without nn.reference"
+"$bin" report "$run" --png "$work/noref.png" 2>&1 | grep -q "ref PxS" && fail "report: reference columns without a reference"
 expect_error 2 "nn.reference $work/none: no complete generation" "$bin" train --run "$work/run_bad" "${ref_args[@]}" --set nn.reference="$work/none"
 expect_error 2 "nn.reference $run:7: $run has generations 1..1" "$bin" train --run "$work/run_bad2" "${ref_args[@]}" --set nn.reference="$run:7"
 expect_error 2 "nope.klv2" "$bin" nn eval --run "$run" --model "$model" --leaves "$work/nope.klv2"

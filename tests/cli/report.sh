@@ -28,6 +28,22 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
   echo "SKIPPED: gnuplot not installed; PNG not checked"
 fi
+# a run resumed by a version with the search's and nn.reference's columns: the older row (fewer
+# trailing fields) reads "-" there; a row without a search shows no search columns
+mkdir -p "$work/run3"
+cat > "$work/run3/metrics.csv" <<'CSV'
+generation,games,games_per_s,wall_s,mean_best_equity,leave_change_rms,racks_observed,nn_trained,nn_loss_last,nn_p_top1,gate_pairs,gate_win_pct,model_in_force,anchor_pairs,anchor_win_pct,value_check_pairs,value_check_win_pct,leaf_rollout,ref_generation,ref_p_positions,ref_p_static_ce,ref_static_cand_ce
+1,10,5.0,2.0,37.0,4.0,100,1,3.5,0.40,0,0,0
+2,10,5.0,2.0,38.0,3.0,100,1,3.4,0.45,0,0,0,0,0,0,0,0,1,80,1.2345,1.5000
+CSV
+out=$("$bin" report "$work/run3" --png "$work/c3.png" 2>&1) || true
+echo "$out" | grep -E '^ +1 .* 0\.40 +- +-$' >/dev/null || fail "older row without reference columns: $out"
+echo "$out" | grep -E '^ +2 .* 0\.45 +1\.2345 +1\.5000$' >/dev/null || fail "reference columns: $out"
+echo "$out" | grep -q "gate %" && fail "search columns in a run without a search: $out"
+# with a gate in some row, the search's columns come back
+sed -i 's/^2,10,5.0,2.0,38.0,3.0,100,1,3.4,0.45,0,0,0,/2,10,5.0,2.0,38.0,3.0,100,1,3.4,0.45,40,55.00,2,/' "$work/run3/metrics.csv"
+out=$("$bin" report "$work/run3" --png "$work/c3.png" 2>&1) || true
+echo "$out" | grep -E '^ +2 .* 0\.45 +55\.00 +2 ' >/dev/null || fail "gate columns: $out"
 rc=0; err=$("$bin" report "$work/none" 2>&1 >/dev/null) || rc=$?
 [ "$rc" -eq 2 ] || fail "missing run exited $rc"
 echo "$err" | grep "metrics.csv" >/dev/null || fail "error does not name metrics.csv: $err"

@@ -57,6 +57,20 @@ static void test_quote(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "..."));
 }
 
+static void test_json_escape(void) {
+    char buf[64];
+    CU_ASSERT_STRING_EQUAL(rk_json_escape("run/a", buf, sizeof buf), "run/a");
+    CU_ASSERT_STRING_EQUAL(rk_json_escape("a\"b\\c\n", buf, sizeof buf), "a\\\"b\\\\c\\u000a");
+    /* cut short: never inside an escape ... */
+    char small[4];
+    CU_ASSERT_STRING_EQUAL(rk_json_escape("ab\"c", small, sizeof small), "ab");
+    /* ... nor inside a UTF-8 character (U+00E9 is 2 bytes) */
+    CU_ASSERT_STRING_EQUAL(rk_json_escape("ab\xc3\xa9", small, sizeof small), "ab");
+    CU_ASSERT_STRING_EQUAL(rk_json_escape("a\xc3\xa9", small, sizeof small), "a\xc3\xa9");
+    char one[1];
+    CU_ASSERT_STRING_EQUAL(rk_json_escape("abc", one, sizeof one), "");
+}
+
 static void test_magic(void) {
     const uint8_t good[8] = {'K', 'L', 'V', '2', 0, 0, 0, 0};
     RkError err;
@@ -72,6 +86,7 @@ int main(void) {
         {"rk_grow: doubling, contents kept, overflow refused", test_grow},
         {"rk_quote_text: control characters escaped, long text cut", test_quote},
         {"rk_check_magic: short files and wrong magic named", test_magic},
+        {"rk_json_escape: quotes, backslashes, control characters; cut whole", test_json_escape},
         CU_TEST_INFO_NULL,
     };
     return tu_run("common", tests);
