@@ -47,6 +47,12 @@ echo "$out" | grep -E '^ +2 .* 0\.45 +55\.00 +2 ' >/dev/null || fail "gate colum
 rc=0; err=$("$bin" report "$work/none" 2>&1 >/dev/null) || rc=$?
 [ "$rc" -eq 2 ] || fail "missing run exited $rc"
 echo "$err" | grep "metrics.csv" >/dev/null || fail "error does not name metrics.csv: $err"
+: > "$work/run/metrics.csv"
+rc=0; err=$("$bin" report "$work/run" 2>&1 >/dev/null) || rc=$?
+[ "$rc" -eq 2 ] && [ "$err" = "rookery: $work/run/metrics.csv: empty (no header line)" ] || fail "empty metrics.csv ($rc): $err"
+printf 'generation,games,games_per_s,wall_s,mean_best_equity,leave_change_rms,racks_observed\n1,10,5.0,2.0\n' > "$work/run/metrics.csv"
+rc=0; err=$("$bin" report "$work/run" 2>&1 >/dev/null) || rc=$?
+[ "$rc" -eq 2 ] && echo "$err" | grep -q "row 2 has 4 fields, expected 7" || fail "short row ($rc): $err"
 printf 'a,b\n1,2\n' > "$work/run/metrics.csv"
 rc=0; err=$("$bin" report "$work/run" 2>&1 >/dev/null) || rc=$?
 [ "$rc" -eq 2 ] || fail "foreign csv exited $rc"

@@ -1,6 +1,6 @@
 /*
  * test_common.c - core/common.h's helpers: rk_grow (the arrays that double),
- * rk_quote_text (user text in one-line errors), rk_check_magic.
+ * rk_quote_text (user text in one-line errors), rk_check_magic, rk_json_escape.
  */
 #include <CUnit/CUnit.h>
 #include <stdint.h>
