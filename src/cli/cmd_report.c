@@ -77,23 +77,26 @@ static int report_open(Report *rp, const CsvTable *tab, const char *path) {
         }
         if (i < C_REQUIRED && rp->col[i] > last) last = rp->col[i];
     }
+    /* a part counts only with its value columns (rookery's own files have all or none) */
+    const int *c = rp->col;
+    bool gate_cols = c[C_GATE_PAIRS] >= 0 && c[C_GATE_WIN] >= 0, anchor_cols = c[C_ANCHOR_PAIRS] >= 0 && c[C_ANCHOR_WIN] >= 0;
+    bool ref_cols = c[C_REF_P_POS] >= 0 && c[C_REF_PS_CE] >= 0 && c[C_REF_S_CE] >= 0;
     int searched = 0;
     for (int r = 0; r < tab->nrows; r++) {
         if (!csv_table_has(tab, r, last)) {
             fprintf(stderr, "rookery: %s: row %d has %d fields, expected %d\n", path, r + 2, tab->nfields[r], tab->ncols);
             return -1;
         }
-        rp->gates += nonzero(rp, r, C_GATE_PAIRS);
-        rp->anchors += nonzero(rp, r, C_ANCHOR_PAIRS);
-        rp->refs += nonzero(rp, r, C_REF_P_POS);
+        rp->gates += gate_cols && nonzero(rp, r, C_GATE_PAIRS);
+        rp->anchors += anchor_cols && nonzero(rp, r, C_ANCHOR_PAIRS);
+        rp->refs += ref_cols && nonzero(rp, r, C_REF_P_POS);
         /* a row of the search's loop: it has gated, anchored, checked V, had a
          * model in force or rolled out at the leaves (a static run has none of these) */
         searched += nonzero(rp, r, C_GATE_PAIRS) || nonzero(rp, r, C_ANCHOR_PAIRS) || nonzero(rp, r, C_VALUE_PAIRS) ||
                     nonzero(rp, r, C_IN_FORCE) || nonzero(rp, r, C_ROLLOUT);
     }
-    const int *c = rp->col;
-    rp->search = c[C_GATE_PAIRS] >= 0 && c[C_GATE_WIN] >= 0 && c[C_IN_FORCE] >= 0 && searched > 0;
-    rp->anchored = rp->search && c[C_ANCHOR_PAIRS] >= 0 && c[C_ANCHOR_WIN] >= 0;
+    rp->search = gate_cols && c[C_IN_FORCE] >= 0 && searched > 0;
+    rp->anchored = rp->search && anchor_cols;
     rp->valued = rp->search && c[C_VALUE_PAIRS] >= 0 && c[C_VALUE_WIN] >= 0 && c[C_ROLLOUT] >= 0;
     return 0;
 }

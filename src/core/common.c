@@ -74,19 +74,29 @@ int rk_grow(void **p, size_t *cap, size_t need, size_t elem) {
     return 0;
 }
 
+/* Bytes of the well-formed UTF-8 character at s (lead byte 0xC2-0xF4, every
+ * continuation byte 10xxxxxx), or 0 if the bytes there are not one. */
+static size_t utf8_char_len(const unsigned char *s) {
+    size_t n = s[0] < 0x80 ? 1 : s[0] < 0xC2 ? 0 : s[0] < 0xE0 ? 2 : s[0] < 0xF0 ? 3 : s[0] <= 0xF4 ? 4 : 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    return n;
+}
+
 char *rk_json_escape(const char *s, char *out, size_t cap) {
     size_t o = 0;
-    while (*s) {
-        unsigned char c = (unsigned char)*s;
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
         char esc[8];
-        size_t n;
-        if (c == '"' || c == '\\') n = (size_t)snprintf(esc, sizeof esc, "\\%c", c);
-        else if (c < 0x20) n = (size_t)snprintf(esc, sizeof esc, "\\u%04x", c);
-        else n = rk_char_len(s);
+        size_t in = 1, n = utf8_char_len(p);
+        const char *from = esc;
+        if (*p == '"' || *p == '\\') n = (size_t)snprintf(esc, sizeof esc, "\\%c", *p);
+        else if (*p < 0x20 || n == 0) n = (size_t)snprintf(esc, sizeof esc, "\\u%04x", *p); /* a stray byte as U+00XX */
+        else from = (const char *)p, in = n;
         if (o + n >= cap) break;
-        memcpy(out + o, c == '"' || c == '\\' || c < 0x20 ? esc : s, n);
+        memcpy(out + o, from, n);
         o += n;
-        s += c == '"' || c == '\\' || c < 0x20 ? 1 : n;
+        p += in;
     }
     out[o] = '\0';
     return out;

@@ -40,8 +40,10 @@ int rk_error(RkError *err, const char *fmt, ...)
  * cut with "..." (never inside a UTF-8 character). */
 void rk_quote_text(char *dst, size_t cap, const char *s, size_t n);
 /* Writes s into out (cap > 0 bytes) as the inside of a JSON string: quotes,
- * backslashes and control characters escaped; cut short to fit, never
- * inside an escape or a UTF-8 character. Returns out. */
+ * backslashes and control characters escaped, and a byte that does not
+ * begin a well-formed UTF-8 character too, as \u00XX (so the result is
+ * always valid UTF-8 JSON); cut short to fit, never inside an escape or a
+ * character. Returns out. */
 char *rk_json_escape(const char *s, char *out, size_t cap);
 /* Bytes of the (UTF-8) character at s, at least 1 (fewer if the string ends
  * inside it). */

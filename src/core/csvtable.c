@@ -21,7 +21,8 @@ static int split(char *line, char **out, int cap) {
 
 void csv_table_free(CsvTable *t) {
     free(t->text);
-    free(t->rows);
+    free(t->fields);
+    free(t->first);
     free(t->nfields);
     memset(t, 0, sizeof *t);
 }
@@ -40,20 +41,25 @@ int csv_table_parse(CsvTable *t, char *text, const char *source, RkError *err) {
         csv_table_free(t);
         return rk_error(err, "%s: the header line has no column names", source);
     }
-    size_t cap = 0, ncap = 0;
+    size_t fcap = 0, rcap = 0, ncap = 0, nfields = 0;
     for (line = strtok_r(NULL, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         if (line[0] == '\0' || strcmp(line, "\r") == 0) continue;
-        void *rows = t->rows, *nfields = t->nfields;
-        size_t need = (size_t)t->nrows + 1;
-        int grown = rk_grow(&rows, &cap, need, sizeof *t->rows);
-        t->rows = rows;
-        if (grown == 0) grown = rk_grow(&nfields, &ncap, need, sizeof *t->nfields);
-        t->nfields = nfields;
+        char *f[CSV_TABLE_MAX_COLS];
+        int n = split(line, f, CSV_TABLE_MAX_COLS);
+        void *fields = t->fields, *first = t->first, *counts = t->nfields;
+        size_t rows = (size_t)t->nrows + 1;
+        int grown = rk_grow(&fields, &fcap, nfields + (size_t)n, sizeof *t->fields);
+        if (grown == 0) grown = rk_grow(&first, &rcap, rows, sizeof *t->first);
+        if (grown == 0) grown = rk_grow(&counts, &ncap, rows, sizeof *t->nfields);
+        t->fields = fields, t->first = first, t->nfields = counts;
         if (grown != 0) {
             csv_table_free(t);
             return rk_error(err, "%s: out of memory", source);
         }
-        t->nfields[t->nrows] = split(line, t->rows[t->nrows], CSV_TABLE_MAX_COLS);
+        memcpy(t->fields + nfields, f, (size_t)n * sizeof *f);
+        t->first[t->nrows] = nfields;
+        t->nfields[t->nrows] = n;
+        nfields += (size_t)n;
         t->nrows++;
     }
     return 0;
@@ -70,5 +76,5 @@ bool csv_table_has(const CsvTable *t, int r, int c) {
 }
 
 const char *csv_table_field(const CsvTable *t, int r, int c) {
-    return csv_table_has(t, r, c) ? t->rows[r][c] : "0";
+    return csv_table_has(t, r, c) ? t->fields[t->first[r] + (size_t)c] : "0";
 }

@@ -22,7 +22,8 @@ typedef struct CsvTable {
     int ncols;                            /* header fields */
     char *names[CSV_TABLE_MAX_COLS];
     int nrows;
-    char *(*rows)[CSV_TABLE_MAX_COLS];    /* [nrows] */
+    char **fields;                        /* every row's fields, one after the other */
+    size_t *first;                        /* [nrows]: row r's first field in fields */
     int *nfields;                         /* [nrows]: fields each row has */
 } CsvTable;
 

@@ -36,7 +36,10 @@ generation,games,games_per_s,wall_s,mean_best_equity,leave_change_rms,racks_obse
 1,10,5.0,2.0,37.0,4.0,100,1,3.5,0.40,0,0,0
 2,10,5.0,2.0,38.0,3.0,100,1,3.4,0.45,0,0,0,0,0,0,0,0,1,80,1.2345,1.5000
 CSV
-out=$("$bin" report "$work/run3" --png "$work/c3.png" 2>&1) || true
+rc=0; out=$("$bin" report "$work/run3" --png "$work/c3.png" 2>&1) || rc=$?
+if command -v gnuplot >/dev/null 2>&1; then
+  [ "$rc" -eq 0 ] && [ -s "$work/c3.png" ] || fail "report with reference columns exited $rc: $out"
+fi
 echo "$out" | grep -E '^ +1 .* 0\.40 +- +-$' >/dev/null || fail "older row without reference columns: $out"
 echo "$out" | grep -E '^ +2 .* 0\.45 +1\.2345 +1\.5000$' >/dev/null || fail "reference columns: $out"
 echo "$out" | grep -q "gate %" && fail "search columns in a run without a search: $out"

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     RkError err;
     if (csv_table_parse(&t, text, "fuzz.csv", &err) != 0) {
         if (strchr(err.msg, '\n') != NULL || strstr(err.msg, "fuzz.csv") == NULL) abort();
-        if (t.text != NULL || t.rows != NULL) abort();
+        if (t.text != NULL || t.fields != NULL) abort();
         return 0;
     }
     if (t.ncols < 1 || t.ncols > CSV_TABLE_MAX_COLS || t.nrows < 0) abort();

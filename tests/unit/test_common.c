@@ -67,6 +67,13 @@ static void test_json_escape(void) {
     /* ... nor inside a UTF-8 character (U+00E9 is 2 bytes) */
     CU_ASSERT_STRING_EQUAL(rk_json_escape("ab\xc3\xa9", small, sizeof small), "ab");
     CU_ASSERT_STRING_EQUAL(rk_json_escape("a\xc3\xa9", small, sizeof small), "a\xc3\xa9");
+    /* a stray byte is escaped, and does not swallow a quote or a newline after it */
+    CU_ASSERT_STRING_EQUAL(rk_json_escape("a\xc3\"b", buf, sizeof buf), "a\\u00c3\\\"b");
+    CU_ASSERT_STRING_EQUAL(rk_json_escape("a\xe9\n", buf, sizeof buf), "a\\u00e9\\u000a");
+    CU_ASSERT_STRING_EQUAL(rk_json_escape("\xff\x80\xc0\xaf", buf, sizeof buf), "\\u00ff\\u0080\\u00c0\\u00af");
+    /* a 3-byte character cut short by the end of the string: two stray bytes */
+    CU_ASSERT_STRING_EQUAL(rk_json_escape("\xe2\x82", buf, sizeof buf), "\\u00e2\\u0082");
+    CU_ASSERT_STRING_EQUAL(rk_json_escape("\xe2\x82\xac\xf0\x9f\x98\x80", buf, sizeof buf), "\xe2\x82\xac\xf0\x9f\x98\x80");
     char one[1];
     CU_ASSERT_STRING_EQUAL(rk_json_escape("abc", one, sizeof one), "");
 }
