@@ -55,11 +55,20 @@ case "$small" in mcgs:visits=4,candidates=3,*fast_visits=2*) ;; *) fail "jobs/mc
 # its anchor (a simulation) scaled down the same way: 20 iterations -> 2, 10 candidates -> 3
 small_anchor=$(sed -n 's/^anchor = //p' "$jobs/mcgs.ini" | sed 's/iterations=20/iterations=2/; s/candidates=10/candidates=3/')
 case "$small_anchor" in sim:candidates=3,iterations=2*) ;; *) fail "jobs/mcgs.ini's anchor is not the expected one: '$small_anchor'" ;; esac
-"$bin" train --config "$jobs/mcgs.ini" --run "$work/r3" "${tiny_nn[@]}" --set run.games_per_generation=4 \
+# jobs/mcgs-reference.ini (its search scaled down: 800 visits -> 4, 16 candidates -> 3) makes the
+# reference the loop's nn.reference then reads
+small_ref=$(sed -n 's/^player = //p' "$jobs/mcgs-reference.ini" | sed 's/visits=800/visits=4/; s/candidates=16/candidates=3/')
+case "$small_ref" in mcgs:visits=4,candidates=3,prior=equity*) ;; *) fail "jobs/mcgs-reference.ini's player is not the expected one: '$small_ref'" ;; esac
+"$bin" train --config "$jobs/mcgs-reference.ini" --run "$work/ref" --set run.games_per_generation=10 \
+  --set "run.player=$small_ref" > "$work/log-ref" 2>&1 || { cat "$work/log-ref"; fail "jobs/mcgs-reference.ini does not run"; }
+ls "$work/ref/gen-0001/"shard-*.h5 > /dev/null && [ ! -f "$work/ref/gen-0001/model.h5" ] || fail "the reference run: shards, no model"
+"$bin" train --config "$jobs/mcgs.ini" --run "$work/r3" "${tiny_nn[@]}" --set run.games_per_generation=4 --set nn.reference="$work/ref" \
   --set "run.player=$small" --set "mcgs.anchor=$small_anchor" --set run.generations=1 --set match.pairs=0 --set spv.heldout_games=0 \
   --set mcgs.gate_pairs=1 --set mcgs.anchor_pairs=1 --set mcgs.value_check_pairs=1 > "$work/log3" 2>&1 \
   || { cat "$work/log3"; fail "jobs/mcgs.ini does not load"; }
 grep '"model_in_force"' >/dev/null "$work/r3/gen-0001/manifest.json" || fail "jobs/mcgs.ini run without a search manifest"
+grep -Eq "gen 1 reference \($work/ref generation 1, [1-9][0-9]* positions, [1-9][0-9]* with a P target\)" "$work/log3" \
+  || { cat "$work/log3"; fail "the loop did not score its model on jobs/mcgs-reference.ini's run"; }
 grep -q "gen 1 anchor: the search .* vs $small_anchor: " "$work/log3" \
   || { cat "$work/log3"; fail "jobs/mcgs.ini's anchor was not played"; }
 grep -q "leaves with a net valued by rollouts until V wins its value check (mcgs.rollout_with_net = auto:2)" "$work/log3" \
