@@ -13,6 +13,8 @@
 #define STREAM_WORLD 0
 #define STREAM_DRAWS 1
 #define STREAM_RESAMPLE 2
+#define STREAM_LEAF_WORLDS 3
+#define STREAM_LEAF_DRAWS 4
 #define STREAM_CHOOSE UINT64_C(0x63686f6f7365)
 #define ROOT_WORLD UINT64_MAX
 
@@ -45,6 +47,7 @@ void mcgs_config_defaults(McgsConfig *c) {
     c->cpuct = 40.0;
     c->fpu = 10.0;
     c->rollout = 2;
+    c->rollout_worlds = 1;
     win_value_defaults(&c->win);
     c->prior = MCGS_PRIOR_UNIFORM;
     c->prior_temperature = 10.0;
@@ -66,6 +69,10 @@ int mcgs_config_check(const McgsConfig *c, RkError *err) {
         return rk_error(err, "mcgs: fpu, vloss and win_bonus must be finite (vloss, win_bonus >= 0)");
     if (winprob_check(&c->win.model, err) != 0) return -1;
     if (c->rollout < 0 || c->rollout > 100) return rk_error(err, "mcgs: rollout %d, expected 0..100", c->rollout);
+    if (c->rollout_worlds < 1 || c->rollout_worlds > MCGS_MAX_ROLLOUT_WORLDS)
+        return rk_error(err, "mcgs: rollout_worlds %d, expected 1..%d", c->rollout_worlds, MCGS_MAX_ROLLOUT_WORLDS);
+    if (c->rollout_worlds > 1 && c->rollout == 0)
+        return rk_error(err, "mcgs: rollout_worlds averages rollouts: it needs rollout >= 1");
     if (!(c->value_mix >= 0.0) || !(c->value_mix <= 1.0))
         return rk_error(err, "mcgs: value_mix must be in [0, 1] (V's share of a leaf's value)");
     if (c->value_mix > 0.0 && (c->net == NULL || c->rollout == 0))
@@ -198,8 +205,24 @@ static void resample_root_rack(McgsSearch *s, Game *w, Rng *r) {
  * empty. `first` is the first move if known. */
 static double rollout_value(const McgsSearch *s, Game *g, const Move *first) {
     const McgsConfig *c = &s->cfg;
-    int moves = g->bag.count > 0 ? c->rollout : 4 * GAME_MAX_SCORELESS * RK_RACK_SIZE;
-    return sim_static_rollout(g, moves, first, c->leave_value, c->leave_ctx, &c->win);
+    bool bag = g->bag.count > 0;
+    int moves = bag ? c->rollout : 4 * GAME_MAX_SCORELESS * RK_RACK_SIZE;
+    if (!bag || c->rollout_worlds <= 1) return sim_static_rollout(g, moves, first, c->leave_value, c->leave_ctx, &c->win);
+    /* rollout_worlds: the other worlds come from the leaf's own (its draws'
+     * state picks them), so the value stays a function of the playout */
+    Game base = *g;
+    Rng r;
+    rng_seed_stream(&r, c->seed, rng_next(&base.rng), STREAM_LEAF_WORLDS);
+    Rack none;
+    rack_clear(&none);
+    double sum = sim_static_rollout(g, moves, first, c->leave_value, c->leave_ctx, &c->win);
+    for (int k = 1; k < c->rollout_worlds; k++) {
+        Game w = base;
+        game_deal_hidden(&w, &none, &r);
+        rng_seed_stream(&w.rng, c->seed, rng_next(&r), STREAM_LEAF_DRAWS);
+        sum += sim_static_rollout(&w, moves, first, c->leave_value, c->leave_ctx, &c->win);
+    }
+    return sum / c->rollout_worlds;
 }
 
 /* The k best moves of ml in movegen_compare order into best[0..k) (indices;

@@ -103,6 +103,7 @@
 #include "search/mcgs_graph.h"
 
 #define MCGS_MAX_CANDIDATES 64
+#define MCGS_MAX_ROLLOUT_WORLDS 64
 #define MCGS_MAX_BATCH 256
 #define MCGS_MAX_DEPTH 256
 
@@ -134,6 +135,12 @@ typedef struct McgsConfig {
     double puct_floor;          /* > 0: D(a) = max(puct_floor, N(a)) */
     double fpu;                 /* first-play urgency reduction, points */
     int rollout;                /* static plies valuing a leaf; 0 = the net's V */
+    int rollout_worlds;         /* K >= 1: a leaf's rollout value is the mean of K rollouts, the
+                                 * playout's world and K - 1 worlds re-dealt from the leaf player's
+                                 * information (the other rack and the bag); 1 while the bag is empty
+                                 * (the worlds are all the same then). K times the rollouts' cost for
+                                 * a value with 1/K of their variance: what a V that learned the
+                                 * rollout's expectation would give at no sampling noise */
     double value_mix;           /* with a net and rollouts: a leaf's value is (1 - m) rollout + m V,
                                  * m = value_mix in [0, 1] (0: rollouts alone); the rollout alone
                                  * once the bag is empty */

@@ -53,6 +53,9 @@ int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const 
     } else if (strcmp(key, "rollout") == 0) {
         NUMBER(0, 100, true);
         c->rollout = (int)x;
+    } else if (strcmp(key, "rollout_worlds") == 0) {
+        NUMBER(1, MCGS_MAX_ROLLOUT_WORLDS, true);
+        c->rollout_worlds = (int)x;
     } else if (strcmp(key, "value_mix") == 0) {
         NUMBER(0, 1, false);
         c->value_mix = x;

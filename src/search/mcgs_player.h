@@ -2,7 +2,7 @@
  * mcgs_player.h - the graph search as a player (search/player.h):
  *
  *   mcgs[:visits=N][,candidates=K][,cpuct=C][,floor=F][,fpu=U][,rollout=P]
- *       [,value_mix=M]
+ *       [,value_mix=M][,rollout_worlds=K]
  *       [,prior=uniform|equity][,prior_temperature=T][,net=FILE.h5]
  *       [,hidden=uniform|net][,resample=no|uniform|net][,win_bonus=W]
  *       [,win_model=terminal|default|M0:M1:V0:V1]

@@ -1232,6 +1232,66 @@ static void test_value_mix(void) {
     tu_env_close(&e);
 }
 
+/* rollout_worlds = K: a leaf's value is the mean of K rollouts in re-dealt
+ * worlds while the bag has tiles. Deterministic; other values than K = 1
+ * (yet the same candidates: the worlds change values, not moves); with an
+ * empty bag the worlds are all the same, so K = 4 is K = 1 exactly. */
+static void test_rollout_worlds(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    McgsResult *r[3];
+    for (int k = 0; k < 3; k++) r[k] = malloc(sizeof *r[k]);
+    int positions = 0, differ = 0, endgames = 0;
+    for (uint64_t gi = 0; gi < 6; gi++) {
+        for (int bag = 0; bag < 2; bag++) {
+            tu_env_position(&e, 47, gi, bag ? 40 : 0, NULL);
+            if (game_over(e.g) || (e.g->bag.count == 0) != (bag == 0)) continue;
+            const int worlds[3] = {1, 4, 4};
+            for (int k = 0; k < 3; k++) {
+                McgsConfig c = config(40, 1);
+                c.candidates = 6;
+                c.rollout_worlds = worlds[k];
+                McgsSearch s;
+                CU_ASSERT_FATAL(mcgs_search_init(&s, &c, &err) == 0);
+                CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r[k], &err) == 0);
+                check_graph(&s);
+                mcgs_search_free(&s);
+            }
+            /* the same search twice */
+            CU_ASSERT(memcmp(r[1]->visits, r[2]->visits, sizeof r[1]->visits) == 0);
+            CU_ASSERT(memcmp(r[1]->value, r[2]->value, sizeof r[1]->value) == 0);
+            CU_ASSERT(r[1]->root_q == r[2]->root_q);
+            CU_ASSERT_EQUAL(r[0]->count, r[1]->count);
+            CU_ASSERT(memcmp(r[0]->packed, r[1]->packed, sizeof r[0]->packed) == 0);
+            if (bag) {
+                positions++;
+                differ += r[0]->root_q != r[1]->root_q;
+            } else {
+                endgames++;
+                CU_ASSERT(memcmp(r[0]->visits, r[1]->visits, sizeof r[0]->visits) == 0);
+                CU_ASSERT(memcmp(r[0]->value, r[1]->value, sizeof r[0]->value) == 0);
+                CU_ASSERT(r[0]->root_q == r[1]->root_q);
+            }
+        }
+    }
+    CU_ASSERT(positions >= 3);
+    CU_ASSERT(endgames >= 1);
+    CU_ASSERT(differ >= positions - 1); /* the worlds move the values */
+    McgsConfig c = config(10, 1);
+    c.rollout_worlds = 0;
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    c.rollout_worlds = MCGS_MAX_ROLLOUT_WORLDS + 1;
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    c.rollout_worlds = 2;
+    CU_ASSERT(mcgs_config_check(&c, &err) == 0);
+    c.rollout = 0; /* V leaves: nothing to average */
+    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
+    CU_ASSERT(strstr(err.msg, "rollout_worlds") != NULL);
+    for (int k = 0; k < 3; k++) free(r[k]);
+    tu_env_close(&e);
+}
+
 /* ------------------------------------------------------------ errors */
 
 static void test_bad_configs(void) {
@@ -1324,7 +1384,8 @@ static void test_bad_configs(void) {
                                       "mcgs:visits=10,full_share=0.5", "mcgs:visits=10,full_share=0.5,fast_visits=10",
                                       "mcgs:full_share=1.5", "mcgs:visits=10,fast_visits=0",
                                       "mcgs:visits=10,full_share=0,fast_visits=2", "mcgs:prior_mix=0.5",
-                                      "mcgs:prior_mix=-1", "mcgs:value_mix=0.5", "mcgs:value_mix=2"};
+                                      "mcgs:prior_mix=-1", "mcgs:value_mix=0.5", "mcgs:value_mix=2",
+                                      "mcgs:rollout_worlds=0", "mcgs:rollout_worlds=65", "mcgs:rollout_worlds=2.5"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err.msg[0] = '\0';
         CU_ASSERT(player_open(&p, bad[i], &ld, &err) != 0);
@@ -1371,6 +1432,7 @@ int main(void) {
         {"candidates_by: equity and mix with a net", test_candidates_by},
         {"prior_mix and the equity prior with a net: formulas, and the no-net search as a limit", test_prior_mix},
         {"value_mix: V mixed with rollouts at the leaves", test_value_mix},
+        {"rollout_worlds: leaf rollouts averaged over re-dealt worlds", test_rollout_worlds},
         {"playout cap randomization: full and fast decisions", test_playout_cap},
         {"bad configurations", test_bad_configs},
         CU_TEST_INFO_NULL,
