@@ -33,6 +33,7 @@ typedef struct StaticCandidates {
 
 struct McgsPending {
     Game game;        /* the playout's world at the leaf */
+    uint64_t world;   /* its number (sample_world): rollout_worlds' worlds follow it */
     uint32_t leaf;
     int len;
     double terminal;  /* with a final step of outcome 0 */
@@ -203,23 +204,23 @@ static void resample_root_rack(McgsSearch *s, Game *w, Rng *r) {
 /* A static rollout from g (modified), valued for the player on turn
  * (sim_static_rollout): `rollout` moves, or to the end once the bag is
  * empty. `first` is the first move if known. */
-static double rollout_value(const McgsSearch *s, Game *g, const Move *first) {
+static double rollout_value(const McgsSearch *s, Game *g, uint64_t world, const Move *first) {
     const McgsConfig *c = &s->cfg;
     bool bag = g->bag.count > 0;
     int moves = bag ? c->rollout : 4 * GAME_MAX_SCORELESS * RK_RACK_SIZE;
     if (!bag || c->rollout_worlds <= 1) return sim_static_rollout(g, moves, first, c->leave_value, c->leave_ctx, &c->win);
-    /* rollout_worlds: the other worlds come from the leaf's own (its draws'
-     * state picks them), so the value stays a function of the playout */
+    /* rollout_worlds: the other worlds follow the playout's world number, so
+     * that with crn the k-th visits of the root's moves share them too */
     Game base = *g;
     Rng r;
-    rng_seed_stream(&r, c->seed, rng_next(&base.rng), STREAM_LEAF_WORLDS);
+    rng_seed_stream(&r, c->seed, world, STREAM_LEAF_WORLDS);
     Rack none;
     rack_clear(&none);
     double sum = sim_static_rollout(g, moves, first, c->leave_value, c->leave_ctx, &c->win);
     for (int k = 1; k < c->rollout_worlds; k++) {
         Game w = base;
         game_deal_hidden(&w, &none, &r);
-        rng_seed_stream(&w.rng, c->seed, rng_next(&r), STREAM_LEAF_DRAWS);
+        rng_seed_stream(&w.rng, c->seed, world * MCGS_MAX_ROLLOUT_WORLDS + (uint64_t)k, STREAM_LEAF_DRAWS);
         sum += sim_static_rollout(&w, moves, first, c->leave_value, c->leave_ctx, &c->win);
     }
     return sum / c->rollout_worlds;
@@ -282,7 +283,7 @@ static int expand_static(McgsSearch *s, uint32_t node, const Game *w, Move *firs
  * come at its second visit). */
 static void evaluate_rollout_only(McgsSearch *s, McgsPending *p) {
     McgsNode *nd = &s->graph.nodes[p->leaf];
-    nd->u = nd->q = rollout_value(s, &p->game, NULL);
+    nd->u = nd->q = rollout_value(s, &p->game, p->world, NULL);
     nd->state = MCGS_NODE_VALUED;
 }
 
@@ -292,7 +293,7 @@ static int evaluate_static(McgsSearch *s, McgsPending *p) {
     Move first;
     if (expand_static(s, p->leaf, &p->game, &first) != 0) return -1;
     McgsNode *nd = &s->graph.nodes[p->leaf];
-    nd->u = nd->q = rollout_value(s, &p->game, &first); /* the leaf's world is not needed after this */
+    nd->u = nd->q = rollout_value(s, &p->game, p->world, &first); /* the leaf's world is not needed after this */
     return 0;
 }
 
@@ -459,7 +460,7 @@ static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, McgsResult *
              * an empty bag the rollout goes to the end of the game: no mix */
             bool mix = want_v && p->game.bag.count > 0;
             double v = mix ? net_value(c, &s->leaves, j, &p->game) : 0.0;
-            double r = rollout_value(s, &p->game, NULL);
+            double r = rollout_value(s, &p->game, p->world, NULL);
             nd->u = mix ? (1.0 - c->value_mix) * r + c->value_mix * v : r;
         }
         nd->q = nd->u;
@@ -578,6 +579,7 @@ static Descent descend(McgsSearch *s, const Game *root, uint32_t root_node, uint
         if (p->len == 0) {
             uint64_t world = s->cfg.crn ? (uint64_t)e->visits + e->inflight : index;
             sample_world(s, root, world, w);
+            p->world = world;
             rng_seed_stream(&resample, s->cfg.seed, world, STREAM_RESAMPLE);
         }
         e->inflight++;
@@ -768,6 +770,7 @@ int mcgs_search_run(McgsSearch *s, const Game *root, McgsResult *out, RkError *e
     /* the root, valued in a world of its own */
     McgsPending *p = &s->pending[0];
     sample_world(s, root, ROOT_WORLD, &p->game);
+    p->world = ROOT_WORLD;
     p->leaf = root_node;
     p->len = 0;
     g->nodes[root_node].state = MCGS_NODE_PENDING;
