@@ -306,7 +306,7 @@ static int run_generation(Trainer *t, int gen) {
     memset(&t->shard_files, 0, sizeof t->shard_files);
     memset(&t->nn_rep, 0, sizeof t->nn_rep);
     memset(&t->ref_eval, 0, sizeof t->ref_eval);
-    t->gen_begun = t->nn_trained = t->ref_scored = false;
+    t->gen_begun = t->nn_trained = false;
     t->ref_gen = 0;
     uint64_t rounds = generation_rounds(w.games, w.nranks, threads);
     /* about CHECK_ROUNDS games a rank between the stop checks, whatever the threads */

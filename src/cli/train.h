@@ -78,8 +78,8 @@ typedef struct Trainer {
     NnModel model;
     bool have_model, nn_trained;
     NnStageReport nn_rep;
-    /* nn.reference: this generation's model scored on another run's generation (rank 0) */
-    bool ref_scored;
+    /* nn.reference: this generation's model scored on another run's generation
+     * ref_gen (rank 0; 0: not scored this generation) */
     int ref_gen;
     char ref_run[TRAIN_PATH_MAX];
     NnEvalReport ref_eval;

@@ -136,8 +136,7 @@ static int reference_eval(Trainer *t, int gen) {
         if (status) fprintf(stderr, "rookery: %s\n", err.msg);
     }
     if (comm_max_i64(&t->comm, status) != 0) return 1;
-    t->ref_scored = true; /* into the manifest and metrics.csv (rank 0 writes them) */
-    t->ref_gen = rgen;
+    t->ref_gen = rgen; /* into the manifest and metrics.csv (rank 0 writes them; rgen >= 1 there) */
     t->ref_eval = e;
     snprintf(t->ref_run, sizeof t->ref_run, "%s", run);
     SAY(t,

@@ -91,8 +91,8 @@ static void nn_report_text(const Trainer *t, const char *ref_json, char *json, s
  * and the trailing ref_* columns of the metrics row (zeros when not scored). */
 static void reference_text(const Trainer *t, char *json, size_t jcap, char *row, size_t rcap) {
     const NnEvalReport *e = &t->ref_eval;
-    bool on = t->nn_trained && t->ref_scored;
-    snprintf(row, rcap, "%d,%" PRIu64 ",%" PRIu64 ",%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.5f,%.5f", on ? t->ref_gen : 0,
+    bool on = t->ref_gen > 0;
+    snprintf(row, rcap, "%d,%" PRIu64 ",%" PRIu64 ",%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.5f,%.5f", t->ref_gen,
              e->positions, e->p_positions, e->p_top1, e->static_top1, e->p_static_top1, e->p_ce, e->static_cand_ce,
              e->p_static_ce, e->v_brier, e->v_brier_base);
     json[0] = '\0';
