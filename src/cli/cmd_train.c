@@ -14,6 +14,7 @@
  * can reach nothing else. */
 #include <assert.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -74,14 +75,14 @@ static void usage(FILE *out) {
             "(--print-default-config shows it, with every key).\n"
             "If RUN already holds generations, its config.ini is used (plus --set overrides), the\n"
             "last complete generation is verified against its manifest, and training continues.\n"
+            "With run.keep = N, generations older than the newest N keep only their manifest and\n"
+            "metrics row (not the shards of nn.window or the model in force; run.keep_every = M\n"
+            "keeps every M-th whole).\n"
             "  --run DIR      the run directory (overrides run.output)\n"
             "  --set K=V      override one key, e.g. --set run.generations=10\n"
             "Exit codes: 0 done, 1 runtime failure, 2 bad input, 3 stopped by SIGTERM/SIGINT/SIGUSR1\n"
             "(the generation in flight is discarded; run the same command to resume).\n");
 }
-
-
-
 
 /* --------------------------------------------- self-play threads (run.threads) */
 
@@ -255,6 +256,25 @@ static int write_shards(Trainer *t, int gen) {
     return 0;
 }
 
+/* run.keep: removes the bulky files of generations older than the newest
+ * run.keep, but never what the next generation reads (the trainer's window
+ * of shards, the model in force). Rank 0, after the generation is committed;
+ * a failure is reported and the run goes on (the snapshot is complete). */
+static void prune_old_generations(Trainer *t, int gen) {
+    if (t->cfg.keep <= 0) return;
+    RunKeep keep = {.newest = t->cfg.keep,
+                    .every = t->cfg.keep_every,
+                    .shards_from = t->cfg.nn_train ? gen + 2 - t->cfg.nn_window : INT_MAX,
+                    .model_gen = t->model_in_force};
+    int files = 0;
+    uint64_t bytes = 0;
+    RkError err;
+    int rc = rundir_prune(t->cfg.output, gen, &keep, &files, &bytes, &err);
+    if (rc != 0) fprintf(stderr, "rookery: warning: %s\n", err.msg);
+    if (files > 0)
+        SAY(t, "gen %d: run.keep = %d: removed %d file(s) of older generations, %.1f MB", gen, t->cfg.keep, files,
+            (double)bytes / 1e6);
+}
 
 /* Plays generation gen; returns 0 done, TRAIN_EXIT_STOPPED, or 1 (error). */
 static int run_generation(Trainer *t, int gen) {
@@ -429,6 +449,7 @@ static int run_generation(Trainer *t, int gen) {
             residual_stats_variance(&rep.heldout, true), rep.heldout.moves, rep.spv_match.win_pct,
             rep.spv_match.ci95_pct, rep.spv_match_pairs);
     }
+    if (t->comm.rank == 0) prune_old_generations(t, gen);
     return 0;
 }
 
@@ -680,6 +701,9 @@ int cmd_train(int argc, char **argv) {
         rc = rk_error(&err, "run.threads = %d needs an MPI library that allows threads (MPI_THREAD_FUNNELED); "
                             "this one does not: set run.threads = 1 and run more ranks",
                       t->cfg.threads) != 0 ? 2 : 0;
+    if (rc == 0 && t->cfg.keep_every > 0 && t->cfg.keep == 0)
+        rc = rk_error(&err, "run.keep_every = %d needs run.keep = N (with keep = all every file stays)",
+                      t->cfg.keep_every) != 0 ? 2 : 0;
     if (rc != 0) {
         if (t->comm.rank == 0) fprintf(stderr, "rookery: %s\n", err.msg);
         comm_finalize(&t->comm);

@@ -198,3 +198,46 @@ int rundir_verify_generation(const char *run, int gen, RkError *err) {
     if (rc == 0 && checked == 0) return rk_error(err, "%s: lists no files", path);
     return rc;
 }
+
+/* A file that retention may remove: a snapshot's tables, model or shards. */
+static bool prunable(const char *name, bool *is_shard, bool *is_model) {
+    size_t len = strlen(name);
+    *is_shard = strncmp(name, "shard-", 6) == 0 && len > 9 && strcmp(name + len - 3, ".h5") == 0;
+    *is_model = strcmp(name, "model.h5") == 0;
+    return *is_shard || *is_model || strcmp(name, "leaves.klv2") == 0 || strcmp(name, "racks.req") == 0 ||
+           strcmp(name, "positional.spv") == 0;
+}
+
+int rundir_prune(const char *run, int latest, const RunKeep *keep, int *files, uint64_t *bytes, RkError *err) {
+    if (keep->newest < 1) return rk_error(err, "rundir_prune: the newest generation is always kept (newest = %d)",
+                                          keep->newest);
+    char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX * 2];
+    for (int g = 0; g <= latest - keep->newest; g++) {
+        if (keep->every > 0 && g > 0 && g % keep->every == 0) continue;
+        rundir_gen_path(run, g, false, dir, sizeof dir);
+        DIR *d = opendir(dir);
+        if (d == NULL) {
+            if (errno == ENOENT) continue; /* a run resumed from another's copy may lack early generations */
+            return rk_error(err, "%s: %s", dir, strerror(errno));
+        }
+        struct dirent *e;
+        int rc = 0;
+        while (rc == 0 && (e = readdir(d)) != NULL) {
+            bool shard, model;
+            if (!prunable(e->d_name, &shard, &model)) continue;
+            if ((shard && g >= keep->shards_from) || (model && g == keep->model_gen)) continue;
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            struct stat st;
+            uint64_t size = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+            if (unlink(path) != 0) {
+                rc = rk_error(err, "%s: cannot remove (run.keep): %s", path, strerror(errno));
+                break;
+            }
+            if (files) (*files)++;
+            if (bytes) *bytes += size;
+        }
+        closedir(d);
+        if (rc != 0) return rc;
+    }
+    return 0;
+}

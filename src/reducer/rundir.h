@@ -11,6 +11,12 @@
  * replaced atomically after that. Every file is written to a temporary name,
  * fsync'ed and renamed, and the directories are fsync'ed (core/atomicfile.h),
  * so a crash at any moment leaves either the old or the new generation, never half of one.
+ *
+ * Retention (run.keep): the bulky files of old generations (leaves.klv2,
+ * racks.req, positional.spv, model.h5, shard-*.h5) can be removed once newer
+ * generations exist; manifest.json and metrics-row.csv always stay, so
+ * metrics.csv and the history survive. Only LATEST is ever verified on
+ * resume, and the newest generation is never pruned.
  */
 #ifndef ROOKERY_RUNDIR_H
 #define ROOKERY_RUNDIR_H
@@ -49,5 +55,19 @@ int rundir_commit_generation(const char *run, int gen, const char *manifest_json
 /* Checks every file listed in gen-NNNN/manifest.json against its size and
  * sha256. */
 int rundir_verify_generation(const char *run, int gen, RkError *err);
+
+/* What rundir_prune keeps of the generations before `latest`. */
+typedef struct RunKeep {
+    int newest;      /* generations latest-newest+1 .. latest keep every file (>= 1) */
+    int every;       /* and every generation divisible by this (0 = none) */
+    int shards_from; /* shard-*.h5 of generations >= this stay (the trainer's window) */
+    int model_gen;   /* this generation's model.h5 stays (the model in force; 0 = none) */
+} RunKeep;
+
+/* Removes the prunable files of generations 0 .. latest - keep->newest that
+ * keep does not protect. Files of other names are never touched. Adds the
+ * files removed and their bytes to *files and *bytes (both may be NULL);
+ * stops at the first file it cannot remove. */
+int rundir_prune(const char *run, int latest, const RunKeep *keep, int *files, uint64_t *bytes, RkError *err);
 
 #endif

@@ -21,6 +21,8 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "player = static\n"
     "progress_seconds = 5\n"
     "threads = 1\n"
+    "keep = all\n"
+    "keep_every = 0\n"
     "\n"
     "[lexicon]\n"
     "kwg = SOWPODS\n"
@@ -199,6 +201,13 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
     } else if (IS("run", "threads")) {
         if (parse_u64(v, 1, GENERATION_MAX_THREADS, &x) != 0) return -1;
         c->threads = (int)x;
+    } else if (IS("run", "keep")) {
+        if (strcmp(v, "all") == 0) c->keep = 0;
+        else if (parse_u64(v, 1, 100000, &x) != 0) return -1;
+        else c->keep = (int)x;
+    } else if (IS("run", "keep_every")) {
+        if (parse_u64(v, 0, 100000, &x) != 0) return -1;
+        c->keep_every = (int)x;
     } else if (IS("lexicon", "kwg")) {
         return set_string(c->lexicon, v);
     } else if (IS("lexicon", "ld")) {
@@ -468,6 +477,8 @@ const char *train_config_schedule_name(SpvSchedule s) {
 }
 
 int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
+    char keep[24] = "all";
+    if (c->keep > 0) snprintf(keep, sizeof keep, "%d", c->keep);
     char shrink[40], k[40], pm[40], pv[40];
     format_double(shrink, sizeof shrink, c->shrink);
     format_double(k, sizeof k, c->spv_k);
@@ -490,7 +501,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
     if (c->n_min_rack_count == 0) snprintf(sched, sizeof sched, "0");
     int n = snprintf(buf, cap,
                      "[run]\nseed = %" PRIu64 "\ngenerations = %d\ngames_per_generation = %" PRIu64
-                     "\noutput = %s\nplayer = %s\nprogress_seconds = %d\nthreads = %d\n\n"
+                     "\noutput = %s\nplayer = %s\nprogress_seconds = %d\nthreads = %d\nkeep = %s\nkeep_every = %d\n\n"
                      "[lexicon]\nkwg = %s\nld = %s\nlayout = %s\n\n"
                      "[leaves]\ninitial = %s\nmin_rack_count = %s\nmax_forced_games = %" PRIu64
                      "\nshrink = %s\n\n"
@@ -504,6 +515,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      "\ngate_threshold = %s\nanchor_pairs = %" PRIu64 "\nanchor = %s\nvalue_check_pairs = %" PRIu64
                      "\nvalue_check_threshold = %s\n",
                      c->seed, c->generations, c->games_per_generation, c->output, c->player, c->progress_seconds, c->threads,
+                     keep, c->keep_every,
                      c->lexicon,
                      c->ld, c->layout, c->initial_leaves, sched, c->max_forced_games, shrink, c->match_pairs,
                      train_config_schedule_name(c->spv_schedule), residual_target_name(c->spv_target), c->spv_start, c->spv_use ? "yes" : "no",

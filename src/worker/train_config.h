@@ -28,6 +28,15 @@
  *                                      rank a node with threads = cores needs one copy of them
  *                                      instead of one a core); results do not depend on it
  *                                      (worker/generation.h)
+ *   run.keep                  all      all | N >= 1: retention. After each generation the bulky
+ *                                      files (leaves.klv2, racks.req, positional.spv, model.h5,
+ *                                      shard-*.h5) of generations older than the newest N are
+ *                                      removed, except what the run still reads: the shards of
+ *                                      the trainer's window (nn.window) and the model in force.
+ *                                      manifest.json and metrics-row.csv always stay
+ *                                      (reducer/rundir.h)
+ *   run.keep_every            0        with run.keep: every generation divisible by this also
+ *                                      keeps all its files (milestones; 0 = none)
  *   lexicon.kwg               SOWPODS  lexicon name (looked up as README says) or .kwg path
  *   lexicon.ld                english  letter distribution name or .csv path
  *   lexicon.layout            standard15  board layout name or .txt path
@@ -151,6 +160,8 @@ typedef struct TrainConfig {
     char player[TRAIN_PATH_MAX]; /* run.player */
     int progress_seconds;
     int threads;
+    int keep;       /* run.keep: newest generations kept whole; 0 = all */
+    int keep_every; /* run.keep_every: milestones kept whole; 0 = none */
     char lexicon[TRAIN_PATH_MAX];
     char ld[TRAIN_PATH_MAX];
     char layout[TRAIN_PATH_MAX];

@@ -22,6 +22,8 @@ grep "games_per_generation" >/dev/null "$work/default.ini" || fail "--print-defa
 printf '[run]\ngenerations = zero\n' > "$work/bad.ini"
 expect_exit 2 "bad.ini:2" "$bin" train --config "$work/bad.ini" --run "$work/r0"
 expect_exit 2 "unknown key run.nope" "$bin" train --run "$work/r0" "${tiny_nn[@]}" --set run.nope=1
+expect_exit 2 "run.keep_every = 5 needs run.keep" "$bin" train --run "$work/r0" --set run.keep_every=5
+expect_exit 2 "run.keep" "$bin" train --run "$work/r0" --set run.keep=0
 expect_exit 2 "missing.ini" "$bin" train --config "$work/missing.ini" --run "$work/r0"
 [ ! -e "$work/r0" ] || fail "a run directory was created despite a config error"
 expect_exit 2 "SLURM_NTASKS" env SLURM_NTASKS=4 "$bin" train --run "$work/r0" "${tiny_nn[@]}"

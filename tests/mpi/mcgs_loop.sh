@@ -112,9 +112,20 @@ mpirun_np 1 "$bin" train --run "$work/stay" "${args[@]}" "${auto[@]}" --set mcgs
   || { cat "$work/stay.log"; fail "train with rollout_with_net = auto:1"; }
 grep -q "gen 1 value check: .*V leaves vs 1-ply rollouts: .*rollouts stay" "$work/stay.log" || { cat "$work/stay.log"; fail "value check at 101"; }
 grep -q '"leaf_rollout": 1,' "$work/stay/gen-0001/manifest.json" || fail "1-ply rollouts should stay in force"
-# a generation that promotes no model plays no value check (its model was checked)
-mpirun_np 1 "$bin" train --run "$work/stay" --set run.generations=2 --set mcgs.gate_threshold=101 > "$work/stay2.log" 2>&1 \
-  || { cat "$work/stay2.log"; fail "resume of the 1-ply run"; }
+# a generation that promotes no model plays no value check (its model was checked); with
+# run.keep = 1 it removes gen 1's tables but neither the model in force (gen 1's) nor the shards
+# of the trainer's window (nn.window = 4), and a third generation resumes with that model
+mpirun_np 1 "$bin" train --run "$work/stay" --set run.generations=2 --set mcgs.gate_threshold=101 --set run.keep=1 \
+  > "$work/stay2.log" 2>&1 || { cat "$work/stay2.log"; fail "resume of the 1-ply run"; }
+grep -q "gen 2: run.keep = 1: removed 5 file(s) of older generations" "$work/stay2.log" \
+  || { cat "$work/stay2.log"; fail "run.keep = 1 should remove gen 0's leaves and SPV table, gen 1's and its racks"; }
+[ -f "$work/stay/gen-0001/model.h5" ] || fail "run.keep removed the model in force"
+[ ! -e "$work/stay/gen-0001/racks.req" ] && [ ! -e "$work/stay/gen-0001/leaves.klv2" ] || fail "run.keep kept gen 1's tables"
+ls "$work/stay/gen-0001"/shard-*.h5 > /dev/null || fail "run.keep removed shards of the trainer's window"
+[ -f "$work/stay/gen-0002/racks.req" ] && [ -f "$work/stay/gen-0001/manifest.json" ] || fail "run.keep removed too much"
+mpirun_np 1 "$bin" train --run "$work/stay" --set run.generations=3 --set mcgs.gate_threshold=101 --set run.keep=1 \
+  > "$work/stay3.log" 2>&1 || { cat "$work/stay3.log"; fail "resume of a pruned run"; }
+grep -q "guided by gen-0001/model.h5" "$work/stay3.log" || { cat "$work/stay3.log"; fail "the pruned run should keep gen 1's model"; }
 grep -q "gen 2 gate: .*not promoted" "$work/stay2.log" || { cat "$work/stay2.log"; fail "stay: gen 2 gate"; }
 if grep -q "gen 2 value check" "$work/stay2.log"; then fail "a value check without a new model"; fi
 grep -q '"value_check": {"pairs": 0,' "$work/stay/gen-0002/manifest.json" || fail "stay: gen 2 manifest: no value check"

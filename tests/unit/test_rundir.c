@@ -103,10 +103,70 @@ static void test_write_errors(void) {
     }
 }
 
+static bool present(const char *run, int gen, const char *name) {
+    char path[1200];
+    snprintf(path, sizeof path, "%s/gen-%04d/%s", run, gen, name);
+    return access(path, F_OK) == 0;
+}
+
+/* Retention: what rundir_prune removes and what it keeps. */
+static void test_prune(void) {
+    static const char *const names[] = {"leaves.klv2", "racks.req",      "positional.spv", "model.h5",
+                                        "shard-00000.h5", "shard-00001.h5", "manifest.json",  "metrics-row.csv",
+                                        "notes.txt",      "shard-x.txt"};
+    enum { NAMES = sizeof names / sizeof names[0], PRUNABLE = 6 };
+    char run[256], path[1200];
+    RkError err;
+    CU_ASSERT_FATAL(tu_tmpdir(run, sizeof run) != NULL);
+    for (int g = 0; g <= 6; g++) {
+        if (g == 2) continue; /* a missing generation is skipped */
+        snprintf(path, sizeof path, "%s/gen-%04d", run, g);
+        CU_ASSERT_EQUAL_FATAL(mkdir(path, 0777), 0);
+        for (int i = 0; i < NAMES; i++) {
+            snprintf(path, sizeof path, "%s/gen-%04d/%s", run, g, names[i]);
+            CU_ASSERT_EQUAL_FATAL(tu_write_file(path, "12345"), 0); /* 5 bytes each */
+        }
+    }
+    RunKeep bad = {.newest = 0};
+    CU_ASSERT_EQUAL(rundir_prune(run, 6, &bad, NULL, NULL, &err), -1);
+    CU_ASSERT_TRUE(present(run, 6, "racks.req"));
+    /* keep 6 and 5 whole, and 3 (every 3); the shards of 4 and later; gen 1's model */
+    RunKeep keep = {.newest = 2, .every = 3, .shards_from = 4, .model_gen = 1};
+    int files = 0;
+    uint64_t bytes = 0;
+    CU_ASSERT_EQUAL_FATAL(rundir_prune(run, 6, &keep, &files, &bytes, &err), 0);
+    for (int g = 0; g <= 6; g++) {
+        if (g == 2) continue;
+        bool whole = g >= 5 || g == 3;
+        for (int i = 0; i < NAMES; i++) {
+            bool keeps = whole || i >= PRUNABLE || (i == 3 && g == 1) || (i >= 4 && i <= 5 && g >= 4);
+            if (present(run, g, names[i]) != keeps) printf("gen %d %s: present %d\n", g, names[i], !keeps);
+            CU_ASSERT_EQUAL(present(run, g, names[i]), keeps);
+        }
+    }
+    /* removed: gens 0 and 1 (6 and 5 files, gen 1's model stays) and gen 4 (4, its shards stay) */
+    CU_ASSERT_EQUAL(files, 6 + 5 + 4);
+    CU_ASSERT_EQUAL(bytes, (uint64_t)(6 + 5 + 4) * 5);
+    /* a second pass finds nothing more to remove */
+    files = 0;
+    CU_ASSERT_EQUAL(rundir_prune(run, 6, &keep, &files, NULL, &err), 0);
+    CU_ASSERT_EQUAL(files, 0);
+    /* a file that cannot be removed is an error naming it (a directory of a
+     * prunable name: unlink fails even for root) */
+    snprintf(path, sizeof path, "%s/gen-0005/racks.req", run);
+    CU_ASSERT_EQUAL_FATAL(unlink(path), 0);
+    CU_ASSERT_EQUAL_FATAL(mkdir(path, 0777), 0);
+    RunKeep one = {.newest = 1, .shards_from = 99};
+    CU_ASSERT_EQUAL(rundir_prune(run, 6, &one, NULL, NULL, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "gen-0005/racks.req"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "run.keep"));
+}
+
 int main(void) {
     CU_TestInfo tests[] = {
         {"generations, LATEST, metrics, verification", test_generations},
         {"write errors (missing dir, full disk)", test_write_errors},
+        {"retention (run.keep)", test_prune},
         CU_TEST_INFO_NULL,
     };
     return tu_run("rundir", tests);

@@ -49,6 +49,10 @@ static void test_parse_and_override(void) {
     CU_ASSERT_EQUAL(train_config_set(&c, "leaves.shrink", "0.1", &err), 0);
     CU_ASSERT_EQUAL(c.threads, 1);
     CU_ASSERT_EQUAL(train_config_set(&c, "run.threads", "8", &err), 0);
+    CU_ASSERT_EQUAL(c.keep, 0); /* all */
+    CU_ASSERT_EQUAL(c.keep_every, 0);
+    CU_ASSERT_EQUAL(train_config_set(&c, "run.keep", "3", &err), 0);
+    CU_ASSERT_EQUAL(train_config_set(&c, "run.keep_every", "10", &err), 0);
     CU_ASSERT_EQUAL(c.nn_search_weight, 0.0);
     CU_ASSERT_EQUAL(train_config_set(&c, "nn.value_search_weight", "0.25", &err), 0);
     CU_ASSERT_EQUAL(c.nn_policy_loss, NN_POLICY_LOSS_DIRECT);
@@ -72,6 +76,10 @@ static void test_parse_and_override(void) {
     CU_ASSERT_STRING_EQUAL(d.output, c.output);
     CU_ASSERT_EQUAL(d.shrink, 0.1); /* bit for bit */
     CU_ASSERT_EQUAL(d.threads, 8);
+    CU_ASSERT_EQUAL(d.keep, 3);
+    CU_ASSERT_EQUAL(d.keep_every, 10);
+    CU_ASSERT_EQUAL(train_config_set(&d, "run.keep", "all", &err), 0);
+    CU_ASSERT_EQUAL(d.keep, 0);
     CU_ASSERT_EQUAL(d.nn_search_weight, 0.25);
     NnLossOptions lo = train_config_loss_options(&d);
     CU_ASSERT_EQUAL(lo.policy_loss, NN_POLICY_LOSS_PRODUCT);
@@ -110,6 +118,9 @@ static void test_errors(void) {
         {"[leaves]\nshrink = 1e300\n", "leaves.shrink"},
         {"[leaves]\nshrink = -0\n", "leaves.shrink"},
         {"[run]\nthreads = 0\n", "run.threads"},
+        {"[run]\nkeep = 0\n", "run.keep"},
+        {"[run]\nkeep = none\n", "run.keep"},
+        {"[run]\nkeep_every = -1\n", "run.keep_every"},
         {"[nn]\nvalue_search_weight = 1.5\n", "nn.value_search_weight"},
         {"[nn]\nvalue_search_weight = -0.1\n", "nn.value_search_weight"},
         {"[nn]\npolicy_loss = visits\n", "nn.policy_loss"},

@@ -1,9 +1,11 @@
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "testutil.h"
 
 #include "worker/samples.h"
 #include "worker/selfplay.h"
 
 #include <CUnit/Basic.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,10 +54,35 @@ const char *tu_sowpods_kwg(void) {
     return p;
 }
 
+/* The directories tu_tmpdir made, removed by tu_run when every test passed
+ * (kept, and listed, when one failed). Test-harness state, not the engine's:
+ * one test executable, its tests run one after another on the main thread. */
+enum { TMPDIRS_MAX = 256 };
+static struct {
+    int n;
+    char path[TMPDIRS_MAX][512];
+} tmpdirs;
+
 const char *tu_tmpdir(char *buf, size_t cap) {
     const char *base = getenv("TMPDIR");
     snprintf(buf, cap, "%s/rookery-test-XXXXXX", base ? base : "/tmp");
-    return mkdtemp(buf);
+    const char *dir = mkdtemp(buf);
+    if (dir != NULL && tmpdirs.n < TMPDIRS_MAX) snprintf(tmpdirs.path[tmpdirs.n++], sizeof tmpdirs.path[0], "%s", dir);
+    return dir;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static void tmpdirs_cleanup(bool keep) {
+    for (int i = 0; i < tmpdirs.n; i++) {
+        if (keep) printf("kept for inspection: %s\n", tmpdirs.path[i]);
+        else if (nftw(tmpdirs.path[i], remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+            printf("warning: could not remove %s\n", tmpdirs.path[i]);
+    }
+    tmpdirs.n = 0;
 }
 
 int tu_write_file(const char *path, const char *text) {
@@ -79,6 +106,7 @@ int tu_run(const char *suite, CU_TestInfo *tests) {
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
     unsigned ran = CU_get_number_of_tests_run();
     CU_cleanup_registry();
+    tmpdirs_cleanup(failed != 0);
     if (ran == 0) return 3;
     return failed == 0 ? 0 : 1;
 }
