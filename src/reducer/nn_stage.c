@@ -24,8 +24,7 @@ static int list_shards(const char *dir, char (*names)[64], int cap, RkError *err
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         size_t len = strlen(e->d_name);
-        if (strncmp(e->d_name, "shard-", 6) != 0 || len < 9 || strcmp(e->d_name + len - 3, ".h5") != 0 || len >= 64)
-            continue;
+        if (!rundir_is_shard_name(e->d_name) || len >= 64) continue;
         if (n == cap) {
             closedir(d);
             return rk_error(err, "%s: more than %d shards", dir, cap);

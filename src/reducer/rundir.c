@@ -199,10 +199,14 @@ int rundir_verify_generation(const char *run, int gen, RkError *err) {
     return rc;
 }
 
+bool rundir_is_shard_name(const char *name) {
+    size_t len = strlen(name);
+    return strncmp(name, "shard-", 6) == 0 && len > 9 && strcmp(name + len - 3, ".h5") == 0;
+}
+
 /* A file that retention may remove: a snapshot's tables, model or shards. */
 static bool prunable(const char *name, bool *is_shard, bool *is_model) {
-    size_t len = strlen(name);
-    *is_shard = strncmp(name, "shard-", 6) == 0 && len > 9 && strcmp(name + len - 3, ".h5") == 0;
+    *is_shard = rundir_is_shard_name(name);
     *is_model = strcmp(name, "model.h5") == 0;
     return *is_shard || *is_model || strcmp(name, "leaves.klv2") == 0 || strcmp(name, "racks.req") == 0 ||
            strcmp(name, "positional.spv") == 0;
@@ -217,7 +221,7 @@ int rundir_prune(const char *run, int latest, const RunKeep *keep, int *files, u
         rundir_gen_path(run, g, false, dir, sizeof dir);
         DIR *d = opendir(dir);
         if (d == NULL) {
-            if (errno == ENOENT) continue; /* a run resumed from another's copy may lack early generations */
+            if (errno == ENOENT) continue; /* removed by hand: nothing to prune */
             return rk_error(err, "%s: %s", dir, strerror(errno));
         }
         struct dirent *e;

@@ -56,6 +56,9 @@ int rundir_commit_generation(const char *run, int gen, const char *manifest_json
  * sha256. */
 int rundir_verify_generation(const char *run, int gen, RkError *err);
 
+/* Is name a training shard's file name (shard-*.h5)? */
+bool rundir_is_shard_name(const char *name);
+
 /* What rundir_prune keeps of the generations before `latest`. */
 typedef struct RunKeep {
     int newest;      /* generations latest-newest+1 .. latest keep every file (>= 1) */
