@@ -174,6 +174,10 @@ static int nn_train_cmd(const NnOptions *o) {
                        cfg.nn_steps, rep.train_samples, rep.first_gen, rep.last_gen,
                        nn_loss_total(&rep.train.first), nn_loss_total(&rep.train.last),
                        rep.train.samples_per_second, rep.train_s);
+                if (rep.gens_without_shards > 0)
+                    printf("note: %d generation(s) of %d-%d have no shards (written with nn.shards = no, or removed "
+                           "by run.keep)\n",
+                           rep.gens_without_shards, rep.first_gen, rep.last_gen);
                 print_eval(&rep.eval);
                 printf("wrote %s\n", out);
             }

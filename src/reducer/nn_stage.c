@@ -39,8 +39,9 @@ static int list_shards(const char *dir, char (*names)[64], int cap, RkError *err
 #define MAX_SHARDS_PER_GEN 1024
 
 int nn_stage_load_window(const char *run, int gen, const char *gen_dir, int window, const NnFeatureContext *fc,
-                         ShardSet *set, int *first, RkError *err) {
+                         ShardSet *set, int *first, int *empty, RkError *err) {
     *first = gen - window + 1 > 1 ? gen - window + 1 : 1;
+    if (empty) *empty = 0;
     char(*names)[64] = malloc(MAX_SHARDS_PER_GEN * 64);
     if (!names) return rk_error(err, "nn: out of memory");
     int rc = 0;
@@ -50,6 +51,7 @@ int nn_stage_load_window(const char *run, int gen, const char *gen_dir, int wind
         else rundir_gen_path(run, g, false, dir, sizeof dir);
         int n = list_shards(dir, names, MAX_SHARDS_PER_GEN, err);
         if (n < 0) rc = -1;
+        if (n == 0 && empty) (*empty)++;
         for (int i = 0; i < n && rc == 0; i++) {
             snprintf(path, sizeof path, "%s/%s", dir, names[i]);
             rc = shard_read(path, set, NULL, fc->ld, fc->shape.dim, err);
@@ -86,7 +88,7 @@ int nn_stage_evaluate(const char *run, int gen, int heldout_every, uint64_t cap,
     ShardSet set;
     shardset_init(&set);
     size_t *train = NULL, *test = NULL, tn = 0, en = 0;
-    int first, rc = nn_stage_load_window(run, gen, NULL, 1, fc, &set, &first, err);
+    int first, rc = nn_stage_load_window(run, gen, NULL, 1, fc, &set, &first, NULL, err);
     if (rc == 0 && set.n == 0) rc = rk_error(err, "%s: no shards", dir);
     if (rc == 0) rc = nn_stage_split(&set, heldout_every, gen, cap, &train, &tn, &test, &en, err);
     if (rc == 0 && en == 0) rc = rk_error(err, "%s: no held-out positions (nn.heldout_every = %d)", dir, heldout_every);
@@ -104,7 +106,8 @@ int nn_stage_run(const Comm *c, const char *run, int gen, const char *gen_dir, c
     shardset_init(&set);
     size_t *train = NULL, *test = NULL;
     double t0 = rk_seconds();
-    int status = nn_stage_load_window(run, gen, gen_dir, o->window, fc, &set, &rep->first_gen, err) != 0;
+    int status = nn_stage_load_window(run, gen, gen_dir, o->window, fc, &set, &rep->first_gen,
+                                      &rep->gens_without_shards, err) != 0;
     if (comm_max_i64(c, status) != 0) {
         if (!status) rk_error(err, "nn: another rank could not load the shards");
         shardset_free(&set);

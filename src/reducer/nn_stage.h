@@ -31,6 +31,7 @@ typedef struct NnStageOptions {
 
 typedef struct NnStageReport {
     int first_gen, last_gen;        /* the window */
+    int gens_without_shards;        /* of the window (nn.shards = no then, or removed by run.keep) */
     uint64_t train_samples, heldout_samples;
     NnTrainReport train;
     NnEvalReport eval;
@@ -39,9 +40,10 @@ typedef struct NnStageReport {
 
 /* Reads the shards of generations max(1, gen - window + 1) .. gen into set
  * (gen's from gen_dir if it is not NULL, the others from RUN/gen-NNNN);
- * *first is the first generation read. */
+ * *first is the first generation read, *empty (if not NULL) the number of
+ * generations without a shard file. */
 int nn_stage_load_window(const char *run, int gen, const char *gen_dir, int window, const NnFeatureContext *fc,
-                         ShardSet *set, int *first, RkError *err);
+                         ShardSet *set, int *first, int *empty, RkError *err);
 /* Splits set: *train (n *tn) the samples of games not held out, *test (n
  * *en) at most `cap` held-out samples of generation gen (both malloc'ed). */
 int nn_stage_split(const ShardSet *set, int heldout_every, int gen, uint64_t cap, size_t **train, size_t *tn,

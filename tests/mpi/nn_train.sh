@@ -25,4 +25,12 @@ for np in 1 3; do
     || { cat "$work/nneq$np.log"; fail "nn train of an equity-prior model at np $np"; }
 done
 cmp -s "$work/eq1.h5" "$work/eq3.h5" || fail "the equity-prior model trained at np 3 differs from np 1"
+# a second generation with run.keep = 1 and a window of 1 removes gen 1's shards (the run no longer
+# reads them); nn train over a window of 2 then says that generation 1 has none
+mpirun_np 2 "$bin" train --run "$work/run" --set run.generations=2 --set run.keep=1 --set nn.window=1 > "$work/keep.log" 2>&1 \
+  || { cat "$work/keep.log"; fail "second generation with run.keep = 1"; }
+if ls "$work/run/gen-0001"/shard-*.h5 > /dev/null 2>&1; then fail "run.keep = 1 with nn.window = 1 kept gen 1's shards"; fi
+mpirun_np 1 "$bin" nn train --run "$work/run" --set nn.window=2 --set nn.steps=1 --out "$work/w2.h5" > "$work/w2.log" 2>&1 \
+  || { cat "$work/w2.log"; fail "nn train over a pruned generation"; }
+grep -q "note: 1 generation(s) of 1-2 have no shards" "$work/w2.log" || { cat "$work/w2.log"; fail "no note on the missing shards"; }
 echo "nn_train: identical models at np 1, 2, 3, 6; equity prior at np 1, 3"
