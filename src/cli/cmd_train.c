@@ -257,9 +257,10 @@ static int write_shards(Trainer *t, int gen) {
 }
 
 /* run.keep: removes the bulky files of generations older than the newest
- * run.keep, but never what the next generation reads (the trainer's window
- * of shards, the model in force). Rank 0, after the generation is committed;
- * a failure is reported and the run goes on (the snapshot is complete). */
+ * run.keep, but never what the generation after `gen` reads (the trainer's
+ * window of shards, the model in force). Rank 0, at start-up (so that a
+ * finished run can be pruned) and after each generation is committed; a
+ * failure is reported and the run goes on (the snapshot is complete). */
 static void prune_old_generations(Trainer *t, int gen) {
     if (t->cfg.keep <= 0) return;
     RunKeep keep = {.newest = t->cfg.keep,
@@ -272,8 +273,8 @@ static void prune_old_generations(Trainer *t, int gen) {
     int rc = rundir_prune(t->cfg.output, gen, &keep, &files, &bytes, &err);
     if (rc != 0) fprintf(stderr, "rookery: warning: %s\n", err.msg);
     if (files > 0)
-        SAY(t, "gen %d: run.keep = %d: removed %d file(s) of older generations, %.1f MB", gen, t->cfg.keep, files,
-            (double)bytes / 1e6);
+        SAY(t, "run.keep = %d after gen %d: removed %d file(s) of older generations, %.1f MB", t->cfg.keep, gen,
+            files, (double)bytes / 1e6);
 }
 
 /* Plays generation gen; returns 0 done, TRAIN_EXIT_STOPPED, or 1 (error). */
@@ -719,6 +720,7 @@ int cmd_train(int argc, char **argv) {
     sigaction(SIGUSR1, &sa, NULL);
     int start = 1;
     rc = setup(t, &start);
+    if (rc == 0 && t->comm.rank == 0 && start > 1) prune_old_generations(t, start - 1);
     if (rc == 0 && t->bench) t->cfg.generations = start; /* exactly one more generation */
     if (rc == 0 && start > t->cfg.generations)
         SAY(t, "nothing to do: gen-%04d reached (run.generations = %d)", start - 1, t->cfg.generations);

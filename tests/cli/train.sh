@@ -85,6 +85,12 @@ out=$("$bin" info "$work/r4/gen-0001/shard-00000.h5")
 per=$(echo "$out" | sed -n 's/.*P target .* moves, \([0-9.]*\) a sample.*/\1/p')
 awk -v x="${per:-0}" 'BEGIN { exit !(x > 5.5) }' || fail "target=q: $per moves a sample, want ~6: $out"
 "$bin" train --run "$work/r1" "${tiny_nn[@]}" --set run.generations=1 | grep "nothing to do" >/dev/null || fail "rerun of a finished run"
+# run.keep on a finished run: nothing to play, and the older generations are pruned at start-up
+"$bin" train --run "$work/r2" "${tiny_nn[@]}" --set run.keep=1 > "$work/keep.log" 2>&1 || { cat "$work/keep.log"; fail "run.keep on a finished run"; }
+grep -q "nothing to do" "$work/keep.log" && grep -q "run.keep = 1 after gen 1: removed [1-9][0-9]* file(s)" "$work/keep.log" \
+  || { cat "$work/keep.log"; fail "run.keep should prune a finished run"; }
+[ ! -e "$work/r2/gen-0000/leaves.klv2" ] && [ -f "$work/r2/gen-0001/leaves.klv2" ] && [ -f "$work/r2/gen-0000/manifest.json" ] \
+  || fail "run.keep = 1 on a finished run: gen 0's leaves should go, gen 1's and gen 0's manifest stay"
 # a malformed LATEST is reported, not overwritten
 echo garbage > "$work/r1/LATEST"
 expect_exit 2 "LATEST" "$bin" train --run "$work/r1" "${tiny_nn[@]}" --set run.generations=2
