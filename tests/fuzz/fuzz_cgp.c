@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_text.h"
 #include "core/cgp.h"
 #include "core/kwg.h"
 
@@ -58,10 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         g2 = malloc(sizeof *g2);
         if (g == NULL || g2 == NULL) abort();
     }
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (text == NULL) return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
 
     RkError err;
     CgpOps ops;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_text.h"
 #include "worker/train_config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -33,10 +34,8 @@ static void one_line(const RkError *err) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size > (1u << 16)) return 0;
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (text == NULL) return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     static TrainConfig c, d, z; /* 5 KB each */
     static char out[16384], out2[16384];
     RkError err;

@@ -8,16 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_text.h"
 #include "core/csvtable.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size > (1u << 16)) return 0;
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (text == NULL) return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     CsvTable t;
     RkError err;
     if (csv_table_parse(&t, text, "fuzz.csv", &err) != 0) {

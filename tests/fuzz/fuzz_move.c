@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_text.h"
 #include "core/cgp.h"
 #include "core/kwg.h"
 
@@ -45,10 +46,8 @@ static Fixture *fixture_new(void) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static Fixture *fx = NULL; /* built once: acceptable in a fuzz harness */
     if (fx == NULL) fx = fixture_new();
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (text == NULL) return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     Move m, m2;
     RkError err;
     if (move_parse(&m, text, &fx->g.board, &fx->ld, &err) == 0) {

@@ -9,16 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_text.h"
 #include "search/player.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size > 4096) return 0;
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (text == NULL) return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     static const char *const files[] = {"leaves=", "net=", "model=", "req=", "spv=", "exposure=", "neighbour="};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         /* the key itself, at the start of an option (win_model= is not model=) */
