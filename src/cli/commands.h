@@ -16,5 +16,6 @@ int cmd_leaves(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_nn(int argc, char **argv);
 int cmd_endgame(int argc, char **argv);
+int cmd_decisions(int argc, char **argv);
 
 #endif

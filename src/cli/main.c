@@ -22,6 +22,7 @@ static const Command COMMANDS[] = {
     {"sim", cmd_sim, "Monte Carlo simulation of the best candidate moves of a CGP position"},
     {"leaves", cmd_leaves, "bag-aware leave values from a rack-equity table (.req) for a position"},
     {"endgame", cmd_endgame, "a player's endgame moves against the exact solver (empty-bag positions)"},
+    {"decisions", cmd_decisions, "players' middle-game moves against a long reference simulation (under mpirun)"},
     {"selfplay", cmd_selfplay, "play static-equity games against itself and summarize them"},
     {"bench", cmd_bench, "measure move generation, self-play, search and network throughput"},
     {"nn", cmd_nn, "train or evaluate the P/V/H network on a run's shards (under mpirun)"},

@@ -41,15 +41,14 @@ typedef struct Sim {
     Game play;    /* one candidate's rollout */
 } Sim;
 
-/* The world of iteration i: the opponent's rack and the bag, from the
- * unseen tiles (in letter order, so the worlds do not depend on the bag's
- * order) in a random order; the game's stream for the draws. */
-static void sample_world(Sim *s, uint64_t i) {
+void sim_sample_world(const Game *root, uint64_t seed, uint64_t i, Game *world) {
     Rng r;
-    rng_seed_stream(&r, s->cfg->seed, i, 0);
-    game_redeal_unseen(s->root, &s->world, &r);
-    rng_seed_stream(&s->world.rng, s->cfg->seed, i, 1);
+    rng_seed_stream(&r, seed, i, 0);
+    game_redeal_unseen(root, world, &r);
+    rng_seed_stream(&world->rng, seed, i, 1);
 }
+
+static void sample_world(Sim *s, uint64_t i) { sim_sample_world(s->root, s->cfg->seed, i, &s->world); }
 
 double sim_static_rollout(Game *g, int moves, const Move *first, LeaveValueFn leave_value, const void *leave_ctx,
                           const WinValue *win) {

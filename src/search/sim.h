@@ -90,6 +90,12 @@ double sim_stderr(const SimCandidate *c);
 double sim_static_rollout(Game *g, int moves, const Move *first, LeaveValueFn leave_value, const void *leave_ctx,
                           const WinValue *win);
 
+/* The world of iteration i under seed: the opponent's rack and the bag,
+ * from the unseen tiles of the player on turn at root (in letter order, so
+ * the worlds do not depend on the bag's order) in a random order, and the
+ * stream for the draws; into world (a copy of root otherwise). */
+void sim_sample_world(const Game *root, uint64_t seed, uint64_t i, Game *world);
+
 /* Simulates the root position (which must not be over). Returns 0, or -1
  * with err set on a bad config or when the position has no move. */
 int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err);

@@ -1,0 +1,267 @@
+/* rookery decisions: players' middle-game moves against a long reference
+ * simulation (worker/decision_study.h), under MPI. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "core/cgp.h"
+#include "reducer/comm.h"
+#include "worker/decision_study.h"
+
+#define PROGRESS_SECONDS 10.0
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: [mpirun -np N] rookery decisions --player SPEC [--player SPEC ...] [--positions N] [--seed S]\n"
+            "                       [--leaves FILE.klv2|zero] [--candidates R] [--plies P] [--iterations I]\n"
+            "                       [--win-bonus W] [--show] [--lexicon FILE.kwg]\n"
+            "\n"
+            "Decision study: how good are players' moves in the middle of the game? N positions (default\n"
+            "100) with tiles in the bag, position i taken at a random move of the static game i of the\n"
+            "seed (default 1). In each, every player chooses its move; the reference then simulates the\n"
+            "R best static moves (default %d) and the players' moves, each in the same I sampled worlds\n"
+            "(default %d) followed by P static plies (default %d), and a player's loss is the best\n"
+            "reference value minus its move's. Prints for each player the share of positions where it\n"
+            "chose the reference's best, its mean loss in points with a standard error over positions,\n"
+            "and, for the second player on, the mean difference of its loss from the first player's\n"
+            "(paired on the same positions: far finer than a match). The same seed and options give\n"
+            "the same positions and figures for any number of ranks. Progress on stderr every %.0f s.\n"
+            "  --player SPEC   static:..., sim:..., nn:..., mcgs:... (see rookery match --help); up to %d;\n"
+            "                  a player that names no leaves= plays with the study's leaves\n"
+            "  --leaves F      leave values of the positions' games and the reference's rollouts\n"
+            "                  (default: zero, every leave worth 0)\n"
+            "  --win-bonus W   a win's worth in the reference's values (points, default 0: spread only)\n"
+            "  --show          one line a position: CGP, each player's move and loss, the best move\n"
+            "                  (with several ranks the lines come in the order the ranks finish them)\n"
+            "The reference is a rollout estimate: a player that simulates like it is judged by its own\n"
+            "standard, and the best of noisy means is biased up (every player's loss alike). The\n"
+            "'reference se' column is the reference's own standard error of the losses.\n",
+            DECISION_DEFAULT_CANDIDATES, DECISION_DEFAULT_ITERATIONS, DECISION_DEFAULT_PLIES, PROGRESS_SECONDS,
+            DECISION_MAX_PLAYERS);
+}
+
+typedef struct DecisionsJob {
+    const char *specs[DECISION_MAX_PLAYERS];
+    int n_players;
+    const char *lexicon, *leaves;
+    DecisionStudyConfig cfg;
+    bool show;
+} DecisionsJob;
+
+static int parse_args(DecisionsJob *j, int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int rc = 0;
+        if (cli_is_help(a)) {
+            usage(stdout);
+            return 1;
+        }
+        if (strcmp(a, "--show") == 0) {
+            j->show = true;
+            continue;
+        }
+        if (strcmp(a, "--player") == 0 && v != NULL) {
+            if (j->n_players == DECISION_MAX_PLAYERS) {
+                fprintf(stderr, "rookery decisions: at most %d players\n", DECISION_MAX_PLAYERS);
+                return -1;
+            }
+            j->specs[j->n_players++] = v;
+        } else if (strcmp(a, "--lexicon") == 0 && v != NULL) {
+            j->lexicon = v;
+        } else if (strcmp(a, "--leaves") == 0 && v != NULL) {
+            j->leaves = v;
+        } else if (strcmp(a, "--positions") == 0) {
+            rc = cli_parse_int(a, v, 1, 10000000, &j->cfg.positions);
+        } else if (strcmp(a, "--seed") == 0) {
+            rc = cli_parse_u64(a, v, UINT64_MAX, &j->cfg.seed);
+        } else if (strcmp(a, "--candidates") == 0) {
+            rc = cli_parse_int(a, v, 1, SIM_MAX_CANDIDATES - 1, &j->cfg.candidates);
+        } else if (strcmp(a, "--plies") == 0) {
+            rc = cli_parse_int(a, v, 0, 100, &j->cfg.plies);
+        } else if (strcmp(a, "--iterations") == 0) {
+            rc = cli_parse_int(a, v, 2, 100000000, &j->cfg.iterations);
+        } else if (strcmp(a, "--win-bonus") == 0) {
+            rc = cli_parse_double(a, v, 0.0, 1e6, &j->cfg.win.bonus);
+        } else {
+            fprintf(stderr, "rookery decisions: unknown or incomplete option '%s' (see --help)\n", a);
+            return -1;
+        }
+        if (rc != 0) return -1;
+        i++;
+    }
+    if (j->n_players == 0) {
+        fprintf(stderr, "rookery decisions: at least one --player is required (see --help)\n");
+        return -1;
+    }
+    return 0;
+}
+
+static void show_item(const DecisionItem *it, const DecisionStudyConfig *c) {
+    char cgp[1024], text[128];
+    cgp_write(it->game, NULL, cgp, sizeof cgp);
+    printf("position %" PRIu64 ": %s |", it->index, cgp);
+    for (int k = 0; k < it->players; k++) {
+        move_to_string(&it->chosen[k], &it->game->board, c->ld, text, sizeof text);
+        printf(" player %d %s loss %.2f (se %.2f) |", k + 1, text, it->loss[k], it->loss_se[k]);
+    }
+    move_to_string(&it->best, &it->game->board, c->ld, text, sizeof text);
+    printf(" best %s %+.2f of %d candidates\n", text, it->best_value, it->candidates);
+    fflush(stdout);
+}
+
+/* Rank 0's report of the reduced totals. */
+static void print_report(const DecisionsJob *j, const DecisionTotals *t, int ranks, double seconds) {
+    const DecisionStudyConfig *c = &j->cfg;
+    printf("decisions: %" PRId64 " positions (seed %" PRIu64 ", leaves %s); reference: %d best static moves and the "
+           "players' (%.1f a position), %d worlds, %d plies, win bonus %g\n",
+           t->positions, c->seed, j->leaves != NULL ? j->leaves : "zero", c->candidates,
+           (double)t->candidates / (double)t->positions, c->iterations, c->plies, c->win.bonus);
+    printf("%-3s %8s %22s %14s %22s %10s  %s\n", "", "best %", "mean loss (points)", "reference se",
+           "vs player 1", "ms a move", "player");
+    for (int k = 0; k < j->n_players; k++) {
+        DecisionSummary s;
+        decision_summary(t, k, &s);
+        char vs[64] = "";
+        if (k > 0) snprintf(vs, sizeof vs, "%+.3f +/- %.3f", s.diff, s.diff_se);
+        printf("%-3d %8.1f %13.3f +/- %5.3f %14.3f %22s %10.2f  %s\n", k + 1, s.best_pct, s.mean_loss, s.loss_se,
+               s.reference_se, vs, s.ms_per_move, j->specs[k]);
+    }
+    printf("(+/- : one standard error over positions; a negative 'vs player 1' is better than player 1)\n");
+    printf("reference: %.2f s a position; %.1f s in all on %d rank(s)\n",
+           (double)t->reference_us / 1e6 / (double)t->positions, seconds, ranks);
+}
+
+/* Loads the study's leaves (NULL path or "zero": none). */
+static int open_leaves(const char *path, const LetterDist *ld, Klv **out, RkError *err) {
+    *out = NULL;
+    if (path == NULL || strcmp(path, "zero") == 0) return 0;
+    Klv *k = malloc(sizeof *k);
+    if (k == NULL) return rk_error(err, "out of memory");
+    if (klv_load(k, path, ld, err) != 0) {
+        free(k);
+        return -1;
+    }
+    *out = k;
+    return 0;
+}
+
+/* Plays this rank's share of the positions into t; -1 with err set. */
+static int run_share(const DecisionsJob *j, const Comm *comm, const Player *const *players, DecisionTotals *t,
+                     RkError *err) {
+    DecisionStudy *s = decision_study_new(&j->cfg, j->n_players, err);
+    if (s == NULL) return -1;
+    DecisionItem *item = malloc(sizeof *item);
+    if (item == NULL) {
+        decision_study_free(s);
+        return rk_error(err, "out of memory");
+    }
+    int rc = 0;
+    uint64_t n = (uint64_t)j->cfg.positions, step = (uint64_t)comm->size;
+    uint64_t mine = n > (uint64_t)comm->rank ? (n - (uint64_t)comm->rank + step - 1) / step : 0;
+    double t0 = cli_now(), last = t0;
+    uint64_t done = 0;
+    for (uint64_t i = (uint64_t)comm->rank; i < n && rc == 0; i += step) {
+        rc = decision_study_score(s, players, i, item, err);
+        if (rc != 0) break;
+        decision_totals_add(t, item);
+        done++;
+        if (j->show) show_item(item, &j->cfg);
+        if (comm->rank == 0 && cli_now() - last >= PROGRESS_SECONDS) {
+            last = cli_now();
+            DecisionSummary sum;
+            decision_summary(t, 0, &sum);
+            fprintf(stderr, "decisions: rank 0 has scored %" PRIu64 " of its %" PRIu64
+                            " positions, player 1's mean loss so far %.2f (%.0f s)\n",
+                    done, mine, sum.mean_loss, last - t0);
+        }
+    }
+    free(item);
+    decision_study_free(s);
+    return rc;
+}
+
+int cmd_decisions(int argc, char **argv) {
+    DecisionsJob j;
+    memset(&j, 0, sizeof j);
+    decision_study_config_defaults(&j.cfg);
+    int a = parse_args(&j, argc, argv);
+    if (a != 0) return a > 0 ? 0 : 2;
+    RkError err;
+    if (decision_study_check(&j.cfg, j.n_players, &err) != 0) {
+        fprintf(stderr, "rookery decisions: %s\n", err.msg);
+        return 2;
+    }
+    Comm comm;
+    if (comm_init(&comm, NULL, NULL, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 2;
+    }
+    Engine *e = malloc(sizeof *e);
+    Player *players = calloc(DECISION_MAX_PLAYERS, sizeof *players);
+    const Player *order[DECISION_MAX_PLAYERS];
+    Klv *leaves = NULL;
+    int rc = 0, opened = 0;
+    if (e == NULL || players == NULL) {
+        fprintf(stderr, "rookery: out of memory\n");
+        rc = 1;
+    } else if (engine_open(e, NULL, NULL, j.lexicon, NULL) != 0) {
+        rc = 2;
+    } else if (open_leaves(j.leaves, &e->ld, &leaves, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        rc = 2;
+        engine_close(e);
+    } else {
+        opened = 1;
+        for (int k = 0; k < j.n_players && rc == 0; k++) {
+            order[k] = &players[k];
+            if (player_open(&players[k], j.specs[k], &e->ld, &err) != 0 ||
+                player_check_board(&players[k], e->layout.dim, &err) != 0) {
+                fprintf(stderr, "rookery: %s\n", err.msg);
+                rc = 2;
+            } else if (leaves != NULL) {
+                player_lend_leaves(&players[k], leaves);
+            }
+        }
+    }
+    if (comm_max_i64(&comm, rc) == 0) {
+        j.cfg.ld = &e->ld;
+        j.cfg.layout = &e->layout;
+        j.cfg.kwg = &e->kwg;
+        j.cfg.leave_value = leaves != NULL ? klv_leave_value : NULL;
+        j.cfg.leave_ctx = leaves;
+        DecisionTotals t;
+        memset(&t, 0, sizeof t);
+        double t0 = cli_now();
+        if (run_share(&j, &comm, order, &t, &err) != 0) {
+            fprintf(stderr, "rookery: %s\n", err.msg);
+            rc = 1;
+        }
+        int64_t arr[DECISION_TOTALS_FIELDS];
+        decision_totals_pack(&t, arr);
+        if (comm_max_i64(&comm, rc) != 0) {
+            rc = rc ? rc : 1;
+        } else if (comm_sum_i64(&comm, arr, DECISION_TOTALS_FIELDS, &err) != 0) {
+            fprintf(stderr, "rookery: %s\n", err.msg);
+            rc = 1;
+        } else if (comm.rank == 0) {
+            decision_totals_unpack(arr, &t);
+            print_report(&j, &t, comm.size, cli_now() - t0);
+        }
+    } else if (rc == 0) {
+        rc = 2; /* another rank failed to open its players */
+    }
+    if (players != NULL)
+        for (int k = 0; k < j.n_players; k++) player_close(&players[k]);
+    if (leaves != NULL) {
+        klv_free(leaves);
+        free(leaves);
+    }
+    if (opened) engine_close(e);
+    free(players);
+    free(e);
+    comm_finalize(&comm);
+    return rc;
+}
