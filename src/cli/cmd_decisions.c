@@ -148,39 +148,26 @@ static int open_leaves(const char *path, const LetterDist *ld, Klv **out, RkErro
     return 0;
 }
 
-/* Plays this rank's share of the positions into t; -1 with err set. */
-static int run_share(const DecisionsJob *j, const Comm *comm, const Player *const *players, DecisionTotals *t,
-                     RkError *err) {
-    DecisionStudy *s = decision_study_new(&j->cfg, j->n_players, err);
-    if (s == NULL) return -1;
-    DecisionItem *item = malloc(sizeof *item);
-    if (item == NULL) {
-        decision_study_free(s);
-        return rk_error(err, "out of memory");
+/* Progress and listings of this rank's share. */
+typedef struct ShareWatch {
+    const DecisionsJob *job;
+    int rank;
+    uint64_t mine;
+    double t0, last;
+} ShareWatch;
+
+static void observe(const DecisionItem *item, const DecisionTotals *so_far, void *ctx) {
+    ShareWatch *w = ctx;
+    if (w->job->show) show_item(item, &w->job->cfg);
+    double now = cli_now();
+    if (w->rank == 0 && now - w->last >= PROGRESS_SECONDS) {
+        w->last = now;
+        DecisionSummary sum;
+        decision_summary(so_far, 0, &sum);
+        fprintf(stderr, "decisions: rank 0 has scored %" PRId64 " of its %" PRIu64
+                        " positions, player 1's mean loss so far %.2f (%.0f s)\n",
+                so_far->positions, w->mine, sum.mean_loss, now - w->t0);
     }
-    int rc = 0;
-    uint64_t n = (uint64_t)j->cfg.positions, step = (uint64_t)comm->size;
-    uint64_t mine = n > (uint64_t)comm->rank ? (n - (uint64_t)comm->rank + step - 1) / step : 0;
-    double t0 = cli_now(), last = t0;
-    uint64_t done = 0;
-    for (uint64_t i = (uint64_t)comm->rank; i < n && rc == 0; i += step) {
-        rc = decision_study_score(s, players, i, item, err);
-        if (rc != 0) break;
-        decision_totals_add(t, item);
-        done++;
-        if (j->show) show_item(item, &j->cfg);
-        if (comm->rank == 0 && cli_now() - last >= PROGRESS_SECONDS) {
-            last = cli_now();
-            DecisionSummary sum;
-            decision_summary(t, 0, &sum);
-            fprintf(stderr, "decisions: rank 0 has scored %" PRIu64 " of its %" PRIu64
-                            " positions, player 1's mean loss so far %.2f (%.0f s)\n",
-                    done, mine, sum.mean_loss, last - t0);
-        }
-    }
-    free(item);
-    decision_study_free(s);
-    return rc;
 }
 
 int cmd_decisions(int argc, char **argv) {
@@ -235,7 +222,9 @@ int cmd_decisions(int argc, char **argv) {
         DecisionTotals t;
         memset(&t, 0, sizeof t);
         double t0 = cli_now();
-        if (run_share(&j, &comm, order, &t, &err) != 0) {
+        uint64_t n = (uint64_t)j.cfg.positions, step = (uint64_t)comm.size;
+        ShareWatch w = {&j, comm.rank, n > (uint64_t)comm.rank ? (n - (uint64_t)comm.rank + step - 1) / step : 0, t0, t0};
+        if (decision_study_run_share(&j.cfg, order, j.n_players, comm.rank, comm.size, &t, observe, &w, &err) != 0) {
             fprintf(stderr, "rookery: %s\n", err.msg);
             rc = 1;
         }

@@ -30,7 +30,9 @@ static void usage(FILE *out) {
             "Columns: gate %% = the search with the new net vs the net in force; in force = the model\n"
             "guiding the search; anchor %% = that search vs a fixed player; V chk %% and leaves = the value\n"
             "check and what values the search's leaves after it (V, or R and the rollout plies);\n"
-            "ref PxS and ref S = nn.reference's cross-entropies (nats; P helps where PxS < S).\n",
+            "ref PxS and ref S = nn.reference's cross-entropies (nats; P helps where PxS < S); dec gain =\n"
+            "mcgs.decisions' study: the anchor's mean loss a move minus the search's, +/- its standard\n"
+            "error (points; > 0: the search with the net in force chooses better moves).\n",
             NN_EVAL_CANDIDATES);
 }
 
@@ -38,7 +40,7 @@ static void usage(FILE *out) {
 enum {
     C_GEN, C_GAMES, C_GAMES_S, C_WALL, C_EQUITY, C_LEAVE_CHG, C_RACKS, C_FORCED, C_VS_ZERO, C_NN_LOSS, C_P_TOP1,
     C_GATE_PAIRS, C_GATE_WIN, C_IN_FORCE, C_ANCHOR_PAIRS, C_ANCHOR_WIN, C_VALUE_PAIRS, C_VALUE_WIN, C_ROLLOUT,
-    C_REF_P_POS, C_REF_PS_CE, C_REF_S_CE, C_NN_TRAINED, C_COUNT
+    C_REF_P_POS, C_REF_PS_CE, C_REF_S_CE, C_NN_TRAINED, C_DEC_POS, C_DEC_GAIN, C_DEC_GAIN_SE, C_COUNT
 };
 enum { C_REQUIRED = C_RACKS + 1 };
 static const char *const COLUMN_NAME[C_COUNT] = {
@@ -49,7 +51,8 @@ static const char *const COLUMN_NAME[C_COUNT] = {
     [C_IN_FORCE] = "model_in_force", [C_ANCHOR_PAIRS] = "anchor_pairs", [C_ANCHOR_WIN] = "anchor_win_pct",
     [C_VALUE_PAIRS] = "value_check_pairs", [C_VALUE_WIN] = "value_check_win_pct", [C_ROLLOUT] = "leaf_rollout",
     [C_REF_P_POS] = "ref_p_positions", [C_REF_PS_CE] = "ref_p_static_ce", [C_REF_S_CE] = "ref_static_cand_ce",
-    [C_NN_TRAINED] = "nn_trained"};
+    [C_NN_TRAINED] = "nn_trained", [C_DEC_POS] = "decisions_positions", [C_DEC_GAIN] = "decisions_gain",
+    [C_DEC_GAIN_SE] = "decisions_gain_se"};
 
 /* The table read: each column's index (-1: absent) and which optional
  * parts the run has. */
@@ -57,6 +60,7 @@ typedef struct Report {
     const CsvTable *tab;
     int col[C_COUNT];
     int gates, anchors, refs;      /* rows with a gate, an anchor match, a reference score */
+    int decided;                   /* rows with a decision study */
     bool search, anchored, valued; /* the search loop's columns are shown */
 } Report;
 
@@ -81,6 +85,7 @@ static int report_open(Report *rp, const CsvTable *tab, const char *path) {
     const int *c = rp->col;
     bool gate_cols = c[C_GATE_PAIRS] >= 0 && c[C_GATE_WIN] >= 0, anchor_cols = c[C_ANCHOR_PAIRS] >= 0 && c[C_ANCHOR_WIN] >= 0;
     bool ref_cols = c[C_REF_P_POS] >= 0 && c[C_REF_PS_CE] >= 0 && c[C_REF_S_CE] >= 0;
+    bool dec_cols = c[C_DEC_POS] >= 0 && c[C_DEC_GAIN] >= 0 && c[C_DEC_GAIN_SE] >= 0;
     int searched = 0;
     for (int r = 0; r < tab->nrows; r++) {
         if (!csv_table_has(tab, r, last)) {
@@ -90,6 +95,8 @@ static int report_open(Report *rp, const CsvTable *tab, const char *path) {
         rp->gates += gate_cols && nonzero(rp, r, C_GATE_PAIRS);
         rp->anchors += anchor_cols && nonzero(rp, r, C_ANCHOR_PAIRS);
         rp->refs += ref_cols && nonzero(rp, r, C_REF_P_POS);
+        /* rows written before the columns existed stop short of them */
+        rp->decided += dec_cols && csv_table_has(tab, r, c[C_DEC_GAIN_SE]) && nonzero(rp, r, C_DEC_POS);
         /* a row of the search's loop: it has gated, anchored, checked V, had a
          * model in force or rolled out at the leaves (a static run has none of these) */
         searched += nonzero(rp, r, C_GATE_PAIRS) || nonzero(rp, r, C_ANCHOR_PAIRS) || nonzero(rp, r, C_VALUE_PAIRS) ||
@@ -114,6 +121,7 @@ static void print_table(const Report *rp) {
     if (rp->anchored) printf(" %8s", "anchor %");
     if (rp->valued) printf(" %8s %6s", "V chk %", "leaves");
     if (rp->refs > 0) printf(" %8s %8s", "ref PxS", "ref S");
+    if (rp->decided > 0) printf(" %17s", "dec gain");
     printf("\n");
     for (int r = 0; r < rp->tab->nrows; r++) {
         /* the network's columns are blank in generations that did not train it */
@@ -140,6 +148,12 @@ static void print_table(const Report *rp) {
         if (rp->refs > 0) {
             bool scored = nonzero(rp, r, C_REF_P_POS);
             printf(" %8s %8s", scored ? field(rp, r, C_REF_PS_CE) : "-", scored ? field(rp, r, C_REF_S_CE) : "-");
+        }
+        if (rp->decided > 0) {
+            char gain[48] = "-";
+            if (csv_table_has(rp->tab, r, c[C_DEC_GAIN_SE]) && nonzero(rp, r, C_DEC_POS))
+                snprintf(gain, sizeof gain, "%.8s+/-%.6s", field(rp, r, C_DEC_GAIN), field(rp, r, C_DEC_GAIN_SE));
+            printf(" %17s", gain);
         }
         printf("\n");
     }
@@ -180,7 +194,8 @@ static int draw_png(const Report *rp, const char *run, const char *path, const c
     }
     /* columns are 1-based in gnuplot; the optional panels follow the four fixed ones */
     int gx = c[C_GEN] + 1;
-    int panels = 4 + (c[C_VS_ZERO] >= 0) + (c[C_P_TOP1] >= 0) + (rp->gates > 0) + (rp->anchors > 0) + referenced;
+    int panels = 4 + (c[C_VS_ZERO] >= 0) + (c[C_P_TOP1] >= 0) + (rp->gates > 0) + (rp->anchors > 0) + referenced +
+                 (rp->decided > 0);
     fprintf(gp,
             "set terminal pngcairo size 1200,%d\nset output '%s'\nset datafile separator ','\n"
             "set multiplot layout %d,2 title 'rookery run %s'\nset grid\nset xtics 1\nset xlabel 'generation'\n"
@@ -211,6 +226,11 @@ static int draw_png(const Report *rp, const char *run, const char *path, const c
                 "plot '%s' using %d:($%d > 0 ? $%d : 1/0) every ::1 with linespoints title 'reference run: P x static "
                 "cross-entropy', '' using %d:($%d > 0 ? $%d : 1/0) every ::1 with linespoints title 'static alone'\n",
                 path, gx, c[C_REF_P_POS] + 1, c[C_REF_PS_CE] + 1, gx, c[C_REF_P_POS] + 1, c[C_REF_S_CE] + 1);
+    if (rp->decided > 0) /* the gain with its standard error; generations without a study left out */
+        fprintf(gp,
+                "plot '%s' using %d:($%d > 0 ? $%d : 1/0):%d every ::1 with yerrorlines title 'decisions: gain "
+                "over the anchor (points a move)'\n",
+                path, gx, c[C_DEC_POS] + 1, c[C_DEC_GAIN] + 1, c[C_DEC_GAIN_SE] + 1);
     fprintf(gp, "unset multiplot\n");
     int rc = pclose(gp);
     FILE *lf = fopen(log, "r");

@@ -409,7 +409,7 @@ static int run_generation(Trainer *t, int gen) {
     if (train_heldout_residuals(t, gen, &rep.heldout) != 0 || train_evaluation_matches(t, &rep) != 0) return 1;
     if (t->have_model && train_nn_generation(t, gen) != 0) return 1;
     if (train_search_gate(t, gen, &rep) != 0 || train_search_value_check(t, gen, &rep) != 0 ||
-        train_search_anchor(t, gen, &rep) != 0)
+        train_search_anchor(t, gen, &rep) != 0 || train_search_decisions(t, gen, &rep) != 0)
         return 1;
     MatchResult match = rep.match;
     double t_match = cli_now(); /* evaluation, not part of the generation's overhead */
@@ -601,6 +601,13 @@ static int setup(Trainer *t, int *start_gen) {
         if (t->comm.rank == 0)
             fprintf(stderr, "rookery: mcgs.anchor_pairs = %" PRIu64 " needs the search's loop (run.player = mcgs:...)\n",
                     t->cfg.mcgs_anchor_pairs);
+        return 2;
+    }
+    if (t->cfg.mcgs_decisions > 0 && strncmp(t->cfg.player, "mcgs", 4) != 0) {
+        if (t->comm.rank == 0)
+            fprintf(stderr, "rookery: mcgs.decisions = %d needs the search's loop (run.player = mcgs:...); "
+                            "`rookery decisions` studies any players\n",
+                    t->cfg.mcgs_decisions);
         return 2;
     }
     if (strncmp(t->cfg.player, "mcgs", 4) == 0) {

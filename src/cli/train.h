@@ -18,6 +18,7 @@
 #include "reducer/comm.h"
 #include "reducer/nn_stage.h"
 #include "reducer/shard_gather.h"
+#include "worker/decision_study.h"
 #include "worker/generation.h"
 #include "worker/match.h"
 #include "worker/train_config.h"
@@ -140,6 +141,10 @@ typedef struct GenReport {
      * against a fixed player (mcgs.anchor_pairs, mcgs.anchor) */
     bool anchor_played;
     MatchResult anchor;
+    /* the decision study (mcgs.decisions): player 1 the search with the model in force,
+     * player 2 the anchor; the totals summed over ranks */
+    bool decisions_played;
+    DecisionTotals decisions;
 } GenReport;
 
 /* train_snapshot.c: rank 0 writes gen-0000 (a new run), or generation gen
@@ -201,5 +206,11 @@ int train_search_value_check(Trainer *t, int gen, GenReport *rep);
  * the gate's result, even with the same two players (the gate chose the
  * model on its deals, so its result flatters the model it promoted). */
 int train_search_anchor(Trainer *t, int gen, GenReport *rep);
+/* After the anchor: the decision study (mcgs.decisions positions from the
+ * run's own games, the same every generation) of the search with the model in force
+ * against the anchor, with the leaves in force for the positions and the
+ * reference; skipped when the anchor match is (the search would meet
+ * itself). */
+int train_search_decisions(Trainer *t, int gen, GenReport *rep);
 
 #endif

@@ -173,7 +173,7 @@ static int open_self_play(Trainer *t) {
 int train_search_setup(Trainer *t, int latest) {
     t->mcgs_loop = strncmp(t->cfg.player, "mcgs", 4) == 0;
     if (!t->mcgs_loop) return 0;
-    if (t->cfg.mcgs_anchor_pairs > 0) { /* a bad anchor spec fails now, not after a generation's games */
+    if (t->cfg.mcgs_anchor_pairs > 0 || t->cfg.mcgs_decisions > 0) { /* a bad anchor spec fails now, not after a generation's games */
         Player anchor;
         if (open_anchor(t, &anchor) != 0) return 2;
         player_close(&anchor);
@@ -290,38 +290,92 @@ int train_search_value_check(Trainer *t, int gen, GenReport *rep) {
     return 0;
 }
 
+/* Opens, on every rank, the search with the model in force (as a match
+ * plays it) and the anchor, and names the model in `who`: 0, or 1 (all
+ * ranks agree; nothing left open). */
+static int open_current_and_anchor(Trainer *t, int gen, Player *cur, Player *anchor, char *who, size_t cap) {
+    char cur_spec[TRAIN_SPEC_MAX];
+    /* a model promoted this generation is still in gen-NNNN.tmp */
+    search_spec(t, t->model_in_force, t->model_in_force == gen, leaf_rollout(t), true, cur_spec, sizeof cur_spec);
+    if (t->model_in_force > 0) snprintf(who, cap, "gen-%04d's model", t->model_in_force);
+    else snprintf(who, cap, "no net");
+    int rc = open_search(t, cur, cur_spec);
+    if (agree(t, rc != 0) != 0) {
+        if (rc == 0) player_close(cur);
+        return 1;
+    }
+    if (open_anchor(t, anchor) != 0) {
+        player_close(cur);
+        return 1;
+    }
+    return 0;
+}
+
+/* Without a model in force the loop's search is the default anchor itself. */
+static bool anchor_is_self(const Trainer *t) {
+    return strcmp(t->cfg.mcgs_anchor, "search") == 0 && t->model_in_force == 0;
+}
+
 int train_search_anchor(Trainer *t, int gen, GenReport *rep) {
     if (!t->mcgs_loop || t->cfg.mcgs_anchor_pairs == 0) return 0;
-    /* without a model in force the loop's search is the default anchor itself */
-    bool self = strcmp(t->cfg.mcgs_anchor, "search") == 0 && t->model_in_force == 0;
-    if (self) {
+    if (anchor_is_self(t)) {
         SAY(t, "gen %d anchor: none (no model in force: the search is the anchor itself)", gen);
         return 0;
     }
-    char cur_spec[TRAIN_SPEC_MAX], anchor[TRAIN_SPEC_MAX];
-    /* a model promoted this generation is still in gen-NNNN.tmp */
-    search_spec(t, t->model_in_force, t->model_in_force == gen, leaf_rollout(t), true, cur_spec, sizeof cur_spec);
-    anchor_spec(t, anchor, sizeof anchor);
     char who[32];
-    if (t->model_in_force > 0) snprintf(who, sizeof who, "gen-%04d's model", t->model_in_force);
-    else snprintf(who, sizeof who, "no net");
     Player cur, anchor_player;
-    int rc = open_search(t, &cur, cur_spec);
-    if (agree(t, rc != 0) != 0) {
-        if (rc == 0) player_close(&cur);
-        return 1;
-    }
-    if (open_anchor(t, &anchor_player) != 0) {
-        player_close(&cur);
-        return 1;
-    }
-    rc = train_play_match(t, &cur, &anchor_player, t->cfg.mcgs_anchor_pairs, match_deals_seed(t->cfg.seed, MATCH_DEALS_ANCHOR, gen),
-                          &rep->anchor);
+    if (open_current_and_anchor(t, gen, &cur, &anchor_player, who, sizeof who) != 0) return 1;
+    int rc = train_play_match(t, &cur, &anchor_player, t->cfg.mcgs_anchor_pairs,
+                              match_deals_seed(t->cfg.seed, MATCH_DEALS_ANCHOR, gen), &rep->anchor);
     player_close(&cur);
     player_close(&anchor_player);
     if (rc != 0) return 1;
     rep->anchor_played = true;
     SAY(t, "gen %d anchor: the search with %s vs %s: %.1f%% +/- %.1f (%" PRIu64 " pairs)", gen, who,
         t->cfg.mcgs_anchor, rep->anchor.win_pct, rep->anchor.ci95_pct, t->cfg.mcgs_anchor_pairs);
+    return 0;
+}
+
+int train_search_decisions(Trainer *t, int gen, GenReport *rep) {
+    if (!t->mcgs_loop || t->cfg.mcgs_decisions == 0) return 0;
+    if (anchor_is_self(t)) {
+        SAY(t, "gen %d decisions: none (no model in force: the search is the anchor itself)", gen);
+        return 0;
+    }
+    char who[32];
+    Player cur, anchor_player;
+    if (open_current_and_anchor(t, gen, &cur, &anchor_player, who, sizeof who) != 0) return 1;
+    DecisionStudyConfig c;
+    decision_study_config_defaults(&c);
+    c.ld = &t->engine.ld;
+    c.layout = &t->engine.layout;
+    c.kwg = &t->engine.kwg;
+    c.leave_value = klv_leave_value;
+    c.leave_ctx = &t->klv;
+    c.seed = match_deals_seed(t->cfg.seed, MATCH_DEALS_DECISIONS, gen);
+    c.positions = t->cfg.mcgs_decisions;
+    const Player *players[2] = {&cur, &anchor_player};
+    RkError err;
+    DecisionTotals *tot = &rep->decisions;
+    int rc = decision_study_run_share(&c, players, 2, t->comm.rank, t->comm.size, tot, NULL, NULL, &err);
+    if (rc != 0) fprintf(stderr, "rookery: rank %d: decision study: %s\n", t->comm.rank, err.msg);
+    player_close(&cur);
+    player_close(&anchor_player);
+    if (agree(t, rc != 0) != 0) return 1;
+    int64_t arr[DECISION_TOTALS_FIELDS];
+    decision_totals_pack(tot, arr);
+    if (comm_sum_i64(&t->comm, arr, DECISION_TOTALS_FIELDS, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 1;
+    }
+    decision_totals_unpack(arr, tot);
+    rep->decisions_played = true;
+    DecisionSummary s0, s1;
+    decision_summary(tot, 0, &s0);
+    decision_summary(tot, 1, &s1);
+    SAY(t, "gen %d decisions: the search with %s loses %.3f +/- %.3f points a move, %s %.3f +/- %.3f: "
+           "a gain of %+.3f +/- %.3f over the anchor (%d positions)",
+        gen, who, s0.mean_loss, s0.loss_se, t->cfg.mcgs_anchor, s1.mean_loss, s1.loss_se, s1.diff, s1.diff_se,
+        t->cfg.mcgs_decisions);
     return 0;
 }

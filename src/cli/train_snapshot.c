@@ -55,7 +55,8 @@ static const char METRICS_HEADER[] =
     "nn_h_nll,nn_h_nll_uniform,gate_pairs,gate_win_pct,gate_ci95_pct,promoted,model_in_force,anchor_pairs,anchor_win_pct,"
     "anchor_ci95_pct,value_check_pairs,value_check_win_pct,value_check_ci95_pct,leaf_rollout,ref_generation,"
     "ref_positions,ref_p_positions,ref_p_top1,ref_static_top1,ref_p_static_top1,ref_p_ce,ref_static_cand_ce,"
-    "ref_p_static_ce,ref_brier,ref_brier_base";
+    "ref_p_static_ce,ref_brier,ref_brier_base,decisions_positions,decisions_loss,decisions_anchor_loss,decisions_gain,"
+    "decisions_gain_se";
 
 
 
@@ -144,6 +145,12 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
     uint64_t gate_pairs = rep->gate_played ? t->cfg.mcgs_gate_pairs : 0;
     uint64_t anchor_pairs = rep->anchor_played ? t->cfg.mcgs_anchor_pairs : 0;
     uint64_t value_pairs = rep->value_played ? t->cfg.mcgs_value_pairs : 0;
+    /* the decision study: player 1 the search with the model in force, player 2 the anchor;
+     * the gain is the anchor's mean loss minus the search's (points a move, > 0: the net helps) */
+    DecisionSummary dec_cur, dec_anchor;
+    decision_summary(&rep->decisions, 0, &dec_cur);
+    decision_summary(&rep->decisions, 1, &dec_anchor);
+    int64_t dec_positions = rep->decisions_played ? rep->decisions.positions : 0;
     char self_play[TRAIN_SPEC_MAX], gate_a[TRAIN_SPEC_MAX] = "", gate_b[TRAIN_SPEC_MAX] = "";
     if (t->mcgs_loop) {
         char e_player[2 * TRAIN_SPEC_MAX], e_self[2 * TRAIN_SPEC_MAX], e_a[2 * TRAIN_SPEC_MAX], e_b[2 * TRAIN_SPEC_MAX];
@@ -162,7 +169,9 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
                  "             \"value_check\": {\"pairs\": %" PRIu64
                  ", \"win_pct\": %.2f, \"ci95_pct\": %.2f, \"threshold_pct\": %.2f},\n"
                  "             \"anchor\": {\"player\": \"%s\", \"pairs\": %" PRIu64
-                 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f}},\n",
+                 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f},\n"
+                 "             \"decisions\": {\"positions\": %" PRId64 ", \"loss\": %.4f, \"loss_se\": %.4f, "
+                 "\"anchor_loss\": %.4f, \"anchor_loss_se\": %.4f, \"gain\": %.4f, \"gain_se\": %.4f}},\n",
                  rk_json_escape(t->cfg.player, e_player, sizeof e_player),
                  rk_json_escape(self_play, e_self, sizeof e_self), rep->model_in_force, rep->rollout_in_force,
                  t->value_won ? "true" : "false", t->value_checked, gate_pairs, rep->gate.win_pct,
@@ -170,7 +179,8 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
                  rk_json_escape(gate_a, e_a, sizeof e_a), rk_json_escape(gate_b, e_b, sizeof e_b), value_pairs,
                  rep->value.win_pct, rep->value.ci95_pct, t->cfg.mcgs_value_threshold,
                  rk_json_escape(t->cfg.mcgs_anchor, e_anchor, sizeof e_anchor),
-                 anchor_pairs, rep->anchor.win_pct, rep->anchor.ci95_pct);
+                 anchor_pairs, rep->anchor.win_pct, rep->anchor.ci95_pct, dec_positions, dec_cur.mean_loss,
+                 dec_cur.loss_se, dec_anchor.mean_loss, dec_anchor.loss_se, dec_anchor.diff, dec_anchor.diff_se);
     }
     snprintf(manifest, sizeof manifest,
              "{\n  \"generation\": %d,\n  \"run_seed\": %" PRIu64 ",\n"
@@ -202,7 +212,8 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
     snprintf(row, sizeof row,
              "%d,%" PRId64 ",%" PRId64 ",%d,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.3f,%" PRIu64 ",%.4f,%.5f,%" PRId64
              ",%" PRId64 ",%" PRIu64 ",%.2f,%.2f,%d,%d,%u,%.5f,%" PRId64 ",%.4f,%.4f,%" PRIu64 ",%.2f,%.2f,%" PRIu64
-             ",%s,%" PRIu64 ",%.2f,%.2f,%d,%d,%" PRIu64 ",%.2f,%.2f,%" PRIu64 ",%.2f,%.2f,%d,%s\n",
+             ",%s,%" PRIu64 ",%.2f,%.2f,%d,%d,%" PRIu64 ",%.2f,%.2f,%" PRIu64 ",%.2f,%.2f,%d,%s,%" PRId64
+             ",%.4f,%.4f,%.4f,%.4f\n",
              gen,
              tot->games, tot->turns, t->comm.size, tm->play > 0 ? games / tm->play : 0.0, tm->wall, tm->play,
              tm->reduce, tm->derive, tm->write, mean_eq, games > 0 ? (double)tot->score_sum / (2.0 * games) : 0.0,
@@ -213,7 +224,8 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
              t->shard_files.samples, nn_row, gate_pairs, rep->gate.win_pct, rep->gate.ci95_pct, rep->promoted,
              rep->model_in_force, anchor_pairs, rep->anchor.win_pct, rep->anchor.ci95_pct,
              value_pairs, rep->value.win_pct, rep->value.ci95_pct,
-             rep->rollout_in_force, ref_row);
+             rep->rollout_in_force, ref_row, dec_positions, dec_cur.mean_loss, dec_anchor.mean_loss, dec_anchor.diff,
+             dec_anchor.diff_se);
     return rundir_commit_generation(run, gen, manifest, METRICS_HEADER, row, err);
 }
 

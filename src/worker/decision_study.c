@@ -252,3 +252,27 @@ int decision_study_score(DecisionStudy *s, const Player *const *players, uint64_
     item->reference_seconds = rk_seconds() - t0;
     return 0;
 }
+
+int decision_study_run_share(const DecisionStudyConfig *c, const Player *const *players, int n, int rank, int ranks,
+                             DecisionTotals *t, DecisionObserver observe, void *ctx, RkError *err) {
+    memset(t, 0, sizeof *t);
+    if (rank < 0 || ranks < 1 || rank >= ranks)
+        return rk_error(err, "decision study: rank %d of %d", rank, ranks);
+    DecisionStudy *s = decision_study_new(c, n, err);
+    if (s == NULL) return -1;
+    DecisionItem *item = malloc(sizeof *item);
+    if (item == NULL) {
+        decision_study_free(s);
+        return rk_error(err, "decision study: out of memory");
+    }
+    int rc = 0;
+    for (uint64_t i = (uint64_t)rank; i < (uint64_t)c->positions && rc == 0; i += (uint64_t)ranks) {
+        rc = decision_study_score(s, players, i, item, err);
+        if (rc != 0) break;
+        decision_totals_add(t, item);
+        if (observe != NULL) observe(item, t, ctx);
+    }
+    free(item);
+    decision_study_free(s);
+    return rc;
+}

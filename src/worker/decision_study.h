@@ -128,4 +128,14 @@ void decision_study_free(DecisionStudy *s);
 int decision_study_score(DecisionStudy *s, const Player *const *players, uint64_t i, DecisionItem *item,
                          RkError *err);
 
+/* Called after each position a share scores (progress, listings). */
+typedef void (*DecisionObserver)(const DecisionItem *item, const DecisionTotals *so_far, void *ctx);
+
+/* One rank's share of c->positions: positions rank, rank + ranks, ...,
+ * each scored with players[0..n) and added to *t (zeroed first); observe
+ * (may be NULL) after each. The sum of the shares over ranks = 0..ranks-1
+ * is the same for any number of ranks. 0, or -1 with err set. */
+int decision_study_run_share(const DecisionStudyConfig *c, const Player *const *players, int n, int rank, int ranks,
+                             DecisionTotals *t, DecisionObserver observe, void *ctx, RkError *err);
+
 #endif

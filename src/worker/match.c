@@ -66,6 +66,6 @@ void match_totals_unpack(const int64_t in[MATCH_TOTALS_FIELDS], MatchTotals *t) 
 uint64_t match_deals_seed(uint64_t run_seed, MatchDeals deals, int gen) {
     if (deals == MATCH_DEALS_RUN) return run_seed;
     Rng r;
-    rng_seed_stream(&r, run_seed, (uint64_t)deals, deals == MATCH_DEALS_ANCHOR ? 0 : (uint64_t)gen);
+    rng_seed_stream(&r, run_seed, (uint64_t)deals, deals == MATCH_DEALS_ANCHOR || deals == MATCH_DEALS_DECISIONS ? 0 : (uint64_t)gen);
     return rng_next(&r);
 }

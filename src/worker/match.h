@@ -20,12 +20,14 @@
  * their own: the gate and the value check new ones every generation (they
  * choose a model, and a choice made on deals that another measurement
  * replays would bias that measurement), the anchor one set for the whole run
- * (its curve on common deals), none of them the others'. */
+ * (its curve on common deals), none of them the others'; so does the
+ * decision study's seed (its positions, the same every generation). */
 typedef enum {
     MATCH_DEALS_RUN = 0,
     MATCH_DEALS_GATE = 0x67617465,   /* "gate", per generation */
     MATCH_DEALS_VALUE = 0x76616c75,  /* "valu", per generation */
     MATCH_DEALS_ANCHOR = 0x616e6368, /* "anch", the run's */
+    MATCH_DEALS_DECISIONS = 0x64656369, /* "deci", the run's: the decision study's positions */
 } MatchDeals;
 /* The seed of generation gen's deals of that kind, from the run seed. */
 uint64_t match_deals_seed(uint64_t run_seed, MatchDeals deals, int gen);

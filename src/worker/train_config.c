@@ -85,6 +85,7 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "gate_threshold = 50\n"
     "anchor_pairs = 0\n"
     "anchor = search\n"
+    "decisions = 0\n"
     "value_check_pairs = 20\n"
     "value_check_threshold = 50\n";
 
@@ -346,6 +347,9 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
     } else if (IS("mcgs", "anchor_pairs")) {
         if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
         c->mcgs_anchor_pairs = x;
+    } else if (IS("mcgs", "decisions")) {
+        if (parse_u64(v, 0, 10000000, &x) != 0) return -1;
+        c->mcgs_decisions = (int)x;
     } else if (IS("mcgs", "value_check_pairs")) {
         if (parse_u64(v, 1, UINT64_C(1) << 32, &x) != 0) return -1;
         c->mcgs_value_pairs = x;
@@ -512,7 +516,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      "\ntrain = %s\nwindow = %d\nsteps = %" PRId64 "\nbatch = %d\ngrad_chunks = %d\nlr = %s\n"
                      "weight_decay = %s\nvalue_search_weight = %s\npolicy_loss = %s\nproduct_candidates = %d\nproduct_temperature = %s\nheldout_every = %d\neval_positions = %" PRIu64 "\nreference = %s\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\nprior = %s\n\n"
                      "[mcgs]\nnet = %s\nrollout_with_net = %s\ncandidates_with_net = %s\nhidden_with_net = %s\ngate_pairs = %" PRIu64
-                     "\ngate_threshold = %s\nanchor_pairs = %" PRIu64 "\nanchor = %s\nvalue_check_pairs = %" PRIu64
+                     "\ngate_threshold = %s\nanchor_pairs = %" PRIu64 "\nanchor = %s\ndecisions = %d\nvalue_check_pairs = %" PRIu64
                      "\nvalue_check_threshold = %s\n",
                      c->seed, c->generations, c->games_per_generation, c->output, c->player, c->progress_seconds, c->threads,
                      keep, c->keep_every,
@@ -529,6 +533,6 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      c->nn_arch.prior_equity ? "equity" : "score",
                      c->mcgs_net_auto ? "auto" : "none", rollout, c->mcgs_candidates_with_net,
                      c->mcgs_hidden_net ? "net" : "uniform", c->mcgs_gate_pairs, gate,
-                     c->mcgs_anchor_pairs, c->mcgs_anchor, c->mcgs_value_pairs, value_thr);
+                     c->mcgs_anchor_pairs, c->mcgs_anchor, c->mcgs_decisions, c->mcgs_value_pairs, value_thr);
     return n > 0 && (size_t)n < cap ? n : -1;
 }

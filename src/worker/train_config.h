@@ -133,6 +133,13 @@
  *                                      the same deals every generation, never the gate's
  *   mcgs.anchor               search   the anchor: "search" (the loop's player without a net)
  *                                      or any player spec (static, sim:..., mcgs:...)
+ *   mcgs.decisions            0        each generation, a decision study (worker/decision_study.h,
+ *                                      docs/decisions.md) of the search with the model in force
+ *                                      and the anchor on this many middle-game positions (0 =
+ *                                      none): their moves' mean loss against a long reference
+ *                                      simulation, paired; far finer than the anchor's match.
+ *                                      The run seed's games every generation (the moves they
+ *                                      are taken at follow the leaves in force)
  *   mcgs.value_check_pairs    20       with rollout_with_net = auto: once for each model in
  *                                      force while rollouts value the leaves, game pairs of the
  *                                      search with it and V leaves against the same search with
@@ -202,6 +209,7 @@ typedef struct TrainConfig {
     double mcgs_gate_threshold;
     uint64_t mcgs_anchor_pairs;
     char mcgs_anchor[TRAIN_PATH_MAX]; /* "search": the loop's player without a net */
+    int mcgs_decisions;               /* positions of the decision study, 0 = none */
 } TrainConfig;
 
 /* The embedded default configuration, as INI text (also what

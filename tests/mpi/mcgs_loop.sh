@@ -16,7 +16,7 @@ args=("${tiny_nn[@]}" --set run.player=mcgs:visits=12,candidates=5 --set run.gam
 for np in 1 2 3; do
   threads=1; [ "$np" = 3 ] && threads=2
   mpirun_np "$np" "$bin" train --run "$work/np$np" "${args[@]}" --set run.generations=2 --set mcgs.gate_threshold=0 \
-    --set run.threads=$threads > "$work/np$np.log" 2>&1 || { cat "$work/np$np.log"; fail "train at np $np"; }
+    --set run.threads=$threads --set mcgs.decisions=2 > "$work/np$np.log" 2>&1 || { cat "$work/np$np.log"; fail "train at np $np"; }
 done
 log="$work/np2.log"
 grep -q "search: mcgs:visits=12,candidates=5 without a net" "$log" || { cat "$log"; fail "generation 1 should search without a net"; }
@@ -33,6 +33,15 @@ grep -q '"anchor": {"player": "search", "pairs": 1,' "$work/np2/gen-0002/manifes
 for np in 1 3; do
   [ "$(grep '"anchor"' "$work/np$np/gen-0002/manifest.json")" = "$(grep '"anchor"' "$work/np2/gen-0002/manifest.json")" ] \
     || fail "the anchor result differs at np $np"
+done
+# the decision study (mcgs.decisions): the same search against the anchor on 2 positions, the
+# same figures at every np
+grep -Eq "gen 1 decisions: the search with gen-0001's model loses [0-9.]+ \+/- [0-9.]+ points a move, search [0-9.]+ \+/- [0-9.]+: a gain of [-+][0-9.]+ \+/- [0-9.]+ over the anchor \(2 positions\)" "$log" \
+  || { cat "$log"; fail "gen 1 decisions"; }
+grep -q '"decisions": {"positions": 2, "loss": ' "$work/np2/gen-0002/manifest.json" || fail "gen 2 manifest: decisions"
+for np in 1 3; do
+  [ "$(grep '"decisions"' "$work/np$np/gen-0002/manifest.json")" = "$(grep '"decisions"' "$work/np2/gen-0002/manifest.json")" ] \
+    || fail "the decision study differs at np $np"
 done
 same_files "$work/np1" "$work/np2" 0001 0002
 same_files "$work/np1" "$work/np3" 0001 0002
@@ -84,9 +93,12 @@ grep -q '"model_in_force": 2' "$work/np2/gen-0003/manifest.json" || fail "gen 2'
 "$bin" report "$work/np2" --png "$work/r.png" > "$work/report.txt" 2>&1 || true
 grep -q "gate %" "$work/report.txt" || { cat "$work/report.txt"; fail "report without the gate column"; }
 grep -q "anchor %" "$work/report.txt" || { cat "$work/report.txt"; fail "report without the anchor column"; }
-awk '$1 == 3 {print $(NF-3)}' "$work/report.txt" | grep -qx 2 || { cat "$work/report.txt"; fail "report: gen 3 should keep model 2"; }
-awk '$1 == 3 {print $(NF-2)}' "$work/report.txt" | grep -Eqx '[0-9]+\.[0-9]+' \
+grep -q "dec gain" "$work/report.txt" || { cat "$work/report.txt"; fail "report without the decisions column"; }
+awk '$1 == 3 {print $(NF-4)}' "$work/report.txt" | grep -qx 2 || { cat "$work/report.txt"; fail "report: gen 3 should keep model 2"; }
+awk '$1 == 3 {print $(NF-3)}' "$work/report.txt" | grep -Eqx '[0-9]+\.[0-9]+' \
   || { cat "$work/report.txt"; fail "report: gen 3 should have an anchor result"; }
+awk '$1 == 3 {print $NF}' "$work/report.txt" | grep -Eqx -- '-?[0-9]+\.[0-9]+\+/-[0-9]+\.[0-9]+' \
+  || { cat "$work/report.txt"; fail "report: gen 3 should have a decisions gain"; }
 # rollout_with_net = auto: rollouts value the leaves until V wins its value check (V leaves against
 # rollouts, both with the model in force). Threshold 0: V wins at once, from gen 2 on, and a resumed
 # run keeps it (the manifest's leaf_rollout); the anchor, V against the search without a net, is
@@ -165,4 +177,15 @@ if mpirun_np 1 "$bin" train --run "$work/bad2" "${tiny_nn[@]}" --set mcgs.anchor
   fail "an anchor without the search's loop should be refused"
 fi
 grep -q "mcgs.anchor_pairs = 3 needs the search's loop" "$work/bad2.log" || { cat "$work/bad2.log"; fail "anchor without the loop"; }
-echo "mcgs_loop: promotion, visit targets, identical snapshots at np 1, 2, 3, resume"
+if mpirun_np 1 "$bin" train --run "$work/bad3" "${tiny_nn[@]}" --set mcgs.decisions=5 > "$work/bad3.log" 2>&1; then
+  fail "a decision study without the search's loop should be refused"
+fi
+grep -q "mcgs.decisions = 5 needs the search's loop" "$work/bad3.log" || { cat "$work/bad3.log"; fail "decisions without the loop"; }
+# a bad anchor fails at the start with a decision study alone too (no anchor match)
+if mpirun_np 1 "$bin" train --run "$work/bad4" "${args[@]}" --set mcgs.anchor_pairs=0 --set mcgs.decisions=2 \
+   --set mcgs.anchor=mcgs:visits=0 > "$work/bad4.log" 2>&1; then
+  fail "a zero-visit anchor should be refused for the decision study"
+fi
+grep -q "mcgs.anchor: .*visits" "$work/bad4.log" || { cat "$work/bad4.log"; fail "the anchor error (decisions) should name it"; }
+[ ! -d "$work/bad4/gen-0001" ] || fail "the bad anchor run should stop before its first generation"
+echo "mcgs_loop: promotion, visit targets, decisions, identical snapshots at np 1, 2, 3, resume"

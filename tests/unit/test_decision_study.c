@@ -2,8 +2,8 @@
  * static game i with tiles in the bag, found by an independent replay; with
  * 0 plies every reference value is score + leave exactly, so the best value
  * and each player's loss are checked against every legal move; the totals
- * are exact sums (two halves of the positions add up to the whole, as over
- * ranks); the summary's means and standard errors on hand-made items; the
+ * are exact sums (two halves of the positions, or the shares of 3 ranks,
+ * add up to the whole); the summary's means and standard errors on hand-made items; the
  * same seed gives the same items; bad configurations are refused. Real
  * SOWPODS positions, pseudo-random leave values. */
 #include <math.h>
@@ -199,6 +199,18 @@ static void test_totals_split_exactly(void) {
     fields(&again, r);
     CU_ASSERT(memcmp(a, h, sizeof a) == 0);
     CU_ASSERT(memcmp(a, r, sizeof a) == 0);
+    /* the shares of 3 "ranks" add up to the whole too */
+    c.positions = n;
+    int64_t sum3[DECISION_TOTALS_FIELDS] = {0};
+    for (int rank = 0; rank < 3; rank++) {
+        DecisionTotals share;
+        CU_ASSERT_FATAL(decision_study_run_share(&c, order, 2, rank, 3, &share, NULL, NULL, &err) == 0);
+        fields(&share, b);
+        for (int f = 0; f < DECISION_TOTALS_FIELDS; f++) sum3[f] += b[f];
+    }
+    CU_ASSERT(memcmp(a, sum3, sizeof a) == 0);
+    DecisionTotals bad;
+    CU_ASSERT_EQUAL(decision_study_run_share(&c, order, 2, 3, 3, &bad, NULL, NULL, &err), -1);
     CU_ASSERT_EQUAL(whole.positions, n);
     CU_ASSERT(whole.loss_se[0] + whole.loss_se[1] > 0); /* 1 ply: the reference has variance */
     DecisionTotals back;

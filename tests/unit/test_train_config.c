@@ -132,6 +132,9 @@ static void test_errors(void) {
         {"[mcgs]\nanchor = nn\n", "mcgs.anchor"},
         {"[mcgs]\nanchor = statics\n", "mcgs.anchor"},
         {"[mcgs]\nanchor_pairs = -2\n", "mcgs.anchor_pairs"},
+        {"[mcgs]\ndecisions = -1\n", "mcgs.decisions"},
+        {"[mcgs]\ndecisions = 10000001\n", "mcgs.decisions"},
+        {"[mcgs]\ndecisions = many\n", "mcgs.decisions"},
         {"[mcgs]\ncandidates_with_net = best\n", "mcgs.candidates_with_net"},
         {"[run]\nplayer = mcgs:visits=9,candidates_by=mix\n", "run.player"},
     };
@@ -151,7 +154,7 @@ static void test_errors(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent.ini"));
 }
 
-/* The search loop's anchor and candidates with a net: the defaults, the
+/* The search loop's anchor, decision study and candidates with a net: the defaults, the
  * values accepted, and the keys survive the written form. */
 static void test_anchor(void) {
     TrainConfig c, d;
@@ -160,6 +163,8 @@ static void test_anchor(void) {
     train_config_defaults(&c);
     CU_ASSERT_STRING_EQUAL(c.mcgs_anchor, "search");
     CU_ASSERT_EQUAL(c.mcgs_anchor_pairs, 0);
+    CU_ASSERT_EQUAL(c.mcgs_decisions, 0);
+    CU_ASSERT_EQUAL(train_config_set(&c, "mcgs.decisions", "250", &err), 0);
     const char *ok[] = {"static", "sim:candidates=10", "mcgs:visits=50", "mcgs", "search"};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         CU_ASSERT_EQUAL(train_config_set(&c, "mcgs.anchor", ok[i], &err), 0);
@@ -172,6 +177,7 @@ static void test_anchor(void) {
     CU_ASSERT_EQUAL(train_config_parse(&d, buf, "written", &err), 0);
     CU_ASSERT_STRING_EQUAL(d.mcgs_anchor, "sim:iterations=9");
     CU_ASSERT_EQUAL(d.mcgs_anchor_pairs, 150);
+    CU_ASSERT_EQUAL(d.mcgs_decisions, 250);
     CU_ASSERT_STRING_EQUAL(d.mcgs_candidates_with_net, "mix");
 }
 
