@@ -66,13 +66,16 @@ case "$small_ref" in mcgs:visits=4,candidates=3,prior=equity*) ;; *) fail "jobs/
 ls "$work/ref/gen-0001/"shard-*.h5 > /dev/null && [ ! -f "$work/ref/gen-0001/model.h5" ] || fail "the reference run: shards, no model"
 "$bin" train --config "$jobs/mcgs.ini" --run "$work/r3" "${tiny_nn[@]}" --set run.games_per_generation=4 --set nn.reference="$work/ref" \
   --set "run.player=$small" --set "mcgs.anchor=$small_anchor" --set run.generations=1 --set match.pairs=0 --set spv.heldout_games=0 \
-  --set mcgs.gate_pairs=1 --set mcgs.anchor_pairs=1 --set mcgs.value_check_pairs=1 > "$work/log3" 2>&1 \
+  --set mcgs.gate_pairs=1 --set mcgs.anchor_pairs=1 --set mcgs.value_check_pairs=1 --set mcgs.decisions=1 > "$work/log3" 2>&1 \
   || { cat "$work/log3"; fail "jobs/mcgs.ini does not load"; }
 grep '"model_in_force"' >/dev/null "$work/r3/gen-0001/manifest.json" || fail "jobs/mcgs.ini run without a search manifest"
 grep -Eq "gen 1 reference \($work/ref generation 1, [1-9][0-9]* positions, [1-9][0-9]* with a P target\)" "$work/log3" \
   || { cat "$work/log3"; fail "the loop did not score its model on jobs/mcgs-reference.ini's run"; }
 grep -q "gen 1 anchor: the search .* vs $small_anchor: " "$work/log3" \
   || { cat "$work/log3"; fail "jobs/mcgs.ini's anchor was not played"; }
+grep -q "^decisions = [1-9]" "$jobs/mcgs.ini" || fail "jobs/mcgs.ini should make a decision study each generation"
+grep -q "gen 1 decisions: the search .* $small_anchor .* over the anchor (1 positions)" "$work/log3" \
+  || { cat "$work/log3"; fail "jobs/mcgs.ini's decision study was not made"; }
 grep -q "leaves with a net valued by rollouts until V wins its value check (mcgs.rollout_with_net = auto:2)" "$work/log3" \
   || { cat "$work/log3"; fail "jobs/mcgs.ini should value leaves by rollouts until V wins"; }
 # target=q: the completed-Q improved policy gives every candidate a P probability (4 visits
@@ -80,7 +83,7 @@ grep -q "leaves with a net valued by rollouts until V wins its value check (mcgs
 "$bin" train --config "$jobs/mcgs.ini" --run "$work/r4" "${tiny_nn[@]}" --set run.games_per_generation=4 \
   --set "run.player=mcgs:visits=4,candidates=6,prior=equity,target=q" --set mcgs.anchor=static --set run.generations=1 \
   --set match.pairs=0 --set spv.heldout_games=0 --set mcgs.gate_pairs=1 --set mcgs.anchor_pairs=1 \
-  --set mcgs.value_check_pairs=1 > "$work/log4" 2>&1 || { cat "$work/log4"; fail "a run with target=q"; }
+  --set mcgs.value_check_pairs=1 --set mcgs.decisions=0 > "$work/log4" 2>&1 || { cat "$work/log4"; fail "a run with target=q"; }
 out=$("$bin" info "$work/r4/gen-0001/shard-00000.h5")
 per=$(echo "$out" | sed -n 's/.*P target .* moves, \([0-9.]*\) a sample.*/\1/p')
 awk -v x="${per:-0}" 'BEGIN { exit !(x > 5.5) }' || fail "target=q: $per moves a sample, want ~6: $out"
