@@ -20,8 +20,8 @@ static void usage(FILE *out) {
             "                       [--win-bonus W] [--show] [--lexicon FILE.kwg]\n"
             "\n"
             "Decision study: how good are players' moves in the middle of the game? N positions (default\n"
-            "100) with tiles in the bag, position i taken at a random move of the static game i of the\n"
-            "seed (default 1). In each, every player chooses its move; the reference then simulates the\n"
+            "100) with tiles in the bag, position i taken at a random move (the first to the last with\n"
+            "tiles in the bag) of the static game i of the seed (default 1). In each, every player chooses its move; the reference then simulates the\n"
             "R best static moves (default %d) and the players' moves, each in the same I sampled worlds\n"
             "(default %d) followed by P static plies (default %d), and a player's loss is the best\n"
             "reference value minus its move's. Prints for each player the share of positions where it\n"
@@ -33,14 +33,15 @@ static void usage(FILE *out) {
             "                  a player that names no leaves= plays with the study's leaves\n"
             "  --leaves F      leave values of the positions' games and the reference's rollouts\n"
             "                  (default: zero, every leave worth 0)\n"
-            "  --win-bonus W   a win's worth in the reference's values (points, default 0: spread only)\n"
+            "  --win-bonus W   a win's worth in the reference's values (points, 0..%g, default 0: spread only)\n"
             "  --show          one line a position: CGP, each player's move and loss, the best move\n"
             "                  (with several ranks the lines come in the order the ranks finish them)\n"
             "The reference is a rollout estimate: a player that simulates like it is judged by its own\n"
             "standard, and the best of noisy means is biased up (every player's loss alike). The\n"
-            "'reference se' column is the reference's own standard error of the losses.\n",
+            "'reference se' column is the reference's own standard error of the losses (per position,\n"
+            "0 where the player chose the best; averaged over the positions).\n",
             DECISION_DEFAULT_CANDIDATES, DECISION_DEFAULT_ITERATIONS, DECISION_DEFAULT_PLIES, PROGRESS_SECONDS,
-            DECISION_MAX_PLAYERS);
+            DECISION_MAX_PLAYERS, DECISION_MAX_WIN_BONUS);
 }
 
 typedef struct DecisionsJob {
@@ -74,7 +75,7 @@ static int parse_args(DecisionsJob *j, int argc, char **argv) {
         } else if (strcmp(a, "--leaves") == 0 && v != NULL) {
             j->leaves = v;
         } else if (strcmp(a, "--positions") == 0) {
-            rc = cli_parse_int(a, v, 1, 10000000, &j->cfg.positions);
+            rc = cli_parse_int(a, v, 1, DECISION_MAX_POSITIONS, &j->cfg.positions);
         } else if (strcmp(a, "--seed") == 0) {
             rc = cli_parse_u64(a, v, UINT64_MAX, &j->cfg.seed);
         } else if (strcmp(a, "--candidates") == 0) {
@@ -82,9 +83,9 @@ static int parse_args(DecisionsJob *j, int argc, char **argv) {
         } else if (strcmp(a, "--plies") == 0) {
             rc = cli_parse_int(a, v, 0, 100, &j->cfg.plies);
         } else if (strcmp(a, "--iterations") == 0) {
-            rc = cli_parse_int(a, v, 2, 100000000, &j->cfg.iterations);
+            rc = cli_parse_int(a, v, 2, DECISION_MAX_ITERATIONS, &j->cfg.iterations);
         } else if (strcmp(a, "--win-bonus") == 0) {
-            rc = cli_parse_double(a, v, 0.0, 1e6, &j->cfg.win.bonus);
+            rc = cli_parse_double(a, v, 0.0, DECISION_MAX_WIN_BONUS, &j->cfg.win.bonus);
         } else {
             fprintf(stderr, "rookery decisions: unknown or incomplete option '%s' (see --help)\n", a);
             return -1;
@@ -217,8 +218,8 @@ int cmd_decisions(int argc, char **argv) {
         j.cfg.ld = &e->ld;
         j.cfg.layout = &e->layout;
         j.cfg.kwg = &e->kwg;
-        j.cfg.leave_value = leaves != NULL ? klv_leave_value : NULL;
-        j.cfg.leave_ctx = leaves;
+        j.cfg.leave_value = j.cfg.game_leave_value = leaves != NULL ? klv_leave_value : NULL;
+        j.cfg.leave_ctx = j.cfg.game_leave_ctx = leaves;
         DecisionTotals t;
         memset(&t, 0, sizeof t);
         double t0 = cli_now();

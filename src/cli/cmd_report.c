@@ -152,7 +152,8 @@ static void print_table(const Report *rp) {
         if (rp->decided > 0) {
             char gain[48] = "-";
             if (csv_table_has(rp->tab, r, c[C_DEC_GAIN_SE]) && nonzero(rp, r, C_DEC_POS))
-                snprintf(gain, sizeof gain, "%.8s+/-%.6s", field(rp, r, C_DEC_GAIN), field(rp, r, C_DEC_GAIN_SE));
+                snprintf(gain, sizeof gain, "%+.3f+/-%.3f", strtod(field(rp, r, C_DEC_GAIN), NULL),
+                         strtod(field(rp, r, C_DEC_GAIN_SE), NULL));
             printf(" %17s", gain);
         }
         printf("\n");

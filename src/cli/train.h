@@ -207,7 +207,8 @@ int train_search_value_check(Trainer *t, int gen, GenReport *rep);
  * model on its deals, so its result flatters the model it promoted). */
 int train_search_anchor(Trainer *t, int gen, GenReport *rep);
 /* After the anchor: the decision study (mcgs.decisions positions from the
- * run's own games, the same every generation) of the search with the model in force
+ * run's own games played by score alone: the same positions every generation) of the
+ * search with the model in force
  * against the anchor, with the leaves in force for the positions and the
  * reference; skipped when the anchor match is (the search would meet
  * itself). */

@@ -350,6 +350,10 @@ int train_search_decisions(Trainer *t, int gen, GenReport *rep) {
     c.ld = &t->engine.ld;
     c.layout = &t->engine.layout;
     c.kwg = &t->engine.kwg;
+    /* the positions from games by score alone: the same every generation, whatever the
+     * leaves in force; the reference values moves with the leaves in force */
+    c.game_leave_value = NULL;
+    c.game_leave_ctx = NULL;
     c.leave_value = klv_leave_value;
     c.leave_ctx = &t->klv;
     c.seed = match_deals_seed(t->cfg.seed, MATCH_DEALS_DECISIONS, gen);
@@ -358,7 +362,7 @@ int train_search_decisions(Trainer *t, int gen, GenReport *rep) {
     RkError err;
     DecisionTotals *tot = &rep->decisions;
     int rc = decision_study_run_share(&c, players, 2, t->comm.rank, t->comm.size, tot, NULL, NULL, &err);
-    if (rc != 0) fprintf(stderr, "rookery: rank %d: decision study: %s\n", t->comm.rank, err.msg);
+    if (rc != 0) fprintf(stderr, "rookery: rank %d: %s\n", t->comm.rank, err.msg);
     player_close(&cur);
     player_close(&anchor_player);
     if (agree(t, rc != 0) != 0) return 1;

@@ -29,22 +29,25 @@ void decision_study_config_defaults(DecisionStudyConfig *c) {
 int decision_study_check(const DecisionStudyConfig *c, int n_players, RkError *err) {
     if (n_players < 1 || n_players > DECISION_MAX_PLAYERS)
         return rk_error(err, "decision study: %d players, expected 1..%d", n_players, DECISION_MAX_PLAYERS);
-    if (c->positions < 1) return rk_error(err, "decision study: positions must be at least 1");
+    if (c->positions < 1 || c->positions > DECISION_MAX_POSITIONS)
+        return rk_error(err, "decision study: %d positions, expected 1..%d", c->positions, DECISION_MAX_POSITIONS);
     if (c->candidates < 1 || c->candidates > SIM_MAX_CANDIDATES - n_players)
         return rk_error(err, "decision study: %d reference candidates, expected 1..%d with %d player(s)", c->candidates,
                         SIM_MAX_CANDIDATES - n_players, n_players);
     if (c->plies < 0 || c->plies > 100) return rk_error(err, "decision study: plies %d, expected 0..100", c->plies);
-    if (c->iterations < 2) return rk_error(err, "decision study: iterations must be at least 2 (a standard error needs 2)");
-    if (!(c->win.bonus >= 0.0) || !isfinite(c->win.bonus))
-        return rk_error(err, "decision study: the win bonus must be finite and >= 0");
+    if (c->iterations < 2 || c->iterations > DECISION_MAX_ITERATIONS)
+        return rk_error(err, "decision study: %d iterations, expected 2..%d (a standard error needs 2)", c->iterations,
+                        DECISION_MAX_ITERATIONS);
+    if (!(c->win.bonus >= 0.0 && c->win.bonus <= DECISION_MAX_WIN_BONUS))
+        return rk_error(err, "decision study: the win bonus must be in 0..%g", DECISION_MAX_WIN_BONUS);
     return winprob_check(&c->win.model, err);
 }
 
 static void play_static(const DecisionStudyConfig *c, Game *g) {
     MoveGenRequest req;
     movegen_request_for_game(&req, g);
-    req.leave_value = c->leave_value;
-    req.leave_ctx = c->leave_ctx;
+    req.leave_value = c->game_leave_value;
+    req.leave_ctx = c->game_leave_ctx;
     Move m;
     movegen_best(&req, &m, NULL);
     game_play(g, &m);
@@ -93,7 +96,7 @@ void decision_totals_add(DecisionTotals *t, const DecisionItem *item) {
     int64_t l0 = fixed(item->loss[0]);
     for (int k = 0; k < item->players; k++) {
         int64_t l = fixed(item->loss[k]);
-        t->best[k] += l == 0;
+        t->best[k] += item->best_chosen[k];
         t->loss[k] += l;
         t->loss_sq[k] += l * l;
         t->diff_sq[k] += (l - l0) * (l - l0);
@@ -135,13 +138,15 @@ struct DecisionStudy {
     Game game, world, play;
     MoveList legal;
     Move cand[SIM_MAX_CANDIDATES];
-    double *values; /* [iterations][SIM_MAX_CANDIDATES] */
+    int stride;     /* the most candidates a position can have: R + the players' moves */
+    double *values; /* [iterations][stride] */
 };
 
 DecisionStudy *decision_study_new(const DecisionStudyConfig *c, int n_players, RkError *err) {
     if (decision_study_check(c, n_players, err) != 0) return NULL;
     DecisionStudy *s = calloc(1, sizeof *s);
-    if (s != NULL) s->values = malloc((size_t)c->iterations * SIM_MAX_CANDIDATES * sizeof *s->values);
+    int stride = c->candidates + n_players;
+    if (s != NULL) s->values = malloc((size_t)c->iterations * (size_t)stride * sizeof *s->values);
     if (s == NULL || s->values == NULL) {
         free(s);
         rk_error(err, "decision study: out of memory");
@@ -149,6 +154,7 @@ DecisionStudy *decision_study_new(const DecisionStudyConfig *c, int n_players, R
     }
     s->cfg = *c;
     s->n_players = n_players;
+    s->stride = stride;
     movelist_init(&s->legal);
     return s;
 }
@@ -171,11 +177,12 @@ static int find_move(const Move *moves, int n, const Move *m) {
 static void paired(const DecisionStudy *s, int a, int b, double *mean, double *se) {
     int n = s->cfg.iterations;
     const double *v = s->values;
+    size_t w = (size_t)s->stride;
     double sum = 0.0, sq = 0.0;
-    for (int it = 0; it < n; it++) sum += v[(size_t)it * SIM_MAX_CANDIDATES + a] - v[(size_t)it * SIM_MAX_CANDIDATES + b];
+    for (int it = 0; it < n; it++) sum += v[(size_t)it * w + a] - v[(size_t)it * w + b];
     double m = sum / n;
     for (int it = 0; it < n; it++) { /* two passes: no cancellation when the differences hardly vary */
-        double d = v[(size_t)it * SIM_MAX_CANDIDATES + a] - v[(size_t)it * SIM_MAX_CANDIDATES + b] - m;
+        double d = v[(size_t)it * w + a] - v[(size_t)it * w + b] - m;
         sq += d * d;
     }
     double var = sq / (n - 1);
@@ -231,7 +238,7 @@ int decision_study_score(DecisionStudy *s, const Player *const *players, uint64_
         sim_sample_world(g, ref_seed, (uint64_t)it, &s->world);
         for (int k = 0; k < n; k++) {
             s->play = s->world;
-            s->values[(size_t)it * SIM_MAX_CANDIDATES + k] =
+            s->values[(size_t)it * (size_t)s->stride + k] =
                 sim_static_rollout(&s->play, c->plies + 1, &s->cand[k], c->leave_value, c->leave_ctx, &c->win);
         }
     }
@@ -239,13 +246,14 @@ int decision_study_score(DecisionStudy *s, const Player *const *players, uint64_
     int best = 0;
     for (int k = 0; k < n; k++) {
         double sum = 0.0;
-        for (int it = 0; it < c->iterations; it++) sum += s->values[(size_t)it * SIM_MAX_CANDIDATES + k];
+        for (int it = 0; it < c->iterations; it++) sum += s->values[(size_t)it * (size_t)s->stride + k];
         mean[k] = sum / c->iterations;
         if (mean[k] > mean[best]) best = k;
     }
     item->best = s->cand[best];
     item->best_value = mean[best];
     for (int p = 0; p < s->n_players; p++) {
+        item->best_chosen[p] = chosen_at[p] == best;
         if (chosen_at[p] == best) continue; /* loss 0, no error */
         paired(s, best, chosen_at[p], &item->loss[p], &item->loss_se[p]);
     }

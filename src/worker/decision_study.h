@@ -6,19 +6,21 @@
  *
  * POSITIONS. Position i (i = 0, 1, 2, ...) comes from the static game
  * (seed, 0, i) (game_new's stream): both sides play the best static equity
- * under the study's leaves. Of the M moves of that game made with tiles in
- * the bag, the position is the one before move k, k drawn uniformly from
- * 0..M-1 by a stream of (seed, i) of its own. Every game gives a position
- * (its first move is made with a full bag), so position i depends only on
- * i, the seed, the leaves, the lexicon, the distribution and the layout,
- * never on the players studied or on the number of ranks.
+ * under the games' leaves (game_leave_value). Of the M moves of that game
+ * made with tiles in the bag, the position is the one before move k, k
+ * drawn uniformly from 0..M-1 by a stream of (seed, i) of its own (k = 0 is
+ * the opening: positions run from the first move to the last with tiles in
+ * the bag). Every game gives a position (its first move is made with a full
+ * bag), so position i depends only on i, the seed, the games' leaves, the
+ * lexicon, the distribution and the layout, never on the players studied or
+ * on the number of ranks.
  *
  * THE REFERENCE. The candidates of position i are the R best moves by
  * static equity under the study's leaves, and every studied player's move
  * (each move once). Every candidate is simulated in the same N worlds
  * (search/sim.h: sim_sample_world with the position's reference seed,
  * then sim_static_rollout of the candidate and `plies` static plies under
- * the study's leaves, with the win value `win`): common random numbers, so
+ * the reference's leaves (leave_value), with the win value `win`): common random numbers, so
  * the differences between candidates are far more precise than their
  * values. A candidate's reference value is its mean over the N worlds, in
  * points from the mover's view. The reference's best move is the
@@ -26,15 +28,19 @@
  *
  * SCORING. A player's loss in a position is the best reference value minus
  * that of its move (>= 0; 0 when it chose the reference's best). Losses are
- * summed in fixed point (REFERENCE_UNIT per point), so totals are exact
- * and the same for any split of the positions over ranks.
+ * summed in fixed point (DECISION_UNIT per point), so totals are exact
+ * and the same for any split of the positions over ranks. The limits on
+ * positions, iterations and the win bonus keep the sums of squares within
+ * int64 (a loss is at most a few times the win bonus plus a few hundred
+ * points of spread).
  *
  * BIASES to keep in mind when reading a result: the reference is itself a
  * rollout estimate (a player that simulates like it is judged by its own
  * standard), and the best of noisy means is biased upwards (every player's
  * loss is too high by about the same amount, so differences between players
  * stay fair). The per-position standard error of each loss (from the
- * paired per-world differences) says how noisy the reference is.
+ * paired per-world differences; 0 where the player chose the best) says how
+ * noisy the reference is.
  *
  * No global state; a study's scratch serves one thread.
  */
@@ -50,6 +56,9 @@
 #define DECISION_DEFAULT_CANDIDATES 12
 #define DECISION_DEFAULT_PLIES 2
 #define DECISION_DEFAULT_ITERATIONS 300
+#define DECISION_MAX_POSITIONS 1000000
+#define DECISION_MAX_ITERATIONS 1000000
+#define DECISION_MAX_WIN_BONUS 1000.0
 /* Fixed point of the totals: 1/1000 point. */
 #define DECISION_UNIT 1000.0
 
@@ -57,14 +66,16 @@ typedef struct DecisionStudyConfig {
     const LetterDist *ld;
     const Layout *layout;
     const Kwg *kwg;
-    LeaveValueFn leave_value; /* the positions' and the reference's leaves; NULL = zero */
+    LeaveValueFn game_leave_value; /* the leaves of the games the positions come from; NULL = zero */
+    const void *game_leave_ctx;
+    LeaveValueFn leave_value; /* the reference's leaves (its candidates and rollouts); NULL = zero */
     const void *leave_ctx;
     uint64_t seed;
-    int positions;            /* >= 1 */
+    int positions;            /* 1..DECISION_MAX_POSITIONS */
     int candidates;           /* R, 1..SIM_MAX_CANDIDATES - players */
     int plies;                /* after each candidate, 0..100 */
-    int iterations;           /* N worlds, >= 2 */
-    WinValue win;             /* a win's worth at the horizon (bonus 0: none) */
+    int iterations;           /* N worlds, 2..DECISION_MAX_ITERATIONS */
+    WinValue win;             /* a win's worth at the horizon (bonus 0: none; at most DECISION_MAX_WIN_BONUS) */
 } DecisionStudyConfig;
 
 void decision_study_config_defaults(DecisionStudyConfig *c);
@@ -81,7 +92,8 @@ typedef struct DecisionItem {
     int players;
     Move chosen[DECISION_MAX_PLAYERS];
     double loss[DECISION_MAX_PLAYERS];    /* points, >= 0 */
-    double loss_se[DECISION_MAX_PLAYERS]; /* the reference's standard error of that loss */
+    double loss_se[DECISION_MAX_PLAYERS]; /* the reference's standard error of that loss (0 if best) */
+    bool best_chosen[DECISION_MAX_PLAYERS]; /* the player chose the reference's best */
     double player_seconds[DECISION_MAX_PLAYERS];
     Move best;                             /* the reference's best */
     double best_value;

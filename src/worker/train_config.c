@@ -9,6 +9,7 @@
 
 #include "core/textfile.h"
 #include "eval/spv_derive.h"
+#include "worker/decision_study.h"
 #include "worker/generation.h"
 
 const char TRAIN_DEFAULT_CONFIG[] =
@@ -348,7 +349,7 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
         if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
         c->mcgs_anchor_pairs = x;
     } else if (IS("mcgs", "decisions")) {
-        if (parse_u64(v, 0, 10000000, &x) != 0) return -1;
+        if (parse_u64(v, 0, DECISION_MAX_POSITIONS, &x) != 0) return -1;
         c->mcgs_decisions = (int)x;
     } else if (IS("mcgs", "value_check_pairs")) {
         if (parse_u64(v, 1, UINT64_C(1) << 32, &x) != 0) return -1;

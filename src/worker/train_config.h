@@ -138,8 +138,8 @@
  *                                      and the anchor on this many middle-game positions (0 =
  *                                      none): their moves' mean loss against a long reference
  *                                      simulation, paired; far finer than the anchor's match.
- *                                      The run seed's games every generation (the moves they
- *                                      are taken at follow the leaves in force)
+ *                                      The same positions every generation (games of the run
+ *                                      seed by score alone); the reference uses the leaves in force
  *   mcgs.value_check_pairs    20       with rollout_with_net = auto: once for each model in
  *                                      force while rollouts value the leaves, game pairs of the
  *                                      search with it and V leaves against the same search with

@@ -97,7 +97,7 @@ grep -q "dec gain" "$work/report.txt" || { cat "$work/report.txt"; fail "report 
 awk '$1 == 3 {print $(NF-4)}' "$work/report.txt" | grep -qx 2 || { cat "$work/report.txt"; fail "report: gen 3 should keep model 2"; }
 awk '$1 == 3 {print $(NF-3)}' "$work/report.txt" | grep -Eqx '[0-9]+\.[0-9]+' \
   || { cat "$work/report.txt"; fail "report: gen 3 should have an anchor result"; }
-awk '$1 == 3 {print $NF}' "$work/report.txt" | grep -Eqx -- '-?[0-9]+\.[0-9]+\+/-[0-9]+\.[0-9]+' \
+awk '$1 == 3 {print $NF}' "$work/report.txt" | grep -Eqx -- '[-+][0-9]+\.[0-9]{3}\+/-[0-9]+\.[0-9]{3}' \
   || { cat "$work/report.txt"; fail "report: gen 3 should have a decisions gain"; }
 # rollout_with_net = auto: rollouts value the leaves until V wins its value check (V leaves against
 # rollouts, both with the model in force). Threshold 0: V wins at once, from gen 2 on, and a resumed

@@ -30,7 +30,7 @@ static DecisionStudyConfig config(const TuEnv *e, int candidates, int plies, int
     c.ld = &e->ld;
     c.layout = &e->lay;
     c.kwg = &e->kwg;
-    c.leave_value = hash_leave;
+    c.leave_value = c.game_leave_value = hash_leave;
     c.seed = 5;
     c.candidates = candidates;
     c.plies = plies;
@@ -78,6 +78,24 @@ static void test_positions_are_static_game_states(void) {
     CU_ASSERT_EQUAL(found, n);
     CU_ASSERT(early > 0); /* the move is drawn over the whole game, not always the same */
     CU_ASSERT(late > 0);
+    /* the positions follow the games' leaves, not the reference's */
+    DecisionStudyConfig ref_only = c, games_too = c;
+    ref_only.leave_value = NULL;
+    games_too.game_leave_value = NULL;
+    int same_ref = 0, same_games = 0;
+    for (uint64_t i = 0; i < 10; i++) {
+        char a[1024], b[1024];
+        decision_study_position(&c, i, e.g);
+        cgp_write(e.g, NULL, want, sizeof want);
+        decision_study_position(&ref_only, i, e.g);
+        cgp_write(e.g, NULL, a, sizeof a);
+        decision_study_position(&games_too, i, e.g);
+        cgp_write(e.g, NULL, b, sizeof b);
+        same_ref += strcmp(a, want) == 0;
+        same_games += strcmp(b, want) == 0;
+    }
+    CU_ASSERT_EQUAL(same_ref, 10);
+    CU_ASSERT(same_games < 10);
     free(replay);
     tu_env_close(&e);
 }
@@ -121,7 +139,8 @@ static void test_zero_plies_oracle(void) {
         }
         for (int k = 0; k < 2; k++) {
             double want = best - value0(item.game, &item.chosen[k]);
-            if (fabs(item.loss[k] - want) > 1e-9 || item.loss_se[k] > 1e-9) {
+            if (fabs(item.loss[k] - want) > 1e-9 || item.loss_se[k] > 1e-9 ||
+                item.best_chosen[k] != move_same(&item.chosen[k], &item.best)) {
                 if (bad < 5) printf("\n  position %llu player %d: loss %.6f (se %g), want %.6f", (unsigned long long)i, k, item.loss[k], item.loss_se[k], want);
                 bad++;
             }
@@ -244,6 +263,7 @@ static void test_summary(void) {
         it.players = 2;
         it.loss[0] = l[i][0];
         it.loss[1] = l[i][1];
+        it.best_chosen[0] = l[i][0] == 0;
         it.loss_se[0] = 0.5;
         it.player_seconds[1] = 0.002;
         it.candidates = 12;
@@ -289,6 +309,17 @@ static void test_bad_config(void) {
     c.win.bonus = -1.0;
     CU_ASSERT_EQUAL(decision_study_check(&c, 1, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "win bonus"));
+    c.win.bonus = DECISION_MAX_WIN_BONUS + 1.0;
+    CU_ASSERT_EQUAL(decision_study_check(&c, 1, &err), -1);
+    c.win.bonus = DECISION_MAX_WIN_BONUS;
+    CU_ASSERT_EQUAL(decision_study_check(&c, 1, &err), 0);
+    c.iterations = DECISION_MAX_ITERATIONS + 1;
+    CU_ASSERT_EQUAL(decision_study_check(&c, 1, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "iterations"));
+    c.iterations = 10;
+    c.positions = DECISION_MAX_POSITIONS + 1;
+    CU_ASSERT_EQUAL(decision_study_check(&c, 1, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "positions"));
     c.win.bonus = 0.0;
     c.positions = 0;
     CU_ASSERT_EQUAL(decision_study_check(&c, 1, &err), -1);

@@ -133,7 +133,7 @@ static void test_errors(void) {
         {"[mcgs]\nanchor = statics\n", "mcgs.anchor"},
         {"[mcgs]\nanchor_pairs = -2\n", "mcgs.anchor_pairs"},
         {"[mcgs]\ndecisions = -1\n", "mcgs.decisions"},
-        {"[mcgs]\ndecisions = 10000001\n", "mcgs.decisions"},
+        {"[mcgs]\ndecisions = 1000001\n", "mcgs.decisions"},
         {"[mcgs]\ndecisions = many\n", "mcgs.decisions"},
         {"[mcgs]\ncandidates_with_net = best\n", "mcgs.candidates_with_net"},
         {"[run]\nplayer = mcgs:visits=9,candidates_by=mix\n", "run.player"},
