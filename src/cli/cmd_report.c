@@ -227,8 +227,10 @@ static int draw_png(const Report *rp, const char *run, const char *path, const c
                 "plot '%s' using %d:($%d > 0 ? $%d : 1/0) every ::1 with linespoints title 'reference run: P x static "
                 "cross-entropy', '' using %d:($%d > 0 ? $%d : 1/0) every ::1 with linespoints title 'static alone'\n",
                 path, gx, c[C_REF_P_POS] + 1, c[C_REF_PS_CE] + 1, gx, c[C_REF_P_POS] + 1, c[C_REF_S_CE] + 1);
-    if (rp->decided > 0) /* the gain with its standard error; generations without a study left out */
+    if (rp->decided > 0) /* the gain with its standard error; generations without a study left out;
+                          * margins so the first and last error bars are not drawn on the frame */
         fprintf(gp,
+                "set offsets 0.25, 0.25, graph 0.15, graph 0.1\n"
                 "plot '%s' using %d:($%d > 0 ? $%d : 1/0):%d every ::1 with yerrorlines title 'decisions: gain "
                 "over the anchor (points a move)'\n",
                 path, gx, c[C_DEC_POS] + 1, c[C_DEC_GAIN] + 1, c[C_DEC_GAIN_SE] + 1);
