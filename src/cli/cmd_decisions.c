@@ -197,12 +197,12 @@ int cmd_decisions(int argc, char **argv) {
         rc = 1;
     } else if (engine_open(e, NULL, NULL, j.lexicon, NULL) != 0) {
         rc = 2;
-    } else if (open_leaves(j.leaves, &e->ld, &leaves, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
-        rc = 2;
-        engine_close(e);
     } else {
         opened = 1;
+        if (open_leaves(j.leaves, &e->ld, &leaves, &err) != 0) {
+            fprintf(stderr, "rookery: %s\n", err.msg);
+            rc = 2;
+        }
         for (int k = 0; k < j.n_players && rc == 0; k++) {
             order[k] = &players[k];
             if (player_open(&players[k], j.specs[k], &e->ld, &err) != 0 ||
