@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "core/cgp.h"
 #include "reducer/comm.h"
+#include "reducer/totals_sum.h"
 #include "worker/decision_study.h"
 
 #define PROGRESS_SECONDS 10.0
@@ -229,15 +230,12 @@ int cmd_decisions(int argc, char **argv) {
             fprintf(stderr, "rookery: %s\n", err.msg);
             rc = 1;
         }
-        int64_t arr[DECISION_TOTALS_FIELDS];
-        decision_totals_pack(&t, arr);
         if (comm_max_i64(&comm, rc) != 0) {
             rc = rc ? rc : 1;
-        } else if (comm_sum_i64(&comm, arr, DECISION_TOTALS_FIELDS, &err) != 0) {
+        } else if (totals_sum_decisions(&comm, &t, &err) != 0) {
             fprintf(stderr, "rookery: %s\n", err.msg);
             rc = 1;
         } else if (comm.rank == 0) {
-            decision_totals_unpack(arr, &t);
             print_report(&j, &t, comm.size, cli_now() - t0);
         }
     } else if (rc == 0) {

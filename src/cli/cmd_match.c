@@ -7,6 +7,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "reducer/comm.h"
+#include "reducer/totals_sum.h"
 #include "worker/match.h"
 
 static void usage(FILE *out) {
@@ -102,13 +103,10 @@ int cmd_match(int argc, char **argv) {
                     (unsigned long long)mine, last - t0);
         }
     }
-    int64_t arr[MATCH_TOTALS_FIELDS];
-    match_totals_pack(&t, arr);
-    if (comm_sum_i64(&comm, arr, MATCH_TOTALS_FIELDS, &err) != 0) {
+    if (totals_sum_match(&comm, &t, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         rc = 1;
     } else if (comm.rank == 0) {
-        match_totals_unpack(arr, &t);
         MatchResult r;
         match_result(&t, &r);
         double dt = cli_now() - t0;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "reducer/rundir.h"
+#include "reducer/totals_sum.h"
 #include "train.h"
 
 int train_play_match(Trainer *t, const Player *a, const Player *b, uint64_t pairs, uint64_t seed, MatchResult *r) {
@@ -18,14 +19,11 @@ int train_play_match(Trainer *t, const Player *a, const Player *b, uint64_t pair
     memset(&m, 0, sizeof m);
     for (uint64_t i = (uint64_t)t->comm.rank; i < pairs; i += (uint64_t)t->comm.size)
         match_play_pair(a, b, &t->engine.ld, &t->engine.layout, &t->engine.kwg, seed, i, t->game, &m);
-    int64_t arr[MATCH_TOTALS_FIELDS];
-    match_totals_pack(&m, arr);
     RkError err;
-    if (comm_sum_i64(&t->comm, arr, MATCH_TOTALS_FIELDS, &err) != 0) {
+    if (totals_sum_match(&t->comm, &m, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;
     }
-    match_totals_unpack(arr, &m);
     match_result(&m, r);
     return 0;
 }
@@ -60,14 +58,11 @@ int train_heldout_residuals(Trainer *t, int gen, ResidualStats *st) {
                            .generation = HELDOUT_GENERATION(gen)};
     for (uint64_t i = (uint64_t)t->comm.rank; i < t->cfg.spv_heldout_games; i += (uint64_t)t->comm.size)
         generation_play_heldout(&play, &t->spv, t->cfg.spv_k, t->cfg.spv_target, i, t->game, t->res, st);
-    int64_t arr[RESIDUAL_STATS_FIELDS];
-    residual_stats_pack(st, arr);
     RkError err;
-    if (comm_sum_i64(&t->comm, arr, RESIDUAL_STATS_FIELDS, &err) != 0) {
+    if (totals_sum_residuals(&t->comm, st, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;
     }
-    residual_stats_unpack(arr, st);
     return 0;
 }
 

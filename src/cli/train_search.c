@@ -9,6 +9,7 @@
 
 #include "core/textfile.h"
 #include "reducer/rundir.h"
+#include "reducer/totals_sum.h"
 #include "train.h"
 
 /* run.player with the loop's options for the net in model_dir (NULL: none)
@@ -366,13 +367,10 @@ int train_search_decisions(Trainer *t, int gen, GenReport *rep) {
     player_close(&cur);
     player_close(&anchor_player);
     if (agree(t, rc != 0) != 0) return 1;
-    int64_t arr[DECISION_TOTALS_FIELDS];
-    decision_totals_pack(tot, arr);
-    if (comm_sum_i64(&t->comm, arr, DECISION_TOTALS_FIELDS, &err) != 0) {
+    if (totals_sum_decisions(&t->comm, tot, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;
     }
-    decision_totals_unpack(arr, tot);
     rep->decisions_played = true;
     DecisionSummary s0, s1;
     decision_summary(tot, 0, &s0);
