@@ -488,8 +488,9 @@ static int load_spv(Trainer *t, int latest, RkError *err) {
     return rc;
 }
 
-/* The model in force: the last complete generation's model.h5, else a new
- * one of the configured architecture (seeded from the run seed). A loaded
+/* The model the trainer continues: the last complete generation's model.h5
+ * (gen-0000's is nn.initial's copy), else nn.initial's for a new run, else a
+ * new one of the configured architecture (seeded from the run seed). A loaded
  * model keeps its own architecture. */
 static int setup_model(Trainer *t, int latest, RkError *err) {
     if (!t->cfg.nn_shards) return rk_error(err, "nn.train = yes needs nn.shards = yes (the trainer learns from shards)");
@@ -502,6 +503,8 @@ static int setup_model(Trainer *t, int latest, RkError *err) {
         snprintf(path, sizeof path, "%s/model.h5", dir);
         if (access(path, F_OK) != 0) path[0] = 0;
     }
+    bool initial = latest < 0 && t->cfg.nn_initial[0];
+    if (initial) snprintf(path, sizeof path, "%s", t->cfg.nn_initial);
     int rc = path[0] ? nn_model_load(&t->model, path, &t->engine.ld, t->engine.layout.dim, err)
                      : nn_model_init(&t->model, &t->cfg.nn_arch, &t->engine.ld, t->engine.layout.dim,
                                      t->cfg.seed ^ UINT64_C(0x6d6f64656c), err);
@@ -511,8 +514,13 @@ static int setup_model(Trainer *t, int latest, RkError *err) {
     if (nn_loss_options_check(&lo, &t->model, err) != 0) return -1; /* before any game is played */
     char ref_run[TRAIN_PATH_MAX];
     if (t->cfg.nn_reference[0] && train_reference_of(t->cfg.nn_reference, ref_run, sizeof ref_run, err) < 0) return -1;
-    if (path[0])
-        SAY(t, "model: %s (step %" PRId64 ", %zu parameters)", path, t->model.train_step, t->model.params.total);
+    if (initial)
+        SAY(t, "model: starts from nn.initial = %s (step %" PRId64 ", %d channels x %d blocks, %zu parameters; "
+               "it guides the search once a model trained from it wins its gate)",
+            path, t->model.train_step, t->model.arch.channels, t->model.arch.blocks, t->model.params.total);
+    else if (path[0])
+        SAY(t, "model: %s (step %" PRId64 ", %zu parameters)%s", path, t->model.train_step, t->model.params.total,
+            t->cfg.nn_initial[0] ? "; nn.initial applies to a new run only" : "");
     else
         SAY(t, "model: new, %d channels x %d blocks, embed %d, heads %d, H %d tile(s) a step (%zu parameters)",
             t->model.arch.channels, t->model.arch.blocks, t->model.arch.embed, t->model.arch.head_hidden,
@@ -608,6 +616,12 @@ static int setup(Trainer *t, int *start_gen) {
             fprintf(stderr, "rookery: mcgs.decisions = %d needs the search's loop (run.player = mcgs:...); "
                             "`rookery decisions` studies any players\n",
                     t->cfg.mcgs_decisions);
+        return 2;
+    }
+    if (t->cfg.nn_initial[0] && !t->cfg.nn_train) {
+        if (t->comm.rank == 0)
+            fprintf(stderr, "rookery: nn.initial = %s needs nn.train = yes (it is where the training starts)\n",
+                    t->cfg.nn_initial);
         return 2;
     }
     if (strncmp(t->cfg.player, "mcgs", 4) == 0) {

@@ -7,6 +7,7 @@
 
 #include "core/atomicfile.h"
 #include "eval/req.h"
+#include "nn/model_io.h"
 #include "reducer/rundir.h"
 #include "train.h"
 
@@ -21,27 +22,38 @@ static void manifest_files(char *buf, size_t cap, const RunFile *f, int n) {
 
 int train_write_generation0(Trainer *t, RkError *err) {
     const char *run = t->cfg.output;
-    char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 64], text[8192];
+    char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 64], text[16384];
     if (rundir_mkdirs(run, err) != 0) return -1;
     int n = train_config_write(&t->cfg, text, sizeof text);
+    if (n < 0) return rk_error(err, "%s/config.ini: the configuration is over %zu bytes (shorten its paths)", run, sizeof text);
     snprintf(path, sizeof path, "%s/config.ini", run);
-    if (n < 0 || rk_write_file_atomic(path, text, (size_t)n, err) != 0) return -1;
+    if (rk_write_file_atomic(path, text, (size_t)n, err) != 0) return -1;
     if (rundir_begin_generation(run, 0, err) != 0) return -1;
     rundir_gen_path(run, 0, true, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/leaves.klv2", dir);
     if (klv_write(&t->klv, path, err) != 0) return -1;
-    RunFile f[2] = {{.name = "leaves.klv2"}, {.name = "positional.spv"}};
-    int nf = t->spv_on ? 2 : 1;
-    snprintf(path, sizeof path, "%s/positional.spv", dir);
-    if (t->spv_on && spv_write(&t->spv, path, err) != 0) return -1;
+    RunFile f[3] = {{.name = "leaves.klv2"}};
+    int nf = 1;
+    if (t->spv_on) {
+        f[nf++] = (RunFile){.name = "positional.spv"};
+        snprintf(path, sizeof path, "%s/positional.spv", dir);
+        if (spv_write(&t->spv, path, err) != 0) return -1;
+    }
+    bool initial_model = t->have_model && t->cfg.nn_initial[0];
+    if (initial_model) { /* the network's starting point, as loaded by setup_model */
+        f[nf++] = (RunFile){.name = "model.h5"};
+        snprintf(path, sizeof path, "%s/model.h5", dir);
+        if (nn_model_save(&t->model, path, &t->engine.ld, err) != 0) return -1;
+    }
     if (rundir_describe_files(run, 0, f, nf, err) != 0) return -1;
-    char files[1024], leaves[2 * TRAIN_PATH_MAX], spv[2 * TRAIN_PATH_MAX];
+    char files[1024], leaves[2 * TRAIN_PATH_MAX], spv[2 * TRAIN_PATH_MAX], model[2 * TRAIN_PATH_MAX];
     manifest_files(files, sizeof files, f, nf);
     snprintf(text, sizeof text,
              "{\n  \"generation\": 0,\n  \"run_seed\": %" PRIu64 ",\n  \"initial_leaves\": \"%s\",\n"
-             "  \"initial_spv\": \"%s\",\n  \"files\": {\n%s  }\n}\n",
+             "  \"initial_spv\": \"%s\",\n  \"initial_model\": \"%s\",\n  \"files\": {\n%s  }\n}\n",
              t->cfg.seed, rk_json_escape(t->cfg.initial_leaves, leaves, sizeof leaves),
-             rk_json_escape(t->spv_on ? t->cfg.spv_initial : "none", spv, sizeof spv), files);
+             rk_json_escape(t->spv_on ? t->cfg.spv_initial : "none", spv, sizeof spv),
+             rk_json_escape(initial_model ? t->cfg.nn_initial : "none", model, sizeof model), files);
     return rundir_commit_generation(run, 0, text, NULL, NULL, err);
 }
 

@@ -70,6 +70,7 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "heldout_every = 10\n"
     "eval_positions = 1000\n"
     "reference = none\n"
+    "initial = none\n"
     "channels = 32\n"
     "blocks = 3\n"
     "embed = 64\n"
@@ -318,6 +319,9 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
     } else if (IS("nn", "reference")) {
         if (strcmp(v, "none") == 0) return c->nn_reference[0] = '\0', 0;
         return set_string(c->nn_reference, v);
+    } else if (IS("nn", "initial")) {
+        if (strcmp(v, "none") == 0) return c->nn_initial[0] = '\0', 0;
+        return set_string(c->nn_initial, v);
     } else if (IS("nn", "prior")) { /* what the policy's score prior values a move by */
         if (strcmp(v, "score") == 0) c->nn_arch.prior_equity = 0;
         else if (strcmp(v, "equity") == 0) c->nn_arch.prior_equity = 1;
@@ -515,7 +519,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      "prior_var = %s\nheldout_games = %" PRIu64 "\nmatch_pairs = %" PRIu64 "\n\n"
                      "[nn]\nshards = %s\npolicy_temperature = %s\npolicy_top = %d\nshard_samples = %" PRIu64
                      "\ntrain = %s\nwindow = %d\nsteps = %" PRId64 "\nbatch = %d\ngrad_chunks = %d\nlr = %s\n"
-                     "weight_decay = %s\nvalue_search_weight = %s\npolicy_loss = %s\nproduct_candidates = %d\nproduct_temperature = %s\nheldout_every = %d\neval_positions = %" PRIu64 "\nreference = %s\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\nprior = %s\n\n"
+                     "weight_decay = %s\nvalue_search_weight = %s\npolicy_loss = %s\nproduct_candidates = %d\nproduct_temperature = %s\nheldout_every = %d\neval_positions = %" PRIu64 "\nreference = %s\ninitial = %s\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\nprior = %s\n\n"
                      "[mcgs]\nnet = %s\nrollout_with_net = %s\ncandidates_with_net = %s\nhidden_with_net = %s\ngate_pairs = %" PRIu64
                      "\ngate_threshold = %s\nanchor_pairs = %" PRIu64 "\nanchor = %s\ndecisions = %d\nvalue_check_pairs = %" PRIu64
                      "\nvalue_check_threshold = %s\n",
@@ -529,7 +533,8 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      c->nn_window, c->nn_steps, c->nn_batch, c->nn_chunks, lr, wd, sw,
                      c->nn_policy_loss == NN_POLICY_LOSS_PRODUCT ? "product" : "direct", c->nn_product_candidates, ptemp,
                      c->nn_heldout_every,
-                     c->nn_eval_positions, c->nn_reference[0] ? c->nn_reference : "none", c->nn_arch.channels,
+                     c->nn_eval_positions, c->nn_reference[0] ? c->nn_reference : "none",
+                     c->nn_initial[0] ? c->nn_initial : "none", c->nn_arch.channels,
                      c->nn_arch.blocks, c->nn_arch.embed, c->nn_arch.head_hidden, c->nn_arch.h_tiles,
                      c->nn_arch.prior_equity ? "equity" : "score",
                      c->mcgs_net_auto ? "auto" : "none", rollout, c->mcgs_candidates_with_net,

@@ -109,6 +109,11 @@
  *                                      leaves it was played with (RUN/gen-(G-1)/leaves.klv2):
  *                                      the log's "reference" line, the manifest's
  *                                      nn.reference, metrics.csv's ref_* columns (docs/nn.md)
+ *   nn.initial                none     none | FILE: a new run's network starts from FILE's
+ *                                      weights (and its architecture, which then wins over the
+ *                                      keys below) instead of random ones; gen-0000/model.h5
+ *                                      keeps a copy. Like every trained model it guides the
+ *                                      search only once it has won its gate (docs/nn.md)
  *   nn.channels / blocks / embed / head_hidden / h_tiles   32 / 3 / 64 / 64 / 1
  *                                      the architecture (nn/model.h)
  *   [mcgs] applies when run.player is an mcgs: spec (docs/mcgs.md, the generation loop):
@@ -192,6 +197,7 @@ typedef struct TrainConfig {
     int nn_window, nn_batch, nn_chunks, nn_heldout_every;
     uint64_t nn_eval_positions;
     char nn_reference[TRAIN_PATH_MAX]; /* "" = none; else RUN or RUN:G (nn.reference) */
+    char nn_initial[TRAIN_PATH_MAX];   /* "" = none; else the model a new run starts from */
     int64_t nn_steps;
     double nn_lr, nn_weight_decay;
     double nn_search_weight;   /* the search's share of V's spread target, 0..1 */

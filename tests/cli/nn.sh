@@ -79,6 +79,26 @@ grep -q "ref PxS" "$work/report-noref.txt" && fail "report: reference columns wi
 expect_error 2 "nn.reference $work/none: no complete generation" "$bin" train --run "$work/run_bad" "${ref_args[@]}" --set nn.reference="$work/none"
 expect_error 2 "nn.reference $run:7: $run has generations 1..1" "$bin" train --run "$work/run_bad2" "${ref_args[@]}" --set nn.reference="$run:7"
 expect_error 2 "nope.klv2" "$bin" nn eval --run "$run" --model "$model" --leaves "$work/nope.klv2"
+# nn.initial: a new run's network starts from a model (its architecture wins over nn.channels);
+# gen-0000 keeps the very bytes, generation 1 trains on from its step, a resume ignores the key
+"$bin" train --run "$work/run_init" "${ref_args[@]}" --set nn.channels=8 --set nn.initial="$model" > "$work/init.log" \
+  || { cat "$work/init.log"; fail "a run with nn.initial"; }
+grep -q "model: starts from nn.initial = $model (step 3, 4 channels x 1 blocks" "$work/init.log" \
+  || { cat "$work/init.log"; fail "nn.initial: no log line"; }
+cmp -s "$model" "$work/run_init/gen-0000/model.h5" || fail "gen-0000/model.h5 is not nn.initial's model"
+grep -q "\"initial_model\": \"$model\"" "$work/run_init/gen-0000/manifest.json" || fail "nn.initial not in gen 0's manifest"
+grep -q "\"model.h5\": {\"bytes\"" "$work/run_init/gen-0000/manifest.json" || fail "gen 0's model.h5 not checksummed"
+"$bin" info "$work/run_init/gen-0001/model.h5" > "$work/info-init.txt"
+grep -q "train step      6" "$work/info-init.txt" && grep -q "channels 4," "$work/info-init.txt" \
+  || { cat "$work/info-init.txt"; fail "generation 1 did not train on from nn.initial's model"; }
+"$bin" train --run "$work/run_init" "${ref_args[@]}" --set run.generations=2 --set nn.initial="$model" > "$work/init2.log" \
+  || { cat "$work/init2.log"; fail "resuming a run with nn.initial"; }
+grep -q "gen-0001/model.h5 (step 6, .*nn.initial applies to a new run only" "$work/init2.log" \
+  || { cat "$work/init2.log"; fail "a resumed run should continue its own model"; }
+expect_error 2 "nope.h5" "$bin" train --run "$work/run_init_bad" "${ref_args[@]}" --set nn.initial="$work/nope.h5"
+[ ! -e "$work/run_init_bad" ] || fail "a run directory was created for a missing nn.initial"
+expect_exit 2 "nn.initial = $model needs nn.train = yes" "$bin" train --run "$work/run_init_bad" "${ref_args[@]}" \
+  --set nn.initial="$model" --set nn.train=no
 "$bin" nn train --run "$run" --set nn.steps=2 --out "$work/a.h5" > "$work/nt.log" || { cat "$work/nt.log"; fail "nn train"; }
 grep -q "wrote $work/a.h5" "$work/nt.log" || fail "nn train did not say what it wrote"
 "$bin" nn train --run "$run" --set nn.steps=2 --out "$work/b.h5" > /dev/null
@@ -114,6 +134,7 @@ if /usr/bin/python3 -c "import h5py" 2>/dev/null; then
   expect_error 2 "feature version" "$bin" nn eval --run "$run" --model "$work/v2.h5"
   expect_error 2 "feature version" "$bin" match --a "nn:greedy,model=$work/v2.h5" --b static --pairs 1
   expect_error 2 "feature version" "$bin" match --a "mcgs:visits=4,net=$work/v2.h5,rollout=0" --b static --pairs 1
+  expect_error 2 "feature version" "$bin" train --run "$work/run_v2" "${ref_args[@]}" --set nn.initial="$work/v2.h5"
 else
   echo "note: h5py is not installed; the Python examples were not run"
 fi

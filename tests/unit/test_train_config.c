@@ -62,6 +62,8 @@ static void test_parse_and_override(void) {
     CU_ASSERT_EQUAL(train_config_set(&c, "nn.product_temperature", "7.5", &err), 0);
     CU_ASSERT_STRING_EQUAL(c.nn_reference, ""); /* none */
     CU_ASSERT_EQUAL(train_config_set(&c, "nn.reference", "/runs/strong:3", &err), 0);
+    CU_ASSERT_STRING_EQUAL(c.nn_initial, ""); /* none */
+    CU_ASSERT_EQUAL(train_config_set(&c, "nn.initial", "/models/static80k.h5", &err), 0);
     /* the written form parses back to the same values */
     char buf[8192];
     CU_ASSERT_FATAL(train_config_write(&c, buf, sizeof buf) > 0);
@@ -89,6 +91,9 @@ static void test_parse_and_override(void) {
     CU_ASSERT_STRING_EQUAL(d.nn_reference, "/runs/strong:3");
     CU_ASSERT_EQUAL(train_config_set(&d, "nn.reference", "none", &err), 0);
     CU_ASSERT_STRING_EQUAL(d.nn_reference, "");
+    CU_ASSERT_STRING_EQUAL(d.nn_initial, "/models/static80k.h5");
+    CU_ASSERT_EQUAL(train_config_set(&d, "nn.initial", "none", &err), 0);
+    CU_ASSERT_STRING_EQUAL(d.nn_initial, "");
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "shrink = 0.1\n"));
     /* the embedded default text says what train_config_defaults holds */
     CU_ASSERT_PTR_NOT_NULL(strstr(TRAIN_DEFAULT_CONFIG, "shrink = 30\n"));
