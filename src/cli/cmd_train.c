@@ -515,9 +515,10 @@ static int setup_model(Trainer *t, int latest, RkError *err) {
     char ref_run[TRAIN_PATH_MAX];
     if (t->cfg.nn_reference[0] && train_reference_of(t->cfg.nn_reference, ref_run, sizeof ref_run, err) < 0) return -1;
     if (initial)
-        SAY(t, "model: starts from nn.initial = %s (step %" PRId64 ", %d channels x %d blocks, %zu parameters; "
-               "it guides the search once a model trained from it wins its gate)",
-            path, t->model.train_step, t->model.arch.channels, t->model.arch.blocks, t->model.params.total);
+        SAY(t, "model: starts from nn.initial = %s (step %" PRId64 ", %d channels x %d blocks, prior %s, %zu "
+               "parameters; it guides the search once a model trained from it wins its gate)",
+            path, t->model.train_step, t->model.arch.channels, t->model.arch.blocks,
+            t->model.arch.prior_equity ? "equity" : "score", t->model.params.total);
     else if (path[0])
         SAY(t, "model: %s (step %" PRId64 ", %zu parameters)%s", path, t->model.train_step, t->model.params.total,
             t->cfg.nn_initial[0] ? "; nn.initial applies to a new run only" : "");
