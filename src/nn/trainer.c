@@ -20,8 +20,14 @@ static int local_bcast(void *ctx, float *data, size_t n, RkError *err) {
     return 0;
 }
 
+static int local_agree(void *ctx, int status) {
+    (void)ctx;
+    return status;
+}
+
 NnTrainComm nn_train_comm_local(void) {
-    return (NnTrainComm){.rank = 0, .size = 1, .ctx = NULL, .gather = local_gather, .bcast = local_bcast};
+    return (NnTrainComm){
+        .rank = 0, .size = 1, .ctx = NULL, .gather = local_gather, .bcast = local_bcast, .agree = local_agree};
 }
 
 /* Chunks owned by rank r of P: c = r, r+P, ... < K. */
@@ -61,18 +67,22 @@ int nn_train(NnModel *m, const NnFeatureContext *fc, const ShardSet *data, const
     size_t *counts = malloc((size_t)P * sizeof(size_t));
     size_t *draw = malloc((size_t)B * sizeof(size_t));
     float *keep = malloc(total * sizeof(float)); /* the weights before a step, to undo it */
-    int rc = -1;
+    int rc = -1, failed = 0; /* this rank's set-up; every rank learns whether all of them succeeded */
     if (!my || (comm->rank == 0 && !all) || !sum || !counts || !draw || !keep) {
         rk_error(err, "nn: out of memory for the gradients of %d chunks", K);
+        failed = 1;
+    }
+    if (!failed && mine > 0) {
+        failed = nn_batch_init(&batch, m, fc, cap, err) != 0;
+        have_batch = !failed;
+        if (!failed) failed = nn_grad_scratch_init(&scratch, m, cap, err) != 0;
+        have_scratch = have_batch && !failed;
+    }
+    if (comm->agree(comm->ctx, failed) != 0) {
+        if (!failed) rk_error(err, "nn: another rank could not set up its training (its own error is in the log)");
         goto out;
     }
     for (int r = 0; r < P; r++) counts[r] = (size_t)chunks_of(r, P, K) * rec;
-    if (mine > 0) {
-        if (nn_batch_init(&batch, m, fc, cap, err) != 0) goto out;
-        have_batch = true;
-        if (nn_grad_scratch_init(&scratch, m, cap, err) != 0) goto out;
-        have_scratch = true;
-    }
     double t0 = rk_seconds(), last_print = t0;
     for (int64_t s = 0; s < opt->steps; s++) {
         int64_t step = m->train_step + 1;

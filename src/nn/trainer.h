@@ -26,6 +26,9 @@ typedef struct NnTrainComm {
     int (*gather)(void *ctx, const float *mine, size_t n, float *all, const size_t *counts, RkError *err);
     /* Broadcasts n floats from rank 0. */
     int (*bcast)(void *ctx, float *data, size_t n, RkError *err);
+    /* The largest of every rank's status (so that a failure on one rank,
+     * e.g. out of memory, stops them all instead of leaving them waiting). */
+    int (*agree)(void *ctx, int status);
 } NnTrainComm;
 NnTrainComm nn_train_comm_local(void);
 

@@ -37,6 +37,13 @@ static int mpi_bcast(void *ctx, float *data, size_t n, RkError *err) {
     return 0;
 }
 
+static int mpi_agree(void *ctx, int status) { return (int)comm_max_i64(ctx, status); }
+
 NnTrainComm nn_train_comm_mpi(const Comm *c) {
-    return (NnTrainComm){.rank = c->rank, .size = c->size, .ctx = (void *)c, .gather = mpi_gather, .bcast = mpi_bcast};
+    return (NnTrainComm){.rank = c->rank,
+                         .size = c->size,
+                         .ctx = (void *)c,
+                         .gather = mpi_gather,
+                         .bcast = mpi_bcast,
+                         .agree = mpi_agree};
 }

@@ -143,7 +143,7 @@ int nn_stage_run(const Comm *c, const char *run, int gen, const char *gen_dir, c
     }
     NnTrainComm tc = nn_train_comm_mpi(c);
     if (status == 0 && nn_train(m, fc, &set, train, tn, &topt, &tc, &rep->train, err) != 0) status = 1;
-    /* nn_train's failures are the same on every rank (same data, same sums) */
+    /* nn_train fails on every rank at once: the same data and sums, and its set-up agreed */
     rep->train_s = rk_seconds() - t0 - rep->load_s;
     m->generation = (uint32_t)gen;
     double t1 = rk_seconds();

@@ -196,6 +196,39 @@ static void test_divergence_stops(void) {
     world_close(&w);
 }
 
+/* Another rank failing to set up (the fake comm's agree answers "failed"):
+ * no step is taken, the error says so. */
+static int other_rank_failed(void *ctx, int status) {
+    int *calls = ctx;
+    (*calls)++;
+    return status > 1 ? status : 1;
+}
+
+static void test_other_rank_failure_stops(void) {
+    World w;
+    if (!world_open(&w)) return;
+    RkError err;
+    NnModel m;
+    CU_ASSERT_FATAL(nn_model_init(&m, &ARCH, &w.ld, 15, 1, &err) == 0);
+    float *before = malloc(m.params.total * sizeof(float));
+    CU_ASSERT_FATAL(before != NULL);
+    memcpy(before, m.params.w, m.params.total * sizeof(float));
+    int calls = 0;
+    NnTrainComm comm = nn_train_comm_local();
+    comm.ctx = &calls;
+    comm.agree = other_rank_failed;
+    NnTrainOptions o = options(3);
+    NnTrainReport r;
+    CU_ASSERT_EQUAL(nn_train(&m, &w.fc, &w.set, w.idx, w.set.n, &o, &comm, &r, &err), -1);
+    CU_ASSERT_EQUAL(calls, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "another rank"));
+    CU_ASSERT_EQUAL(m.train_step, 0);
+    CU_ASSERT_EQUAL(memcmp(before, m.params.w, m.params.total * sizeof(float)), 0);
+    free(before);
+    nn_model_free(&m);
+    world_close(&w);
+}
+
 static void test_bad_options(void) {
     World w;
     if (!world_open(&w)) return;
@@ -233,6 +266,7 @@ int main(void) {
         {"the search's estimates blend into the spread target", test_search_weight},
         {"samples without a P target: no policy loss, the same V and H losses", test_samples_without_policy},
         {"a divergence stops with the step named, weights kept finite", test_divergence_stops},
+        {"another rank's failed set-up stops training before a step", test_other_rank_failure_stops},
         {"bad options refused", test_bad_options},
         CU_TEST_INFO_NULL,
     };
