@@ -158,10 +158,9 @@ static int forced_racks(Trainer *t, GenerationWorker *w, int gen, GenerationTota
     uint32_t min = train_config_min_count(&t->cfg, gen);
     if (min == 0 || t->cfg.max_forced_games == 0) return 0;
     RkError err;
-    if (t->delta.n == 0 && rack_accum_init(&t->delta, t->racks.num_racks, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
-        return 1;
-    }
+    int failed = t->delta.n == 0 && rack_accum_init(&t->delta, t->racks.num_racks, &err) != 0;
+    if (failed) fprintf(stderr, "rookery: rank %d: %s\n", t->comm.rank, err.msg);
+    if (agree(t, failed) != 0) return 1;
     uint64_t done = 0;
     GenerationTotals before = w->totals;
     w->totals.forced_games = w->totals.forced_observations = 0;
@@ -169,8 +168,10 @@ static int forced_racks(Trainer *t, GenerationWorker *w, int gen, GenerationTota
     int rc = 0;
     while (rc == 0 && done < t->cfg.max_forced_games) {
         ForcedTasks ft;
-        if (forced_tasks_build(&ft, &t->acc, min, &err) != 0) {
-            fprintf(stderr, "rookery: %s\n", err.msg);
+        failed = forced_tasks_build(&ft, &t->acc, min, &err) != 0; /* the same on every rank, but for memory */
+        if (failed) fprintf(stderr, "rookery: rank %d: %s\n", t->comm.rank, err.msg);
+        if (agree(t, failed) != 0) {
+            if (!failed) forced_tasks_free(&ft);
             rc = 1;
             break;
         }
@@ -275,6 +276,39 @@ static void prune_old_generations(Trainer *t, int gen) {
     if (files > 0)
         SAY(t, "run.keep = %d after gen %d: removed %d file(s) of older generations, %.1f MB", t->cfg.keep, gen,
             files, (double)bytes / 1e6);
+}
+
+/* A stop check between the stages that follow a generation's games (each
+ * can take minutes: the network's training, the gate, the anchor, the
+ * studies): TRAIN_EXIT_STOPPED, the generation discarded, if any rank was
+ * asked to stop; else 0. */
+static int stop_point(Trainer *t, int gen, const char *next) {
+    if (agree(t, stop_requested ? 1 : 0) == 0) return 0;
+    SAY(t, "stop requested: generation %d discarded before %s; rerun to resume", gen, next);
+    return TRAIN_EXIT_STOPPED;
+}
+
+/* The stages after a generation's games and derivation, each after a stop
+ * check: 0, TRAIN_EXIT_STOPPED or 1. */
+static int evaluate_generation(Trainer *t, int gen, GenReport *rep) {
+    int rc;
+    if ((rc = stop_point(t, gen, "its held-out games")) != 0) return rc;
+    if (train_heldout_residuals(t, gen, &rep->heldout) != 0) return 1;
+    if ((rc = stop_point(t, gen, "its evaluation matches")) != 0) return rc;
+    if (train_evaluation_matches(t, rep) != 0) return 1;
+    if (t->have_model) {
+        if ((rc = stop_point(t, gen, "the network's training")) != 0) return rc;
+        if (train_nn_generation(t, gen) != 0) return 1;
+    }
+    if (!t->mcgs_loop) return 0;
+    if ((rc = stop_point(t, gen, "the gate")) != 0) return rc;
+    if (train_search_gate(t, gen, rep) != 0) return 1;
+    if ((rc = stop_point(t, gen, "the value check")) != 0) return rc;
+    if (train_search_value_check(t, gen, rep) != 0) return 1;
+    if ((rc = stop_point(t, gen, "the anchor's match")) != 0) return rc;
+    if (train_search_anchor(t, gen, rep) != 0) return 1;
+    if ((rc = stop_point(t, gen, "the decision study")) != 0) return rc;
+    return train_search_decisions(t, gen, rep) != 0 ? 1 : 0;
 }
 
 /* Plays generation gen; returns 0 done, TRAIN_EXIT_STOPPED, or 1 (error). */
@@ -406,11 +440,8 @@ static int run_generation(Trainer *t, int gen) {
     rep.tot = tot;
     rep.info = info;
     rep.change_rms = change_rms;
-    if (train_heldout_residuals(t, gen, &rep.heldout) != 0 || train_evaluation_matches(t, &rep) != 0) return 1;
-    if (t->have_model && train_nn_generation(t, gen) != 0) return 1;
-    if (train_search_gate(t, gen, &rep) != 0 || train_search_value_check(t, gen, &rep) != 0 ||
-        train_search_anchor(t, gen, &rep) != 0 || train_search_decisions(t, gen, &rep) != 0)
-        return 1;
+    int erc = evaluate_generation(t, gen, &rep);
+    if (erc != 0) return erc;
     MatchResult match = rep.match;
     double t_match = cli_now(); /* evaluation, not part of the generation's overhead */
     /* write: rank 0, then everyone learns whether it worked */
@@ -529,14 +560,14 @@ static int setup_model(Trainer *t, int latest, RkError *err) {
     return 0;
 }
 
-/* Loads everything every rank needs; returns 0 or an exit code. */
-static int setup(Trainer *t, int *start_gen) {
+/* The set-up each rank does alone, before any collective: the engine, the
+ * rack table and the accumulators. Returns 0 or an exit code. */
+static int setup_alone(Trainer *t) {
     RkError err;
     if (engine_open(&t->engine, t->cfg.ld, t->cfg.layout,
                     strchr(t->cfg.lexicon, '/') || strstr(t->cfg.lexicon, ".kwg") ? t->cfg.lexicon : NULL,
                     t->cfg.lexicon) != 0)
         return 2;
-    double t0 = cli_now();
     if (racktable_build(&t->racks, &t->engine.ld, RK_RACK_SIZE, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;
@@ -562,6 +593,19 @@ static int setup(Trainer *t, int *start_gen) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;
     }
+    return 0;
+}
+
+/* Loads everything every rank needs; returns 0 or an exit code. A failure
+ * on one rank (a file it cannot read, memory) stops every rank. */
+static int setup(Trainer *t, int *start_gen) {
+    double t0 = cli_now();
+    int alone = setup_alone(t), worst = agree(t, alone);
+    if (worst != 0) {
+        if (alone == 0 && t->comm.rank == 0) fprintf(stderr, "rookery: another rank failed to set up (its own error is in the log)\n");
+        return alone != 0 ? alone : worst;
+    }
+    RkError err;
     /* the leaves in force: the last complete generation's, or the initial ones */
     int latest = -1;
     if (t->comm.rank == 0) {
@@ -644,10 +688,9 @@ static int setup(Trainer *t, int *start_gen) {
     samples_init(&t->recorder, &t->samples, t->cfg.nn_temperature, t->cfg.nn_top, klv_leave_value, &t->klv);
     t->new_values = malloc(t->klv.count * sizeof(float));
     t->game = malloc(sizeof *t->game);
-    if (!t->new_values || !t->game) {
-        fprintf(stderr, "rookery: out of memory\n");
-        return 1;
-    }
+    bool no_memory = !t->new_values || !t->game;
+    if (no_memory) fprintf(stderr, "rookery: rank %d: out of memory\n", t->comm.rank);
+    if (agree(t, no_memory) != 0) return 1;
     if (latest < 0) {
         int status = 0;
         if (t->comm.rank == 0 && train_write_generation0(t, &err) != 0) {

@@ -81,15 +81,15 @@ int comm_gather_bytes(const Comm *c, const void *mine, size_t len, uint8_t **all
                       RkError *err) {
     *all = NULL;
     *offsets = NULL;
-    if (len > (size_t)INT32_MAX) return rk_error(err, "rank %d: %zu bytes to gather (limit 2 GiB a rank)", c->rank, len);
-    int n = (int)len;
+    /* a share over 2 GiB fails every rank together (status 3), not this one alone */
+    int bad = len > (size_t)INT32_MAX ? 3 : 0;
+    int n = bad ? 0 : (int)len;
     int *counts = NULL, *displs = NULL;
-    int bad = 0;
     if (c->rank == 0) {
         counts = calloc((size_t)c->size, sizeof *counts);
         displs = calloc((size_t)c->size, sizeof *displs);
         *offsets = calloc((size_t)c->size + 1, sizeof **offsets);
-        bad = !counts || !displs || !*offsets;
+        if (!counts || !displs || !*offsets) bad = bad ? bad : 1;
     }
     if (MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) bad = 1;
     size_t total = 0;
@@ -114,7 +114,9 @@ int comm_gather_bytes(const Comm *c, const void *mine, size_t len, uint8_t **all
         free(*offsets);
         *all = NULL;
         *offsets = NULL;
-        if (status == 2) return rk_error(err, "more than 2 GiB to gather on rank 0 at once");
+        if (status == 3 && len > (size_t)INT32_MAX)
+            return rk_error(err, "rank %d: %zu bytes to gather (limit 2 GiB a rank)", c->rank, len);
+        if (status >= 2) return rk_error(err, "more than 2 GiB to gather on rank 0 at once");
         return rk_error(err, "gathering %zu bytes on rank 0 failed (out of memory?)", total);
     }
     return 0;

@@ -24,4 +24,29 @@ grep "stop requested" >/dev/null "$work/sig.log" || fail "no stop message"
 mpirun_np 2 "$bin" train --run "$work/sig" "${tiny_nn[@]}" "${args[@]}" > "$work/resume.log" 2>&1 \
   || { cat "$work/resume.log"; fail "resume"; }
 same_files "$work/straight" "$work/sig" 0001 0002
-echo "signal_stop: all ranks stopped with exit 3; resume identical"
+
+# A stop after the games, during the stages that follow them (here a long evaluation match),
+# is seen at the next stage's check: exit 3, the generation discarded, and a resume completes it.
+eval_args=(--set run.games_per_generation=8 --set run.generations=1 --set run.progress_seconds=0
+           --set leaves.min_rack_count=0 --set spv.heldout_games=0 --set spv.match_pairs=0
+           --set match.pairs="$(size 3000 1500)")
+"$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$bin" train --run "$work/late" "${tiny_nn[@]}" "${eval_args[@]}" \
+  > "$work/late.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 4800); do  # the shards are written once the games are played
+  [ -f "$work/late/gen-0001.tmp/shard-00000.h5" ] && break
+  sleep 0.05
+done
+[ -f "$work/late/gen-0001.tmp/shard-00000.h5" ] || { cat "$work/late.log"; fail "the late run never finished its games"; }
+pkill -USR1 -f "train --run $work/late" || fail "no rank to signal after the games"
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" -eq 3 ] || { cat "$work/late.log"; fail "a run stopped after its games exited $rc, expected 3"; }
+grep -Eq "stop requested: generation 1 discarded before (its held-out games|its evaluation matches|the network's training)" \
+  "$work/late.log" || { cat "$work/late.log"; fail "the stop was not taken between the stages after the games"; }
+[ "$(cat "$work/late/LATEST")" = "gen-0000" ] && [ ! -d "$work/late/gen-0001" ] \
+  || fail "a generation stopped after its games was written"
+mpirun_np 2 "$bin" train --run "$work/late" "${tiny_nn[@]}" "${eval_args[@]}" --set match.pairs=4 > "$work/late2.log" 2>&1 \
+  || { cat "$work/late2.log"; fail "resume after a stop between stages"; }
+[ "$(cat "$work/late/LATEST")" = "gen-0001" ] || fail "the resumed run did not complete generation 1"
+echo "signal_stop: all ranks stopped with exit 3; resume identical; a stop between stages is taken"
