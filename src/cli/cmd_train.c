@@ -544,7 +544,16 @@ static int setup_model(Trainer *t, int latest, RkError *err) {
     NnLossOptions lo = train_config_loss_options(&t->cfg);
     if (nn_loss_options_check(&lo, &t->model, err) != 0) return -1; /* before any game is played */
     char ref_run[TRAIN_PATH_MAX];
-    if (t->cfg.nn_reference[0] && train_reference_of(t->cfg.nn_reference, ref_run, sizeof ref_run, err) < 0) return -1;
+    int ref_gen = t->cfg.nn_reference[0] ? train_reference_of(t->cfg.nn_reference, ref_run, sizeof ref_run, err) : 0;
+    if (ref_gen < 0) return -1;
+    if (ref_gen > 0) { /* the leaves its games were played with, which its scores need */
+        char ref_dir[RUNDIR_PATH_MAX], leaves[RUNDIR_PATH_MAX + 16];
+        rundir_gen_path(ref_run, ref_gen - 1, false, ref_dir, sizeof ref_dir);
+        snprintf(leaves, sizeof leaves, "%s/leaves.klv2", ref_dir);
+        if (access(leaves, R_OK) != 0)
+            return rk_error(err, "nn.reference %s: %s, the leaves its games were played with, is missing (pruned by "
+                                 "run.keep?)", t->cfg.nn_reference, leaves);
+    }
     if (initial)
         SAY(t, "model: starts from nn.initial = %s (step %" PRId64 ", %d channels x %d blocks, prior %s, %zu "
                "parameters; it guides the search once a model trained from it wins its gate)",
@@ -554,9 +563,10 @@ static int setup_model(Trainer *t, int latest, RkError *err) {
         SAY(t, "model: %s (step %" PRId64 ", %zu parameters)%s", path, t->model.train_step, t->model.params.total,
             t->cfg.nn_initial[0] ? "; nn.initial applies to a new run only" : "");
     else
-        SAY(t, "model: new, %d channels x %d blocks, embed %d, heads %d, H %d tile(s) a step (%zu parameters)",
+        SAY(t, "model: new, %d channels x %d blocks, embed %d, heads %d, H %d tile(s) a step (%zu parameters)%s",
             t->model.arch.channels, t->model.arch.blocks, t->model.arch.embed, t->model.arch.head_hidden,
-            t->model.arch.h_tiles, t->model.params.total);
+            t->model.arch.h_tiles, t->model.params.total,
+            t->cfg.nn_initial[0] ? "; nn.initial applies to a new run only" : "");
     return 0;
 }
 

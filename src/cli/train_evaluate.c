@@ -123,6 +123,9 @@ static int reference_eval(Trainer *t, int gen) {
         if ((rgen = train_reference_of(t->cfg.nn_reference, run, sizeof run, &err)) < 0) status = 1;
         if (status == 0 && train_played_leaves(run, rgen, &t->engine.ld, &klv, &have_klv, &err) != 0) status = 1;
         if (have_klv) nn_feature_context_leaves(&fc, klv_leave_value, &klv);
+        else if (status == 0) /* checked at start: removed since */
+            fprintf(stderr, "rookery: warning: nn.reference: %s/gen-%04d/leaves.klv2 is gone; scored with this run's "
+                            "leaves\n", run, rgen - 1);
         if (status == 0 && nn_stage_evaluate(run, rgen, t->cfg.nn_heldout_every, t->cfg.nn_eval_positions, &fc,
                                              &t->model, have_klv ? klv_leave_value : NULL, have_klv ? &klv : NULL,
                                              &e, &err) != 0)

@@ -145,7 +145,13 @@ int rundir_commit_generation(const char *run, int gen, const char *manifest_json
     int n = snprintf(latest, sizeof latest, "gen-%04d\n", gen);
     snprintf(path, sizeof path, "%s/LATEST", run);
     if (rk_write_file_atomic(path, latest, (size_t)n, err) != 0) return -1;
-    return metrics_header != NULL ? rebuild_metrics(run, gen, metrics_header, err) : 0;
+    /* the generation is committed: a metrics.csv that cannot be rebuilt is only a warning
+     * (the rows stay in each generation, and the next commit rebuilds the file) */
+    RkError merr;
+    if (metrics_header != NULL && rebuild_metrics(run, gen, metrics_header, &merr) != 0)
+        fprintf(stderr, "rookery: warning: gen-%04d is complete, but %s/metrics.csv was not rebuilt: %s\n", gen, run,
+                merr.msg);
+    return 0;
 }
 
 int rundir_verify_generation(const char *run, int gen, RkError *err) {

@@ -49,7 +49,9 @@ typedef struct RunFile {
 int rundir_describe_files(const char *run, int gen, RunFile *files, int nfiles, RkError *err);
 /* Writes manifest.json (the given JSON text) and metrics-row.csv (one CSV
  * line) into gen-NNNN.tmp/, renames it to gen-NNNN/, updates LATEST and
- * rebuilds metrics.csv with `header` as its first line. */
+ * rebuilds metrics.csv with `header` as its first line. Once LATEST has
+ * moved the generation is committed: a failure to rebuild metrics.csv is
+ * then a warning on stderr, not an error. */
 int rundir_commit_generation(const char *run, int gen, const char *manifest_json, const char *metrics_header,
                              const char *metrics_row, RkError *err);
 /* Checks every file listed in gen-NNNN/manifest.json against its size and

@@ -189,6 +189,7 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
         if (parse_u64(v, 1, UINT64_C(1) << 40, &x) != 0) return -1;
         c->games_per_generation = x;
     } else if (IS("run", "output")) {
+        if (strlen(v) > TRAIN_OUTPUT_MAX) return -1;
         return set_string(c->output, v);
     } else if (IS("run", "player")) {
         /* the spec itself is opened (and its files loaded) by rookery train */

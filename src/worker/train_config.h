@@ -15,7 +15,8 @@
  *   run.seed                  1        run seed: game i of generation g is seeded from (seed, g, i)
  *   run.generations           3        generations to reach (a resumed run continues up to this)
  *   run.games_per_generation  3000     self-play games per generation, all ranks together
- *   run.output                runs/default   the run directory
+ *   run.output                runs/default   the run directory (at most TRAIN_OUTPUT_MAX bytes,
+ *                                      so that every file path inside it fits)
  *   run.player                static   who plays the self-play games: static (best static
  *                                      equity), a sim player spec (search/player.h), e.g.
  *                                      sim:plies=2,candidates=10,iterations=50, or a graph
@@ -161,6 +162,7 @@
 
 #define TRAIN_MAX_SCHEDULE 64
 #define TRAIN_PATH_MAX 1024
+#define TRAIN_OUTPUT_MAX 960 /* run.output: leaves room for "/gen-NNNN.tmp/shard-NNNNN.h5" within 1024 */
 
 typedef enum { SPV_SCHEDULE_OFF, SPV_SCHEDULE_BOTH, SPV_SCHEDULE_ALTERNATE } SpvSchedule;
 

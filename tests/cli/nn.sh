@@ -78,6 +78,11 @@ grep -q "^ *1 " "$work/report-noref.txt" || { cat "$work/report-noref.txt"; fail
 grep -q "ref PxS" "$work/report-noref.txt" && fail "report: reference columns without a reference"
 expect_error 2 "nn.reference $work/none: no complete generation" "$bin" train --run "$work/run_bad" "${ref_args[@]}" --set nn.reference="$work/none"
 expect_error 2 "nn.reference $run:7: $run has generations 1..1" "$bin" train --run "$work/run_bad2" "${ref_args[@]}" --set nn.reference="$run:7"
+# a reference whose played-with leaves were pruned is refused at start, not scored with other leaves
+mkdir -p "$work/pruned" && cp -r "$run/gen-0000" "$run/gen-0001" "$run/LATEST" "$work/pruned/"
+rm "$work/pruned/gen-0000/leaves.klv2"
+expect_error 2 "pruned/gen-0000/leaves.klv2, the leaves its games were played with, is missing" "$bin" train \
+  --run "$work/run_bad3" "${ref_args[@]}" --set nn.reference="$work/pruned"
 expect_error 2 "nope.klv2" "$bin" nn eval --run "$run" --model "$model" --leaves "$work/nope.klv2"
 # nn.initial: a new run's network starts from a model (its architecture wins over nn.channels);
 # gen-0000 keeps the very bytes, generation 1 trains on from its step, a resume ignores the key

@@ -72,6 +72,19 @@ static void test_generations(void) {
     unlink(path);
     CU_ASSERT_EQUAL(rundir_verify_generation(run, 2, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "missing"));
+    /* once LATEST has moved the generation is committed: a metrics.csv that cannot be
+     * rebuilt (here a directory in its place) is a warning, and the next commit rebuilds it */
+    snprintf(path, sizeof path, "%s/metrics.csv", run);
+    CU_ASSERT_EQUAL(unlink(path), 0);
+    CU_ASSERT_EQUAL(mkdir(path, 0777), 0);
+    commit_gen(run, 4, "four"); /* asserts the commit returns 0 */
+    CU_ASSERT_EQUAL(rundir_latest(run, &err), 4);
+    CU_ASSERT_EQUAL(rmdir(path), 0);
+    commit_gen(run, 5, "five");
+    m = slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    CU_ASSERT_STRING_EQUAL(m, "generation,payload\n1,one\n2,two\n3,three\n4,four\n5,five\n");
+    free(m);
     /* a malformed LATEST is an error, not a new run */
     snprintf(path, sizeof path, "%s/LATEST", run);
     CU_ASSERT_EQUAL(tu_write_file(path, "garbage"), 0);

@@ -157,6 +157,16 @@ static void test_errors(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "leaves.shrink"));
     CU_ASSERT_EQUAL(train_config_load(&c, "/nonexistent.ini", &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent.ini"));
+    /* a run directory whose file paths would not fit is refused when it is set */
+    char longdir[TRAIN_OUTPUT_MAX + 2];
+    memset(longdir, 'd', sizeof longdir - 1);
+    longdir[0] = '/';
+    longdir[TRAIN_OUTPUT_MAX] = '\0';
+    CU_ASSERT_EQUAL(train_config_set(&c, "run.output", longdir, &err), 0);
+    longdir[TRAIN_OUTPUT_MAX] = 'd';
+    longdir[TRAIN_OUTPUT_MAX + 1] = '\0';
+    CU_ASSERT_EQUAL(train_config_set(&c, "run.output", longdir, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "run.output"));
 }
 
 /* The search loop's anchor, decision study and candidates with a net: the defaults, the
