@@ -165,8 +165,9 @@ static int nn_train_cmd(const NnOptions *o) {
             so.leave_value = klv_leave_value, so.leave_ctx = &klv;
             nn_feature_context_leaves(&fc, klv_leave_value, &klv); /* for a model with nn.prior = equity */
         }
-            if (nn_stage_run(&comm, o->run, gen, NULL, &so, &fc, &model, out, &rep, &err) != 0) {
-                if (comm.rank == 0) fprintf(stderr, "rookery nn: %s\n", err.msg);
+            int src = nn_stage_run(&comm, o->run, gen, NULL, &so, &fc, &model, out, &rep, &err);
+            if (src != 0) {
+                if (src == -1 || comm.rank == 0) fprintf(stderr, "rookery nn: rank %d: %s\n", comm.rank, err.msg);
                 rc = 1;
             } else if (comm.rank == 0) {
                 printf("trained %" PRId64 " steps on %" PRIu64 " samples of generations %d-%d: loss %.4f -> %.4f, "

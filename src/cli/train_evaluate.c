@@ -156,8 +156,9 @@ int train_nn_generation(Trainer *t, int gen) {
     NnStageOptions o = train_nn_stage_options(&t->cfg);
     o.leave_value = klv_leave_value; /* this generation's leaves, just derived: P's static baselines */
     o.leave_ctx = &t->klv;
-    if (nn_stage_run(&t->comm, t->cfg.output, gen, dir, &o, &t->nn_fc, &t->model, out, &t->nn_rep, &err) != 0) {
-        if (t->comm.rank == 0) fprintf(stderr, "rookery: %s\n", err.msg);
+    int rc = nn_stage_run(&t->comm, t->cfg.output, gen, dir, &o, &t->nn_fc, &t->model, out, &t->nn_rep, &err);
+    if (rc != 0) {
+        if (rc == -1 || t->comm.rank == 0) fprintf(stderr, "rookery: rank %d: %s\n", t->comm.rank, err.msg);
         return 1;
     }
     t->nn_trained = true;

@@ -111,7 +111,7 @@ int nn_stage_run(const Comm *c, const char *run, int gen, const char *gen_dir, c
     if (comm_max_i64(c, status) != 0) {
         if (!status) rk_error(err, "nn: another rank could not load the shards");
         shardset_free(&set);
-        return -1;
+        return status ? -1 : -2;
     }
     size_t tn = 0, en = 0;
     if (nn_stage_split(&set, o->heldout_every, gen, o->eval_positions, &train, &tn, &test, &en, err) != 0) status = 1;
@@ -139,7 +139,7 @@ int nn_stage_run(const Comm *c, const char *run, int gen, const char *gen_dir, c
         if (!status) rk_error(err, "nn: another rank cannot train the model");
         free(train), free(test);
         shardset_free(&set);
-        return -1;
+        return status ? -1 : -2;
     }
     NnTrainComm tc = nn_train_comm_mpi(c);
     if (status == 0 && nn_train(m, fc, &set, train, tn, &topt, &tc, &rep->train, err) != 0) status = 1;
@@ -157,7 +157,7 @@ int nn_stage_run(const Comm *c, const char *run, int gen, const char *gen_dir, c
     shardset_free(&set);
     if (comm_max_i64(c, status) != 0) {
         if (!status) rk_error(err, "nn: the stage failed on another rank");
-        return -1;
+        return status ? -1 : -2;
     }
     return 0;
 }

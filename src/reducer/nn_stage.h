@@ -63,7 +63,9 @@ int nn_stage_evaluate(const char *run, int gen, int heldout_every, uint64_t cap,
  * max(1, gen - window + 1) .. gen, where gen's files are in gen_dir (its
  * gen-NNNN.tmp while it is built) and the others in RUN/gen-NNNN. If
  * model_out is not NULL rank 0 writes the trained model there. Collective;
- * the status is agreed by every rank. */
+ * the status is agreed by every rank: 0, -1 (this rank failed; err says why)
+ * or -2 (this rank did not, another did; err says so), so that each failure
+ * is printed by the rank that saw it. */
 int nn_stage_run(const Comm *c, const char *run, int gen, const char *gen_dir, const NnStageOptions *o,
                  const NnFeatureContext *fc, NnModel *m, const char *model_out, NnStageReport *rep, RkError *err);
 
