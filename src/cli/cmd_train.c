@@ -80,6 +80,10 @@ static void usage(FILE *out) {
             "keeps every M-th whole).\n"
             "  --run DIR      the run directory (overrides run.output)\n"
             "  --set K=V      override one key, e.g. --set run.generations=10\n"
+            "  --check        set up everything a run needs (config, lexicon, leaves, players, the\n"
+            "                 model, nn.initial, nn.reference, the anchor; a resumed run's last\n"
+            "                 generation verified), say what the run would do, and stop without\n"
+            "                 writing or playing anything: for a login node before sbatch\n"
             "Exit codes: 0 done, 1 runtime failure, 2 bad input, 3 stopped by SIGTERM/SIGINT/SIGUSR1\n"
             "(the generation in flight is discarded; run the same command to resume).\n");
 }
@@ -701,7 +705,9 @@ static int setup(Trainer *t, int *start_gen) {
     bool no_memory = !t->new_values || !t->game;
     if (no_memory) fprintf(stderr, "rookery: rank %d: out of memory\n", t->comm.rank);
     if (agree(t, no_memory) != 0) return 1;
-    if (latest < 0) {
+    if (latest < 0 && t->check_only) {
+        SAY(t, "check: a new run %s would start from %s leaves", t->cfg.output, t->cfg.initial_leaves);
+    } else if (latest < 0) {
         int status = 0;
         if (t->comm.rank == 0 && train_write_generation0(t, &err) != 0) {
             fprintf(stderr, "rookery: %s\n", err.msg);
@@ -713,7 +719,7 @@ static int setup(Trainer *t, int *start_gen) {
     }
     SAY(t, "%d rank(s); %" PRIu64 " racks, %u leaves; OpenBLAS core %s; setup %.2f s", t->comm.size,
         t->racks.num_racks, t->klv.count, blas_core_name(), cli_now() - t0);
-    *start_gen = latest + 1;
+    *start_gen = (latest < 0 ? 0 : latest) + 1;
     return 0;
 }
 
@@ -734,6 +740,8 @@ int cmd_train(int argc, char **argv) {
             return 0;
         } else if (strcmp(a, "--bench") == 0) {
             t->bench = true;
+        } else if (strcmp(a, "--check") == 0) {
+            t->check_only = true;
         } else if (strcmp(a, "--print-default-config") == 0) {
             fputs(TRAIN_DEFAULT_CONFIG, stdout);
             free(t);
@@ -795,12 +803,20 @@ int cmd_train(int argc, char **argv) {
     sigaction(SIGUSR1, &sa, NULL);
     int start = 1;
     rc = setup(t, &start);
-    if (rc == 0 && t->comm.rank == 0 && start > 1) prune_old_generations(t, start - 1);
+    if (rc == 0 && t->check_only) {
+        if (start > t->cfg.generations)
+            SAY(t, "check: OK; nothing to do: gen-%04d reached (run.generations = %d)", start - 1, t->cfg.generations);
+        else
+            SAY(t, "check: OK; would play generations %d..%d, %" PRIu64 " games each, with %s on %d rank(s)", start,
+                t->cfg.generations, t->cfg.games_per_generation, t->cfg.player, t->comm.size);
+        t->cfg.generations = 0; /* nothing is played, written or pruned */
+    }
+    if (rc == 0 && t->comm.rank == 0 && start > 1 && !t->check_only) prune_old_generations(t, start - 1);
     if (rc == 0 && t->bench) t->cfg.generations = start; /* exactly one more generation */
-    if (rc == 0 && start > t->cfg.generations)
+    if (rc == 0 && start > t->cfg.generations && !t->check_only)
         SAY(t, "nothing to do: gen-%04d reached (run.generations = %d)", start - 1, t->cfg.generations);
     for (int gen = start; rc == 0 && gen <= t->cfg.generations; gen++) rc = run_generation(t, gen);
-    if (rc == 0) SAY(t, "done: %s/LATEST = gen-%04d", t->cfg.output, t->cfg.generations);
+    if (rc == 0 && !t->check_only) SAY(t, "done: %s/LATEST = gen-%04d", t->cfg.output, t->cfg.generations);
     if (rc == 0 && t->bench) {
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);

@@ -86,6 +86,7 @@ typedef struct Trainer {
     NnEvalReport ref_eval;
     /* the last generation played, for `rookery bench train` */
     bool bench;
+    bool check_only; /* --check: set up everything, write nothing, play nothing */
     double last_play, last_overhead, last_wall;
     int64_t last_games;
 } Trainer;

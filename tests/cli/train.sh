@@ -88,6 +88,21 @@ out=$("$bin" info "$work/r4/gen-0001/shard-00000.h5")
 per=$(echo "$out" | sed -n 's/.*P target .* moves, \([0-9.]*\) a sample.*/\1/p')
 awk -v x="${per:-0}" 'BEGIN { exit !(x > 5.5) }' || fail "target=q: $per moves a sample, want ~6: $out"
 "$bin" train --run "$work/r1" "${tiny_nn[@]}" --set run.generations=1 | grep "nothing to do" >/dev/null || fail "rerun of a finished run"
+# --check: everything set up, nothing written or played
+"$bin" train --check --run "$work/chk" "${tiny_nn[@]}" --set run.generations=3 > "$work/chk.log" 2>&1 \
+  || { cat "$work/chk.log"; fail "train --check of a new run"; }
+grep -q "check: OK; would play generations 1..3, 3000 games each, with static on 1 rank(s)" "$work/chk.log" \
+  || { cat "$work/chk.log"; fail "train --check does not say what the run would do"; }
+[ ! -e "$work/chk" ] || fail "train --check created the run directory"
+"$bin" train --check --run "$work/r1" "${tiny_nn[@]}" --set run.generations=4 > "$work/chk1.log" 2>&1 \
+  || { cat "$work/chk1.log"; fail "train --check of an existing run"; }
+grep -q "resuming $work/r1 from gen-0001 (verified)" "$work/chk1.log" && grep -q "would play generations 2..4" "$work/chk1.log" \
+  || { cat "$work/chk1.log"; fail "train --check of an existing run: $(cat "$work/chk1.log")"; }
+[ "$(cat "$work/r1/LATEST")" = "gen-0001" ] && [ ! -e "$work/r1/gen-0002.tmp" ] || fail "train --check played a generation"
+expect_exit 2 "nope.klv2" "$bin" train --check --run "$work/chk" --set leaves.initial="$work/nope.klv2"
+expect_exit 2 "mcgs.anchor" "$bin" train --check --run "$work/chk" "${tiny_nn[@]}" --set run.player=mcgs:visits=4 \
+  --set mcgs.anchor=nope --set mcgs.anchor_pairs=1
+[ ! -e "$work/chk" ] || fail "a failed train --check created the run directory"
 # run.keep on a finished run: nothing to play, and the older generations are pruned at start-up
 "$bin" train --run "$work/r2" "${tiny_nn[@]}" --set run.keep=1 > "$work/keep.log" 2>&1 || { cat "$work/keep.log"; fail "run.keep on a finished run"; }
 grep -q "nothing to do" "$work/keep.log" && grep -q "run.keep = 1 after gen 1: removed [1-9][0-9]* file(s)" "$work/keep.log" \
