@@ -616,7 +616,8 @@ static int setup(Trainer *t, int *start_gen) {
     double t0 = cli_now();
     int alone = setup_alone(t), worst = agree(t, alone);
     if (worst != 0) {
-        if (alone == 0 && t->comm.rank == 0) fprintf(stderr, "rookery: another rank failed to set up (its own error is in the log)\n");
+        if (alone == 0 && t->comm.rank == 0)
+            fprintf(stderr, "rookery: another rank failed to set up (its own error is in the log)\n");
         return alone != 0 ? alone : worst;
     }
     RkError err;
