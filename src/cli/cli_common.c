@@ -120,3 +120,8 @@ int cli_parse_double(const char *opt, const char *value, double lo, double hi, d
 int cli_is_help(const char *s) { return strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0; }
 
 double cli_now(void) { return rk_seconds(); }
+
+uint64_t cli_share_count(uint64_t n, int rank, int size) {
+    uint64_t r = (uint64_t)rank, s = (uint64_t)size;
+    return n > r ? (n - r + s - 1) / s : 0;
+}

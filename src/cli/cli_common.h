@@ -36,5 +36,8 @@ int cli_parse_double(const char *opt, const char *value, double lo, double hi, d
 int cli_is_help(const char *s);
 /* Monotonic wall clock in seconds. */
 double cli_now(void);
+/* How many of the items 0..n-1 rank `rank` of `size` plays when item i goes
+ * to rank i mod size (for progress lines). */
+uint64_t cli_share_count(uint64_t n, int rank, int size);
 
 #endif

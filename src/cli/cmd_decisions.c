@@ -22,14 +22,15 @@ static void usage(FILE *out) {
             "\n"
             "Decision study: how good are players' moves in the middle of the game? N positions (default\n"
             "100) with tiles in the bag, position i taken at a random move (the first to the last with\n"
-            "tiles in the bag) of the static game i of the seed (default 1). In each, every player chooses its move; the reference then simulates the\n"
-            "R best static moves (default %d) and the players' moves, each in the same I sampled worlds\n"
-            "(default %d) followed by P static plies (default %d), and a player's loss is the best\n"
-            "reference value minus its move's. Prints for each player the share of positions where it\n"
-            "chose the reference's best, its mean loss in points with a standard error over positions,\n"
-            "and, for the second player on, the mean difference of its loss from the first player's\n"
-            "(paired on the same positions: far finer than a match). The same seed and options give\n"
-            "the same positions and figures for any number of ranks. Progress on stderr every %.0f s.\n"
+            "tiles in the bag) of the static game i of the seed (default 1). In each, every player\n"
+            "chooses its move; the reference then simulates the R best static moves (default %d) and\n"
+            "the players' moves, each in the same I sampled worlds (default %d) followed by P static\n"
+            "plies (default %d), and a player's loss is the best reference value minus its move's.\n"
+            "Prints for each player the share of positions where it chose the reference's best, its\n"
+            "mean loss in points with a standard error over positions, and, for the second player on,\n"
+            "the mean difference of its loss from the first player's (paired on the same positions:\n"
+            "far finer than a match). The same seed and options give the same positions and figures\n"
+            "for any number of ranks. Progress on stderr every %.0f s.\n"
             "  --player SPEC   static:..., sim:..., nn:..., mcgs:... (see rookery match --help); up to %d;\n"
             "                  a player that names no leaves= plays with the study's leaves\n"
             "  --leaves F      leave values of the positions' games and the reference's rollouts\n"
@@ -224,8 +225,7 @@ int cmd_decisions(int argc, char **argv) {
         DecisionTotals t;
         memset(&t, 0, sizeof t);
         double t0 = cli_now();
-        uint64_t n = (uint64_t)j.cfg.positions, step = (uint64_t)comm.size;
-        ShareWatch w = {&j, comm.rank, n > (uint64_t)comm.rank ? (n - (uint64_t)comm.rank + step - 1) / step : 0, t0, t0};
+        ShareWatch w = {&j, comm.rank, cli_share_count((uint64_t)j.cfg.positions, comm.rank, comm.size), t0, t0};
         if (decision_study_run_share(&j.cfg, order, j.n_players, comm.rank, comm.size, &t, observe, &w, &err) != 0) {
             fprintf(stderr, "rookery: %s\n", err.msg);
             rc = 1;

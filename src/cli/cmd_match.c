@@ -93,7 +93,7 @@ int cmd_match(int argc, char **argv) {
     MatchTotals t;
     memset(&t, 0, sizeof t);
     double t0 = cli_now();
-    uint64_t mine = pairs > (uint64_t)comm.rank ? (pairs - (uint64_t)comm.rank + (uint64_t)comm.size - 1) / (uint64_t)comm.size : 0;
+    uint64_t mine = cli_share_count(pairs, comm.rank, comm.size);
     double last = t0;
     for (uint64_t i = (uint64_t)comm.rank, k = 1; i < pairs; i += (uint64_t)comm.size, k++) {
         match_play_pair(&a, &b, &e->ld, &e->layout, &e->kwg, seed, i, g, &t);
