@@ -665,25 +665,6 @@ static int setup(Trainer *t, int *start_gen) {
         fprintf(stderr, "rookery: out of memory for %d self-play threads\n", t->cfg.threads);
         return 1;
     }
-    if (t->cfg.mcgs_anchor_pairs > 0 && strncmp(t->cfg.player, "mcgs", 4) != 0) {
-        if (t->comm.rank == 0)
-            fprintf(stderr, "rookery: mcgs.anchor_pairs = %" PRIu64 " needs the search's loop (run.player = mcgs:...)\n",
-                    t->cfg.mcgs_anchor_pairs);
-        return 2;
-    }
-    if (t->cfg.mcgs_decisions > 0 && strncmp(t->cfg.player, "mcgs", 4) != 0) {
-        if (t->comm.rank == 0)
-            fprintf(stderr, "rookery: mcgs.decisions = %d needs the search's loop (run.player = mcgs:...); "
-                            "`rookery decisions` studies any players\n",
-                    t->cfg.mcgs_decisions);
-        return 2;
-    }
-    if (t->cfg.nn_initial[0] && !t->cfg.nn_train) {
-        if (t->comm.rank == 0)
-            fprintf(stderr, "rookery: nn.initial = %s needs nn.train = yes (it is where the training starts)\n",
-                    t->cfg.nn_initial);
-        return 2;
-    }
     if (strncmp(t->cfg.player, "mcgs", 4) == 0) {
         rc = train_search_setup(t, latest);
         if (rc != 0) return rc;
@@ -789,6 +770,17 @@ int cmd_train(int argc, char **argv) {
     if (rc == 0 && t->cfg.keep_every > 0 && t->cfg.keep == 0)
         rc = rk_error(&err, "run.keep_every = %d needs run.keep = N (with keep = all every file stays)",
                       t->cfg.keep_every) != 0 ? 2 : 0;
+    bool search_loop = strncmp(t->cfg.player, "mcgs", 4) == 0;
+    if (rc == 0 && t->cfg.mcgs_anchor_pairs > 0 && !search_loop)
+        rc = rk_error(&err, "mcgs.anchor_pairs = %" PRIu64 " needs the search's loop (run.player = mcgs:...)",
+                      t->cfg.mcgs_anchor_pairs) != 0 ? 2 : 0;
+    if (rc == 0 && t->cfg.mcgs_decisions > 0 && !search_loop)
+        rc = rk_error(&err, "mcgs.decisions = %d needs the search's loop (run.player = mcgs:...); "
+                            "`rookery decisions` studies any players",
+                      t->cfg.mcgs_decisions) != 0 ? 2 : 0;
+    if (rc == 0 && t->cfg.nn_initial[0] && !t->cfg.nn_train)
+        rc = rk_error(&err, "nn.initial = %s needs nn.train = yes (it is where the training starts)",
+                      t->cfg.nn_initial) != 0 ? 2 : 0;
     if (rc != 0) {
         if (t->comm.rank == 0) fprintf(stderr, "rookery: %s\n", err.msg);
         comm_finalize(&t->comm);
