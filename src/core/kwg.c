@@ -51,6 +51,7 @@ int kwg_from_nodes(Kwg *k, uint32_t *nodes, uint32_t n, uint32_t max_tile,
                    const char *source, RkError *err) {
     k->nodes = NULL;
     k->n = 0;
+    k->wordmap = NULL;
     if (kwg_validate(nodes, n, max_tile, source, err) != 0) return -1;
     k->nodes = nodes;
     k->n = n;
@@ -72,6 +73,7 @@ static void write_le32(unsigned char *p, uint32_t v) {
 int kwg_load(Kwg *k, const char *path, uint32_t max_tile, RkError *err) {
     k->nodes = NULL;
     k->n = 0;
+    k->wordmap = NULL;
     size_t size;
     uint32_t *nodes = rk_read_regular_file(path, KWG_MAX_FILE_BYTES, "a lexicon graph", &size, err);
     if (nodes == NULL) return -1;
@@ -111,6 +113,7 @@ void kwg_free(Kwg *k) {
     free(k->nodes);
     k->nodes = NULL;
     k->n = 0;
+    k->wordmap = NULL;
 }
 
 bool kwg_has_word(const Kwg *k, const uint8_t *ml, int len) {

@@ -22,9 +22,15 @@
 #define KWG_ACCEPTS_BIT (1u << 23)
 #define KWG_SEPARATOR 0
 
+struct WordMap;
+
 typedef struct Kwg {
     uint32_t *nodes;
     uint32_t n;
+    /* The lexicon's word map (wordmap.h), if one is attached: the best-move
+     * generator then takes words from it instead of walking the graph, with
+     * the same results. NULL: graph only. Not owned; kwg_free leaves it. */
+    const struct WordMap *wordmap;
 } Kwg;
 
 static inline uint32_t kwg_arc(const Kwg *k, uint32_t i) { return k->nodes[i] & KWG_ARC_MASK; }
