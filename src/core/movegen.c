@@ -5,59 +5,7 @@
 #include <string.h>
 
 #include "game.h"
-
-#define PASS_EQUITY (INT32_MIN / 2)
-#define MAX_SUBRACKS 256 /* product of (count+1) over a 7-tile rack is at most 128 */
-
-typedef enum { GEN_ALL, GEN_BEST } GenMode;
-
-typedef struct Gen {
-    const Board *b;
-    const Kwg *k;
-    const uint32_t *nodes;
-    const LetterDist *ld;
-    GenMode mode;
-    int dim;
-    /* the line being searched */
-    int d, line, anchor_pos, left_end;
-    const uint8_t *sq, *lm, *wm, *hcross, *anchors;
-    const uint64_t *cross;
-    const int16_t *cscore;
-    /* the rack and the move being built */
-    uint8_t rack[RK_MAX_LETTERS];
-    uint64_t rack_mask; /* letters (not the blank) still on the rack */
-    int rack_total, full_rack_total;
-    uint8_t placed[RK_MAX_DIM];
-    bool anchor_right_free, can_go_right;
-    /* kept-tile index: a mixed-radix number over the rack's distinct letters */
-    int leave_idx, n_subracks;
-    int stride[RK_MAX_LETTERS];
-    int32_t leave_val[MAX_SUBRACKS];
-    int16_t kept_face[MAX_SUBRACKS];
-    int8_t kept_size[MAX_SUBRACKS];
-    int32_t best_leave_of_size[RK_RACK_SIZE + 1];
-    /* shadow bounds: the rack's face values, highest first, and the letters
-     * it can put on a square (all of them with a blank) */
-    int tile_vals[RK_RACK_SIZE];
-    uint64_t rack_letters;
-    /* equity context */
-    int bag_count, opp_rack_score;
-    bool empty_board;
-    int32_t opening_penalty[RK_MAX_DIM]; /* per column of the start row, millipoints */
-    /* positional values (NULL: none, or the bag is empty): the table, the
-     * current line's part of it, each letter's bucket, and per square the
-     * largest value of any rack tile (for the shadow bounds) */
-    const int32_t *pv, *pv_line;
-    int pv_buckets;
-    int8_t bucket_of[RK_MAX_LETTERS];
-    int32_t pv_max[RK_MAX_SQUARES];
-    const int32_t *pv_max_line;
-    /* output */
-    MoveList *out;
-    size_t placements;
-    Move best;
-    bool have_best;
-} Gen;
+#include "movegen_internal.h"
 
 /* ---------------------------------------------------------------- order */
 
@@ -141,7 +89,7 @@ static void setup_positional(Gen *g, const PositionalValues *pv) {
 
 /* ---------------------------------------------------------------- setup */
 
-static void gen_init(Gen *g, const MoveGenRequest *req, GenMode mode, MoveList *out) {
+void mg_init(Gen *g, const MoveGenRequest *req, GenMode mode, MoveList *out) {
     memset(g, 0, sizeof *g);
     g->b = req->board;
     g->k = req->board->kwg;
@@ -188,7 +136,7 @@ static void gen_init(Gen *g, const MoveGenRequest *req, GenMode mode, MoveList *
     }
 }
 
-static void set_line(Gen *g, int d, int line) {
+void mg_set_line(Gen *g, int d, int line) {
     const Board *b = g->b;
     int off = line * g->dim;
     g->d = d;
@@ -397,7 +345,7 @@ static void gen_right(Gen *g, int pos, uint32_t list, Score sc) {
 }
 
 static void search_anchor(Gen *g, int d, int line, int pos) {
-    set_line(g, d, line);
+    mg_set_line(g, d, line);
     g->anchor_pos = pos;
     g->left_end = pos;
     g->anchor_right_free = pos == g->dim - 1 || g->sq[pos + 1] == 0;
@@ -409,7 +357,7 @@ static void search_anchor(Gen *g, int d, int line, int pos) {
 
 /* ---------------------------------------------------------------- exchanges */
 
-static void exchanges(Gen *g) {
+void mg_exchanges(Gen *g) {
     /* every kept sub-multiset other than the whole rack is one exchange */
     int full = g->n_subracks - 1;
     int32_t top_eq = INT32_MIN;
@@ -461,14 +409,14 @@ static void make_pass(Move *m) {
 size_t movegen_all(const MoveGenRequest *req, MoveList *out) {
     Gen g;
     movelist_clear(out);
-    gen_init(&g, req, GEN_ALL, out);
+    mg_init(&g, req, GEN_ALL, out);
     int dim = g.dim;
     int ndirs = g.empty_board ? 1 : 2;
     for (int d = 0; d < ndirs; d++)
         for (int line = 0; line < dim; line++)
             for (int pos = 0; pos < dim; pos++)
                 if (req->board->anchor[d][line * dim + pos]) search_anchor(&g, d, line, pos);
-    if (req->exchanges_allowed && req->rack->total > 0) exchanges(&g);
+    if (req->exchanges_allowed && req->rack->total > 0) mg_exchanges(&g);
     make_pass(movelist_push(out));
     return g.placements;
 }
@@ -543,7 +491,7 @@ static int occupied_run(const Gen *g, int pos, int step, int *end) {
  * over tiles and empty squares. Every span of RK_RACK_SIZE fresh squares
  * counts the bingo bonus; *no_bingo gets the bound without any bingo. */
 static int32_t anchor_bound(Gen *g, int d, int line, int a, int32_t *no_bingo) {
-    set_line(g, d, line);
+    mg_set_line(g, d, line);
     *no_bingo = INT32_MIN;
     int total = g->full_rack_total;
     if (total == 0 || square_blocked(g, a)) return INT32_MIN;
@@ -650,7 +598,7 @@ static void span_square(Gen *g, int pos, int hi, uint32_t list, Score sc) {
  * the best move found so far. Moves from a are the ones anchor_bound()
  * describes; a bingo fills a span of RK_RACK_SIZE fresh squares of them. */
 static void anchor_bingos(Gen *g, int d, int line, int a) {
-    set_line(g, d, line);
+    mg_set_line(g, d, line);
     int total = g->full_rack_total;
     uint32_t root = kwg_dawg_root(g->k);
     if (total != RK_RACK_SIZE || root == 0 || square_blocked(g, a)) return;
@@ -698,12 +646,10 @@ static int by_bound_desc(const void *x, const void *y) {
     return a->pos - b->pos;
 }
 
-void movegen_best(const MoveGenRequest *req, Move *best, MoveGenStats *stats) {
-    Gen g;
-    gen_init(&g, req, GEN_BEST, NULL);
-    if (req->exchanges_allowed && req->rack->total > 0) exchanges(&g);
-    int dim = g.dim;
-    int ndirs = g.empty_board ? 1 : 2;
+/* The graph path of movegen_best (g set up, exchanges offered). */
+static void best_from_anchors(Gen *g, const MoveGenRequest *req, MoveGenStats *stats) {
+    int dim = g->dim;
+    int ndirs = g->empty_board ? 1 : 2;
     AnchorRef anchors[2 * RK_MAX_SQUARES];
     int n = 0;
     for (int d = 0; d < ndirs; d++)
@@ -711,7 +657,7 @@ void movegen_best(const MoveGenRequest *req, Move *best, MoveGenStats *stats) {
             for (int pos = 0; pos < dim; pos++)
                 if (req->board->anchor[d][line * dim + pos]) {
                     int32_t no_bingo;
-                    int32_t bound = anchor_bound(&g, d, line, pos, &no_bingo);
+                    int32_t bound = anchor_bound(g, d, line, pos, &no_bingo);
                     if (bound == INT32_MIN) continue;
                     anchors[n++] = (AnchorRef){no_bingo, bound, (uint8_t)d, (uint8_t)line, (uint8_t)pos};
                 }
@@ -723,21 +669,28 @@ void movegen_best(const MoveGenRequest *req, Move *best, MoveGenStats *stats) {
     int searched = 0, i = 0;
     for (; i < n; i++) {
         /* equal bounds are still searched so ties resolve as in movegen_compare */
-        if (g.have_best && anchors[i].bound < g.best.equity) break;
-        search_anchor(&g, anchors[i].d, anchors[i].line, anchors[i].pos);
+        if (g->have_best && anchors[i].bound < g->best.equity) break;
+        search_anchor(g, anchors[i].d, anchors[i].line, anchors[i].pos);
         searched++;
     }
     /* the best move is known here (the loop above only stops then); only a
      * bingo from the remaining anchors could beat or tie it */
     for (; i < n; i++) {
         const AnchorRef *a = &anchors[i];
-        if (a->bingo < g.best.equity) continue;
-        anchor_bingos(&g, a->d, a->line, a->pos);
+        if (a->bingo < g->best.equity) continue;
+        anchor_bingos(g, a->d, a->line, a->pos);
     }
     if (stats) {
         stats->anchors_searched += (uint64_t)searched;
         stats->anchors_pruned += (uint64_t)(n - searched);
     }
+}
+
+void movegen_best(const MoveGenRequest *req, Move *best, MoveGenStats *stats) {
+    Gen g;
+    mg_init(&g, req, GEN_BEST, NULL);
+    if (req->exchanges_allowed && req->rack->total > 0) mg_exchanges(&g);
+    if (!mg_best_from_wordmap(&g, stats)) best_from_anchors(&g, req, stats);
     if (g.have_best) *best = g.best;
     else make_pass(best);
 }

@@ -21,11 +21,14 @@
  * Leave values come from a callback (NULL = every leave is worth 0); it is
  * asked once per sub-rack at the start of a call, never in the inner loop.
  *
- * The best-move path bounds each anchor's best equity first ("shadow"
- * bounds), searches anchors from the highest bound without bingos down and
- * stops when no remaining such bound can beat the best move found; the
- * anchors left whose bound with a bingo still could are only searched for
- * bingos, span by span. It never stores moves.
+ * The best-move path, when the lexicon has a word map (kwg.h, wordmap.h),
+ * takes words from it span by span, best bound first (movegen_span.c).
+ * Without one it bounds each anchor's best equity first ("shadow" bounds),
+ * searches anchors from the highest bound without bingos down and stops
+ * when no remaining such bound can beat the best move found; the anchors
+ * left whose bound with a bingo still could are only searched for bingos,
+ * span by span. Both return the same move: the first of the full list in
+ * movegen_compare order. Neither stores moves.
  */
 #ifndef ROOKERY_MOVEGEN_H
 #define ROOKERY_MOVEGEN_H
@@ -66,7 +69,12 @@ typedef struct MoveGenRequest {
 } MoveGenRequest;
 
 typedef struct MoveGenStats {
+    /* the graph path: anchors searched, and cut by their bound */
     uint64_t anchors_searched, anchors_pruned;
+    /* the word-map path: spans whose bound reached the best move so far,
+     * spans taken from the heap (a span is taken once per candidate whose
+     * words were looked up), and word-map lookups */
+    uint64_t spans_pushed, spans_searched, wordmap_lookups;
 } MoveGenStats;
 
 /* Every legal move: placements, exchanges (if allowed) and one pass, with

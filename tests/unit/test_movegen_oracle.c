@@ -28,7 +28,9 @@
  * pseudo-random leaves, bag not empty / empty, and random positional values
  * per (square, tile bucket) with the bag not empty: the SPV adjustment,
  * computed here from the move's fresh tiles), and movegen_best must return
- * the first move of that list in movegen_compare order.
+ * the first move of that list in movegen_compare order, both on the graph
+ * path and from the lexicon's word map (wordmap.h, built here from the
+ * graph; that path must not fall back to the graph).
  *
  * ROOKERY_TEST_QUICK=1 runs a tenth of the positions.
  */
@@ -42,6 +44,7 @@
 #include "core/layout.h"
 #include "core/letters.h"
 #include "core/movegen.h"
+#include "core/wordmap.h"
 #include "testutil.h"
 
 /* ------------------------------------------------------------ random */
@@ -738,10 +741,12 @@ typedef struct Ctx {
     const LetterDist *ld;
     const Layout *lay;
     const Lex *lx;
-    const Kwg *kwg;
+    Kwg *kwg;              /* the board's lexicon: its word map is attached and detached here */
+    const WordMap *wordmap;
     MoveList got;
     OList place, exch, want, have, sorted;
     long positions, configs, placements, exchanges_checked, best_checks, with_blanks[3];
+    long wordmap_best_checks;
     long nonempty_best, best_exchanges, oracle_placements, bingos, empty_boards, blank_plays;
     int failures;
     PositionalValues pv;
@@ -843,16 +848,27 @@ static bool check_config(Ctx *cx, const Board *b, const int rack[], const Cfg *c
         }
     }
 
-    /* best move: the first of the list in movegen_compare order */
-    Move best;
-    memset(&best, 0, sizeof best);
-    MoveGenStats stats = {0, 0};
-    movegen_best(&req, &best, (cx->configs & 1) ? &stats : NULL);
+    /* best move: the first of the list in movegen_compare order, from the
+     * graph and from the word map */
     cx->sorted.n = 0;
     for (size_t k = 0; k < cx->got.count; k++) *ol_push(&cx->sorted) = cx->got.moves[k];
     qsort(cx->sorted.m, cx->sorted.n, sizeof(Move), gen_cmp_q);
-    cx->best_checks++;
-    if (cx->sorted.n > 0) {
+    for (int path = 0; path < 2; path++) {
+        static const char *const PATH[2] = {"graph", "word map"};
+        Move best;
+        memset(&best, 0, sizeof best);
+        MoveGenStats stats = {0};
+        cx->kwg->wordmap = path == 1 ? cx->wordmap : NULL;
+        movegen_best(&req, &best, &stats);
+        cx->kwg->wordmap = NULL;
+        cx->best_checks++;
+        if (path == 1) {
+            cx->wordmap_best_checks++;
+            if (stats.anchors_searched + stats.anchors_pruned != 0)
+                FAIL_LINE("the word-map path fell back to the graph (%llu anchors)",
+                          (unsigned long long)(stats.anchors_searched + stats.anchors_pruned));
+        }
+        if (cx->sorted.n == 0) continue;
         const Move *first = &cx->sorted.m[0];
         int32_t max_eq = INT32_MIN;
         bool any_non_pass = false;
@@ -861,22 +877,23 @@ static bool check_config(Ctx *cx, const Board *b, const int rack[], const Cfg *c
             any_non_pass = true;
             if (cx->sorted.m[k].equity > max_eq) max_eq = cx->sorted.m[k].equity;
         }
-        if (any_non_pass) cx->nonempty_best++;
-        if (first->kind == MOVE_EXCHANGE) cx->best_exchanges++;
+        if (path == 0 && any_non_pass) cx->nonempty_best++;
+        if (path == 0 && first->kind == MOVE_EXCHANGE) cx->best_exchanges++;
         if (any_non_pass && (first->kind == MOVE_PASS || first->equity != max_eq)) {
             fmt_move(first, b, ld, s1, sizeof s1);
             FAIL_LINE("sorted list starts with %s but the top equity is %d", s1, max_eq);
         }
         if (!any_non_pass && best.kind != MOVE_PASS) {
             fmt_move(&best, b, ld, s1, sizeof s1);
-            FAIL_LINE("only a pass is legal but movegen_best gave %s", s1);
+            FAIL_LINE("only a pass is legal but movegen_best (%s) gave %s", PATH[path], s1);
         }
         if (any_non_pass && (movegen_compare(&best, first) != 0 || key_cmp(&best, first) != 0 ||
                              best.equity != max_eq || best.score != first->score)) {
             fmt_move(&best, b, ld, s1, sizeof s1);
             fmt_move(first, b, ld, s2, sizeof s2);
-            FAIL_LINE("movegen_best gave %s, the sorted list starts with %s (top equity %d)", s1, s2,
-                      max_eq);
+            FAIL_LINE("movegen_best (%s) gave %s (score %d, equity %d), the sorted list starts with %s "
+                      "(score %d, top equity %d)",
+                      PATH[path], s1, best.score, best.equity, s2, first->score, max_eq);
         }
     }
 #undef FAIL_LINE
@@ -1155,6 +1172,7 @@ typedef struct Fixture {
     Layout lay;
     Lex lx;
     Kwg kwg;
+    WordMap wordmap;
 } Fixture;
 
 static Fixture *fixture_new(const char *layout_text) {
@@ -1176,22 +1194,32 @@ static Fixture *fixture_new(const char *layout_text) {
         free(f);
         return NULL;
     }
+    RkError err;
+    if (wordmap_build(&f->wordmap, &f->kwg, f->ld.size, 1, "test lexicon", &err) != 0) {
+        printf("\nwordmap_build: %s\n", err.msg);
+        kwg_free(&f->kwg);
+        lex_free(&f->lx);
+        free(f);
+        return NULL;
+    }
     return f;
 }
 
 static void fixture_free(Fixture *f) {
     if (f == NULL) return;
+    wordmap_free(&f->wordmap);
     kwg_free(&f->kwg);
     lex_free(&f->lx);
     free(f);
 }
 
-static void ctx_init(Ctx *cx, const Fixture *f) {
+static void ctx_init(Ctx *cx, Fixture *f) {
     memset(cx, 0, sizeof *cx);
     cx->ld = &f->ld;
     cx->lay = &f->lay;
     cx->lx = &f->lx;
     cx->kwg = &f->kwg;
+    cx->wordmap = &f->wordmap;
     movelist_init(&cx->got);
 }
 
@@ -1208,10 +1236,11 @@ static void ctx_summary(const Ctx *cx, const char *what, double secs) {
     printf("\n  %s: %ld positions (%ld empty boards; racks with 0/1/2 blanks: %ld/%ld/%ld); "
            "%ld oracle placements (%ld using a blank, %ld bingos); %ld request configs compared "
            "in full (%ld placements and %ld exchanges, summed over configs); %ld best-move checks "
-           "(%ld with a legal move other than a pass, %ld won by an exchange); %.1f s\n",
+           "(%ld of them from the word map; %ld with a legal move other than a pass, %ld won by an "
+           "exchange); %.1f s\n",
            what, cx->positions, cx->empty_boards, cx->with_blanks[0], cx->with_blanks[1],
            cx->with_blanks[2], cx->oracle_placements, cx->blank_plays, cx->bingos, cx->configs,
-           cx->placements, cx->exchanges_checked, cx->best_checks, cx->nonempty_best,
+           cx->placements, cx->exchanges_checked, cx->best_checks, cx->wordmap_best_checks, cx->nonempty_best,
            cx->best_exchanges, secs);
 }
 

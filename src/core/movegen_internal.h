@@ -1,0 +1,91 @@
+/*
+ * movegen_internal.h - what the two best-move paths share inside the
+ * generator: the per-call state (rack, leave value of every kept sub-rack,
+ * positional values, the best move so far) and its set-up. movegen.c walks
+ * the GADDAG from anchors; movegen_span.c takes words from the word map
+ * (wordmap.h) span by span. Not part of the engine's interface.
+ */
+#ifndef ROOKERY_MOVEGEN_INTERNAL_H
+#define ROOKERY_MOVEGEN_INTERNAL_H
+
+#include "movegen.h"
+
+#define PASS_EQUITY (INT32_MIN / 2)
+#define MAX_SUBRACKS 256 /* product of (count+1) over a 7-tile rack is at most 128 */
+
+typedef enum { GEN_ALL, GEN_BEST } GenMode;
+
+typedef struct Gen {
+    const Board *b;
+    const Kwg *k;
+    const uint32_t *nodes;
+    const LetterDist *ld;
+    GenMode mode;
+    int dim;
+    /* the line being searched */
+    int d, line, anchor_pos, left_end;
+    const uint8_t *sq, *lm, *wm, *hcross, *anchors;
+    const uint64_t *cross;
+    const int16_t *cscore;
+    /* the rack and the move being built */
+    uint8_t rack[RK_MAX_LETTERS];
+    uint64_t rack_mask; /* letters (not the blank) still on the rack */
+    int rack_total, full_rack_total;
+    uint8_t placed[RK_MAX_DIM];
+    bool anchor_right_free, can_go_right;
+    /* kept-tile index: a mixed-radix number over the rack's distinct letters */
+    int leave_idx, n_subracks;
+    int stride[RK_MAX_LETTERS];
+    int32_t leave_val[MAX_SUBRACKS];
+    int16_t kept_face[MAX_SUBRACKS];
+    int8_t kept_size[MAX_SUBRACKS];
+    int32_t best_leave_of_size[RK_RACK_SIZE + 1];
+    /* shadow bounds: the rack's face values, highest first, and the letters
+     * it can put on a square (all of them with a blank) */
+    int tile_vals[RK_RACK_SIZE];
+    uint64_t rack_letters;
+    /* equity context */
+    int bag_count, opp_rack_score;
+    bool empty_board;
+    int32_t opening_penalty[RK_MAX_DIM]; /* per column of the start row, millipoints */
+    /* positional values (NULL: none, or the bag is empty): the table, the
+     * current line's part of it, each letter's bucket, and per square the
+     * largest value of any rack tile (for the shadow bounds) */
+    const int32_t *pv, *pv_line;
+    int pv_buckets;
+    int8_t bucket_of[RK_MAX_LETTERS];
+    int32_t pv_max[RK_MAX_SQUARES];
+    const int32_t *pv_max_line;
+    /* output */
+    MoveList *out;
+    size_t placements;
+    Move best;
+    bool have_best;
+} Gen;
+
+/* Sets up g for one call (leave values of every kept sub-rack, positional
+ * values, opening penalties). out is the list of GEN_ALL, else NULL. */
+void mg_init(Gen *g, const MoveGenRequest *req, GenMode mode, MoveList *out);
+/* Points g's line views at line `line` of orientation d. */
+void mg_set_line(Gen *g, int d, int line);
+/* The exchanges (all in GEN_ALL, else only those that can be best). */
+void mg_exchanges(Gen *g);
+/* Takes m as the best move if it comes first in movegen_compare order. */
+static inline void mg_consider(Gen *g, const Move *m) {
+    if (!g->have_best || movegen_compare(m, &g->best) < 0) {
+        g->best = *m;
+        g->have_best = true;
+    }
+}
+/* The leave term of a kept sub-rack (index into leave_val): its leave value
+ * with tiles in the bag, the empty-bag bonus or penalty otherwise. */
+static inline int32_t mg_leave_term(const Gen *g, int kept_idx) {
+    if (g->bag_count > 0) return g->leave_val[kept_idx];
+    if (g->kept_size[kept_idx] == 0) return 2000 * g->opp_rack_score;
+    return -1000 * (10 + 2 * g->kept_face[kept_idx]);
+}
+/* The best move from the word map, span by span (movegen_span.c); false if
+ * this position must take the graph path instead. */
+bool mg_best_from_wordmap(Gen *g, MoveGenStats *stats);
+
+#endif

@@ -1,0 +1,457 @@
+/*
+ * movegen_span.c - the best move from the word map, span by span.
+ *
+ * A span is what a placement covers on one line: squares lo..hi, bounded by
+ * empty squares or the edge, whose n empty squares all get a rack tile and
+ * whose other squares hold the board's tiles (the played-through letters,
+ * multiset P). At least one fresh square is an anchor (beside a tile, or the
+ * start square of the empty board), so every placement lies in exactly one
+ * span. A placement of a span is then a word of length hi - lo + 1 that is
+ * an anagram of P plus the n tiles played (a sub-multiset S of the rack),
+ * with P's letters where the board has them and every fresh letter allowed
+ * by its square's cross-set: the word map lists those words directly.
+ *
+ * Search, best first. Each span gets an upper bound on the equity of its
+ * placements: the score with the rack's highest tiles on the best
+ * multipliers (rearrangement inequality: no real assignment scores more),
+ * the bingo bonus when n = 7, the positional values' maxima, and the best
+ * leave term of any S of size n, where S must form a word alone when P is
+ * empty (looked up once per call for every S). The spans wait in a max-heap
+ * by that bound. A span taken from the heap tries its candidates S in order
+ * of leave term: each gets its own tighter bound (its own tiles' values),
+ * and only if that reaches the best move so far does it ask the map for
+ * words and place them; then the span goes back into the heap with the
+ * bound of its next S. The search stops when the heap's top bound is below
+ * the best move's equity. Equal bounds are still taken, so ties resolve in
+ * movegen_compare order exactly as on the full list.
+ */
+#include <string.h>
+
+#include "movegen_internal.h"
+#include "wordmap.h"
+
+/* a played-through letter may occur at most this often in a span; beyond,
+ * a key could overflow its 4-bit count (never in a real game), so such a
+ * position takes the graph path */
+#define SPAN_MAX_P_COUNT 8
+#define MAX_SPANS (2 * RK_MAX_DIM * RK_MAX_DIM * RK_RACK_SIZE)
+
+/* A candidate S: the tiles a placement plays (the rack minus a kept
+ * sub-rack), by its kept index. */
+typedef struct Sub {
+    WordKey key;          /* natural letters */
+    int32_t leave;        /* mg_leave_term of what is kept */
+    uint8_t size, blanks;
+    uint8_t vals[RK_RACK_SIZE]; /* face values, highest first */
+} Sub;
+
+typedef struct Span {
+    int32_t key;          /* bound on the placements of the candidates from `cursor` on */
+    uint8_t d, line, lo, hi, n, cursor, no_p, pad;
+} Span;
+
+/* What the bounds and the placements of one span need. */
+typedef struct Profile {
+    int n, word_mult, fixed; /* fixed: word_mult * P's face values + cross-words' fixed parts */
+    int main_lm[RK_RACK_SIZE], cross_lm[RK_RACK_SIZE]; /* sorted, highest first */
+    int32_t positional;      /* sum of pv_max over the fresh squares */
+    WordKey pkey;
+    bool overflow;           /* a P letter more than SPAN_MAX_P_COUNT times */
+} Profile;
+
+typedef struct SpanGen {
+    Gen *g;
+    const WordMap *wm;
+    Sub sub[MAX_SUBRACKS];
+    /* per tiles played n: the kept indices in order of leave term, all of
+     * them (for spans through tiles) and those whose S is a word alone */
+    uint8_t order[RK_RACK_SIZE + 1][MAX_SUBRACKS], n_order[RK_RACK_SIZE + 1];
+    uint8_t np_order[RK_RACK_SIZE + 1][MAX_SUBRACKS], n_np_order[RK_RACK_SIZE + 1];
+    int bingo; /* the layout's bonus, in points */
+    Span heap[MAX_SPANS];
+    int n_heap;
+    uint64_t popped, lookups;
+} SpanGen;
+
+/* ---------------------------------------------------------------- heap */
+
+static void heap_push(SpanGen *sg, Span s) {
+    int i = sg->n_heap++;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (sg->heap[p].key >= s.key) break;
+        sg->heap[i] = sg->heap[p];
+        i = p;
+    }
+    sg->heap[i] = s;
+}
+
+static Span heap_pop(SpanGen *sg) {
+    Span top = sg->heap[0];
+    Span last = sg->heap[--sg->n_heap];
+    int n = sg->n_heap, i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && sg->heap[c + 1].key > sg->heap[c].key) c++;
+        if (sg->heap[c].key <= last.key) break;
+        sg->heap[i] = sg->heap[c];
+        i = c;
+    }
+    if (n > 0) sg->heap[i] = last;
+    return top;
+}
+
+/* ---------------------------------------------------------------- candidates */
+
+/* The played part S of every kept sub-rack, its leave term, and the orders
+ * by leave term (whether S is a word alone is one lookup each). */
+static void setup_subs(SpanGen *sg) {
+    Gen *g = sg->g;
+    const LetterDist *ld = g->ld;
+    int n_sub = g->n_subracks;
+    memset(sg->n_order, 0, sizeof sg->n_order);
+    memset(sg->n_np_order, 0, sizeof sg->n_np_order);
+    for (int idx = 0; idx < n_sub; idx++) {
+        Sub *s = &sg->sub[idx];
+        s->key = (WordKey){0, 0};
+        s->size = 0;
+        s->blanks = 0;
+        s->leave = mg_leave_term(g, idx);
+        int nv = 0;
+        for (int ml = 0; ml < ld->size; ml++) {
+            if (g->stride[ml] == 0) continue;
+            int kept = (idx / g->stride[ml]) % (g->rack[ml] + 1);
+            int played = g->rack[ml] - kept;
+            for (int c = 0; c < played; c++) {
+                if (ml == 0) s->blanks++;
+                else wordkey_add(&s->key, ml);
+                s->vals[nv++] = (uint8_t)ld->score[ml];
+            }
+        }
+        s->size = (uint8_t)nv;
+        for (int i = 1; i < nv; i++) /* highest first */
+            for (int j = i; j > 0 && s->vals[j] > s->vals[j - 1]; j--) {
+                uint8_t t = s->vals[j];
+                s->vals[j] = s->vals[j - 1];
+                s->vals[j - 1] = t;
+            }
+        if (nv == 0) continue;
+        /* insert by leave term, highest first (stable: lower index first on ties) */
+        uint8_t *o = sg->order[nv];
+        int k = sg->n_order[nv]++;
+        while (k > 0 && sg->sub[o[k - 1]].leave < s->leave) {
+            o[k] = o[k - 1];
+            k--;
+        }
+        o[k] = (uint8_t)idx;
+    }
+    for (int n = 2; n <= RK_RACK_SIZE; n++)
+        for (int k = 0; k < sg->n_order[n]; k++) {
+            int idx = sg->order[n][k];
+            const Sub *s = &sg->sub[idx];
+            if (wordmap_has_word(sg->wm, n, s->key, s->blanks)) sg->np_order[n][sg->n_np_order[n]++] = (uint8_t)idx;
+            sg->lookups++;
+        }
+}
+
+/* ---------------------------------------------------------------- bounds */
+
+static void insert_desc(int *a, int n, int v) {
+    int j = n;
+    while (j > 0 && a[j - 1] < v) {
+        a[j] = a[j - 1];
+        j--;
+    }
+    a[j] = v;
+}
+
+static inline void profile_add_fresh(const Gen *g, Profile *pr, int pos) {
+    int lm = g->lm[pos], wm = g->wm[pos];
+    insert_desc(pr->main_lm, pr->n, lm);
+    insert_desc(pr->cross_lm, pr->n, g->hcross[pos] ? lm * wm : 0);
+    pr->word_mult *= wm;
+    if (g->hcross[pos]) pr->fixed += g->cscore[pos] * wm;
+    if (g->pv != NULL) pr->positional += g->pv_max_line[pos];
+    pr->n++;
+}
+
+/* Adds the board tile at pos to P; returns its face value. */
+static inline int profile_add_tile(const Gen *g, Profile *pr, int pos) {
+    uint8_t t = g->sq[pos];
+    int ml = RK_LETTER(t);
+    wordkey_add(&pr->pkey, ml);
+    int s = 4 * (ml - 1);
+    uint64_t c = (s < 64 ? pr->pkey.lo >> s : pr->pkey.hi >> (s - 64)) & 15u;
+    if (c > SPAN_MAX_P_COUNT) pr->overflow = true;
+    return ld_tile_score(g->ld, t);
+}
+
+/* The score bound (points) of n tiles of values vals (highest first) on a
+ * span with this profile, before the word multiplier's share of P. */
+static inline int tiles_bound(const Profile *pr, const uint8_t *vals, const int *rack_vals) {
+    int main_tiles = 0, cross_tiles = 0;
+    for (int i = 0; i < pr->n; i++) {
+        int v = vals ? vals[i] : rack_vals[i];
+        main_tiles += v * pr->main_lm[i];
+        cross_tiles += v * pr->cross_lm[i];
+    }
+    return main_tiles * pr->word_mult + cross_tiles;
+}
+
+/* The bound of a span for candidates whose best leave term is `leave`, with
+ * the rack's highest tiles. */
+static inline int32_t span_bound(const SpanGen *sg, const Profile *pr, int psum, int32_t leave) {
+    const Gen *g = sg->g;
+    int score = pr->word_mult * psum + pr->fixed + tiles_bound(pr, NULL, g->tile_vals) +
+                (pr->n == RK_RACK_SIZE ? sg->bingo : 0);
+    return 1000 * score + pr->positional + leave;
+}
+
+/* ---------------------------------------------------------------- placing */
+
+typedef struct Placing {
+    int lo, len;
+    const uint8_t *word;
+    int blank_letter[2], n_blanks;
+    int kept_idx, fresh_count;
+} Placing;
+
+/* Scores the word of pl with the fresh squares in `blank_at` (bit k: the
+ * fresh square at lo + k is a blank) and offers it as the best move. */
+static void offer(SpanGen *sg, const Placing *pl, uint32_t blank_at) {
+    Gen *g = sg->g;
+    const LetterDist *ld = g->ld;
+    int main_sum = 0, word_mult = 1, cross_total = 0;
+    int32_t positional = 0, opening = 0;
+    Move m;
+    memset(&m, 0, sizeof m);
+    for (int k = 0; k < pl->len; k++) {
+        int pos = pl->lo + k;
+        uint8_t t = g->sq[pos];
+        if (t != 0) {
+            main_sum += ld_tile_score(ld, t);
+            m.tiles[k] = MOVE_PLAYED_THROUGH;
+            continue;
+        }
+        int x = pl->word[k];
+        bool blank = (blank_at >> k) & 1u;
+        int v = blank ? 0 : ld->score[x] * g->lm[pos];
+        int wm = g->wm[pos];
+        main_sum += v;
+        word_mult *= wm;
+        if (g->hcross[pos]) cross_total += (g->cscore[pos] + v) * wm;
+        if (g->pv != NULL) positional += g->pv_line[pos * g->pv_buckets + (blank ? 0 : g->bucket_of[x])];
+        if (g->empty_board && ld->vowel[x]) opening += g->opening_penalty[pos];
+        m.tiles[k] = (uint8_t)(blank ? ((unsigned)x | RK_BLANK_BIT) : (unsigned)x);
+    }
+    int score = main_sum * word_mult + cross_total + (pl->fresh_count == RK_RACK_SIZE ? sg->bingo : 0);
+    int32_t eq = 1000 * score + sg->sub[pl->kept_idx].leave;
+    if (g->bag_count > 0) eq += positional + opening;
+    if (g->have_best && eq < g->best.equity) return;
+    m.kind = MOVE_PLACE;
+    m.dir = (uint8_t)g->d;
+    m.row = (uint8_t)(g->d == DIR_ACROSS ? g->line : pl->lo);
+    m.col = (uint8_t)(g->d == DIR_ACROSS ? pl->lo : g->line);
+    m.len = (uint8_t)pl->len;
+    m.ntiles = (uint8_t)pl->fresh_count;
+    m.score = score;
+    m.equity = eq;
+    mg_consider(g, &m);
+}
+
+/* Places one word on the span (line set): the board's letters must match and
+ * every fresh letter pass its cross-set; then every choice of squares for
+ * the blanks is a placement. */
+static void place_word(SpanGen *sg, Placing *pl) {
+    Gen *g = sg->g;
+    uint32_t first_mask = 0, second_mask = 0;
+    for (int k = 0; k < pl->len; k++) {
+        int pos = pl->lo + k;
+        int x = pl->word[k];
+        uint8_t t = g->sq[pos];
+        if (t != 0) {
+            if (RK_LETTER(t) != x) return;
+            continue;
+        }
+        if (!((g->cross[pos] >> x) & 1u)) return;
+        if (pl->n_blanks > 0 && x == pl->blank_letter[0]) first_mask |= 1u << k;
+        if (pl->n_blanks > 1 && x == pl->blank_letter[1]) second_mask |= 1u << k;
+    }
+    if (pl->n_blanks == 0) {
+        offer(sg, pl, 0);
+    } else if (pl->n_blanks == 1) {
+        for (uint32_t m = first_mask; m; m &= m - 1) offer(sg, pl, m & -m);
+    } else if (pl->blank_letter[0] == pl->blank_letter[1]) {
+        for (uint32_t a = first_mask; a; a &= a - 1)
+            for (uint32_t b = a & (a - 1); b; b &= b - 1) offer(sg, pl, (a & -a) | (b & -b));
+    } else {
+        for (uint32_t a = first_mask; a; a &= a - 1)
+            for (uint32_t b = second_mask; b; b &= b - 1) offer(sg, pl, (a & -a) | (b & -b));
+    }
+}
+
+static void place_words(SpanGen *sg, Placing *pl, WordKey key) {
+    const uint8_t *words;
+    uint32_t n = wordmap_words(sg->wm, pl->len, key, &words);
+    sg->lookups++;
+    for (uint32_t i = 0; i < n; i++) {
+        pl->word = words + (size_t)i * (size_t)pl->len;
+        place_word(sg, pl);
+    }
+}
+
+/* Every placement of candidate kept_idx on the span lo..hi (line set). */
+static void place_candidate(SpanGen *sg, int lo, int hi, WordKey pkey, int kept_idx) {
+    const Sub *s = &sg->sub[kept_idx];
+    Placing pl = {.lo = lo, .len = hi - lo + 1, .kept_idx = kept_idx, .fresh_count = s->size, .n_blanks = s->blanks};
+    WordKey key = wordkey_plus(pkey, s->key);
+    if (s->blanks == 0) {
+        place_words(sg, &pl, key);
+        return;
+    }
+    if (s->blanks == 1) {
+        uint32_t xs = wordmap_blank1(sg->wm, pl.len, key);
+        sg->lookups++;
+        for (; xs; xs &= xs - 1) {
+            int x = __builtin_ctz(xs);
+            WordKey k = key;
+            wordkey_add(&k, x);
+            pl.blank_letter[0] = x;
+            place_words(sg, &pl, k);
+        }
+        return;
+    }
+    uint32_t xs = wordmap_blank2(sg->wm, pl.len, key);
+    sg->lookups++;
+    for (; xs; xs &= xs - 1) {
+        int x = __builtin_ctz(xs);
+        WordKey kx = key;
+        wordkey_add(&kx, x);
+        uint32_t ys = wordmap_blank1(sg->wm, pl.len, kx) & ~((1u << x) - 1u); /* y >= x */
+        sg->lookups++;
+        for (; ys; ys &= ys - 1) {
+            int y = __builtin_ctz(ys);
+            WordKey k = kx;
+            wordkey_add(&k, y);
+            pl.blank_letter[0] = x;
+            pl.blank_letter[1] = y;
+            place_words(sg, &pl, k);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- spans */
+
+static const uint8_t *span_order(const SpanGen *sg, int n, bool no_p, int *count) {
+    *count = no_p ? sg->n_np_order[n] : sg->n_order[n];
+    return no_p ? sg->np_order[n] : sg->order[n];
+}
+
+/* Pushes every span of line `line` in orientation d whose bound reaches the
+ * best move so far. Returns false if a span overflows a key's counts. */
+static bool push_line_spans(SpanGen *sg, int d, int line) {
+    Gen *g = sg->g;
+    mg_set_line(g, d, line);
+    int dim = g->dim;
+    bool any_anchor = false;
+    for (int p = 0; p < dim && !any_anchor; p++) any_anchor = g->anchors[p] != 0;
+    if (!any_anchor) return true;
+    int empties[RK_MAX_DIM], m = 0;
+    for (int p = 0; p < dim; p++)
+        if (g->sq[p] == 0) empties[m++] = p;
+    int total = g->full_rack_total;
+    for (int i = 0; i < m; i++) {
+        int first = empties[i];
+        if ((g->cross[first] & g->rack_letters) == 0) continue;
+        Profile pr = {.n = 0, .word_mult = 1, .fixed = 0, .positional = 0, .pkey = {0, 0}, .overflow = false};
+        int psum = 0, lo = first;
+        while (lo > 0 && g->sq[lo - 1] != 0) psum += profile_add_tile(g, &pr, --lo);
+        bool anchor = false;
+        for (int j = i; j < m && pr.n < total; j++) {
+            int f = empties[j];
+            if ((g->cross[f] & g->rack_letters) == 0) break;
+            for (int p = empties[j - (j > i)] + 1; j > i && p < f; p++) psum += profile_add_tile(g, &pr, p);
+            profile_add_fresh(g, &pr, f);
+            anchor = anchor || g->anchors[f];
+            /* the tiles right of f belong to this span; the next one adds them again */
+            Profile with_right = pr;
+            int hi = f, rsum = 0;
+            while (hi + 1 < dim && g->sq[hi + 1] != 0) rsum += profile_add_tile(g, &with_right, ++hi);
+            if (with_right.overflow) return false;
+            if (!anchor || hi - lo + 1 < 2) continue;
+            if (d == DIR_DOWN && pr.n == 1 && g->hcross[f]) continue; /* listed as the across move */
+            bool no_p = with_right.pkey.lo == 0 && with_right.pkey.hi == 0;
+            int count;
+            const uint8_t *order = span_order(sg, pr.n, no_p, &count);
+            if (count == 0) continue;
+            int32_t bound = span_bound(sg, &with_right, psum + rsum, sg->sub[order[0]].leave);
+            if (g->have_best && bound < g->best.equity) continue;
+            Span s = {bound, (uint8_t)d, (uint8_t)line, (uint8_t)lo, (uint8_t)hi, (uint8_t)pr.n, 0, no_p, 0};
+            heap_push(sg, s);
+        }
+    }
+    return true;
+}
+
+/* Takes the span's candidates from its cursor while their bounds reach the
+ * best move; after one that had words looked up, puts the span back with
+ * the bound of the next. */
+static void search_span(SpanGen *sg, Span s) {
+    Gen *g = sg->g;
+    mg_set_line(g, s.d, s.line);
+    Profile pr = {.n = 0, .word_mult = 1, .fixed = 0, .positional = 0, .pkey = {0, 0}, .overflow = false};
+    int psum = 0;
+    for (int p = s.lo; p <= s.hi; p++) {
+        if (g->sq[p] != 0) psum += profile_add_tile(g, &pr, p);
+        else profile_add_fresh(g, &pr, p);
+    }
+    int count;
+    const uint8_t *order = span_order(sg, s.n, s.no_p, &count);
+    int32_t base = span_bound(sg, &pr, psum, 0);
+    int extra = pr.word_mult * psum + pr.fixed + (pr.n == RK_RACK_SIZE ? sg->bingo : 0);
+    for (int c = s.cursor; c < count; c++) {
+        const Sub *sub = &sg->sub[order[c]];
+        if (g->have_best && base + sub->leave < g->best.equity) return;
+        int32_t own = 1000 * (extra + tiles_bound(&pr, sub->vals, NULL)) + pr.positional + sub->leave;
+        if (g->have_best && own < g->best.equity) continue;
+        place_candidate(sg, s.lo, s.hi, pr.pkey, order[c]);
+        if (c + 1 < count) {
+            s.cursor = (uint8_t)(c + 1);
+            s.key = base + sg->sub[order[c + 1]].leave;
+            if (!g->have_best || s.key >= g->best.equity) heap_push(sg, s);
+        }
+        return;
+    }
+}
+
+bool mg_best_from_wordmap(Gen *g, MoveGenStats *stats) {
+    const WordMap *wm = g->k->wordmap;
+    if (wm == NULL || wm->alphabet != g->ld->size) return false;
+    if (g->full_rack_total == 0) return true;
+    SpanGen sgs; /* about 85 KB, most of it the heap's room, never touched beyond its use */
+    SpanGen *sg = &sgs;
+    sg->g = g;
+    sg->wm = wm;
+    sg->n_heap = 0;
+    sg->popped = sg->lookups = 0;
+    sg->bingo = g->b->layout->bingo_bonus;
+    setup_subs(sg);
+    int ndirs = g->empty_board ? 1 : 2;
+    for (int d = 0; d < ndirs; d++)
+        for (int line = 0; line < g->dim; line++)
+            if (!push_line_spans(sg, d, line)) return false;
+    uint64_t pushed = (uint64_t)sg->n_heap;
+    while (sg->n_heap > 0) {
+        if (g->have_best && sg->heap[0].key < g->best.equity) break;
+        Span s = heap_pop(sg);
+        sg->popped++;
+        search_span(sg, s);
+    }
+    if (stats) {
+        stats->spans_pushed += pushed;
+        stats->spans_searched += sg->popped;
+        stats->wordmap_lookups += sg->lookups;
+    }
+    return true;
+}
