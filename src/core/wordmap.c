@@ -17,7 +17,8 @@
 #include "atomicfile.h"
 
 #define WM_MAGIC "RKWM"
-#define WM_VERSION 1u
+/* 2: the key hash mixes both halves of a key (see key_hash) */
+#define WM_VERSION 2u
 #define WM_HEADER_BYTES 64u
 #define WM_ENTRY_BYTES 96u
 #define WM_ENTRIES (WM_MAX_LEN + 1)
@@ -25,6 +26,9 @@
 /* A class (the words of one multiset) is at most this many words: its
  * count is the low byte of the words table's payload. */
 #define WM_MAX_CLASS 255u
+/* A class's first word is the high 24 bits of that payload: at most this
+ * many words of one length. */
+#define WM_MAX_WORDS_PER_LEN ((size_t)1 << 24)
 /* Tables keep their load at or below 7/10. */
 #define WM_LOAD_NUM 7u
 #define WM_LOAD_DEN 10u
@@ -46,9 +50,17 @@ static inline uint64_t fmix64(uint64_t h) {
     return h;
 }
 
+/* The hash of a key under a table's seed. Both halves go through a full
+ * mix (fmix64 is a bijection, so keys differing only in lo differ after the
+ * first, and only in hi after the second): distinct keys collide with
+ * probability about 2^-64. (Version 1 added lo * odd constant to the
+ * rotated hi before one mix; the top nibble of lo, letter 16, and letter 24
+ * in hi then met in the same four bits, and keys differing only in their
+ * counts of P and X hashed alike, so an absent key of P's and X's found a
+ * present one's slot and got its blank mask.) */
 static inline uint64_t key_hash(WordKey k, uint32_t seed) {
-    uint64_t h = k.lo * 0x9E3779B97F4A7C15ULL + rotl64(k.hi ^ ((uint64_t)seed * 0xD6E8FEB86659FD93ULL), 32);
-    return fmix64(h ^ seed);
+    uint64_t s = (uint64_t)seed * 0xD6E8FEB86659FD93ULL + 0x9E3779B97F4A7C15ULL;
+    return fmix64(fmix64(k.lo ^ s) ^ k.hi);
 }
 
 /* A 64-bit hash of bytes, four independent lanes (about 8 bytes a cycle),
@@ -96,9 +108,17 @@ static inline const uint32_t *tab_find(const WmTable *t, WordKey k) {
     return NULL;
 }
 
+/* The key of a word's letters (1..31), as wordkey_add of each but without
+ * a branch a letter (which half of the key a letter lands in is a coin toss
+ * in English). */
 static WordKey key_of(const uint8_t *w, int len) {
     WordKey k = {0, 0};
-    for (int i = 0; i < len; i++) wordkey_add(&k, w[i]);
+    for (int i = 0; i < len; i++) {
+        unsigned s = 4u * (unsigned)(w[i] - 1);
+        uint64_t bit = (uint64_t)1 << (s & 63u), low = (uint64_t)0 - (uint64_t)(s < 64u);
+        k.lo += bit & low;
+        k.hi += bit & ~low;
+    }
     return k;
 }
 
@@ -278,7 +298,8 @@ typedef struct LenBuild {
     size_t count, cap;
     /* results */
     TabBuild words, blank1, blank2;
-    int failed; /* 0, or 1: out of memory, 2: a table found no seed, 3: a class too large */
+    int failed; /* 0, or 1: out of memory, 2: a table found no seed, 3: a class too large,
+                 * 4: more than WM_MAX_WORDS_PER_LEN words */
 } LenBuild;
 
 typedef struct Collect {
@@ -355,6 +376,10 @@ static WordKey key_minus(WordKey k, int ml) {
 static void build_length(LenBuild *lb) {
     int len = lb->len;
     size_t n = lb->count;
+    if (n > WM_MAX_WORDS_PER_LEN) {
+        lb->failed = 4;
+        return;
+    }
     SortRec *recs = malloc((n ? n : 1) * sizeof *recs);
     uint8_t *sorted = malloc((n ? n : 1) * (size_t)len);
     WordKey *ckeys = malloc((n ? n : 1) * sizeof *ckeys);
@@ -514,6 +539,11 @@ int wordmap_build(WordMap *wm, const Kwg *kwg, int alphabet, int threads, const 
                      WM_MAX_CLASS, L);
             goto out;
         }
+        if (lens[L].failed == 4) {
+            rk_error(err, "%s: more than %zu words of length %d; a word map holds at most that many a length",
+                     source, WM_MAX_WORDS_PER_LEN, L);
+            goto out;
+        }
         if (lens[L].count > 0) max_len = L;
     }
     /* the image */
@@ -585,7 +615,70 @@ int wordmap_write(const WordMap *wm, const char *path, RkError *err) {
 
 /* ------------------------------------------------------------ loading */
 
-/* Checks the image in wm->image and fills the table views. */
+/* Checks one table's slots: fingerprints odd or 0 (empty), `used` the
+ * number of occupied slots with at least one empty slot left (so a probe
+ * for an absent key ends at one), and every payload of its kind: a blank
+ * table's a non-empty mask of letters 1..alphabet-1, a words table's a
+ * class of count >= 1 inside the word list whose words all have the letters
+ * of its first word (wordmap_words compares the first word with the key; the
+ * rest then are anagrams of it too). */
+static int check_table(const WmTable *t, const WmLength *wl, int len, int kind, int alphabet, const char *source,
+                       RkError *err) {
+    static const char *const names[3] = {"words", "blank1", "blank2"};
+    uint32_t letters_mask = (uint32_t)((((uint64_t)1 << alphabet) - 1) & ~(uint64_t)1);
+    uint64_t occupied = 0;
+    if (kind > 0) {
+        /* branch-free over the slots (a SOWPODS map has about 9 million):
+         * an occupied slot is bad if its fingerprint is even or its mask
+         * empty or outside the alphabet */
+        uint32_t bad = 0, n = 0;
+        const uint32_t *sl = t->slots;
+        for (uint32_t i = 0; i <= t->mask; i++) {
+            uint32_t fp = sl[2 * (size_t)i], v = sl[2 * (size_t)i + 1], x = v & ~letters_mask;
+            uint32_t used = (fp | (0u - fp)) >> 31;           /* fp != 0 */
+            uint32_t empty_mask = ((v | (0u - v)) >> 31) ^ 1u; /* v == 0 */
+            uint32_t outside = (x | (0u - x)) >> 31;          /* x != 0 */
+            n += used;
+            bad |= used & ((~fp & 1u) | empty_mask | outside);
+        }
+        occupied = n;
+        if (bad)
+            return rk_error(err, "%s: the %s table of length %d has a bad slot (an even fingerprint, or a letter "
+                            "mask empty or outside the alphabet)", source, names[kind], len);
+    } else {
+        for (uint64_t i = 0; i <= t->mask; i++) {
+            uint32_t fp = t->slots[2 * i], v = t->slots[2 * i + 1];
+            if (fp == 0) continue;
+            occupied++;
+            if ((fp & 1u) == 0)
+                return rk_error(err, "%s: the words table of length %d has a bad slot (an even fingerprint)", source,
+                                len);
+            uint32_t first = v >> 8, count = v & 0xFFu;
+            if (count == 0 || (uint64_t)first + count > wl->nwords)
+                return rk_error(err, "%s: a class of length %d points outside its word list", source, len);
+            const uint8_t *w = wl->letters + (size_t)first * (size_t)len;
+            WordKey k = key_of(w, len);
+            for (uint32_t j = 1; j < count; j++)
+                if (!wordkey_equal(key_of(w + (size_t)j * (size_t)len, len), k))
+                    return rk_error(err, "%s: a class of length %d holds words of different letters", source, len);
+        }
+    }
+    if (occupied != t->used || occupied > t->mask)
+        return rk_error(err, "%s: the %s table of length %d has %llu keys in %llu slots, its entry says %u", source,
+                        names[kind], len, (unsigned long long)occupied, (unsigned long long)t->mask + 1, t->used);
+    return 0;
+}
+
+static bool all_zero(const uint8_t *p, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != 0) return false;
+    return true;
+}
+
+/* Checks the image in wm->image and fills the table views. Every offset,
+ * size and payload a lookup follows is checked here, so that no lookup
+ * reads outside the image whatever the bytes (the checksum only tells a
+ * damaged file). */
 static int parse_image(WordMap *wm, const char *source, RkError *err) {
     const uint8_t *img = wm->image;
     size_t size = wm->image_size;
@@ -593,8 +686,8 @@ static int parse_image(WordMap *wm, const char *source, RkError *err) {
                        source, err) != 0)
         return -1;
     if (get32(img + 4) != WM_VERSION)
-        return rk_error(err, "%s: word map version %u, this rookery reads version %u", source, get32(img + 4),
-                        WM_VERSION);
+        return rk_error(err, "%s: word map version %u, this rookery reads version %u; rebuild it with `rookery "
+                        "lexicon wordmap`", source, get32(img + 4), WM_VERSION);
     if (get64(img + 32) != size)
         return rk_error(err, "%s: the header says %llu bytes but the file has %zu (truncated or padded)", source,
                         (unsigned long long)get64(img + 32), size);
@@ -602,22 +695,37 @@ static int parse_image(WordMap *wm, const char *source, RkError *err) {
         return rk_error(err, "%s: %u length entries, expected %d", source, get32(img + 28), WM_ENTRIES);
     if (hash_bytes(img + WM_HEADER_BYTES, size - WM_HEADER_BYTES, 0) != get64(img + 40))
         return rk_error(err, "%s: the word map's checksum does not match its contents (a corrupt file)", source);
+    /* the header is outside the checksum: its reserved bytes must be 0 and
+     * the longest word must be the one the entries hold */
+    if (!all_zero(img + 48, WM_HEADER_BYTES - 48))
+        return rk_error(err, "%s: bad header (reserved bytes 48..63 are not zero)", source);
     wm->kwg_hash = get64(img + 8);
     wm->kwg_nodes = get32(img + 16);
-    wm->alphabet = (int)get32(img + 20);
-    wm->max_len = (int)get32(img + 24);
-    if (wm->alphabet < 2 || wm->alphabet > WM_MAX_LETTER + 1 || wm->max_len < 0 || wm->max_len > WM_MAX_LEN)
-        return rk_error(err, "%s: bad header (alphabet %d, longest word %d)", source, wm->alphabet, wm->max_len);
+    uint32_t alphabet = get32(img + 20), max_len = get32(img + 24);
+    if (alphabet < 2 || alphabet > WM_MAX_LETTER + 1 || max_len > WM_MAX_LEN)
+        return rk_error(err, "%s: bad header (alphabet %u, longest word %u)", source, alphabet, max_len);
+    wm->alphabet = (int)alphabet;
+    wm->max_len = (int)max_len;
+    /* entries 0 and 1 are unused */
+    if (!all_zero(img + WM_HEADER_BYTES, 2 * WM_ENTRY_BYTES))
+        return rk_error(err, "%s: the entries of lengths 0 and 1 are not zero", source);
+    int longest = 0;
     for (int L = 2; L < WM_ENTRIES; L++) {
         const uint8_t *e = img + WM_HEADER_BYTES + (size_t)L * WM_ENTRY_BYTES;
         WmLength *wl = &wm->len[L];
         uint64_t loff = get64(e);
         wl->nwords = get32(e + 8);
+        if (get32(e + 12) != 0 || get32(e + 36) != 0 || get32(e + 60) != 0 || get32(e + 84) != 0 ||
+            get64(e + 88) != 0)
+            return rk_error(err, "%s: the entry of length %d has reserved fields that are not zero", source, L);
         if (loff % WM_ALIGN != 0 || loff > size || (uint64_t)wl->nwords * (uint64_t)L > size - loff)
             return rk_error(err, "%s: the words of length %d lie outside the file", source, L);
-        if (wl->nwords > 0 && L > wm->max_len)
-            return rk_error(err, "%s: words of length %d, longer than the header's %d", source, L, wm->max_len);
+        if (wl->nwords > 0) longest = L;
         wl->letters = img + loff;
+        for (uint64_t i = 0; i < (uint64_t)wl->nwords * (uint64_t)L; i++)
+            if (wl->letters[i] < 1 || wl->letters[i] >= wm->alphabet)
+                return rk_error(err, "%s: a word of length %d has letter %u, outside the alphabet", source, L,
+                                wl->letters[i]);
         WmTable *tabs[3] = {&wl->words, &wl->blank1, &wl->blank2};
         for (int t = 0; t < 3; t++) {
             const uint8_t *te = e + 16 + 24 * t;
@@ -630,19 +738,12 @@ static int parse_image(WordMap *wm, const char *source, RkError *err) {
             tabs[t]->mask = (uint32_t)(((uint64_t)1 << bits) - 1);
             tabs[t]->seed = get32(te + 12);
             tabs[t]->used = get32(te + 16);
+            if (check_table(tabs[t], wl, L, t, wm->alphabet, source, err) != 0) return -1;
         }
-        /* every class the words table names must lie inside the word list */
-        const WmTable *w = &wl->words;
-        for (uint64_t i = 0; i <= w->mask; i++) {
-            uint32_t fp = w->slots[2 * i], v = w->slots[2 * i + 1];
-            if (fp != 0 && ((v & 0xFFu) == 0 || (uint64_t)(v >> 8) + (v & 0xFFu) > wl->nwords))
-                return rk_error(err, "%s: a class of length %d points outside its word list", source, L);
-        }
-        for (uint64_t i = 0; i < (uint64_t)wl->nwords * (uint64_t)L; i++)
-            if (wl->letters[i] < 1 || wl->letters[i] >= wm->alphabet)
-                return rk_error(err, "%s: a word of length %d has letter %u, outside the alphabet", source, L,
-                                wl->letters[i]);
     }
+    if (longest != wm->max_len)
+        return rk_error(err, "%s: bad header (longest word %d, the entries hold words of up to %d letters)", source,
+                        wm->max_len, longest);
     return 0;
 }
 
