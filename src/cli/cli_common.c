@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,6 +49,22 @@ static int resolve_lexicon(char *out, size_t cap, const char *explicit_path, con
     return -1;
 }
 
+/* ROOKERY_WORDMAP: unset, empty or "on" loads the word map beside the
+ * lexicon, "off" skips it; anything else is an error. */
+static int wordmap_wanted(bool *want) {
+    const char *v = getenv("ROOKERY_WORDMAP");
+    *want = true;
+    if (v == NULL || v[0] == '\0' || strcmp(v, "on") == 0) return 0;
+    if (strcmp(v, "off") == 0) {
+        *want = false;
+        return 0;
+    }
+    char q[64];
+    rk_quote_text(q, sizeof q, v, strlen(v));
+    fprintf(stderr, "rookery: ROOKERY_WORDMAP: bad value '%s' (expected on or off)\n", q);
+    return -1;
+}
+
 int engine_open(Engine *e, const char *ld_name, const char *layout_name, const char *lexicon_path,
                 const char *lexicon_name) {
     memset(e, 0, sizeof *e);
@@ -56,16 +73,39 @@ int engine_open(Engine *e, const char *ld_name, const char *layout_name, const c
         fprintf(stderr, "rookery: %s\n", err.msg);
         return -1;
     }
+    bool want_map;
+    if (wordmap_wanted(&want_map) != 0) return -1;
     if (resolve_lexicon(e->lexicon_path, sizeof e->lexicon_path, lexicon_path, lexicon_name) != 0)
         return -1;
     if (kwg_load(&e->kwg, e->lexicon_path, (uint32_t)e->ld.size, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return -1;
     }
+    if (!want_map) return 0;
+    char wmp[sizeof e->lexicon_path + 8];
+    if (wordmap_path_beside(e->lexicon_path, wmp, sizeof wmp) != 0) {
+        fprintf(stderr, "rookery: %s: path too long for its word map\n", e->lexicon_path);
+        kwg_free(&e->kwg);
+        return -1;
+    }
+    /* No map beside the lexicon (a foreign .kwg): the graph alone. Anything
+     * else that is there (unreadable, not a regular file) is an error from
+     * the loader. */
+    struct stat st;
+    if (stat(wmp, &st) != 0 && errno == ENOENT) return 0;
+    if (wordmap_load(&e->wordmap, wmp, &e->kwg, e->ld.size, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        kwg_free(&e->kwg);
+        return -1;
+    }
+    e->kwg.wordmap = &e->wordmap;
     return 0;
 }
 
-void engine_close(Engine *e) { kwg_free(&e->kwg); }
+void engine_close(Engine *e) {
+    kwg_free(&e->kwg);
+    wordmap_free(&e->wordmap);
+}
 
 int cli_parse_u64(const char *opt, const char *value, uint64_t max, uint64_t *out) {
     if (value == NULL) {

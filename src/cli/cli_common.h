@@ -9,11 +9,16 @@
 #include "core/kwg.h"
 #include "core/layout.h"
 #include "core/letters.h"
+#include "core/wordmap.h"
 
+/* kwg.wordmap points at the Engine's own wordmap member: an open Engine must
+ * not be copied or moved (every caller keeps it in place, on the stack or
+ * the heap, and passes pointers). */
 typedef struct Engine {
     LetterDist ld;
     Layout layout;
     Kwg kwg;
+    WordMap wordmap; /* kwg.wordmap == &wordmap when loaded, else NULL */
     char lexicon_path[4096];
 } Engine;
 
@@ -21,7 +26,11 @@ typedef struct Engine {
  * standard15) and the lexicon. The lexicon is, in order: `lexicon_path` if
  * given; else $ROOKERY_LEXICON; else <lexicon name>.kwg (default SOWPODS)
  * looked up in $ROOKERY_LEXICA, then in the `lexica/` folder beside the
- * rookery executable. On error prints "rookery: <message>" and returns -1. */
+ * rookery executable. The lexicon's word map (NAME.wmp beside NAME.kwg,
+ * wordmap_path_beside) is mapped and attached as kwg.wordmap when the file
+ * exists (none: graph only, silently); ROOKERY_WORDMAP=off skips it (unset
+ * or empty, or "on": the default). A map that fails its checks is an error.
+ * On error prints "rookery: <message>", frees what it loaded and returns -1. */
 int engine_open(Engine *e, const char *ld_name, const char *layout_name, const char *lexicon_path,
                 const char *lexicon_name);
 void engine_close(Engine *e);
