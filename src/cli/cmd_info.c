@@ -5,7 +5,9 @@
  * graphs (.kwg), recognised by their extension, their counts. For HDF5 files
  * (.h5, or the HDF5 signature), a model (nn/model_io.h, told by its format
  * attribute) or a training shard (nn/shard.h): the header, and what the
- * contents add up to, after validating them as the loader would. */
+ * contents add up to, after validating them as the loader would. For a word
+ * map (.wmp, magic RKWM; core/wordmap.h) its header and tables, checked as
+ * the loader checks them, and whether it belongs to a lexicon (--lexicon). */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "cli_common.h"
 #include "commands.h"
@@ -20,6 +23,7 @@
 #include "core/kwg_index.h"
 #include "core/letters.h"
 #include "core/png.h"
+#include "core/wordmap.h"
 #include "eval/klv.h"
 #include "eval/spv.h"
 #include "nn/model_io.h"
@@ -31,7 +35,7 @@
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: rookery info FILE [--bucket N] [--var] [--png OUT.png]\n"
+            "usage: rookery info FILE [--bucket N] [--var] [--png OUT.png] [--lexicon NAME.kwg]\n"
             "\n"
             "Describes a data file.\n"
             "  .spv   (magic SPV1) square placement values: the header, the openness\n"
@@ -41,6 +45,10 @@ static void usage(FILE *out) {
             "         move's tile uses the transposed square.\n"
             "  .klv2  leave values (english distribution): leaves, graph nodes, value range\n"
             "  .kwg   lexicon graph: nodes, whether it has a GADDAG, words\n"
+            "  .wmp   (magic RKWM) word map of a lexicon (docs/wordmap.md): its lexicon's\n"
+            "         node count and hash, alphabet, longest word, and per length the\n"
+            "         words, classes (multisets), blank1/blank2 keys and table slots;\n"
+            "         checked as the loader checks it\n"
             "  .h5    a model (docs/model.md): architecture, feature version, board and\n"
             "         distribution, training step, generation, parameters and tensors;\n"
             "         every tensor is validated as the loader would\n"
@@ -51,12 +59,16 @@ static void usage(FILE *out) {
             "  --bucket N     the bucket to map (default 1, or 0 for a one-bucket table)\n"
             "  --var          map the variance table instead of the mean table\n"
             "  --png OUT.png  also draw the map: %d-pixel cells, blue (negative) - white (0) -\n"
-            "                 red (positive), scaled to the largest |value| of the map\n",
+            "                 red (positive), scaled to the largest |value| of the map\n"
+            "\n"
+            "option (.wmp only):\n"
+            "  --lexicon NAME.kwg  also say whether the map was built from that lexicon\n"
+            "                      (exit status 1 if not)\n",
             INFO_CELL_PX);
 }
 
 typedef struct InfoOptions {
-    const char *path, *png;
+    const char *path, *png, *lexicon;
     int bucket; /* -1: the default */
     bool var;
 } InfoOptions;
@@ -305,6 +317,63 @@ static int info_model(const char *path, const NnModelInfo *in) {
     return 0;
 }
 
+/* ---- .wmp ---- */
+
+static int info_wmp(const char *path, const char *lexicon) {
+    WordMap wm;
+    RkError err;
+    if (wordmap_load(&wm, path, NULL, 0, &err) != 0) {
+        fprintf(stderr, "rookery info: %s\n", err.msg);
+        return 2;
+    }
+    uint32_t version;
+    memcpy(&version, (const uint8_t *)wm.image + 4, 4); /* the loader read the rest of the header */
+    printf("%s: word map (.wmp), version %u\n", path, version);
+    printf("  file size     %zu bytes (%.1f MB)\n", wm.image_size, (double)wm.image_size / 1e6);
+    printf("  lexicon       %u nodes, hash 0x%016llx\n", wm.kwg_nodes, (unsigned long long)wm.kwg_hash);
+    printf("  alphabet      %d letters and the blank\n", wm.alphabet - 1);
+    printf("  longest word  %d\n", wm.max_len);
+    uint64_t words = 0, classes = 0, b1 = 0, b2 = 0, slots = 0;
+    if (wm.max_len >= 2)
+        printf("  %6s %10s %10s %10s %10s %10s %10s %10s\n", "length", "words", "classes", "blank1", "blank2",
+               "w slots", "b1 slots", "b2 slots");
+    for (int L = 2; L <= wm.max_len; L++) {
+        const WmLength *l = &wm.len[L];
+        uint64_t sw = (uint64_t)l->words.mask + 1, s1 = (uint64_t)l->blank1.mask + 1,
+                 s2 = (uint64_t)l->blank2.mask + 1;
+        printf("  %6d %10u %10u %10u %10u %10llu %10llu %10llu\n", L, l->nwords, l->words.used, l->blank1.used,
+               l->blank2.used, (unsigned long long)sw, (unsigned long long)s1, (unsigned long long)s2);
+        words += l->nwords;
+        classes += l->words.used;
+        b1 += l->blank1.used;
+        b2 += l->blank2.used;
+        slots += sw + s1 + s2;
+    }
+    printf("  total         %llu words in %llu classes; %llu blank1 and %llu blank2 keys; %llu slots of 8 bytes\n",
+           (unsigned long long)words, (unsigned long long)classes, (unsigned long long)b1, (unsigned long long)b2,
+           (unsigned long long)slots);
+    printf("  validated     header, checksum, every table and class (as the loader does)\n");
+    int rc = 0;
+    if (lexicon != NULL) {
+        Kwg k;
+        fflush(stdout);
+        if (kwg_load(&k, lexicon, 256, &err) != 0) {
+            fprintf(stderr, "rookery info: %s\n", err.msg);
+            wordmap_free(&wm);
+            return 2;
+        }
+        bool same = k.n == wm.kwg_nodes && wordmap_kwg_hash(&k) == wm.kwg_hash;
+        if (same) printf("  lexicon check matches %s\n", lexicon);
+        else
+            printf("  lexicon check does not match %s (%u nodes, hash 0x%016llx): built from another lexicon\n",
+                   lexicon, k.n, (unsigned long long)wordmap_kwg_hash(&k));
+        rc = same ? 0 : 1;
+        kwg_free(&k);
+    }
+    wordmap_free(&wm);
+    return rc;
+}
+
 /* ---- .klv2 and .kwg ---- */
 
 static int info_klv(const char *path) {
@@ -352,7 +421,7 @@ static int info_kwg(const char *path) {
 }
 
 int cmd_info(int argc, char **argv) {
-    InfoOptions o = {NULL, NULL, -1, false};
+    InfoOptions o = {NULL, NULL, NULL, -1, false};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_is_help(a)) {
@@ -365,6 +434,8 @@ int cmd_info(int argc, char **argv) {
             o.var = true;
         } else if (strcmp(a, "--png") == 0 && i + 1 < argc) {
             o.png = argv[++i];
+        } else if (strcmp(a, "--lexicon") == 0 && i + 1 < argc) {
+            o.lexicon = argv[++i];
         } else if (a[0] != '-' && o.path == NULL) {
             o.path = a;
         } else {
@@ -376,11 +447,33 @@ int cmd_info(int argc, char **argv) {
         fprintf(stderr, "rookery info: give a file (see --help)\n");
         return 2;
     }
+    /* a FIFO would block the reads below, a directory reads as nothing */
+    struct stat st;
+    if (stat(o.path, &st) != 0) {
+        fprintf(stderr, "rookery info: %s: %s\n", o.path, strerror(errno));
+        return 2;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fprintf(stderr, "rookery info: %s: not a regular file\n", o.path);
+        return 2;
+    }
     char magic[4];
     int got = read_magic(o.path, magic);
     if (got < 0) {
         fprintf(stderr, "rookery info: %s: %s\n", o.path, strerror(errno));
         return 2;
+    }
+    bool wmp = (got == 4 && memcmp(magic, "RKWM", 4) == 0) || has_ext(o.path, ".wmp");
+    if (o.lexicon != NULL && !wmp) {
+        fprintf(stderr, "rookery info: %s: --lexicon applies to .wmp files only\n", o.path);
+        return 2;
+    }
+    if (wmp) {
+        if (o.bucket >= 0 || o.var || o.png) {
+            fprintf(stderr, "rookery info: %s: --bucket, --var and --png apply to .spv files only\n", o.path);
+            return 2;
+        }
+        return info_wmp(o.path, o.lexicon);
     }
     if ((got == 4 && memcmp(magic, SPV_MAGIC, 4) == 0) || has_ext(o.path, ".spv")) return info_spv(&o);
     if ((got == 4 && memcmp(magic, "\x89HDF", 4) == 0) || has_ext(o.path, ".h5")) {
@@ -399,7 +492,7 @@ int cmd_info(int argc, char **argv) {
     }
     bool klv = has_ext(o.path, ".klv2"), kwg = has_ext(o.path, ".kwg");
     if (!klv && !kwg) {
-        fprintf(stderr, "rookery info: %s: not a .spv, .klv2, .kwg or .h5 file\n", o.path);
+        fprintf(stderr, "rookery info: %s: not a .spv, .klv2, .kwg, .wmp or .h5 file\n", o.path);
         return 2;
     }
     if (o.bucket >= 0 || o.var || o.png) {

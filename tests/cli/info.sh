@@ -127,9 +127,9 @@ expect_error 2 "nan.spv: mean value 37 is not finite" "$bin" info "$work/nan.spv
 cp "$spv" "$work/nanmult.spv"; poke "$work/nanmult.spv" 19836 "$F_NAN"
 expect_error 2 "nanmult.spv: openness multiplier value 4 is not finite" "$bin" info "$work/nanmult.spv"
 printf 'hello world\n' > "$work/notes.txt"
-expect_error 2 "notes.txt: not a .spv, .klv2, .kwg or .h5 file" "$bin" info "$work/notes.txt"
+expect_error 2 "notes.txt: not a .spv, .klv2, .kwg, .wmp or .h5 file" "$bin" info "$work/notes.txt"
 : > "$work/empty"
-expect_error 2 "empty: not a .spv, .klv2, .kwg or .h5 file" "$bin" info "$work/empty"
+expect_error 2 "empty: not a .spv, .klv2, .kwg, .wmp or .h5 file" "$bin" info "$work/empty"
 expect_error 2 "$work/none.spv" "$bin" info "$work/none.spv"
 expect_error 2 "$work/none.bin" "$bin" info "$work/none.bin"
 expect_error 2 "give a file" "$bin" info
@@ -154,5 +154,66 @@ if [ -n "$kwg" ] && [ -f "$kwg" ]; then
   echo "$out" | grep -E '^  words +[1-9][0-9]+$' >/dev/null || fail "info $kwg words: $out"
 else
   echo "SKIPPED: SOWPODS.kwg not built; .kwg info not checked"
+fi
+# word maps (.wmp): a small lexicon's, counted by hand
+printf '%s\n' AA QI XI ZA CAR ARC CARE RACE ACRE BARE BEAR CARES RACES SCARE CARED BARED QUARTZ > "$work/w.txt"
+"$bin" lexicon build "$work/w.txt" -o "$work/w.kwg" 2>/dev/null || fail "lexicon build of the word map's list"
+printf '%s\n' AA QI > "$work/v.txt"
+"$bin" lexicon build "$work/v.txt" -o "$work/v.kwg" --no-wordmap 2>/dev/null || fail "lexicon build of another list"
+wmp="$work/w.wmp"
+out=$("$bin" info "$wmp") || fail "info $wmp exited $?"
+echo "$out" | grep -E "^$wmp: word map \(\.wmp\), version 2$" >/dev/null || fail "wmp title: $out"
+echo "$out" | grep -E "^  file size +$(wc -c < "$wmp") bytes" >/dev/null || fail "wmp file size: $out"
+echo "$out" | grep -E "^  lexicon +$(($(wc -c < "$work/w.kwg") / 4)) nodes, hash 0x[0-9a-f]{16}$" >/dev/null || fail "wmp lexicon: $out"
+echo "$out" | grep -E '^  alphabet +26 letters and the blank$' >/dev/null || fail "wmp alphabet: $out"
+echo "$out" | grep -E '^  longest word +6$' >/dev/null || fail "wmp longest word: $out"
+# length, words, classes, blank1 keys, blank2 keys (then the slots of the three tables)
+echo "$out" | grep -E '^ +2 +4 +4 +5 +1 +[0-9]+ +[0-9]+ +[0-9]+$' >/dev/null || fail "wmp length 2: $out"   # AA QI XI ZA; A Q I X Z; the empty key
+echo "$out" | grep -E '^ +3 +2 +1 +3 +3 ' >/dev/null || fail "wmp length 3: $out"   # CAR ARC: AC AR CR; A C R
+echo "$out" | grep -E '^ +4 +5 +2 ' >/dev/null || fail "wmp length 4: $out"         # ACER x3, ABER x2
+echo "$out" | grep -E '^ +5 +5 +3 ' >/dev/null || fail "wmp length 5: $out"         # ACERS x3, ACDER, ABDER
+echo "$out" | grep -E '^ +6 +1 +1 +6 +15 ' >/dev/null || fail "wmp length 6: $out"  # QUARTZ: 6 and 15 subsets
+[ "$(echo "$out" | grep -cE '^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$')" -eq 5 ] || fail "wmp rows: $out"
+echo "$out" | grep -E '^  total +17 words in 11 classes; ' >/dev/null || fail "wmp total: $out"
+echo "$out" | grep 'lexicon check' >/dev/null && fail "lexicon check without --lexicon: $out"
+out=$("$bin" info "$wmp" --lexicon "$work/w.kwg") || fail "info --lexicon of its own lexicon exited $?"
+echo "$out" | grep -E "^  lexicon check matches $work/w.kwg$" >/dev/null || fail "wmp --lexicon: $out"
+set +e
+out=$("$bin" info "$wmp" --lexicon "$work/v.kwg"); rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "info --lexicon of another lexicon exited $rc, expected 1"
+echo "$out" | grep -E "^  lexicon check does not match $work/v.kwg .*built from another lexicon$" >/dev/null || fail "wmp --lexicon other: $out"
+# told by its magic whatever the name
+cp "$wmp" "$work/map.bin"
+"$bin" info "$work/map.bin" | grep -E '^  longest word +6$' >/dev/null || fail "RKWM magic not recognised in map.bin"
+# bad maps and options: exit 2, one line naming the file
+head -c 3000 "$wmp" > "$work/cut.wmp"
+expect_error 2 "cut.wmp: the header says $(wc -c < "$wmp") bytes but the file has 3000" "$bin" info "$work/cut.wmp"
+cp "$wmp" "$work/flip.wmp"; printf 'X' | dd of="$work/flip.wmp" bs=1 seek=5000 conv=notrunc status=none
+expect_error 2 "flip.wmp: the word map's checksum does not match" "$bin" info "$work/flip.wmp"
+cp "$wmp" "$work/magic.wmp"; printf 'RKWX' | dd of="$work/magic.wmp" bs=1 conv=notrunc status=none
+expect_error 2 "magic.wmp: bad magic" "$bin" info "$work/magic.wmp"
+: > "$work/empty.wmp"
+expect_error 2 "empty.wmp" "$bin" info "$work/empty.wmp"
+expect_error 2 "none.wmp" "$bin" info "$work/none.wmp"
+expect_error 2 "missing.kwg" "$bin" info "$wmp" --lexicon "$work/missing.kwg"
+expect_error 2 "only" "$bin" info "$wmp" --bucket 1
+expect_error 2 "only" "$bin" info "$wmp" --png "$work/x.png"
+expect_error 2 "t.spv: --lexicon applies to .wmp files only" "$bin" info "$spv" --lexicon "$work/w.kwg"
+expect_error 2 "lexicon" "$bin" info "$wmp" --lexicon
+# a FIFO and a directory: refused at once, for any extension (a read would wait for a writer)
+mkfifo "$work/fifo.wmp" "$work/fifo.spv"
+expect_error 2 "fifo.wmp: not a regular file" timeout 20 "$bin" info "$work/fifo.wmp"
+expect_error 2 "fifo.spv: not a regular file" timeout 20 "$bin" info "$work/fifo.spv"
+mkdir "$work/dir.wmp"
+expect_error 2 "dir.wmp: not a regular file" "$bin" info "$work/dir.wmp"
+# the built SOWPODS map, when there
+if [ -n "$kwg" ] && [ -f "${kwg%.kwg}.wmp" ]; then
+  out=$("$bin" info "${kwg%.kwg}.wmp" --lexicon "$kwg") || fail "info of SOWPODS.wmp exited $?"
+  echo "$out" | grep -E '^  total +267751 words in ' >/dev/null || fail "SOWPODS.wmp words: $out"
+  echo "$out" | grep -E '^  longest word +15$' >/dev/null || fail "SOWPODS.wmp longest word: $out"
+  echo "$out" | grep -E '^  lexicon check matches ' >/dev/null || fail "SOWPODS.wmp lexicon check: $out"
+else
+  echo "SKIPPED: SOWPODS.wmp not built; its info not checked"
 fi
 echo "info.sh: all checks passed"
