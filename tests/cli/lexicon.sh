@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `rookery lexicon` from the command line: build, check, dump, errors, help.
+# `rookery lexicon` from the command line: build, wordmap, check, dump, errors,
+# help; and how commands that load a lexicon treat the word map beside it.
 # Usage: bash lexicon.sh ROOKERY_BIN SOWPODS_KWG SHARED_DIR
 set -euo pipefail
 
@@ -47,7 +48,14 @@ run "$ROOKERY" lexicon build "$TMP/words.txt" -o "$TMP/small.kwg"
 expect_rc 0 "lexicon build"
 [ -s "$TMP/small.kwg" ] || fail "lexicon build wrote no $TMP/small.kwg"
 [ ! -e "$TMP/small.kwg.tmp" ] || fail "lexicon build left small.kwg.tmp behind"
-summary=$(tail -n 1 "$TMP/err")
+# stderr: two skipped-word notes, the graph's summary, then the word map's
+[ "$(wc -l <"$TMP/err")" -eq 4 ] || fail "build stderr: $(cat "$TMP/err")"
+tail -n 1 "$TMP/err" | grep -E "^$TMP/small.wmp: word map of 11 words \(lengths 2\.\.6\), [0-9.]+ MB, built in [0-9.]+ s on 2 threads$" \
+    >/dev/null || fail "word map summary: $(tail -n 1 "$TMP/err")"
+[ -s "$TMP/small.wmp" ] || fail "lexicon build wrote no $TMP/small.wmp beside small.kwg"
+[ ! -e "$TMP/small.wmp.tmp" ] || fail "lexicon build left small.wmp.tmp behind"
+[ "$(head -c 4 "$TMP/small.wmp")" = RKWM ] || fail "small.wmp does not start with RKWM"
+summary=$(grep ' words read, ' "$TMP/err")
 echo "$summary" | grep '14 words read, 12 kept, 2 skipped (1 unknown letters, 1 too long)' >/dev/null ||
     fail "build summary: '$summary'"
 echo "$summary" | grep -E '[0-9]+ nodes, [0-9.]+ MB, [0-9.]+ s$' >/dev/null || fail "build summary: '$summary'"
@@ -58,6 +66,104 @@ size=$(wc -c <"$TMP/small.kwg")
 run "$ROOKERY" lexicon build "$TMP/words.txt" -o "$TMP/long.kwg" --max-len 16
 expect_rc 0 "lexicon build --max-len 16"
 grep '13 kept, 1 skipped (1 unknown letters, 0 too long)' >/dev/null "$TMP/err" || fail "--max-len 16: $(cat "$TMP/err")"
+
+# ---- the word map ----
+# --no-wordmap: the graph only (the same bytes)
+run "$ROOKERY" lexicon build "$TMP/words.txt" -o "$TMP/bare.kwg" --no-wordmap
+expect_rc 0 "lexicon build --no-wordmap"
+[ -s "$TMP/bare.kwg" ] || fail "--no-wordmap wrote no bare.kwg"
+[ ! -e "$TMP/bare.wmp" ] || fail "--no-wordmap wrote bare.wmp"
+cmp -s "$TMP/small.kwg" "$TMP/bare.kwg" || fail "--no-wordmap changed the graph"
+grep 'word map' "$TMP/err" >/dev/null && fail "--no-wordmap reported a word map: $(cat "$TMP/err")"
+# lexicon wordmap writes NAME.wmp beside NAME.kwg: the same bytes as build's
+run "$ROOKERY" lexicon wordmap "$TMP/bare.kwg"
+expect_rc 0 "lexicon wordmap"
+[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "lexicon wordmap stderr: $(cat "$TMP/err")"
+grep "^$TMP/bare.wmp: word map of 11 words (lengths 2..6)" "$TMP/err" >/dev/null || fail "wordmap summary: $(cat "$TMP/err")"
+cmp -s "$TMP/small.wmp" "$TMP/bare.wmp" || fail "lexicon wordmap and lexicon build wrote different maps"
+# -o, --threads 1: the same bytes again
+run "$ROOKERY" lexicon wordmap "$TMP/bare.kwg" -o "$TMP/one.wmp" --threads 1
+expect_rc 0 "lexicon wordmap -o --threads 1"
+grep 'on 1 thread$' "$TMP/err" >/dev/null || fail "--threads 1 summary: $(cat "$TMP/err")"
+cmp -s "$TMP/small.wmp" "$TMP/one.wmp" || fail "1 and 2 threads wrote different maps"
+rm -f "$TMP/bare.wmp"
+# a name without .kwg gets .wmp appended
+cp "$TMP/small.kwg" "$TMP/plain"
+run "$ROOKERY" lexicon wordmap "$TMP/plain"
+expect_rc 0 "lexicon wordmap of a name without .kwg"
+[ -s "$TMP/plain.wmp" ] || fail "lexicon wordmap plain wrote no plain.wmp"
+
+# Commands that load a lexicon map NAME.wmp from beside it: the same moves
+# as the graph alone (ROOKERY_WORDMAP=off) and as a lexicon without a map.
+empty="15/15/15/15/15/15/15/15/15/15/15/15/15/15/15"
+cgp="$empty ACERSUZ/ 0/0 0"
+run "$ROOKERY" movegen --lexicon "$TMP/small.kwg" --top 5 --cgp "$cgp"
+expect_rc 0 "movegen with the word map"
+[ ! -s "$TMP/err" ] || fail "movegen with the word map wrote to stderr: $(cat "$TMP/err")"
+cp "$TMP/out" "$TMP/with_map.txt"
+grep -E '^   1\. ' "$TMP/with_map.txt" >/dev/null || fail "movegen found no move: $(cat "$TMP/with_map.txt")"
+ROOKERY_WORDMAP=off run "$ROOKERY" movegen --lexicon "$TMP/small.kwg" --top 5 --cgp "$cgp"
+expect_rc 0 "movegen with ROOKERY_WORDMAP=off"
+diff "$TMP/with_map.txt" "$TMP/out" >/dev/null || fail "ROOKERY_WORDMAP=off gave other moves: $(cat "$TMP/out")"
+ROOKERY_WORDMAP=on run "$ROOKERY" movegen --lexicon "$TMP/small.kwg" --top 5 --cgp "$cgp"
+expect_rc 0 "movegen with ROOKERY_WORDMAP=on"
+diff "$TMP/with_map.txt" "$TMP/out" >/dev/null || fail "ROOKERY_WORDMAP=on gave other moves"
+run "$ROOKERY" movegen --lexicon "$TMP/bare.kwg" --top 5 --cgp "$cgp"
+expect_rc 0 "movegen of a lexicon without a word map"
+[ ! -s "$TMP/err" ] || fail "a lexicon without a map is not silent: $(cat "$TMP/err")"
+diff "$TMP/with_map.txt" "$TMP/out" >/dev/null || fail "the lexicon without a map gave other moves"
+ROOKERY_WORDMAP=maybe run "$ROOKERY" movegen --lexicon "$TMP/small.kwg" --cgp "$cgp"
+expect_rc 2 "ROOKERY_WORDMAP=maybe"
+expect_one_line_error "ROOKERY_WORDMAP=maybe"
+grep "ROOKERY_WORDMAP: bad value 'maybe'" "$TMP/err" >/dev/null || fail "bad ROOKERY_WORDMAP: $(cat "$TMP/err")"
+
+# A map of another lexicon beside it (long.kwg kept the 16-letter word):
+# refused, naming the .wmp; ROOKERY_WORDMAP=off still loads the graph.
+cp "$TMP/small.kwg" "$TMP/mixed.kwg"
+cp "$TMP/long.wmp" "$TMP/mixed.wmp"
+run "$ROOKERY" movegen --lexicon "$TMP/mixed.kwg" --cgp "$cgp"
+expect_rc 2 "movegen with another lexicon's map"
+expect_one_line_error "movegen with another lexicon's map"
+grep "mixed.wmp: built from another lexicon" "$TMP/err" >/dev/null || fail "another lexicon's map: $(cat "$TMP/err")"
+ROOKERY_WORDMAP=off run "$ROOKERY" movegen --lexicon "$TMP/mixed.kwg" --top 5 --cgp "$cgp"
+expect_rc 0 "ROOKERY_WORDMAP=off beside another lexicon's map"
+diff "$TMP/with_map.txt" "$TMP/out" >/dev/null || fail "ROOKERY_WORDMAP=off beside a bad map gave other moves"
+# ROOKERY_LEXICON finds the map beside the lexicon too
+ROOKERY_LEXICON="$TMP/mixed.kwg" run "$ROOKERY" movegen --cgp "$cgp"
+expect_rc 2 "ROOKERY_LEXICON with another lexicon's map"
+grep "mixed.wmp" "$TMP/err" >/dev/null || fail "ROOKERY_LEXICON: the bad map not named: $(cat "$TMP/err")"
+# truncated, damaged, a directory, a FIFO where the map should be
+size=$(wc -c <"$TMP/small.wmp")
+head -c $((size - 64)) "$TMP/small.wmp" >"$TMP/mixed.wmp"
+run "$ROOKERY" movegen --lexicon "$TMP/mixed.kwg" --cgp "$cgp"
+expect_rc 2 "movegen with a truncated map"
+expect_one_line_error "movegen with a truncated map"
+grep "mixed.wmp: the header says $size bytes but the file has $((size - 64))" "$TMP/err" >/dev/null ||
+    fail "truncated map: $(cat "$TMP/err")"
+head -c 100 "$TMP/small.wmp" >"$TMP/mixed.wmp"
+run "$ROOKERY" movegen --lexicon "$TMP/mixed.kwg" --cgp "$cgp"
+expect_rc 2 "movegen with a 100-byte map"
+grep "mixed.wmp: 100 bytes, too short" "$TMP/err" >/dev/null || fail "100-byte map: $(cat "$TMP/err")"
+cp "$TMP/small.wmp" "$TMP/mixed.wmp"
+printf 'X' | dd of="$TMP/mixed.wmp" bs=1 seek=$((size - 1)) conv=notrunc status=none
+run "$ROOKERY" movegen --lexicon "$TMP/mixed.kwg" --cgp "$cgp"
+expect_rc 2 "movegen with a damaged map"
+expect_one_line_error "movegen with a damaged map"
+grep "mixed.wmp: the word map's checksum does not match" "$TMP/err" >/dev/null || fail "damaged map: $(cat "$TMP/err")"
+rm -f "$TMP/mixed.wmp"
+mkdir "$TMP/mixed.wmp"
+run "$ROOKERY" movegen --lexicon "$TMP/mixed.kwg" --cgp "$cgp"
+expect_rc 2 "movegen with a directory for a map"
+grep "mixed.wmp: not a regular file" "$TMP/err" >/dev/null || fail "directory map: $(cat "$TMP/err")"
+rmdir "$TMP/mixed.wmp"
+mkfifo "$TMP/mixed.wmp"
+set +e
+timeout 20 "$ROOKERY" movegen --lexicon "$TMP/mixed.kwg" --cgp "$cgp" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+set -e
+expect_rc 2 "movegen with a FIFO for a map (124: it hung)"
+grep "mixed.wmp: not a regular file" "$TMP/err" >/dev/null || fail "FIFO map: $(cat "$TMP/err")"
+rm -f "$TMP/mixed.wmp"
 
 # ---- check ----
 run "$ROOKERY" lexicon check "$TMP/small.kwg" CARE QUARTZ za
@@ -112,14 +218,17 @@ expect_rc 2 "check of a kwg with a bad arc"
 expect_one_line_error "check of a kwg with a bad arc"
 
 # ---- usage ----
-for args in "--help" "build --help" "check --help" "dump --help"; do
+for args in "--help" "build --help" "wordmap --help" "check --help" "dump --help"; do
     # shellcheck disable=SC2086
     run "$ROOKERY" lexicon $args
     expect_rc 0 "lexicon $args"
     grep 'usage' >/dev/null "$TMP/out" || fail "lexicon $args printed no usage"
 done
 for args in "" "frobnicate" "build" "build $TMP/words.txt" "dump" "build $TMP/words.txt -o" \
-    "build $TMP/words.txt -o $TMP/y.kwg --max-len 0" "dump $TMP/small.kwg --bogus"; do
+    "build $TMP/words.txt -o $TMP/y.kwg --max-len 0" "dump $TMP/small.kwg --bogus" \
+    "wordmap" "wordmap $TMP/small.kwg --bogus" "wordmap $TMP/small.kwg $TMP/bare.kwg" \
+    "wordmap $TMP/small.kwg --threads 0" "wordmap $TMP/small.kwg --threads 9" "wordmap $TMP/small.kwg --threads" \
+    "wordmap $TMP/small.kwg -o" "wordmap $TMP/missing.kwg" "wordmap $TMP/bad.kwg" "build $TMP/words.txt -o $TMP/z.kwg --no-wordmaps"; do
     # shellcheck disable=SC2086
     run "$ROOKERY" lexicon $args
     expect_rc 2 "lexicon $args"
