@@ -132,10 +132,17 @@ static int bench_movegen(Engine *e, const BenchTables *tb, uint64_t npos, double
         positions += c.count;
         dt = cli_now() - t0;
     } while (dt < seconds);
-    printf("bench movegen (best move): %llu positions in %.2f s: %.0f positions/s; anchors searched %.1f, "
-           "pruned %.1f per position\n",
-           (unsigned long long)positions, dt, (double)positions / dt,
-           (double)st.anchors_searched / (double)positions, (double)st.anchors_pruned / (double)positions);
+    double np = (double)positions;
+    if (st.spans_pushed + st.spans_searched > 0)
+        printf("bench movegen (best move, word map): %llu positions in %.2f s: %.0f positions/s; per position "
+               "%.1f spans bounded above the best so far, %.1f taken, %.1f word-map lookups\n",
+               (unsigned long long)positions, dt, np / dt, (double)st.spans_pushed / np,
+               (double)st.spans_searched / np, (double)st.wordmap_lookups / np);
+    else
+        printf("bench movegen (best move, graph): %llu positions in %.2f s: %.0f positions/s; anchors searched "
+               "%.1f, pruned %.1f per position\n",
+               (unsigned long long)positions, dt, np / dt, (double)st.anchors_searched / np,
+               (double)st.anchors_pruned / np);
     movelist_free(&list);
     free(c.positions);
     free(g);
