@@ -122,9 +122,10 @@ int64_t kwg_index_of(const Kwg *k, const KwgIndex *ix, const uint8_t *ml, int le
             uint8_t tj = kwg_tile(k, j);
             if (tj == t) break;
             if (tj > t || kwg_is_end(k, j)) return -1;
-            idx += under(k, ix, j);
             j++;
         }
+        /* the words through the siblings before j: count(list) - count(j) */
+        idx += ix->count[list] - ix->count[j];
         if (p + 1 == len) return kwg_accepts(k, j) ? (int64_t)idx : -1;
         if (kwg_accepts(k, j)) idx++;
         list = kwg_arc(k, j);

@@ -33,6 +33,9 @@
  * a key could overflow its 4-bit count (never in a real game), so such a
  * position takes the graph path */
 #define SPAN_MAX_P_COUNT 8
+/* the layouts' letter multipliers, and letter times word multipliers, are
+ * at most this (a square has one or the other; layout.h) */
+#define SPAN_MAX_MULT 3
 #define MAX_SPANS (2 * RK_MAX_DIM * RK_MAX_DIM * RK_RACK_SIZE)
 
 /* A candidate S: the tiles a placement plays (the rack minus a kept
@@ -42,7 +45,7 @@ typedef struct Sub {
     uint64_t letters;     /* the same as a set (bit ml) */
     int32_t leave;        /* mg_leave_term of what is kept */
     uint8_t size, blanks;
-    uint8_t vals[RK_RACK_SIZE]; /* face values, highest first */
+    int16_t top[RK_RACK_SIZE + 1]; /* top[k]: the sum of its k highest face values */
 } Sub;
 
 typedef struct Span {
@@ -53,7 +56,10 @@ typedef struct Span {
 /* What the bounds and the placements of one span need. */
 typedef struct Profile {
     int n, word_mult, fixed; /* fixed: word_mult * P's face values + cross-words' fixed parts */
-    int main_lm[RK_RACK_SIZE], cross_lm[RK_RACK_SIZE]; /* sorted, highest first */
+    /* of the fresh squares: how many have a letter multiplier of at least 2
+     * and 3 (main_ge[2], main_ge[3]), and how many have a cross-word with a
+     * letter times word multiplier of at least 1, 2, 3 (cross_ge[1..3]) */
+    int main_ge[SPAN_MAX_MULT + 1], cross_ge[SPAN_MAX_MULT + 1];
     int32_t positional;      /* sum of pv_max over the fresh squares */
     WordKey pkey;
     /* cross-sets of the fresh squares that have a cross-word (the others
@@ -71,6 +77,7 @@ typedef struct SpanGen {
     uint8_t order[RK_RACK_SIZE + 1][MAX_SUBRACKS], n_order[RK_RACK_SIZE + 1];
     uint8_t np_order[RK_RACK_SIZE + 1][MAX_SUBRACKS], n_np_order[RK_RACK_SIZE + 1];
     int bingo; /* the layout's bonus, in points */
+    int16_t rack_top[RK_RACK_SIZE + 1]; /* sums of the rack's k highest face values */
     Span heap[MAX_SPANS];
     int n_heap;
     uint64_t popped, lookups;
@@ -114,6 +121,8 @@ static void setup_subs(SpanGen *sg) {
     const LetterDist *ld = g->ld;
     int n_sub = g->n_subracks;
     memset(sg->n_order, 0, sizeof sg->n_order);
+    sg->rack_top[0] = 0;
+    for (int i = 0; i < g->full_rack_total; i++) sg->rack_top[i + 1] = (int16_t)(sg->rack_top[i] + g->tile_vals[i]);
     memset(sg->n_np_order, 0, sizeof sg->n_np_order);
     int letters[RK_RACK_SIZE], nl = 0;
     for (int ml = 0; ml < ld->size; ml++)
@@ -125,6 +134,7 @@ static void setup_subs(SpanGen *sg) {
         s->blanks = 0;
         s->leave = mg_leave_term(g, idx);
         int nv = 0;
+        uint8_t vals[RK_RACK_SIZE];
         for (int li = 0; li < nl; li++) {
             int ml = letters[li];
             int kept = (idx / g->stride[ml]) % (g->rack[ml] + 1);
@@ -136,16 +146,18 @@ static void setup_subs(SpanGen *sg) {
                     wordkey_add(&s->key, ml);
                     s->letters |= (uint64_t)1 << ml;
                 }
-                s->vals[nv++] = (uint8_t)ld->score[ml];
+                vals[nv++] = (uint8_t)ld->score[ml];
             }
         }
         s->size = (uint8_t)nv;
         for (int i = 1; i < nv; i++) /* highest first */
-            for (int j = i; j > 0 && s->vals[j] > s->vals[j - 1]; j--) {
-                uint8_t t = s->vals[j];
-                s->vals[j] = s->vals[j - 1];
-                s->vals[j - 1] = t;
+            for (int j = i; j > 0 && vals[j] > vals[j - 1]; j--) {
+                uint8_t t = vals[j];
+                vals[j] = vals[j - 1];
+                vals[j - 1] = t;
             }
+        s->top[0] = 0;
+        for (int i = 0; i < nv; i++) s->top[i + 1] = (int16_t)(s->top[i] + vals[i]);
         if (nv == 0) continue;
         /* insert by leave term, highest first (stable: lower index first on ties) */
         uint8_t *o = sg->order[nv];
@@ -167,19 +179,11 @@ static void setup_subs(SpanGen *sg) {
 
 /* ---------------------------------------------------------------- bounds */
 
-static void insert_desc(int *a, int n, int v) {
-    int j = n;
-    while (j > 0 && a[j - 1] < v) {
-        a[j] = a[j - 1];
-        j--;
-    }
-    a[j] = v;
-}
-
 static inline void profile_add_fresh(const Gen *g, Profile *pr, int pos) {
     int lm = g->lm[pos], wm = g->wm[pos];
-    insert_desc(pr->main_lm, pr->n, lm);
-    insert_desc(pr->cross_lm, pr->n, g->hcross[pos] ? lm * wm : 0);
+    for (int v = 2; v <= lm; v++) pr->main_ge[v]++;
+    if (g->hcross[pos])
+        for (int v = 1; v <= lm * wm; v++) pr->cross_ge[v]++;
     pr->word_mult *= wm;
     if (g->hcross[pos]) {
         pr->fixed += g->cscore[pos] * wm;
@@ -197,23 +201,21 @@ static inline int profile_add_tile(const Gen *g, Profile *pr, int pos) {
     return ld_tile_score(g->ld, t);
 }
 
-/* The score bound (points) of n tiles of values vals (highest first) on a
- * span with this profile, before the word multiplier's share of P. */
-static inline int tiles_bound(const Profile *pr, const uint8_t *vals, const int *rack_vals) {
-    int main_tiles = 0, cross_tiles = 0;
-    for (int i = 0; i < pr->n; i++) {
-        int v = vals ? vals[i] : rack_vals[i];
-        main_tiles += v * pr->main_lm[i];
-        cross_tiles += v * pr->cross_lm[i];
-    }
+/* The score bound (points) of the span's fresh tiles, given the sums of
+ * the k highest values of the tiles played (top[k]): by the rearrangement
+ * inequality the highest values on the highest multipliers, i.e. for each
+ * multiplier level v the top values of as many tiles as squares reach v. */
+static inline int tiles_bound(const Profile *pr, const int16_t *top) {
+    int main_tiles = top[pr->n], cross_tiles = 0;
+    for (int v = 2; v <= SPAN_MAX_MULT; v++) main_tiles += top[pr->main_ge[v]];
+    for (int v = 1; v <= SPAN_MAX_MULT; v++) cross_tiles += top[pr->cross_ge[v]];
     return main_tiles * pr->word_mult + cross_tiles;
 }
 
 /* The bound of a span for candidates whose best leave term is `leave`, with
  * the rack's highest tiles. */
 static inline int32_t span_bound(const SpanGen *sg, const Profile *pr, int psum, int32_t leave) {
-    const Gen *g = sg->g;
-    int score = pr->word_mult * psum + pr->fixed + tiles_bound(pr, NULL, g->tile_vals) +
+    int score = pr->word_mult * psum + pr->fixed + tiles_bound(pr, sg->rack_top) +
                 (pr->n == RK_RACK_SIZE ? sg->bingo : 0);
     return 1000 * score + pr->positional + leave;
 }
@@ -360,7 +362,8 @@ static const uint8_t *span_order(const SpanGen *sg, int n, bool no_p, int *count
 
 /* Pushes every span of line `line` in orientation d whose bound reaches the
  * best move so far. Returns false if a letter occurs on the line more often
- * than a key may count (the graph path then takes the position). */
+ * than a key may count, or a square's multipliers exceed SPAN_MAX_MULT (the
+ * graph path then takes the position). */
 static bool push_line_spans(SpanGen *sg, int d, int line) {
     Gen *g = sg->g;
     mg_set_line(g, d, line);
@@ -376,6 +379,7 @@ static bool push_line_spans(SpanGen *sg, int d, int line) {
     psum_before[0] = tiles_before[0] = 0;
     for (int p = 0; p < dim; p++) {
         uint8_t t = g->sq[p];
+        if (g->lm[p] * g->wm[p] > SPAN_MAX_MULT) return false;
         psum_before[p + 1] = psum_before[p] + (t ? ld_tile_score(g->ld, t) : 0);
         tiles_before[p + 1] = tiles_before[p] + (t != 0);
         if (t == 0) {
@@ -440,7 +444,7 @@ static void search_span(SpanGen *sg, Span s) {
         const Sub *sub = &sg->sub[order[c]];
         int32_t key = base + sub->leave;
         if (g->have_best && key < g->best.equity) return;
-        int32_t own = 1000 * (extra + tiles_bound(&pr, sub->vals, NULL)) + pr.positional + sub->leave;
+        int32_t own = 1000 * (extra + tiles_bound(&pr, sub->top)) + pr.positional + sub->leave;
         if (g->have_best && own < g->best.equity) continue;
         /* each hooked square needs a letter of S its cross-set allows, or a blank */
         int need_blank = 0;

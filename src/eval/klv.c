@@ -290,12 +290,13 @@ int64_t klv_index(const Klv *k, const Rack *leave) {
         return -1;
     uint8_t s[RK_RACK_SIZE];
     int n = 0;
-    for (int ml = 0; ml < RK_MAX_LETTERS; ml++) {
+    for (int ml = 0; ml < RK_MAX_LETTERS && n < leave->total; ml++) {
         for (int c = 0; c < leave->count[ml]; c++) {
             if (n == RK_RACK_SIZE) return -1;
             s[n++] = (uint8_t)ml;
         }
     }
+    if (n != leave->total) return -1;
     int64_t idx = kwg_index_of(&k->kwg, &k->ix, s, n);
     if (idx < 0 || (uint64_t)idx >= k->count) return -1;
     return idx;
