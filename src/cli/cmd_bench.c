@@ -103,8 +103,7 @@ static int bench_movegen(Engine *e, const BenchTables *tb, uint64_t npos, double
         for (size_t i = 0; i < c.count; i++) {
             MoveGenRequest req;
             movegen_request_for_game(&req, &c.positions[i]);
-            req.leave_value = cfg.leave_value;
-            req.leave_ctx = cfg.leave_ctx;
+            klv_request_leaves(&req, cfg.leave_value, cfg.leave_ctx);
             req.positional = spv_prepare_for_game(tb->spv, tb->spv_k, &c.positions[i], pv);
             movegen_all(&req, &list);
             moves += list.count;
@@ -123,8 +122,7 @@ static int bench_movegen(Engine *e, const BenchTables *tb, uint64_t npos, double
         for (size_t i = 0; i < c.count; i++) {
             MoveGenRequest req;
             movegen_request_for_game(&req, &c.positions[i]);
-            req.leave_value = cfg.leave_value;
-            req.leave_ctx = cfg.leave_ctx;
+            klv_request_leaves(&req, cfg.leave_value, cfg.leave_ctx);
             req.positional = spv_prepare_for_game(tb->spv, tb->spv_k, &c.positions[i], pv);
             Move m;
             movegen_best(&req, &m, &st);
@@ -330,8 +328,7 @@ static int bench_leaves(int argc, char **argv) {
             used += (double)info.racks_used;
             MoveGenRequest mreq;
             movegen_request_for_game(&mreq, &pos[i]);
-            mreq.leave_value = klv_leave_value;
-            mreq.leave_ctx = &dl.klv;
+            klv_request_leaves(&mreq, klv_leave_value, &dl.klv);
             MoveList list;
             movelist_init(&list);
             movegen_all(&mreq, &list);

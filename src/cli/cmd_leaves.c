@@ -11,6 +11,7 @@
 #include "core/cgp.h"
 #include "eval/dynleaves.h"
 #include "worker/leave_study.h"
+#include "eval/klv.h"
 
 static void usage(FILE *out) {
     fprintf(out,
@@ -205,8 +206,7 @@ static int show_rerank(LeavesJob *j) {
     }
     MoveGenRequest mreq;
     movegen_request_for_game(&mreq, j->game);
-    mreq.leave_value = klv_leave_value;
-    mreq.leave_ctx = &j->static_klv;
+    klv_request_leaves(&mreq, klv_leave_value, &j->static_klv);
     MoveList list;
     movelist_init(&list);
     movegen_all(&mreq, &list);

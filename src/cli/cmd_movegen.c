@@ -121,10 +121,7 @@ int cmd_movegen(int argc, char **argv) {
     }
     MoveGenRequest req;
     movegen_request_for_game(&req, g);
-    if (leaves != NULL) {
-        req.leave_value = klv_leave_value;
-        req.leave_ctx = &klv;
-    }
+    if (leaves != NULL) klv_request_leaves(&req, klv_leave_value, &klv);
     MoveList list;
     movelist_init(&list);
     size_t placements = movegen_all(&req, &list);

@@ -36,6 +36,7 @@ static void setup_leaves(Gen *g, const MoveGenRequest *req) {
     if (n > MAX_SUBRACKS) abort(); /* a rack holds at most RK_RACK_SIZE tiles */
     g->n_subracks = n;
     for (int s = 0; s <= RK_RACK_SIZE; s++) g->best_leave_of_size[s] = INT32_MIN;
+    if (req->leave_table != NULL && req->leave_value != NULL) req->leave_table(req->leave_ctx, rack, g->leave_val);
     for (int idx = 0; idx < n; idx++) {
         Rack kept;
         rack_clear(&kept);
@@ -49,7 +50,8 @@ static void setup_leaves(Gen *g, const MoveGenRequest *req) {
             face += k * ld->score[ml];
         }
         int32_t v = 0;
-        if (kept.total > 0 && req->leave_value != NULL) v = req->leave_value(req->leave_ctx, &kept);
+        if (req->leave_table != NULL && req->leave_value != NULL) v = g->leave_val[idx];
+        else if (kept.total > 0 && req->leave_value != NULL) v = req->leave_value(req->leave_ctx, &kept);
         g->leave_val[idx] = v;
         g->kept_face[idx] = (int16_t)face;
         g->kept_size[idx] = (int8_t)kept.total;

@@ -40,6 +40,12 @@
 /* Leave value (millipoints) of the multiset `leave`; the empty leave must be
  * worth 0. */
 typedef int32_t (*LeaveValueFn)(const void *ctx, const Rack *leave);
+/* Optional companion of a LeaveValueFn: the values of every sub-multiset of
+ * `rack` at once, out[i] for the sub-rack that keeps k_j of the j-th
+ * distinct tile of rack in ML order (blank first), i = sum of k_j times the
+ * product of (count + 1) of the tiles before it; out[0], the empty leave, is
+ * 0. It must give exactly what the LeaveValueFn gives for each. */
+typedef void (*LeaveTableFn)(const void *ctx, const Rack *rack, int32_t *out);
 /* The value (millipoints) of what move m keeps of rack under leave_value
  * (NULL: 0); 0 when it keeps nothing. */
 int32_t move_leave_value(LeaveValueFn leave_value, const void *ctx, const Rack *rack, const Move *m);
@@ -65,6 +71,7 @@ typedef struct MoveGenRequest {
     int opp_rack_score;        /* face value of the opponent's rack (empty-bag rules) */
     LeaveValueFn leave_value;  /* NULL: leaves are worth 0 */
     const void *leave_ctx;
+    LeaveTableFn leave_table;  /* NULL, or leave_value's companion (faster) */
     const PositionalValues *positional; /* NULL: no positional adjustment */
 } MoveGenRequest;
 

@@ -308,6 +308,64 @@ int32_t klv_leave_value(const void *klv, const Rack *leave) {
     return idx < 0 ? 0 : k->milli[idx];
 }
 
+/* The sub-racks that keep k_j >= 1 copies of letter li and any of the
+ * letters after it, below node list `list` whose index so far is idx (see
+ * kwg_index_of): a depth-first walk in the word index's own order. */
+typedef struct TableWalk {
+    const Klv *k;
+    int letters[RK_RACK_SIZE], counts[RK_RACK_SIZE], strides[RK_RACK_SIZE], nl;
+    int32_t *out;
+} TableWalk;
+
+static void table_walk(const TableWalk *w, int from, uint32_t list, uint64_t idx, int oi) {
+    const Kwg *g = &w->k->kwg;
+    const uint64_t *count = w->k->ix.count;
+    for (int li = from; li < w->nl && list != 0; li++) {
+        uint8_t t = (uint8_t)w->letters[li];
+        uint32_t l = list;
+        uint64_t x = idx;
+        for (int c = 1; c <= w->counts[li] && l != 0; c++) {
+            uint32_t j = l;
+            for (;;) {
+                uint8_t tj = kwg_tile(g, j);
+                if (tj == t) break;
+                if (tj > t || kwg_is_end(g, j)) {
+                    j = 0;
+                    break;
+                }
+                j++;
+            }
+            if (j == 0) break;
+            x += count[l] - count[j];
+            int o = oi + c * w->strides[li];
+            bool acc = kwg_accepts(g, j);
+            if (acc && x < w->k->count) w->out[o] = w->k->milli[x];
+            uint64_t next = x + (acc ? 1 : 0);
+            table_walk(w, li + 1, kwg_arc(g, j), next, o);
+            l = kwg_arc(g, j);
+            x = next;
+        }
+    }
+}
+
+void klv_leave_table(const void *klv, const Rack *rack, int32_t *out) {
+    const Klv *k = klv;
+    TableWalk w = {.k = k, .nl = 0, .out = out};
+    int n = 1;
+    for (int ml = 0; ml < RK_MAX_LETTERS && w.nl < RK_RACK_SIZE; ml++) {
+        if (rack->count[ml] == 0) continue;
+        w.letters[w.nl] = ml;
+        w.counts[w.nl] = rack->count[ml];
+        w.strides[w.nl++] = n;
+        n *= rack->count[ml] + 1;
+    }
+    for (int i = 0; i < n; i++) out[i] = 0;
+    if (k == NULL || k->kwg.nodes == NULL || k->ix.count == NULL) return;
+    table_walk(&w, 0, kwg_dawg_root(&k->kwg), 0, 0);
+}
+
+LeaveTableFn klv_table_for(LeaveValueFn fn) { return fn == klv_leave_value ? klv_leave_table : NULL; }
+
 void klv_set_values(Klv *k, const float *v) {
     for (uint32_t i = 0; i < k->count; i++) {
         float x = v[i];

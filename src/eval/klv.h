@@ -21,6 +21,7 @@
 #include "core/kwg.h"
 #include "core/kwg_index.h"
 #include "core/letters.h"
+#include "core/movegen.h"
 #include "core/rack.h"
 
 /* Largest |value| accepted, in points: keeps 1000*value well inside int32. */
@@ -60,6 +61,19 @@ int64_t klv_index(const Klv *k, const Rack *leave);
 /* A LeaveValueFn (movegen.h): the leave's value in millipoints; 0 for the
  * empty leave and for leaves not in the file. ctx is a const Klv *. */
 int32_t klv_leave_value(const void *klv, const Rack *leave);
+/* klv_leave_value's LeaveTableFn (movegen.h): every sub-rack of rack at
+ * once, in one walk of the leave graph. */
+void klv_leave_table(const void *klv, const Rack *rack, int32_t *out);
+/* klv_leave_table if fn is klv_leave_value, else NULL: the companion a
+ * caller that has only the function can give movegen. */
+LeaveTableFn klv_table_for(LeaveValueFn fn);
+/* Gives a move-generation request its leaves: fn (NULL: none) with ctx, and
+ * fn's companion table when it has one. */
+static inline void klv_request_leaves(MoveGenRequest *req, LeaveValueFn fn, const void *ctx) {
+    req->leave_value = fn;
+    req->leave_ctx = ctx;
+    req->leave_table = klv_table_for(fn);
+}
 /* Replaces all k->count values (points) and recomputes milli. Non-finite
  * values become 0 and values are clamped to +-KLV_MAX_ABS_VALUE. */
 void klv_set_values(Klv *k, const float *v);

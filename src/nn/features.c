@@ -3,6 +3,7 @@
  * for the order; change both together and bump NN_FEATURE_VERSION).
  */
 #include "features.h"
+#include "eval/klv.h"
 
 #include <string.h>
 
@@ -49,8 +50,7 @@ void nn_features_equity(const NnFeatureContext *fc, const Position *p, const NnM
     req.bag_count = p->bag;
     req.exchanges_allowed = exchange_allowed(p->bag, p->opp_tiles);
     if (eq != NULL) {
-        req.leave_value = eq->leave_value;
-        req.leave_ctx = eq->leave_ctx;
+        klv_request_leaves(&req, eq->leave_value, eq->leave_ctx);
         req.opp_rack_score = eq->opp_rack_score;
     }
     movegen_all(&req, scratch);

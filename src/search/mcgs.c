@@ -9,6 +9,7 @@
 #include "core/position.h"
 #include "search/infoset.h"
 #include "search/sim.h"
+#include "eval/klv.h"
 
 #define STREAM_WORLD 0
 #define STREAM_DRAWS 1
@@ -256,8 +257,7 @@ static int expand_static(McgsSearch *s, uint32_t node, const Game *w, Move *firs
     const McgsConfig *c = &s->cfg;
     MoveGenRequest req;
     movegen_request_for_game(&req, w);
-    req.leave_value = c->leave_value;
-    req.leave_ctx = c->leave_ctx;
+    klv_request_leaves(&req, c->leave_value, c->leave_ctx);
     movegen_all(&req, &s->scratch);
     int best[MCGS_MAX_CANDIDATES];
     int k = top_moves(&s->scratch, c->candidates, best);

@@ -8,6 +8,7 @@
 
 #include "core/rng.h"
 #include "search/spec_option.h"
+#include "eval/klv.h"
 
 #define PLAYER_USAGE                                                                                          \
     "static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K][,exposure=FILE.txt][,neighbour=FILE.nbv[,neighbour_scale=S]] or " \
@@ -352,8 +353,7 @@ void player_choose(const Player *p, const Game *g, Move *out) {
     MoveGenRequest req;
     PositionalValues pv;
     movegen_request_for_game(&req, g);
-    req.leave_value = player_leave_fn(p);
-    req.leave_ctx = p->leaves;
+    klv_request_leaves(&req, player_leave_fn(p), p->leaves);
     req.positional = spv_prepare_for_game(p->spv, p->spv_k, g, &pv);
     if ((p->exposure != NULL || p->neighbour != NULL) && g->bag.count > 0) {
         /* every move, rescored with the exposure term and the neighbour table */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/rng.h"
+#include "eval/klv.h"
 
 void sim_config_defaults(SimConfig *c) {
     memset(c, 0, sizeof *c);
@@ -61,8 +62,7 @@ double sim_static_rollout(Game *g, int moves, const Move *first, LeaveValueFn le
         } else {
             MoveGenRequest req;
             movegen_request_for_game(&req, g);
-            req.leave_value = leave_value;
-            req.leave_ctx = leave_ctx;
+            klv_request_leaves(&req, leave_value, leave_ctx);
             movegen_best(&req, &mv, NULL);
         }
         int mover = g->on_turn;
@@ -133,8 +133,7 @@ int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err
     /* candidates: the K best by static equity */
     MoveGenRequest req;
     movegen_request_for_game(&req, root);
-    req.leave_value = cfg->leave_value;
-    req.leave_ctx = cfg->leave_ctx;
+    klv_request_leaves(&req, cfg->leave_value, cfg->leave_ctx);
     MoveList list;
     movelist_init(&list);
     movegen_all(&req, &list);

@@ -11,6 +11,7 @@
 
 #include "core/movegen.h"
 #include "core/rng.h"
+#include "eval/klv.h"
 
 /* Streams of (seed, position) of their own, apart from the game's. */
 #define STREAM_PICK UINT64_C(0x7069636b) /* "pick": which move of the game */
@@ -46,8 +47,7 @@ int decision_study_check(const DecisionStudyConfig *c, int n_players, RkError *e
 static void play_static(const DecisionStudyConfig *c, Game *g) {
     MoveGenRequest req;
     movegen_request_for_game(&req, g);
-    req.leave_value = c->game_leave_value;
-    req.leave_ctx = c->game_leave_ctx;
+    klv_request_leaves(&req, c->game_leave_value, c->game_leave_ctx);
     Move m;
     movegen_best(&req, &m, NULL);
     game_play(g, &m);
@@ -202,8 +202,7 @@ int decision_study_score(DecisionStudy *s, const Player *const *players, uint64_
 
     MoveGenRequest req;
     movegen_request_for_game(&req, g);
-    req.leave_value = c->leave_value;
-    req.leave_ctx = c->leave_ctx;
+    klv_request_leaves(&req, c->leave_value, c->leave_ctx);
     s->legal.count = 0;
     movegen_all(&req, &s->legal);
     movelist_sort_by_equity(&s->legal);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "search/policy_target.h"
+#include "eval/klv.h"
 
 typedef struct Observe {
     GenerationWorker *w;
@@ -53,8 +54,7 @@ static void observe_turn(const Game *g, const Move *m, void *vctx) {
          * whoever plays (a sim player's move need not be the static best) */
         MoveGenRequest req;
         movegen_request_for_game(&req, g);
-        req.leave_value = o->w->play->leave_value;
-        req.leave_ctx = o->w->play->leave_ctx;
+        klv_request_leaves(&req, o->w->play->leave_value, o->w->play->leave_ctx);
         Move best;
         movegen_best(&req, &best, NULL);
         equity = best.equity;
@@ -211,8 +211,7 @@ static void observe_forced(const Game *g, const Move *m, void *vctx) {
         MoveGenRequest req;
         movegen_request_for_game(&req, g);
         req.rack = &r;
-        req.leave_value = f->w->play->leave_value;
-        req.leave_ctx = f->w->play->leave_ctx;
+        klv_request_leaves(&req, f->w->play->leave_value, f->w->play->leave_ctx);
         Move best;
         movegen_best(&req, &best, NULL);
         rack_accum_add(f->w->acc, idx, best.equity);

@@ -1,5 +1,6 @@
 /* leave_study.c - bag-aware leaves on self-play positions (see leave_study.h). */
 #include "leave_study.h"
+#include "eval/klv.h"
 
 #include <string.h>
 
@@ -46,8 +47,7 @@ static void observe(const Game *g, const Move *played, void *vctx) {
     const Rack *rack = &g->racks[g->on_turn];
     MoveGenRequest req;
     movegen_request_for_game(&req, g);
-    req.leave_value = s->play->leave_value;
-    req.leave_ctx = s->play->leave_ctx;
+    klv_request_leaves(&req, s->play->leave_value, s->play->leave_ctx);
     movegen_all(&req, &sg->list);
     movelist_sort_by_equity(&sg->list);
     if (sg->list.count == 0) return;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "search/mcgs.h"
+#include "eval/klv.h"
 
 void samples_init(SampleRecorder *r, ShardSet *out, double temperature, int top, LeaveValueFn leave_value,
                   const void *leave_ctx) {
@@ -70,8 +71,7 @@ void samples_record(SampleRecorder *r, const Game *g, const Move *m) {
     if (r->temperature > 0.0) {
         MoveGenRequest req;
         movegen_request_for_game(&req, g);
-        req.leave_value = r->leave_value;
-        req.leave_ctx = r->leave_ctx;
+        klv_request_leaves(&req, r->leave_value, r->leave_ctx);
         movegen_all(&req, &r->scratch);
         movelist_sort_by_equity(&r->scratch);
         size_t n = r->scratch.count < (size_t)top ? r->scratch.count : (size_t)top;

@@ -1,4 +1,5 @@
 #include "selfplay.h"
+#include "eval/klv.h"
 
 void selfplay_game(const SelfplayConfig *cfg, uint64_t game_index, Game *g, SelfplayStats *stats,
                    SelfplayObserver observe, void *ctx) {
@@ -11,8 +12,7 @@ void selfplay_game(const SelfplayConfig *cfg, uint64_t game_index, Game *g, Self
         } else {
             MoveGenRequest req;
             movegen_request_for_game(&req, g);
-            req.leave_value = cfg->leave_value;
-            req.leave_ctx = cfg->leave_ctx;
+            klv_request_leaves(&req, cfg->leave_value, cfg->leave_ctx);
             req.positional = spv_prepare_for_game(cfg->spv, cfg->spv_k, g, &pv);
             movegen_best(&req, &m, NULL);
         }

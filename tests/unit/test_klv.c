@@ -496,6 +496,72 @@ static void test_load_bytes(void) {
     rmdir(t.dir);
 }
 
+
+/* klv_leave_table against klv_leave_value for every sub-rack of random racks
+ * (1..7 tiles drawn from the English bag, blanks and repeats included). */
+static int check_tables(const Klv *k, const LetterDist *ld, int racks, uint64_t seed) {
+    int bad = 0;
+    uint64_t s = seed;
+    for (int r = 0; r < racks; r++) {
+        Rack rack;
+        rack_clear(&rack);
+        int bag[RK_MAX_LETTERS];
+        for (int ml = 0; ml < ld->size; ml++) bag[ml] = ld->count[ml];
+        int want = 1 + (int)((s = s * 6364136223846793005ULL + 1442695040888963407ULL) >> 33) % RK_RACK_SIZE;
+        while (rack.total < want) {
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            int ml = (int)((s >> 33) % (uint64_t)ld->size);
+            if (bag[ml] == 0) continue;
+            bag[ml]--;
+            rack_add(&rack, (uint8_t)ml);
+        }
+        int32_t table[256];
+        klv_leave_table(k, &rack, table);
+        /* decode every mixed-radix index the way movegen does */
+        int letters[RK_RACK_SIZE], nl = 0, n = 1, stride[RK_RACK_SIZE];
+        for (int ml = 0; ml < ld->size; ml++)
+            if (rack.count[ml]) {
+                stride[nl] = n;
+                letters[nl++] = ml;
+                n *= rack.count[ml] + 1;
+            }
+        for (int idx = 0; idx < n; idx++) {
+            Rack kept;
+            rack_clear(&kept);
+            for (int i = 0; i < nl; i++) {
+                int c = (idx / stride[i]) % (rack.count[letters[i]] + 1);
+                for (int j = 0; j < c; j++) rack_add(&kept, (uint8_t)letters[i]);
+            }
+            int32_t one = kept.total > 0 ? klv_leave_value(k, &kept) : 0;
+            if (one != table[idx]) bad++;
+        }
+    }
+    return bad;
+}
+
+static void test_leave_table(void) {
+    LetterDist ld;
+    ld_english(&ld);
+    RkError err;
+    Klv z;
+    CU_ASSERT_FATAL(klv_init_zero(&z, &ld, &err) == 0);
+    float *v = malloc(z.count * sizeof *v);
+    CU_ASSERT_FATAL(v != NULL);
+    for (uint32_t i = 0; i < z.count; i++) v[i] = (float)((int)(i * 2654435761u % 20001u) - 10000) / 1000.0f;
+    klv_set_values(&z, v);
+    free(v);
+    CU_ASSERT_EQUAL(check_tables(&z, &ld, 3000, 7), 0);
+    CU_ASSERT_PTR_EQUAL(klv_table_for(klv_leave_value), klv_leave_table);
+    CU_ASSERT_PTR_NULL(klv_table_for(NULL));
+    klv_free(&z);
+    char path[4096];
+    if (csw21_path(path, sizeof path) == NULL) return;
+    Klv k;
+    CU_ASSERT_FATAL(klv_load(&k, path, &ld, &err) == 0);
+    CU_ASSERT_EQUAL(check_tables(&k, &ld, 3000, 11), 0);
+    klv_free(&k);
+}
+
 int main(void) {
     CU_TestInfo tests[] = {
         {"CSW21.klv2 loads with the documented spot values", test_csw21_spot_values},
@@ -505,6 +571,7 @@ int main(void) {
         {"CSW21 written back and reloaded, and new values", test_csw21_round_trip},
         {"corrupt and missing files are refused naming the file", test_corrupt_files},
         {"loading from memory", test_load_bytes},
+        {"every sub-rack's value at once equals each alone", test_leave_table},
         CU_TEST_INFO_NULL,
     };
     return tu_run("klv", tests);

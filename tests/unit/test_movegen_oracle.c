@@ -776,7 +776,9 @@ static bool check_config(Ctx *cx, const Board *b, const int rack[], const Cfg *c
         rk.count[ml] = (uint8_t)rack[ml];
         rk.total += rack[ml];
     }
-    MoveGenRequest req = {b, &rk, cfg->bag_count, cfg->exch, cfg->opp_score, cfg->leave, cfg->lctx, cfg->pv};
+    MoveGenRequest req = {.board = b, .rack = &rk, .bag_count = cfg->bag_count, .exchanges_allowed = cfg->exch,
+                          .opp_rack_score = cfg->opp_score, .leave_value = cfg->leave, .leave_ctx = cfg->lctx,
+                          .positional = cfg->pv};
     size_t nplace = movegen_all(&req, &cx->got);
 
     /* expected: oracle placements (+ exchanges) with equities */
@@ -1313,7 +1315,7 @@ static void test_exchange_counts(void) {
             rk.total += rack[i];
         }
         for (int allowed = 0; allowed < 2; allowed++) {
-            MoveGenRequest req = {b, &rk, 80, allowed != 0, 0, NULL, NULL, NULL};
+            MoveGenRequest req = {.board = b, .rack = &rk, .bag_count = 80, .exchanges_allowed = allowed != 0};
             movegen_all(&req, &ml);
             size_t exch = 0, passes = 0;
             for (size_t i = 0; i < ml.count; i++) {
@@ -1333,7 +1335,7 @@ static void test_exchange_counts(void) {
     /* an empty rack: only the pass */
     Rack empty;
     rack_clear(&empty);
-    MoveGenRequest req = {b, &empty, 80, true, 0, NULL, NULL, NULL};
+    MoveGenRequest req = {.board = b, .rack = &empty, .bag_count = 80, .exchanges_allowed = true};
     movegen_all(&req, &ml);
     CU_ASSERT_EQUAL(ml.count, 1);
     if (ml.count == 1) CU_ASSERT_EQUAL(ml.moves[0].kind, MOVE_PASS);

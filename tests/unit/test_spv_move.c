@@ -66,7 +66,7 @@ static void rack_of(Env *e, const char *s, Rack *r) {
 }
 
 static void best(Env *e, const Rack *rack, const PositionalValues *pv, Move *m, char *text, size_t cap) {
-    MoveGenRequest req = {&e->board, rack, 80, true, 0, NULL, NULL, pv};
+    MoveGenRequest req = {.board = &e->board, .rack = rack, .bag_count = 80, .exchanges_allowed = true, .positional = pv};
     movegen_best(&req, m, NULL);
     move_to_string(m, &e->board, &e->ld, text, cap);
     /* the best move is the first of the full list, with the same equity */
@@ -182,7 +182,7 @@ static void test_blank_bucket_and_full_list(void) {
         for (int b = 0; b < 11; b++) MEAN(e, sq, b) = (float)((sq * 7 + b * 3) % 11) - 5.0f;
     reload(e);
     spv_prepare(&e->spv, &e->board, &rack, 0, 75.0, &e->pv);
-    MoveGenRequest plain = {&e->board, &rack, 80, true, 0, NULL, NULL, NULL};
+    MoveGenRequest plain = {.board = &e->board, .rack = &rack, .bag_count = 80, .exchanges_allowed = true};
     MoveGenRequest adj = plain;
     adj.positional = &e->pv;
     MoveList a, b;
