@@ -353,6 +353,7 @@ static int lay_out(const Builder *b, uint32_t dawg_root, uint32_t gaddag_root, K
 int kwg_build(Kwg *out, const KwgWords *words, bool with_gaddag, RkError *err) {
     out->nodes = NULL;
     out->n = 0;
+    out->wordmap = NULL;
     size_t count = words ? words->count : 0;
     /* Check the input and size the GADDAG strings: a word of length n gives
      * n paths, n + (n - 1)(n + 1) bytes in all. */
