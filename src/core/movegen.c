@@ -36,21 +36,30 @@ static void setup_leaves(Gen *g, const MoveGenRequest *req) {
     if (n > MAX_SUBRACKS) abort(); /* a rack holds at most RK_RACK_SIZE tiles */
     g->n_subracks = n;
     for (int s = 0; s <= RK_RACK_SIZE; s++) g->best_leave_of_size[s] = INT32_MIN;
-    if (req->leave_table != NULL && req->leave_value != NULL) req->leave_table(req->leave_ctx, rack, g->leave_val);
+    bool table = req->leave_table != NULL && req->leave_value != NULL;
+    if (table) req->leave_table(req->leave_ctx, rack, g->leave_val);
+    /* the kept sub-racks in index order: an odometer over the letters'
+     * kept counts (the first letter turns fastest), no division */
+    Rack kept;
+    rack_clear(&kept);
+    int face = 0;
     for (int idx = 0; idx < n; idx++) {
-        Rack kept;
-        rack_clear(&kept);
-        int face = 0, rem = idx;
-        for (int i = 0; i < nl; i++) {
-            int ml = letters[i], c = rack->count[ml] + 1;
-            int k = rem % c;
-            rem /= c;
-            kept.count[ml] = (uint8_t)k;
-            kept.total += k;
-            face += k * ld->score[ml];
+        if (idx > 0) {
+            for (int i = 0; i < nl; i++) {
+                int ml = letters[i];
+                if (kept.count[ml] < rack->count[ml]) {
+                    kept.count[ml]++;
+                    kept.total++;
+                    face += ld->score[ml];
+                    break;
+                }
+                kept.total -= kept.count[ml];
+                face -= kept.count[ml] * ld->score[ml];
+                kept.count[ml] = 0;
+            }
         }
         int32_t v = 0;
-        if (req->leave_table != NULL && req->leave_value != NULL) v = g->leave_val[idx];
+        if (table) v = g->leave_val[idx];
         else if (kept.total > 0 && req->leave_value != NULL) v = req->leave_value(req->leave_ctx, &kept);
         g->leave_val[idx] = v;
         g->kept_face[idx] = (int16_t)face;

@@ -127,7 +127,17 @@ static void setup_subs(SpanGen *sg) {
     int letters[RK_RACK_SIZE], nl = 0;
     for (int ml = 0; ml < ld->size; ml++)
         if (g->stride[ml] != 0) letters[nl++] = ml;
+    /* the kept counts of sub-rack idx, by an odometer as in setup_leaves */
+    int kept[RK_RACK_SIZE] = {0};
     for (int idx = 0; idx < n_sub; idx++) {
+        if (idx > 0)
+            for (int li = 0; li < nl; li++) {
+                if (kept[li] < g->rack[letters[li]]) {
+                    kept[li]++;
+                    break;
+                }
+                kept[li] = 0;
+            }
         Sub *s = &sg->sub[idx];
         s->key = (WordKey){0, 0};
         s->letters = 0;
@@ -137,8 +147,7 @@ static void setup_subs(SpanGen *sg) {
         uint8_t vals[RK_RACK_SIZE];
         for (int li = 0; li < nl; li++) {
             int ml = letters[li];
-            int kept = (idx / g->stride[ml]) % (g->rack[ml] + 1);
-            int played = g->rack[ml] - kept;
+            int played = g->rack[ml] - kept[li];
             for (int c = 0; c < played; c++) {
                 if (ml == 0) {
                     s->blanks++;
