@@ -357,13 +357,14 @@ static int by_score(const void *pa, const void *pb) {
     return canonical_cmp(a, b);
 }
 
-static int by_equity(const void *pa, const void *pb) {
-    const Move *a = pa, *b = pb;
+int move_compare_equity(const Move *a, const Move *b) {
     int c;
     if ((c = cmp_int(b->equity, a->equity)) != 0) return c;
     if ((c = cmp_int(b->score, a->score)) != 0) return c;
     return canonical_cmp(a, b);
 }
+
+static int by_equity(const void *pa, const void *pb) { return move_compare_equity(pa, pb); }
 
 void movelist_sort_by_score(MoveList *ml) {
     if (ml->count > 1) qsort(ml->moves, ml->count, sizeof *ml->moves, by_score);

@@ -65,5 +65,8 @@ Move *movelist_push(MoveList *ml);
 /* Sorts by score (then equity) descending, ties in a stable canonical order. */
 void movelist_sort_by_score(MoveList *ml);
 void movelist_sort_by_equity(MoveList *ml);
+/* movelist_sort_by_equity's order: higher equity, then higher score, then
+ * the canonical order. */
+int move_compare_equity(const Move *a, const Move *b);
 
 #endif

@@ -224,11 +224,9 @@ static void record(Gen *g, int lo, int hi, Score sc) {
     }
     if (g->have_best && eq < g->best.equity) return;
     Move m;
+    memset(&m, 0, sizeof m);
     fill_move(g, &m, lo, hi, score, eq);
-    if (!g->have_best || movegen_compare(&m, &g->best) < 0) {
-        g->best = m;
-        g->have_best = true;
-    }
+    mg_consider(g, &m);
 }
 
 /* ---------------------------------------------------------------- search */
@@ -400,12 +398,8 @@ void mg_exchanges(Gen *g) {
         m.len = m.ntiles = (uint8_t)n;
         m.score = 0;
         m.equity = g->leave_val[idx];
-        if (g->mode == GEN_ALL) {
-            *movelist_push(g->out) = m;
-        } else if (!g->have_best || movegen_compare(&m, &g->best) < 0) {
-            g->best = m;
-            g->have_best = true;
-        }
+        if (g->mode == GEN_ALL) *movelist_push(g->out) = m;
+        else mg_consider(g, &m);
     }
 }
 
@@ -704,6 +698,69 @@ void movegen_best(const MoveGenRequest *req, Move *best, MoveGenStats *stats) {
     if (!mg_best_from_wordmap(&g, stats)) best_from_anchors(&g, req, stats);
     if (g.have_best) *best = g.best;
     else make_pass(best);
+}
+
+/* The heap of GEN_TOP: top[0] is the worst of the top_n kept. Puts m at
+ * the root's place and lets it sink below the worse children. */
+static void top_sift_down(Gen *g, Move m) {
+    Move *h = g->top;
+    int n = g->top_n, i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && g->top_cmp(&h[c + 1], &h[c]) > 0) c++; /* the worse child */
+        if (g->top_cmp(&h[c], &m) <= 0) break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = m;
+}
+
+void mg_top_offer(Gen *g, const Move *m) {
+    Move *h = g->top;
+    if (g->top_n < g->top_k) {
+        int i = g->top_n++;
+        while (i > 0 && g->top_cmp(&h[(i - 1) / 2], m) < 0) { /* the parent is better: m goes up */
+            h[i] = h[(i - 1) / 2];
+            i = (i - 1) / 2;
+        }
+        h[i] = *m;
+    } else if (g->top_cmp(m, &h[0]) < 0) { /* better than the worst kept */
+        top_sift_down(g, *m);
+    }
+    if (g->top_n == g->top_k) {
+        g->best = h[0];
+        g->have_best = true;
+    }
+}
+
+size_t movegen_top(const MoveGenRequest *req, int k, MoveCompareFn cmp, MoveList *out) {
+    movelist_clear(out);
+    if (k < 1) return 0;
+    Move stack_heap[MOVEGEN_TOP_MAX];
+    Move *heap = k <= MOVEGEN_TOP_MAX ? stack_heap : malloc((size_t)k * sizeof *heap);
+    if (heap == NULL) abort(); /* as movelist_push does when out of memory */
+    Gen g;
+    mg_init(&g, req, GEN_TOP, NULL);
+    g.top = heap;
+    g.top_k = k;
+    g.top_n = 0;
+    g.top_cmp = cmp;
+    if (req->exchanges_allowed && req->rack->total > 0) mg_exchanges(&g);
+    if (!mg_best_from_wordmap(&g, NULL)) best_from_anchors(&g, req, NULL);
+    Move pass;
+    make_pass(&pass);
+    mg_top_offer(&g, &pass);
+    /* best first: the worst comes off the heap first and goes last */
+    size_t n = (size_t)g.top_n;
+    for (size_t i = 0; i < n; i++) movelist_push(out);
+    for (size_t i = n; i-- > 0;) {
+        out->moves[i] = heap[0];
+        Move last = heap[--g.top_n];
+        if (g.top_n > 0) top_sift_down(&g, last);
+    }
+    if (heap != stack_heap) free(heap);
+    return n;
 }
 
 void movegen_request_for_game(MoveGenRequest *req, const Game *g) {

@@ -91,6 +91,16 @@ size_t movegen_all(const MoveGenRequest *req, MoveList *out);
 /* The best move by equity (ties: the first in movegen_compare order). Writes
  * a pass if nothing else is legal. stats may be NULL. */
 void movegen_best(const MoveGenRequest *req, Move *best, MoveGenStats *stats);
+/* An order of moves, best first (negative: a before b). */
+typedef int (*MoveCompareFn)(const Move *a, const Move *b);
+/* The k best moves in order cmp (movegen_compare, or move_compare_equity:
+ * movelist_sort_by_equity's order), best first, into out (cleared first):
+ * exactly the first k of the full list (pass included) sorted by cmp,
+ * found with the best-move path's pruning at the k-th instead of
+ * generating every move. Returns how many (fewer than k only when there
+ * are fewer moves). Up to MOVEGEN_TOP_MAX the heap is on the stack. */
+#define MOVEGEN_TOP_MAX 64
+size_t movegen_top(const MoveGenRequest *req, int k, MoveCompareFn cmp, MoveList *out);
 /* The order used to rank moves: higher equity first, then higher score, then
  * placements before exchanges before passes, then a canonical tie-break. A
  * full list sorted with it has movegen_best()'s move first. */

@@ -13,7 +13,10 @@
 #define PASS_EQUITY (INT32_MIN / 2)
 #define MAX_SUBRACKS 256 /* product of (count+1) over a 7-tile rack is at most 128 */
 
-typedef enum { GEN_ALL, GEN_BEST } GenMode;
+/* GEN_ALL lists every move; GEN_BEST keeps the best (movegen_compare);
+ * GEN_TOP keeps the k best in a heap (movegen_top), with `best` the k-th
+ * once there are k, so the best-move pruning cuts at the k-th. */
+typedef enum { GEN_ALL, GEN_BEST, GEN_TOP } GenMode;
 
 typedef struct Gen {
     const Board *b;
@@ -61,6 +64,10 @@ typedef struct Gen {
     size_t placements;
     Move best;
     bool have_best;
+    /* GEN_TOP: a heap of the top_n <= top_k best so far, the worst first */
+    Move *top;
+    int top_k, top_n;
+    MoveCompareFn top_cmp;
 } Gen;
 
 /* Sets up g for one call (leave values of every kept sub-rack, positional
@@ -70,9 +77,14 @@ void mg_init(Gen *g, const MoveGenRequest *req, GenMode mode, MoveList *out);
 void mg_set_line(Gen *g, int d, int line);
 /* The exchanges (all in GEN_ALL, else only those that can be best). */
 void mg_exchanges(Gen *g);
-/* Takes m as the best move if it comes first in movegen_compare order. */
+/* GEN_TOP: offers m to the heap of the k best. */
+void mg_top_offer(Gen *g, const Move *m);
+/* Takes m as the best move if it comes first in movegen_compare order
+ * (GEN_TOP: offers it to the k best). */
 static inline void mg_consider(Gen *g, const Move *m) {
-    if (!g->have_best || movegen_compare(m, &g->best) < 0) {
+    if (g->mode == GEN_TOP) {
+        mg_top_offer(g, m);
+    } else if (!g->have_best || movegen_compare(m, &g->best) < 0) {
         g->best = *m;
         g->have_best = true;
     }

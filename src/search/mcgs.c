@@ -258,14 +258,12 @@ static int expand_static(McgsSearch *s, uint32_t node, const Game *w, Move *firs
     MoveGenRequest req;
     movegen_request_for_game(&req, w);
     klv_request_leaves(&req, c->leave_value, c->leave_ctx);
-    movegen_all(&req, &s->scratch);
-    int best[MCGS_MAX_CANDIDATES];
-    int k = top_moves(&s->scratch, c->candidates, best);
+    int k = (int)movegen_top(&req, c->candidates, movegen_compare, &s->scratch);
     if (mcgs_graph_add_edges(&s->graph, node, (uint32_t)k) == 0) return -1;
     McgsNode *nd = &s->graph.nodes[node];
-    double top = s->scratch.moves[best[0]].equity / 1000.0, sum = 0.0;
+    double top = s->scratch.moves[0].equity / 1000.0, sum = 0.0;
     for (int a = 0; a < k; a++) {
-        const Move *m = &s->scratch.moves[best[a]];
+        const Move *m = &s->scratch.moves[a];
         McgsEdge *e = &s->graph.edges[nd->first_edge + a];
         packed_from_move(&e->move, m, &w->board);
         e->reward = m->score;
@@ -274,7 +272,7 @@ static int expand_static(McgsSearch *s, uint32_t node, const Game *w, Move *firs
         sum += pr;
     }
     for (int a = 0; a < k; a++) s->graph.edges[nd->first_edge + a].prior /= (float)sum;
-    *first = s->scratch.moves[best[0]];
+    *first = s->scratch.moves[0];
     nd->state = MCGS_NODE_READY;
     return 0;
 }

@@ -136,8 +136,7 @@ int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err
     klv_request_leaves(&req, cfg->leave_value, cfg->leave_ctx);
     MoveList list;
     movelist_init(&list);
-    movegen_all(&req, &list);
-    movelist_sort_by_equity(&list);
+    movegen_top(&req, cfg->candidates, move_compare_equity, &list);
     if (list.count == 0) {
         movelist_free(&list);
         free(s);

@@ -72,9 +72,7 @@ void samples_record(SampleRecorder *r, const Game *g, const Move *m) {
         MoveGenRequest req;
         movegen_request_for_game(&req, g);
         klv_request_leaves(&req, r->leave_value, r->leave_ctx);
-        movegen_all(&req, &r->scratch);
-        movelist_sort_by_equity(&r->scratch);
-        size_t n = r->scratch.count < (size_t)top ? r->scratch.count : (size_t)top;
+        size_t n = movegen_top(&req, top, move_compare_equity, &r->scratch);
         double best = r->scratch.moves[0].equity / 1000.0, z = 0.0, w[64];
         for (size_t i = 0; i < n; i++) {
             w[i] = exp((r->scratch.moves[i].equity / 1000.0 - best) / r->temperature);

@@ -746,7 +746,7 @@ typedef struct Ctx {
     MoveList got;
     OList place, exch, want, have, sorted;
     long positions, configs, placements, exchanges_checked, best_checks, with_blanks[3];
-    long wordmap_best_checks;
+    long wordmap_best_checks, top_checks;
     long nonempty_best, best_exchanges, oracle_placements, bingos, empty_boards, blank_plays;
     int failures;
     PositionalValues pv;
@@ -898,6 +898,41 @@ static bool check_config(Ctx *cx, const Board *b, const int rack[], const Cfg *c
                       PATH[path], s1, best.score, best.equity, s2, first->score, max_eq);
         }
     }
+    /* the k best, both orders, both paths: the first k of the sorted list */
+    static const int KS[] = {1, 2, 5, 16, 40, 100};
+    int k = KS[(cx->configs + cx->positions) % 6];
+    MoveList top, by_eq;
+    movelist_init(&top);
+    movelist_init(&by_eq);
+    for (size_t q = 0; q < cx->got.count; q++) *movelist_push(&by_eq) = cx->got.moves[q];
+    movelist_sort_by_equity(&by_eq);
+    for (int path = 0; path < 2; path++)
+        for (int order = 0; order < 2; order++) {
+            const Move *want = order == 0 ? cx->sorted.m : by_eq.moves;
+            size_t total = order == 0 ? cx->sorted.n : by_eq.count;
+            cx->kwg->wordmap = path == 1 ? cx->wordmap : NULL;
+            size_t got = movegen_top(&req, k, order == 0 ? movegen_compare : move_compare_equity, &top);
+            cx->kwg->wordmap = NULL;
+            cx->top_checks++;
+            size_t expect = total < (size_t)k ? total : (size_t)k;
+            if (got != expect || top.count != expect) {
+                FAIL_LINE("movegen_top(%d, %s order, %s) gave %zu moves, want %zu", k, order ? "equity" : "generator",
+                          path ? "word map" : "graph", got, expect);
+                continue;
+            }
+            for (size_t q = 0; q < expect; q++) {
+                const Move *a = &top.moves[q], *w = &want[q];
+                if (key_cmp(a, w) != 0 || a->equity != w->equity || a->score != w->score) {
+                    fmt_move(a, b, ld, s1, sizeof s1);
+                    fmt_move(w, b, ld, s2, sizeof s2);
+                    FAIL_LINE("movegen_top(%d, %s order, %s) move %zu is %s, the sorted list has %s", k,
+                              order ? "equity" : "generator", path ? "word map" : "graph", q, s1, s2);
+                    break;
+                }
+            }
+        }
+    movelist_free(&top);
+    movelist_free(&by_eq);
 #undef FAIL_LINE
     if (shown > 25 && cx->failures < MAX_REPORTED_FAILURES) printf("  ... %d more\n", shown - 25);
     cx->configs++;
@@ -1239,11 +1274,11 @@ static void ctx_summary(const Ctx *cx, const char *what, double secs) {
            "%ld oracle placements (%ld using a blank, %ld bingos); %ld request configs compared "
            "in full (%ld placements and %ld exchanges, summed over configs); %ld best-move checks "
            "(%ld of them from the word map; %ld with a legal move other than a pass, %ld won by an "
-           "exchange); %.1f s\n",
+           "exchange); %ld top-k checks; %.1f s\n",
            what, cx->positions, cx->empty_boards, cx->with_blanks[0], cx->with_blanks[1],
            cx->with_blanks[2], cx->oracle_placements, cx->blank_plays, cx->bingos, cx->configs,
            cx->placements, cx->exchanges_checked, cx->best_checks, cx->wordmap_best_checks, cx->nonempty_best,
-           cx->best_exchanges, secs);
+           cx->best_exchanges, cx->top_checks, secs);
 }
 
 static double now_seconds(void) {
