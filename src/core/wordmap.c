@@ -82,6 +82,8 @@ static uint64_t hash_bytes(const uint8_t *p, size_t n, uint64_t seed) {
     return fmix64(h ^ (uint64_t)n);
 }
 
+uint64_t wordmap_checksum(const void *body, size_t n) { return hash_bytes(body, n, 0); }
+
 uint64_t wordmap_kwg_hash(const Kwg *kwg) {
     return hash_bytes((const uint8_t *)kwg->nodes, (size_t)kwg->n * 4u, 0x6B7767ULL) ^ kwg->n;
 }

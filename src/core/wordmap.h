@@ -90,6 +90,9 @@ typedef struct WordMap {
     bool mapped;
 } WordMap;
 
+/* The checksum of a word map's body as its header records it (bytes 64 to
+ * the end; docs/wordmap.md, "Hashes"). */
+uint64_t wordmap_checksum(const void *body, size_t n);
 /* The hash of a lexicon graph that a word map records (64 bits over its
  * node array, in file byte order). */
 uint64_t wordmap_kwg_hash(const Kwg *kwg);
