@@ -62,6 +62,7 @@ typedef struct Profile {
     int main_ge[SPAN_MAX_MULT + 1], cross_ge[SPAN_MAX_MULT + 1];
     int32_t positional;      /* sum of pv_max over the fresh squares */
     WordKey pkey;
+    int p_tiles, p_letter;   /* tiles played through, and the letter of the last one */
     /* cross-sets of the fresh squares that have a cross-word (the others
      * take any letter) */
     uint64_t hooked[RK_RACK_SIZE];
@@ -80,6 +81,12 @@ typedef struct SpanGen {
     int16_t rack_top[RK_RACK_SIZE + 1]; /* sums of the rack's k highest face values */
     Span heap[MAX_SPANS];
     int n_heap;
+    /* per candidate, the letters x such that S plus x (plus S's blanks) makes
+     * a word of |S| + 1 letters, asked once a call when a span through one
+     * tile needs it (exact: blank1 of S, or blank2 of S's letters with one
+     * blank) */
+    uint32_t plus_one[MAX_SUBRACKS];
+    bool plus_one_known[MAX_SUBRACKS];
     uint64_t popped, lookups;
 } SpanGen;
 
@@ -207,6 +214,8 @@ static inline void profile_add_fresh(const Gen *g, Profile *pr, int pos) {
 static inline int profile_add_tile(const Gen *g, Profile *pr, int pos) {
     uint8_t t = g->sq[pos];
     wordkey_add(&pr->pkey, RK_LETTER(t));
+    pr->p_tiles++;
+    pr->p_letter = RK_LETTER(t);
     return ld_tile_score(g->ld, t);
 }
 
@@ -320,6 +329,18 @@ static void place_words(SpanGen *sg, Placing *pl, WordKey key) {
         pl->word = words + (size_t)i * (size_t)pl->len;
         place_word(sg, pl);
     }
+}
+
+/* Whether candidate idx plus letter x makes a word (idx has at most one blank). */
+static bool plus_one_word(SpanGen *sg, int idx, int x) {
+    if (!sg->plus_one_known[idx]) {
+        const Sub *s = &sg->sub[idx];
+        sg->plus_one[idx] = s->blanks == 0 ? wordmap_blank1(sg->wm, s->size + 1, s->key)
+                                           : wordmap_blank2(sg->wm, s->size + 1, s->key);
+        sg->plus_one_known[idx] = true;
+        sg->lookups++;
+    }
+    return (sg->plus_one[idx] >> x) & 1u;
 }
 
 /* Every placement of candidate kept_idx on the span lo..hi (line set). */
@@ -459,6 +480,7 @@ static void search_span(SpanGen *sg, Span s) {
         int need_blank = 0;
         for (int h = 0; h < pr.n_hooked; h++) need_blank += (pr.hooked[h] & sub->letters) == 0;
         if (need_blank > sub->blanks) continue;
+        if (pr.p_tiles == 1 && sub->blanks < 2 && !plus_one_word(sg, order[c], pr.p_letter)) continue;
         place_candidate(sg, s.lo, s.hi, pr.pkey, order[c]);
     }
 }
@@ -473,6 +495,7 @@ bool mg_best_from_wordmap(Gen *g, MoveGenStats *stats) {
     sg->wm = wm;
     sg->n_heap = 0;
     sg->popped = sg->lookups = 0;
+    memset(sg->plus_one_known, 0, sizeof sg->plus_one_known);
     sg->bingo = g->b->layout->bingo_bonus;
     setup_subs(sg);
     int ndirs = g->empty_board ? 1 : 2;
