@@ -346,6 +346,9 @@ static int run_generation(Trainer *t, int gen) {
                           .spv_target = t->cfg.spv_target,
                           .samples = t->cfg.nn_shards ? &t->recorder : NULL,
                           .game = t->game};
+    /* the static player's k best moves a turn are the shard sampler's
+     * targets too (the same leaves: klv_leave_value of t->klv) */
+    if (w.samples != NULL) play.top_list = samples_shared_top(w.samples, &play.top_k);
     /* the other threads' workers: the same, with their own state */
     const int threads = t->cfg.threads;
     GenerationWorker ws[GENERATION_MAX_THREADS];
@@ -358,6 +361,7 @@ static int run_generation(Trainer *t, int gen) {
         ws[j].play = &plays[j];
         ws[j].res = &h->res;
         ws[j].samples = t->cfg.nn_shards ? &h->recorder : NULL;
+        plays[j].top_list = ws[j].samples != NULL ? samples_shared_top(ws[j].samples, &plays[j].top_k) : NULL;
         ws[j].game = &h->game;
         shardset_clear(&h->samples);
     }

@@ -22,6 +22,16 @@ void samples_init(SampleRecorder *r, ShardSet *out, double temperature, int top,
 
 void samples_free(SampleRecorder *r) { movelist_free(&r->scratch); }
 
+/* The moves in a softmax target: at most 64 (a target's room). */
+static int target_top(const SampleRecorder *r) { return r->top < 64 ? r->top : 64; }
+
+MoveList *samples_shared_top(SampleRecorder *r, int *k) {
+    if (!(r->temperature > 0.0)) return NULL;
+    r->shared = true;
+    *k = target_top(r);
+    return &r->scratch;
+}
+
 void samples_begin_game(SampleRecorder *r, uint64_t game, uint32_t generation) {
     r->first = r->out->n;
     r->game = game;
@@ -67,12 +77,17 @@ void samples_record(SampleRecorder *r, const Game *g, const Move *m) {
     PackedMove moves[64];
     float probs[64];
     uint32_t count = 0;
-    int top = r->top < 64 ? r->top : 64;
+    int top = target_top(r);
     if (r->temperature > 0.0) {
-        MoveGenRequest req;
-        movegen_request_for_game(&req, g);
-        klv_request_leaves(&req, r->leave_value, r->leave_ctx);
-        size_t n = movegen_top(&req, top, move_compare_equity, &r->scratch);
+        /* the self-play's list of this position, or our own */
+        size_t n = r->scratch.count;
+        if (!r->shared || n == 0) {
+            MoveGenRequest req;
+            movegen_request_for_game(&req, g);
+            klv_request_leaves(&req, r->leave_value, r->leave_ctx);
+            n = movegen_top(&req, top, move_compare_equity, &r->scratch);
+        }
+        if (n > (size_t)top) n = (size_t)top;
         double best = r->scratch.moves[0].equity / 1000.0, z = 0.0, w[64];
         for (size_t i = 0; i < n; i++) {
             w[i] = exp((r->scratch.moves[i].equity / 1000.0 - best) / r->temperature);
@@ -82,6 +97,7 @@ void samples_record(SampleRecorder *r, const Game *g, const Move *m) {
             packed_from_move(&moves[count], &r->scratch.moves[i], &g->board);
             probs[count++] = (float)(w[i] / z);
         }
+        if (r->shared) movelist_clear(&r->scratch); /* used once: never another position's */
     }
     record(r, g, m, moves, probs, count, NAN, false);
 }

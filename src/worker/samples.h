@@ -35,10 +35,17 @@ typedef struct SampleRecorder {
     bool leave_known[2];
     Rack leave[2];             /* each player's tiles kept after their last move */
     MoveList scratch;
+    bool shared;               /* scratch is a self-play's top_list (samples_shared_top) */
 } SampleRecorder;
 
 void samples_init(SampleRecorder *r, ShardSet *out, double temperature, int top, LeaveValueFn leave_value,
                   const void *leave_ctx);
+/* The list a static self-play may fill each turn with its k best moves
+ * (SelfplayConfig.top_list and top_k), so that samples_record takes its
+ * policy target from it instead of generating them again; NULL (nothing to
+ * share) when targets are the played move only (temperature 0). The
+ * self-play must value moves with the recorder's leaves. */
+MoveList *samples_shared_top(SampleRecorder *r, int *k);
 void samples_free(SampleRecorder *r);
 void samples_begin_game(SampleRecorder *r, uint64_t game, uint32_t generation);
 /* The position before move m, and m. */

@@ -33,6 +33,14 @@ typedef struct SelfplayConfig {
     const Player *player;     /* NULL: the static player above; else this player chooses
                                * every move (spv is then unused; leave_value still values
                                * what moves keep for the observers) */
+    /* Optional, for the static player without a positional table: every
+     * turn the top_k best moves by equity (move_compare_equity) go into
+     * *top_list and the move is chosen from them (the same move
+     * movegen_best gives), so an observer that wants them (the shard
+     * sampler: samples_shared_top) need not generate again. Emptied at
+     * every turn, so it never holds another position's moves. */
+    MoveList *top_list;
+    int top_k;
 } SelfplayConfig;
 
 /* Plays game number game_index to its end in *g (caller-owned storage, so a

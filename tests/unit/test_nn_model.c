@@ -30,7 +30,7 @@ static bool world_open(World *w) {
     if (!tu_load_sowpods(&w->kwg, &w->ld)) return false;
     nn_feature_context(&w->fc, &w->ld, &w->lay, &w->kwg);
     shardset_init(&w->set);
-    tu_selfplay_samples(&w->set, &w->ld, &w->lay, &w->kwg, 5, 2, 1.0, 6);
+    tu_selfplay_samples(&w->set, &w->ld, &w->lay, &w->kwg, 5, 2, 1.0, 6, false);
     return true;
 }
 

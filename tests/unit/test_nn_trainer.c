@@ -27,7 +27,7 @@ static bool world_open(World *w) {
     if (!tu_load_sowpods(&w->kwg, &w->ld)) return false;
     nn_feature_context(&w->fc, &w->ld, &w->lay, &w->kwg);
     shardset_init(&w->set);
-    tu_selfplay_samples(&w->set, &w->ld, &w->lay, &w->kwg, 21, 3, 1.0, 8);
+    tu_selfplay_samples(&w->set, &w->ld, &w->lay, &w->kwg, 21, 3, 1.0, 8, false);
     w->idx = malloc(w->set.n * sizeof *w->idx);
     for (size_t i = 0; i < w->set.n; i++) w->idx[i] = i;
     return true;

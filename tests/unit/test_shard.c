@@ -636,6 +636,40 @@ static void test_shard_stats(void) {
     kwg_free(&w.kwg);
 }
 
+
+/* Self-play that hands its k best moves to the sampler (samples_shared_top)
+ * plays the same games and records the same samples and targets as self-play
+ * that leaves the sampler to generate them, with k = 16 and k = 2 (where
+ * the k best are often all tied and the player asks movegen_best). */
+static void test_shared_top(void) {
+    LetterDist ld;
+    ld_english(&ld);
+    Layout lay;
+    layout_standard15(&lay);
+    Kwg kwg;
+    if (!tu_load_sowpods(&kwg, &ld)) return;
+    static const int TOPS[2] = {16, 2};
+    for (int t = 0; t < 2; t++) {
+        ShardSet a, b;
+        shardset_init(&a);
+        shardset_init(&b);
+        int games = tu_size(12, 4);
+        tu_selfplay_samples(&a, &ld, &lay, &kwg, 31, games, 1.0, TOPS[t], false);
+        tu_selfplay_samples(&b, &ld, &lay, &kwg, 31, games, 1.0, TOPS[t], true);
+        CU_ASSERT_TRUE(a.n > (size_t)(games * 15));
+        CU_ASSERT_EQUAL(a.n, b.n);
+        CU_ASSERT_EQUAL(a.np, b.np);
+        if (a.n == b.n && a.np == b.np) {
+            CU_ASSERT_EQUAL(memcmp(a.s, b.s, a.n * sizeof *a.s), 0);
+            CU_ASSERT_EQUAL(memcmp(a.pmove, b.pmove, a.np * sizeof *a.pmove), 0);
+            CU_ASSERT_EQUAL(memcmp(a.pprob, b.pprob, a.np * sizeof *a.pprob), 0);
+        }
+        shardset_free(&a);
+        shardset_free(&b);
+    }
+    kwg_free(&kwg);
+}
+
 int main(void) {
     H5dont_atexit(); /* as the CLI: no teardown message after the damaged files */
     CU_TestInfo tests[] = {
@@ -644,6 +678,7 @@ int main(void) {
         {"shards: round trip, same bytes, damaged/truncated/mismatched files refused", test_shard_round_trip},
         {"shards: a forged chunk index is refused", test_shard_chunk_index},
         {"shard statistics: counts, the visit grid, search estimates", test_shard_stats},
+        {"self-play sharing its k best with the sampler: the same samples", test_shared_top},
         CU_TEST_INFO_NULL,
     };
     return tu_run("shard", tests);

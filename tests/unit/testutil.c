@@ -218,10 +218,11 @@ typedef struct TuRecorder {
 static void tu_record(const Game *g, const Move *m, void *vctx) { samples_record(((TuRecorder *)vctx)->r, g, m); }
 
 void tu_selfplay_samples(ShardSet *set, const LetterDist *ld, const Layout *lay, const Kwg *kwg, uint64_t seed,
-                         int games, double temperature, int top) {
+                         int games, double temperature, int top, bool shared) {
     SelfplayConfig cfg = {.ld = ld, .layout = lay, .kwg = kwg, .seed = seed, .generation = 1};
     SampleRecorder r;
     samples_init(&r, set, temperature, top, NULL, NULL);
+    if (shared) cfg.top_list = samples_shared_top(&r, &cfg.top_k);
     TuRecorder rec = {&r};
     Game *g = malloc(sizeof *g);
     CU_ASSERT_FATAL(g != NULL);

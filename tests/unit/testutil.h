@@ -36,10 +36,11 @@ long tu_read_bytes(const char *path, unsigned char **out);
 void tu_write_bytes(const char *path, const unsigned char *b, long n);
 /* Training samples of static self-play games 0..games-1 (seed, generation
  * 1), with softmax policy targets of `top` moves at `temperature` points
- * (nn samples, worker/samples.h), appended to set (a ShardSet). */
+ * (nn samples, worker/samples.h), appended to set (a ShardSet). With
+ * `shared`, the self-play fills the sampler's list (samples_shared_top). */
 struct ShardSet;
 void tu_selfplay_samples(struct ShardSet *set, const LetterDist *ld, const Layout *lay, const Kwg *kwg,
-                         uint64_t seed, int games, double temperature, int top);
+                         uint64_t seed, int games, double temperature, int top, bool shared);
 /* Splits a TSV line in place into at most cap fields (the line end is cut
  * off the last one); returns the number of fields. */
 int tu_split_tabs(char *line, char **fields, int cap);
