@@ -17,22 +17,19 @@
 #include "core/kwg.h"
 #include "core/letters.h"
 #include "core/wordmap.h"
+#include "core/rng.h"
 #include "testutil.h"
 
 /* ------------------------------------------------------------ random */
 
-typedef struct Prng {
-    uint64_t s;
-} Prng;
+/* n > 0: a number in [0, n) from the engine's generator */
+static int pr_below(Rng *r, int n) { return (int)rng_below(r, (uint64_t)n); }
 
-static uint64_t pr_next(Prng *p) { /* splitmix64 */
-    uint64_t z = (p->s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
+static Rng rng_from(uint64_t seed) {
+    Rng r;
+    rng_seed(&r, seed);
+    return r;
 }
-
-static int pr_below(Prng *p, int n) { return (int)(pr_next(p) % (uint64_t)n); }
 
 /* ------------------------------------------------------------ brute force */
 
@@ -221,7 +218,7 @@ static void check_multiset(const WordMap *wm, const Bf *bf, const uint8_t *s, in
  * one or two letters (blank hits), random letters (mostly misses) and runs
  * of repeated letters. */
 static void check_queries(const WordMap *wm, const Bf *bf, int alphabet, uint64_t seed, int queries, Tally *t) {
-    Prng rng = {seed};
+    Rng rng = rng_from(seed);
     uint8_t s[LMAX + 2];
     for (int q = 0; q < queries; q++) {
         int kind = pr_below(&rng, 5), n = 0;
@@ -279,7 +276,7 @@ static void random_words(uint64_t seed, int nrandom, uint8_t (**words)[LMAX], in
     uint8_t(*w)[LMAX] = calloc(cap, sizeof *w);
     int *l = calloc(cap, sizeof *l);
     CU_ASSERT_FATAL(w != NULL && l != NULL);
-    Prng rng = {seed};
+    Rng rng = rng_from(seed);
     for (int i = 0; i < nrandom; i++) {
         int len = 2 + pr_below(&rng, 11);
         for (int j = 0; j < len; j++) {
@@ -698,7 +695,7 @@ static void test_write_load(void) {
         }
     CU_ASSERT_EQUAL(accepted, 0);
     /* a flipped byte in the body, here and there */
-    Prng rng = {77};
+    Rng rng = rng_from(77);
     for (int i = 0; i < 40; i++) {
         memcpy(pad, bytes, size);
         size_t at = 64 + (size_t)pr_below(&rng, (int)(size - 64));
@@ -832,7 +829,7 @@ static void test_bad_tables(void) {
     /* random damage with a valid checksum: refused cleanly or, if accepted,
      * every lookup stays inside the image (ASan checks that) and returns
      * only words with the asked letters */
-    Prng rng = {4242};
+    Rng rng = rng_from(4242);
     int accepted = 0;
     for (int round = 0; round < tu_size(400, 150); round++) {
         memcpy(img, good, size);
