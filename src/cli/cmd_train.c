@@ -150,6 +150,7 @@ static void merge_helpers(Trainer *t, const GenerationWorker *ws, int threads, G
         tot->bingos += h->bingos;
         tot->score_sum += h->score_sum;
         tot->equity_sum += h->equity_sum;
+        tot->sampled_observations += h->sampled_observations;
         shardset_append(&t->samples, &t->helpers[j - 1].samples);
     }
 }
@@ -338,6 +339,7 @@ static int run_generation(Trainer *t, int gen) {
     GenerationWorker w = {.play = &play,
                           .racks = &t->racks,
                           .games = t->cfg.games_per_generation,
+                          .sampled_racks = t->cfg.sampled_racks,
                           .rank = t->comm.rank,
                           .nranks = t->comm.size,
                           .acc = &t->acc,
@@ -407,13 +409,14 @@ static int run_generation(Trainer *t, int gen) {
     GenerationTotals tot = w.totals;
     int64_t *tot_arr = t->reduce_buf + t->reduce_words - GENERATION_TOTALS_FIELDS;
     int64_t mine[GENERATION_TOTALS_FIELDS] = {tot.games,     tot.turns,      tot.observations, tot.bingos,
-                                              tot.score_sum, tot.equity_sum, 0,                0};
+                                              tot.score_sum, tot.equity_sum, 0,                0,
+                                              tot.sampled_observations};
     memcpy(tot_arr, mine, sizeof mine);
     if (comm_sum_i64(&t->comm, t->reduce_buf, t->reduce_words, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;
     }
-    tot = (GenerationTotals){tot_arr[0], tot_arr[1], tot_arr[2], tot_arr[3], tot_arr[4], tot_arr[5], 0, 0};
+    tot = (GenerationTotals){tot_arr[0], tot_arr[1], tot_arr[2], tot_arr[3], tot_arr[4], tot_arr[5], 0, 0, tot_arr[8]};
     if (t->cfg.nn_shards && write_shards(t, gen) != 0) return 1;
     double t_reduce = cli_now();
     int frc = forced_racks(t, &w, gen, &tot);
@@ -468,12 +471,16 @@ static int run_generation(Trainer *t, int gen) {
     t->last_overhead = tm.reduce + tm.derive + tm.write;
     t->last_wall = tm.wall;
     t->last_games = tot.games;
+    char sampled[24];
+    snprintf(sampled, sizeof sampled, "%" PRId64, tot.sampled_observations);
     SAY(t,
-        "gen %d done: %" PRId64 " games, %" PRId64 " turns, %.1f games/s; mean best equity %.3f; racks observed "
+        "gen %d done: %" PRId64 " games, %" PRId64 " turns, %.1f games/s; mean best equity %.3f; %s%s%sracks observed "
         "%" PRIu64 "; leave change rms %.4f; vs zero leaves %.1f%% +/- %.1f; play %.2f s, reduce %.2f s, "
         "derive %.2f s, evaluate %.2f s, write %.2f s",
         gen, tot.games, tot.turns, (double)tot.games / tm.play,
-        tot.observations ? (double)tot.equity_sum / 1000.0 / (double)tot.observations : 0.0, info.racks_observed,
+        tot.observations ? (double)tot.equity_sum / 1000.0 / (double)tot.observations : 0.0,
+        tot.sampled_observations ? "sampled racks " : "", tot.sampled_observations ? sampled : "",
+        tot.sampled_observations ? "; " : "", info.racks_observed,
         change_rms, match.win_pct, match.ci95_pct, tm.play, tm.reduce, tm.derive, t_match - t_derive, tm.write);
     if (t->spv_on) {
         char mult[SPV_MAX_OPENNESS * 8 + 1] = "";

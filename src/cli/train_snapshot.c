@@ -199,7 +199,8 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
              "  \"game_seed\": \"game i of this generation is seeded from (run_seed, %d, i)\",\n"
              "  \"ranks\": %d,\n  \"games\": %" PRId64 ",\n  \"turns\": %" PRId64 ",\n"
              "  \"observations\": %" PRId64 ",\n  \"forced_games\": %" PRId64 ",\n"
-             "  \"forced_observations\": %" PRId64 ",\n  \"racks_observed\": %" PRIu64 ",\n"
+             "  \"forced_observations\": %" PRId64 ",\n  \"sampled_observations\": %" PRId64 ",\n"
+             "  \"racks_observed\": %" PRIu64 ",\n"
              "  \"baseline\": %.6f,\n  \"mean_best_equity\": %.6f,\n"
              "  \"match_vs_zero_leaves\": {\"pairs\": %" PRIu64 ", \"win_pct\": %.2f, \"ci95_pct\": %.2f},\n"
              "  \"leaves_trained\": %s,\n  \"spv_trained\": %s,\n"
@@ -213,7 +214,7 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
              "\"wall\": %.3f},\n"
              "  \"files\": {\n%s  }\n}\n",
              gen, t->cfg.seed, gen, t->comm.size, tot->games, tot->turns, tot->observations, tot->forced_games,
-             tot->forced_observations, info->racks_observed,
+             tot->forced_observations, tot->sampled_observations, info->racks_observed,
              info->baseline, mean_eq, t->cfg.match_pairs, match->win_pct, match->ci95_pct,
              rep->leaves_trained ? "true" : "false", rep->spv_trained ? "true" : "false",
              train_config_schedule_name(t->cfg.spv_schedule), t->cfg.spv_use ? "true" : "false", t->cfg.spv_k,

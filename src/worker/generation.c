@@ -4,14 +4,57 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/policy_target.h"
+#include "core/rng.h"
 #include "eval/klv.h"
+#include "search/policy_target.h"
 
 typedef struct Observe {
     GenerationWorker *w;
+    uint64_t game; /* the game's index */
+    uint32_t turn; /* turns observed so far */
     int failed;
     RkError *err;
 } Observe;
+
+/* Stream tag of the sampled racks: their draws never share a stream with a
+ * game's own (which is seeded from (seed, generation, game)). */
+#define SAMPLED_RACKS_STREAM UINT64_C(0x5a3ce1d2b4f60789)
+
+/* Values o->w->sampled_racks racks drawn from the whole distribution on
+ * position g (generation.h, SAMPLED RACKS). */
+static void value_sampled_racks(Observe *o, const Game *g) {
+    GenerationWorker *w = o->w;
+    const LetterDist *ld = g->ld;
+    uint8_t tiles[RK_MAX_LETTERS * 256];
+    int n = 0;
+    for (int ml = 0; ml < ld->size; ml++)
+        for (int c = 0; c < ld->count[ml] && n < (int)sizeof tiles; c++) tiles[n++] = (uint8_t)ml;
+    if (n < RK_RACK_SIZE) return;
+    Rng rng;
+    rng_seed_stream(&rng, w->play->seed ^ SAMPLED_RACKS_STREAM, w->play->generation,
+                    (o->game << 12) | (o->turn & 0xfffu));
+    for (int k = 0; k < w->sampled_racks; k++) {
+        Rack rack;
+        memset(&rack, 0, sizeof rack);
+        for (int i = 0; i < RK_RACK_SIZE; i++) { /* a partial Fisher-Yates shuffle */
+            int j = i + (int)rng_below(&rng, (uint64_t)(n - i));
+            uint8_t t = tiles[j];
+            tiles[j] = tiles[i];
+            tiles[i] = t;
+            rack_add(&rack, t);
+        }
+        int64_t idx = racktable_index(w->racks, &rack);
+        if (idx < 0) continue; /* not a full rack of the table (cannot happen for its distribution) */
+        MoveGenRequest req;
+        movegen_request_for_game(&req, g);
+        req.rack = &rack;
+        klv_request_leaves(&req, w->play->leave_value, w->play->leave_ctx);
+        Move best;
+        movegen_best(&req, &best, NULL);
+        rack_accum_add(w->acc, (uint64_t)idx, best.equity);
+        w->totals.sampled_observations++;
+    }
+}
 
 /* The value of the tiles m keeps, with the game's leave callback. */
 static int32_t kept_value(const SelfplayConfig *play, const Game *g, const Move *m) {
@@ -38,7 +81,9 @@ static void observe_turn(const Game *g, const Move *m, void *vctx) {
     if (o->w->spv_acc != NULL)
         residuals_record(o->w->res, g, m, g->bag.count > 0 && m->kind == MOVE_PLACE ? kept_value(o->w->play, g, m) : 0,
                          0);
+    o->turn++;
     if (g->bag.count < RK_RACK_SIZE || o->failed) return;
+    if (o->w->sampled_racks > 0) value_sampled_racks(o, g);
     const Rack *rack = &g->racks[g->on_turn];
     int64_t idx = racktable_index(o->w->racks, rack);
     if (idx < 0) {
@@ -66,7 +111,7 @@ static void observe_turn(const Game *g, const Move *m, void *vctx) {
 
 /* Plays game `index` with w. */
 static int play_game(GenerationWorker *w, uint64_t index, RkError *err) {
-    Observe o = {.w = w, .failed = 0, .err = err};
+    Observe o = {.w = w, .game = index, .turn = 0, .failed = 0, .err = err};
     SelfplayStats st = {0};
     if (w->spv_acc != NULL)
         residuals_begin(w->res, w->spv_target, (int)w->spv_acc->num_openness, (int)w->spv_acc->num_phases,

@@ -11,6 +11,21 @@
  *
  * Each turn whose bag holds at least RK_RACK_SIZE tiles adds the mover's full
  * rack and the equity of the best move found for it to the accumulators.
+ *
+ * SAMPLED RACKS (sampled_racks = K > 0). On those turns K more racks are
+ * valued on the same position: each is RK_RACK_SIZE tiles drawn without
+ * replacement from the whole letter distribution (tiles already on the board
+ * included: the position only lends its board), its best move under the
+ * leaves in force is found, and (rack, equity) is added to the accumulators
+ * like the mover's. A dealt rack's mean is taken over the positions where it
+ * happened to be dealt: a rack holding the Z only before the Z is played,
+ * racks that follow a kept leave in the boards where it was kept. A sampled
+ * rack's mean is taken over all the positions of the games, which is what
+ * the derivation's weights (the ways to draw the rest of a rack from the
+ * whole distribution, eval/derive.h) assume. The draws come from a stream
+ * seeded from (run seed, generation, game index, turn), so they do not
+ * depend on ranks or threads. docs/leaves.md, "Sampled racks", has the
+ * measurements.
  * With SPV accumulators, each placement played while the bag is not empty
  * adds its residual (worker/residuals.h) to the SPV cells of its fresh tiles
  * when the game ends.
@@ -32,13 +47,17 @@ typedef struct GenerationTotals {
     int64_t score_sum;   /* both players' final scores */
     int64_t equity_sum;  /* millipoints, over observations */
     int64_t forced_games, forced_observations;
+    int64_t sampled_observations; /* sampled racks valued (leaves.sampled_racks) */
 } GenerationTotals;
-#define GENERATION_TOTALS_FIELDS 8
+#define GENERATION_TOTALS_FIELDS 9
+/* Upper bound of sampled_racks (leaves.sampled_racks). */
+#define GENERATION_MAX_SAMPLED_RACKS 256
 
 typedef struct GenerationWorker {
     const SelfplayConfig *play;  /* lexicon, layout, leaves, seed, generation */
     const RackTable *racks;
     uint64_t games;              /* G */
+    int sampled_racks;           /* K of SAMPLED RACKS above; 0 = none */
     int rank, nranks;
     RackAccum *acc;              /* this rank's accumulators */
     SpvAccum *spv_acc;           /* this rank's SPV accumulators, or NULL */

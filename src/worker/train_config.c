@@ -34,6 +34,7 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "initial = zero\n"
     "min_rack_count = 0\n"
     "max_forced_games = 1000\n"
+    "sampled_racks = 0\n"
     "shrink = 30\n"
     "\n"
     "[match]\n"
@@ -225,6 +226,9 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
     } else if (IS("leaves", "max_forced_games")) {
         if (parse_u64(v, 0, UINT64_C(1) << 40, &x) != 0) return -1;
         c->max_forced_games = x;
+    } else if (IS("leaves", "sampled_racks")) {
+        if (parse_u64(v, 0, GENERATION_MAX_SAMPLED_RACKS, &x) != 0) return -1;
+        c->sampled_racks = (int)x;
     } else if (IS("leaves", "shrink")) {
         double k;
         if (parse_double(v, 0.0, 1e12, &k) != 0) return -1;
@@ -514,7 +518,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      "\noutput = %s\nplayer = %s\nprogress_seconds = %d\nthreads = %d\nkeep = %s\nkeep_every = %d\n\n"
                      "[lexicon]\nkwg = %s\nld = %s\nlayout = %s\n\n"
                      "[leaves]\ninitial = %s\nmin_rack_count = %s\nmax_forced_games = %" PRIu64
-                     "\nshrink = %s\n\n"
+                     "\nsampled_racks = %d\nshrink = %s\n\n"
                      "[match]\npairs = %" PRIu64 "\n\n"
                      "[spv]\nschedule = %s\ntarget = %s\nstart = %d\nuse = %s\ninitial = %s\nk = %s\nprior_mean = %s\n"
                      "prior_var = %s\nheldout_games = %" PRIu64 "\nmatch_pairs = %" PRIu64 "\n\n"
@@ -527,7 +531,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      c->seed, c->generations, c->games_per_generation, c->output, c->player, c->progress_seconds, c->threads,
                      keep, c->keep_every,
                      c->lexicon,
-                     c->ld, c->layout, c->initial_leaves, sched, c->max_forced_games, shrink, c->match_pairs,
+                     c->ld, c->layout, c->initial_leaves, sched, c->max_forced_games, c->sampled_racks, shrink, c->match_pairs,
                      train_config_schedule_name(c->spv_schedule), residual_target_name(c->spv_target), c->spv_start, c->spv_use ? "yes" : "no",
                      c->spv_initial, k, pm, pv, c->spv_heldout_games, c->spv_match_pairs,
                      c->nn_shards ? "yes" : "no", temp, c->nn_top, c->nn_shard_samples, c->nn_train ? "yes" : "no",

@@ -45,6 +45,12 @@
  *   leaves.min_rack_count     0        per-generation minimum observations per rack, a comma
  *                                      list; generation g uses entry g-1 (the last one repeats)
  *   leaves.max_forced_games   1000     cap on forced-rack games per generation
+ *   leaves.sampled_racks      0        racks valued on each position besides the mover's, 0..256:
+ *                                      drawn from the whole distribution and added to the
+ *                                      accumulators with their best move's equity, so that a
+ *                                      rack's mean is taken over the positions of the games and
+ *                                      not only over those where it was dealt (worker/generation.h;
+ *                                      docs/leaves.md, "Sampled racks")
  *   leaves.shrink             30       shrinkage k of the leave derivation, in observations
  *                                      (a number >= 0; 0 = the plain formula): a leave's own
  *                                      mean is pulled towards the mean of its one-tile-shorter
@@ -183,6 +189,7 @@ typedef struct TrainConfig {
     int n_min_rack_count;
     uint32_t min_rack_count[TRAIN_MAX_SCHEDULE];
     uint64_t max_forced_games;
+    int sampled_racks;
     double shrink;
     uint64_t match_pairs;
     SpvSchedule spv_schedule;

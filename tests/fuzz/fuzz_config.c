@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void same(const TrainConfig *a, const TrainConfig *b) {
     if (a->seed != b->seed || a->generations != b->generations ||
         a->games_per_generation != b->games_per_generation || a->progress_seconds != b->progress_seconds ||
-        a->max_forced_games != b->max_forced_games || a->shrink != b->shrink)
+        a->max_forced_games != b->max_forced_games || a->sampled_racks != b->sampled_racks || a->shrink != b->shrink)
         abort();
     if (strcmp(a->output, b->output) != 0 || strcmp(a->lexicon, b->lexicon) != 0 || strcmp(a->ld, b->ld) != 0 ||
         strcmp(a->layout, b->layout) != 0 || strcmp(a->initial_leaves, b->initial_leaves) != 0)
