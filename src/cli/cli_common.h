@@ -10,6 +10,7 @@
 #include "core/layout.h"
 #include "core/letters.h"
 #include "core/wordmap.h"
+#include "search/player.h"
 
 /* kwg.wordmap points at the Engine's own wordmap member: an open Engine must
  * not be copied or moved (every caller keeps it in place, on the stack or
@@ -34,6 +35,18 @@ typedef struct Engine {
 int engine_open(Engine *e, const char *ld_name, const char *layout_name, const char *lexicon_path,
                 const char *lexicon_name);
 void engine_close(Engine *e);
+
+/* The default leaves of the engine's lexicon, those of every player that
+ * takes leaves and names none: NAME.klv2 beside NAME.kwg (the build copies
+ * the trained tables of data/leaves/ there; docs/leaves.md, "Shipped
+ * leaves"). $ROOKERY_LEAVES overrides it: "zero" for none, or a .klv2 path.
+ * Writes the path to out and returns 1; returns 0 when there are none (no
+ * file beside a foreign lexicon); -1 (message printed) if the path does not
+ * fit. */
+int engine_default_leaves(const Engine *e, char *out, size_t cap);
+/* player_open, then the engine's default leaves (engine_default_leaves) if
+ * the spec names no leaves. */
+int cli_player_open(Player *p, const char *spec, const Engine *e, RkError *err);
 
 /* Parses a non-negative integer option value; prints an error naming the
  * option and returns -1 on junk or out of range. */

@@ -135,7 +135,7 @@ int cmd_endgame(int argc, char **argv) {
     Player p;
     memset(&p, 0, sizeof p);
     int rc = 0;
-    if (player_open(&p, j.spec, &e->ld, &err) != 0 || player_check_board(&p, e->layout.dim, &err) != 0) {
+    if (cli_player_open(&p, j.spec, e, &err) != 0 || player_check_board(&p, e->layout.dim, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         rc = 2;
     } else {

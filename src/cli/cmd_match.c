@@ -18,6 +18,10 @@ static void usage(FILE *out) {
             "played twice with the seats swapped. Pairs are dealt to the ranks by index, so the\n"
             "result does not depend on the number of ranks. Prints A's wins/draws/losses, A's win %%\n"
             "(draws count half) with a 95%% confidence interval over pairs, and A's mean spread.\n"
+            "A player without leaves= (or req=) plays with the lexicon's default leaves, NAME.klv2\n"
+            "beside NAME.kwg (for SOWPODS the trained table data/leaves/SOWPODS.klv2; the output's\n"
+            "A:/B: lines name it); leaves=zero plays by score alone; $ROOKERY_LEAVES=zero|FILE.klv2\n"
+            "overrides the default.\n"
             "SPEC: static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K], e.g.\n"
             "      static:leaves=runs/default/gen-0003/leaves.klv2,spv=runs/default/gen-0003/positional.spv\n"
             "      (spv_k: the spread scale K of the SPV variance weight, points, default 75)\n"
@@ -77,7 +81,7 @@ int cmd_match(int argc, char **argv) {
     int rc = 0;
     if (e == NULL || g == NULL) rc = 1;
     else if (engine_open(e, NULL, NULL, lexicon, NULL) != 0) rc = 2;
-    else if (player_open(&a, spec_a, &e->ld, &err) != 0 || player_open(&b, spec_b, &e->ld, &err) != 0 ||
+    else if (cli_player_open(&a, spec_a, e, &err) != 0 || cli_player_open(&b, spec_b, e, &err) != 0 ||
              player_check_board(&a, e->layout.dim, &err) != 0 || player_check_board(&b, e->layout.dim, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         rc = 2;
@@ -110,7 +114,14 @@ int cmd_match(int argc, char **argv) {
         MatchResult r;
         match_result(&t, &r);
         double dt = cli_now() - t0;
-        printf("A: %s\nB: %s\n", spec_a, spec_b);
+        char dflt[sizeof e->lexicon_path + 8] = "";
+        if ((player_has_default_leaves(&a) || player_has_default_leaves(&b)) &&
+            engine_default_leaves(e, dflt, sizeof dflt) != 1)
+            dflt[0] = '\0';
+        printf("A: %s%s%s%s\nB: %s%s%s%s\n", spec_a, player_has_default_leaves(&a) ? " (default leaves " : "",
+               player_has_default_leaves(&a) ? dflt : "", player_has_default_leaves(&a) ? ")" : "", spec_b,
+               player_has_default_leaves(&b) ? " (default leaves " : "", player_has_default_leaves(&b) ? dflt : "",
+               player_has_default_leaves(&b) ? ")" : "");
         printf("pairs %" PRId64 ", games %" PRId64 ": A wins %" PRId64 ", draws %" PRId64 ", losses %" PRId64 "\n",
                t.pairs, t.games, t.a_wins, t.draws, t.a_losses);
         printf("A win%% %.2f +/- %.2f (95%% CI over pairs), mean spread %+.2f; %.1f games/s on %d rank(s)\n",

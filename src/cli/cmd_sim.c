@@ -24,7 +24,8 @@ static void usage(FILE *out) {
             "stop; N iterations at most (default 100), or T seconds (which makes the result depend on\n"
             "the machine). The same seed (default 1) gives the same table. Prints one row a candidate:\n"
             "move, static equity, mean value, standard error, iterations, whether it is still live.\n"
-            "  --leaves F   static leaves for candidates and rollouts (default: none)\n"
+            "  --leaves F   static leaves for candidates and rollouts (default: the lexicon's\n"
+            "               default leaves, NAME.klv2 beside NAME.kwg; zero: none)\n"
             "  --req F      bag-aware leaves instead: derived once at the root from this rack-equity\n"
             "               table for the pool of the player on turn (docs/leaves.md), shrinkage K\n"
             "               (default 30)\n");
@@ -122,6 +123,15 @@ int cmd_sim(int argc, char **argv) {
         fprintf(stderr, "rookery: out of memory\n");
         rc = 1;
         goto done;
+    }
+    /* without --leaves or --req: the lexicon's default leaves; --leaves zero: none */
+    char dflt[sizeof e.lexicon_path + 8];
+    if (j.leaves_path == NULL && j.req_path == NULL) {
+        int have = engine_default_leaves(&e, dflt, sizeof dflt);
+        if (have < 0) goto done;
+        if (have == 1) j.leaves_path = dflt;
+    } else if (j.leaves_path != NULL && strcmp(j.leaves_path, "zero") == 0) {
+        j.leaves_path = NULL;
     }
     if (cgp_parse(g, j.cgp, &e.ld, &e.layout, &e.kwg, 0, &err) != 0 ||
         (j.leaves_path != NULL && klv_load(&klv, j.leaves_path, &e.ld, &err) != 0) ||

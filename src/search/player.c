@@ -265,6 +265,21 @@ int player_check_board(const Player *p, int dim, RkError *err) {
     return spv_check_board(p->spv, dim, what, err);
 }
 
+int player_default_leaves(Player *p, const char *path, const LetterDist *ld, RkError *err) {
+    if (p->leaves != NULL || p->dyn != NULL || p->leaves_named) return 0;
+    Klv *k = malloc(sizeof *k);
+    if (k == NULL) return rk_error(err, "out of memory");
+    if (klv_load(k, path, ld, err) != 0) {
+        free(k);
+        return -1;
+    }
+    p->leaves = k;
+    p->leaves_default = true;
+    return 0;
+}
+
+bool player_has_default_leaves(const Player *p) { return p->leaves_default; }
+
 void player_lend_leaves(Player *p, Klv *leaves) {
     if (p->leaves != NULL || p->dyn != NULL || p->leaves_named) return;
     p->leaves = leaves;

@@ -66,6 +66,7 @@ typedef struct Player {
     MoveList *scratch;  /* owned; with exposure or neighbour: every move (one thread) */
     bool leaves_named, shrink_named; /* leaves= (even zero) and shrink= were given */
     bool leaves_lent;   /* leaves is not owned (player_lend_leaves) */
+    bool leaves_default; /* leaves came from player_default_leaves */
 } Player;
 
 /* Parses a SPEC like "static:leaves=RUN/gen-0003/leaves.klv2" and loads its
@@ -75,6 +76,12 @@ int player_open(Player *p, const char *spec, const LetterDist *ld, RkError *err)
  * dim*dim squares, a neighbour table be for side dim). */
 int player_check_board(const Player *p, int dim, RkError *err);
 void player_close(Player *p);
+/* The default leaves: loads path (a .klv2) into a player whose spec named
+ * none (no leaves=, not even zero, and no req=); does nothing to any other
+ * player. Returns -1 with a message naming the file if it does not load. */
+int player_default_leaves(Player *p, const char *path, const LetterDist *ld, RkError *err);
+/* Whether the player uses leaves it got from player_default_leaves. */
+bool player_has_default_leaves(const Player *p);
 /* Lends the player leave values it does not own (player_close leaves them
  * alone), if its spec chose none: no leaves= (not even zero) and no req=. */
 void player_lend_leaves(Player *p, Klv *leaves);

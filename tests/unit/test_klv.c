@@ -562,8 +562,37 @@ static void test_leave_table(void) {
     klv_free(&k);
 }
 
+/* The shipped default leaves (data/leaves/SOWPODS.klv2) load, and read as
+ * trained leaves: the blank and the S are worth much, the Q and UUU cost, and
+ * every value is finite and within +-100 points. */
+static void test_shipped_leaves(void) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/data/leaves/SOWPODS.klv2", ROOKERY_SOURCE_DIR);
+    LetterDist ld;
+    ld_english(&ld);
+    Klv k;
+    RkError err;
+    int rc = klv_load(&k, path, &ld, &err);
+    if (rc != 0) printf("\n%s\n", err.msg);
+    CU_ASSERT_FATAL(rc == 0);
+    CU_ASSERT_EQUAL(k.count, ENGLISH_LEAVES);
+    CU_ASSERT(value_of(&k, &ld, "?") > 20000);
+    CU_ASSERT(value_of(&k, &ld, "S") > 5000);
+    CU_ASSERT(value_of(&k, &ld, "?S") > value_of(&k, &ld, "?"));
+    CU_ASSERT(value_of(&k, &ld, "Q") < 0);
+    CU_ASSERT(value_of(&k, &ld, "QU") > value_of(&k, &ld, "Q"));
+    CU_ASSERT(value_of(&k, &ld, "UUU") < -10000);
+    CU_ASSERT(value_of(&k, &ld, "AEINST") > 20000);
+    bool sane = true;
+    for (uint64_t i = 0; i < k.count; i++)
+        if (!isfinite(k.values[i]) || fabs(k.values[i]) > 100.0) sane = false;
+    CU_ASSERT(sane);
+    klv_free(&k);
+}
+
 int main(void) {
     CU_TestInfo tests[] = {
+        {"the shipped data/leaves/SOWPODS.klv2 loads as trained leaves", test_shipped_leaves},
         {"CSW21.klv2 loads with the documented spot values", test_csw21_spot_values},
         {"CSW21.klv2 against a distribution it does not fit", test_csw21_load_with_wrong_distribution},
         {"zero leaves: 914,624 leaves, 3,667,340 bytes, indices", test_zero_english},
