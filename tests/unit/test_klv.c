@@ -76,16 +76,22 @@ static const char *csw21_path(char *buf, size_t cap) {
     return tu_shared_path("reference/CSW21.klv2", buf, cap);
 }
 
+/* Loads path as English leaves into k (ld: the English distribution);
+ * prints the loader's message on failure. */
+static bool load_english(Klv *k, const char *path, LetterDist *ld) {
+    ld_english(ld);
+    RkError err;
+    int rc = klv_load(k, path, ld, &err);
+    if (rc != 0) printf("\n%s\n", err.msg);
+    return rc == 0;
+}
+
 static void test_csw21_spot_values(void) {
     char path[4096];
     if (csw21_path(path, sizeof path) == NULL) return;
     LetterDist ld;
-    ld_english(&ld);
     Klv k;
-    RkError err;
-    int rc = klv_load(&k, path, &ld, &err);
-    if (rc != 0) printf("\n%s\n", err.msg);
-    CU_ASSERT_FATAL(rc == 0);
+    CU_ASSERT_FATAL(load_english(&k, path, &ld));
     CU_ASSERT_EQUAL(k.kwg.n, 2209u);
     CU_ASSERT_EQUAL(k.count, ENGLISH_LEAVES);
     CU_ASSERT_EQUAL(kwg_gaddag_root(&k.kwg), 0u);
@@ -569,12 +575,8 @@ static void test_shipped_leaves(void) {
     char path[4096];
     snprintf(path, sizeof path, "%s/data/leaves/SOWPODS.klv2", ROOKERY_SOURCE_DIR);
     LetterDist ld;
-    ld_english(&ld);
     Klv k;
-    RkError err;
-    int rc = klv_load(&k, path, &ld, &err);
-    if (rc != 0) printf("\n%s\n", err.msg);
-    CU_ASSERT_FATAL(rc == 0);
+    CU_ASSERT_FATAL(load_english(&k, path, &ld));
     CU_ASSERT_EQUAL(k.count, ENGLISH_LEAVES);
     CU_ASSERT(value_of(&k, &ld, "?") > 20000);
     CU_ASSERT(value_of(&k, &ld, "S") > 5000);
