@@ -290,8 +290,9 @@ static int info_shard(const char *path) {
 static int info_model(const char *path, const NnModelInfo *in) {
     const NnArch *a = &in->arch;
     printf("%s: rookery model, model version %d\n", path, in->model_version);
-    printf("  architecture    channels %d, blocks %d, embed %d, head_hidden %d, h_tiles %d, prior %s\n",
-           a->channels, a->blocks, a->embed, a->head_hidden, a->h_tiles, a->prior_equity ? "equity" : "score");
+    printf("  architecture    channels %d, blocks %d, embed %d, head_hidden %d, h_tiles %d, prior %s, H prior %s\n",
+           a->channels, a->blocks, a->embed, a->head_hidden, a->h_tiles, a->prior_equity ? "equity" : "score",
+           a->h_pool_prior ? "pool" : "none");
     printf("  features        version %d%s\n", in->feature_version,
            in->feature_version == NN_FEATURE_VERSION ? "" : " (this build uses another)");
     printf("  board           %dx%d, %s distribution (%d letters)\n", in->dim, in->dim, in->distribution, in->letters);

@@ -482,19 +482,45 @@ void nn_hidden_row_input(const NnModel *m, const NnBatch *b, int i, const Rack *
     ctx[L + 1 + (RK_RACK_SIZE + 1) + (size - drawn->total)] = 1.0f;
 }
 
-int nn_hidden_mask(const NnModel *m, const Rack *pool, int left, int last, uint8_t *mask) {
+/* C(n, k) as a double (0 outside 0 <= k <= n). */
+static double binom(int n, int k) {
+    if (k < 0 || n < 0 || k > n) return 0.0;
+    double r = 1.0;
+    for (int i = 1; i <= k; i++) r = r * (double)(n - k + i) / (double)i;
+    return r;
+}
+
+int nn_hidden_mask(const NnModel *m, const Rack *pool, int left, int last, int last_drawn, uint8_t *mask,
+                   float *prior) {
     int L = m->fs.letters, A = L + 1, allowed = 0;
+    bool offsets = prior != NULL && m->arch.h_pool_prior;
     memset(mask, 0, (size_t)m->h_outputs);
+    if (prior != NULL) memset(prior, 0, (size_t)m->h_outputs * sizeof *prior);
     /* at_least[x] = tiles in the pool with letter >= x */
     int at_least[RK_MAX_LETTERS + 1];
     at_least[A] = 0;
     for (int x = A - 1; x >= 0; x--) at_least[x] = at_least[x + 1] + pool->count[x];
+    /* The uniform draw of the whole leave weighs a multiset by prod C(P[l], k[l]) (P: the
+     * unseen counts before the draw). Given the tiles drawn so far (j = last_drawn copies of
+     * `last`, smaller letters fixed), a chunk's weight is the sum over the completions that
+     * start with it: F(x, n) = C(at_least[x], n) sums the n-tile completions from letters
+     * >= x > last (their counts are untouched), and `last` itself counts C(P_last, j + d). */
+    int pl = pool->count[last] + last_drawn; /* P[last] */
+    double keep = binom(pl, last_drawn);     /* no more copies of `last` */
     if (m->arch.h_tiles == 1 || left == 1) {
         for (int a = last; a < A; a++) {
             /* a, then left-1 more tiles >= a */
             if (pool->count[a] == 0 || at_least[a] - 1 < left - 1) continue;
-            mask[nn_hidden_index(m, a, a)] = 1;
+            int k = nn_hidden_index(m, a, a);
+            mask[k] = 1;
             allowed++;
+            if (!offsets) continue;
+            double ways = 0.0;
+            if (a == last) /* d >= 1 more copies of `last` */
+                for (int d = 1; d <= left; d++) ways += binom(pl, last_drawn + d) * binom(at_least[a + 1], left - d);
+            else /* none; the smallest of the rest is an a */
+                ways = keep * (binom(at_least[a], left) - binom(at_least[a + 1], left));
+            prior[k] = (float)log(ways);
         }
         return allowed;
     }
@@ -503,8 +529,23 @@ int nn_hidden_mask(const NnModel *m, const Rack *pool, int left, int last, uint8
         for (int c = a; c < A; c++) {
             if (pool->count[c] < (c == a ? 2 : 1)) continue;
             if (at_least[c] - (c == a ? 2 : 1) < left - 2) continue;
-            mask[nn_hidden_index(m, a, c)] = 1;
+            int k = nn_hidden_index(m, a, c);
+            mask[k] = 1;
             allowed++;
+            if (!offsets) continue;
+            /* the two smallest tiles of the rest are a, c */
+            double ways = 0.0, tail = binom(at_least[c], left - 1) - binom(at_least[c + 1], left - 1);
+            if (a == last && c == a) {
+                for (int d = 2; d <= left; d++) ways += binom(pl, last_drawn + d) * binom(at_least[a + 1], left - d);
+            } else if (a == last) {
+                ways = binom(pl, last_drawn + 1) * tail;
+            } else if (c == a) {
+                for (int d = 2; d <= left; d++) ways += binom(pool->count[a], d) * binom(at_least[a + 1], left - d);
+                ways *= keep;
+            } else {
+                ways = keep * pool->count[a] * tail;
+            }
+            prior[k] = (float)log(ways);
         }
     }
     return allowed;
@@ -522,8 +563,8 @@ int nn_hidden_sample(const NnModel *m, NnBatch *b, int i, int size, Rng *rng, Ra
         r->n = 0;
         nn_rows_add(r, 1, m->arch.head_hidden);
         nn_hidden_row_input(m, b, i, leave, size, r->in);
-        if (nn_hidden_mask(m, &pool, left, last, r->mask) == 0) return -1;
-        nn_rows_forward(m, &m->h_hidden, &m->h_out, r, 0.0f);
+        if (nn_hidden_mask(m, &pool, left, last, leave->count[last], r->mask, r->prior) == 0) return -1;
+        nn_rows_forward(m, &m->h_hidden, &m->h_out, r, nn_hidden_prior_weight(m));
         nn_softmax_masked(r->out, r->mask, m->h_outputs, p);
         int idx = draw(p, m->h_outputs, rng);
         int a = m->arch.h_tiles == 1 ? idx : idx / A, c = m->arch.h_tiles == 1 ? idx : idx % A;
@@ -559,7 +600,7 @@ int nn_hidden_rows_add(const NnModel *m, NnBatch *b, int i, const Rack *leave) {
         r->square[row] = -1;
         r->target[row] = nn_hidden_index(m, a, c);
         nn_hidden_row_input(m, b, i, &drawn, size, r->in + (size_t)row * (size_t)r->in_dim);
-        nn_hidden_mask(m, &pool, left, last, r->mask + (size_t)row * O);
+        nn_hidden_mask(m, &pool, left, last, drawn.count[last], r->mask + (size_t)row * O, r->prior + (size_t)row * O);
         if (!r->mask[(size_t)row * O + (size_t)r->target[row]]) {
             r->n = first;
             return -1;
@@ -577,7 +618,7 @@ double nn_hidden_logprob(const NnModel *m, NnBatch *b, int i, const Rack *leave)
     NnRows *r = &b->hidden;
     r->n = 0;
     if (nn_hidden_rows_add(m, b, i, leave) < 0) return -INFINITY;
-    nn_rows_forward(m, &m->h_hidden, &m->h_out, r, 0.0f);
+    nn_rows_forward(m, &m->h_hidden, &m->h_out, r, nn_hidden_prior_weight(m));
     double lp = 0;
     size_t O = (size_t)r->out_dim;
     for (int row = 0; row < r->n; row++) {

@@ -131,8 +131,16 @@ void nn_hidden_row_input(const NnModel *m, const NnBatch *b, int i, const Rack *
  * so each multiset is one sequence: a chunk's tiles are >= `last` (the
  * last tile drawn, 0 at first) and in order, come from `pool` (the unseen
  * tiles not drawn yet), and leave enough tiles >= their largest for the
- * `left` - t tiles still to draw after them. Returns how many are allowed. */
-int nn_hidden_mask(const NnModel *m, const Rack *pool, int left, int last, uint8_t *mask);
+ * `left` - t tiles still to draw after them. Returns how many are allowed.
+ * last_drawn is how many copies of `last` are drawn already. With prior !=
+ * NULL also writes each output's logit offset: with arch.h_pool_prior the
+ * log of the weight a uniform draw of the whole leave from the unseen tiles
+ * gives to the completions that start with that chunk (so that a net of
+ * zeros draws exactly the uniform leave), else 0; 0 where the mask is 0. */
+int nn_hidden_mask(const NnModel *m, const Rack *pool, int left, int last, int last_drawn, uint8_t *mask,
+                   float *prior);
+/* The weight of the offsets in H's forward pass: 1 with arch.h_pool_prior, else 0. */
+static inline float nn_hidden_prior_weight(const NnModel *m) { return m->arch.h_pool_prior ? 1.0f : 0.0f; }
 /* The chunk index of tiles (a) or (a, b) (for t = 2 with one tile left, a = b). */
 static inline int nn_hidden_index(const NnModel *m, int a, int b) {
     return m->arch.h_tiles == 1 ? a : a * (m->fs.letters + 1) + b;

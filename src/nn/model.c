@@ -17,6 +17,8 @@ int nn_arch_check(const NnArch *a, RkError *err) {
     if (a->h_tiles < 1 || a->h_tiles > 2) return rk_error(err, "nn: h_tiles %d is not 1 or 2", a->h_tiles);
     if (a->prior_equity < 0 || a->prior_equity > 1)
         return rk_error(err, "nn: prior_equity %d is not 0 or 1", a->prior_equity);
+    if (a->h_pool_prior < 0 || a->h_pool_prior > 1)
+        return rk_error(err, "nn: h_pool_prior %d is not 0 or 1", a->h_pool_prior);
     return 0;
 }
 

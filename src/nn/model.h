@@ -22,7 +22,11 @@
  *       ranking and learns corrections to it
  *   H:  the opponent's leave, t = h_tiles tiles a step, in ML order:
  *       relu(dense([E, tiles drawn so far, leave size, tiles left])) ->
- *       (L+1)^t logits, masked by the unseen pool
+ *       (L+1)^t logits, masked by the unseen pool. With arch.h_pool_prior
+ *       each logit adds the log of the number of ways a uniform draw from
+ *       the unseen pool makes that chunk the next one (nn_hidden_mask), so
+ *       a net that outputs zeros samples exactly the uniform draw, and the
+ *       net learns only how the opponent's leave departs from it
  *
  * The model owns its parameters (params.h). NnWork holds the activations of
  * one forward pass over a batch, and is reused across calls; a model is
@@ -43,9 +47,11 @@ typedef struct NnArch {
     int h_tiles;      /* t: 1 or 2 */
     int prior_equity; /* 1: the score prior values a move by its static equity (score + leave), not
                        * its score; the model then needs leaves wherever it runs (NnFeatureContext) */
+    int h_pool_prior; /* 1: H's logits add the log of the uniform draw's ways (above); models
+                       * written before it have none (0) */
 } NnArch;
 /* Checks ranges (channels 1..512, blocks 0..40, embed and head_hidden
- * 1..4096, h_tiles 1..2, prior_equity 0..1). */
+ * 1..4096, h_tiles 1..2, prior_equity and h_pool_prior 0..1). */
 int nn_arch_check(const NnArch *a, RkError *err);
 
 #define NN_STEP_CONTEXT(L) (2 * RK_RACK_SIZE + 3 + (L) + 1)

@@ -63,6 +63,7 @@ int nn_model_save(const NnModel *m, const char *path, const LetterDist *ld, RkEr
         for (int a = 0; a < A_COUNT; a++) bad |= h5u_write_attr_int(file, attr_name[a], v[a]);
         bad |= h5u_write_attr_str(file, "distribution", ld->name);
         bad |= h5u_write_attr_int(file, "prior_equity", m->arch.prior_equity);
+        bad |= h5u_write_attr_int(file, "h_pool_prior", m->arch.h_pool_prior);
         for (int g = 0; g < NN_IO_GROUPS && !bad; g++) {
             bad |= h5u_create_group(file, group_name[g]);
             for (int i = 0; i < ps->count && !bad; i++) {
@@ -123,6 +124,13 @@ static int read_header(hid_t file, const char *path, NnModelInfo *in, RkError *e
         return rk_error(err, "%s: model attribute 'prior_equity' is not an integer", path);
     if (pe < 0 || pe > 1) return rk_error(err, "%s: model attribute 'prior_equity' = %lld is not 0 or 1", path, (long long)pe);
     in->arch.prior_equity = (int)pe;
+    int64_t hp = 0; /* optional too (models written before it have no pool prior) */
+    has = H5Aexists(file, "h_pool_prior");
+    if (has < 0 || (has > 0 && h5u_read_attr_int(file, "h_pool_prior", &hp) != 0))
+        return rk_error(err, "%s: model attribute 'h_pool_prior' is not an integer", path);
+    if (hp < 0 || hp > 1)
+        return rk_error(err, "%s: model attribute 'h_pool_prior' = %lld is not 0 or 1", path, (long long)hp);
+    in->arch.h_pool_prior = (int)hp;
     in->dim = (int)v[A_DIM];
     in->letters = (int)v[A_LETTERS];
     in->train_step = v[A_TRAIN_STEP];

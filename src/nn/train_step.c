@@ -362,7 +362,7 @@ void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *s
         for (int row = first; row < first + rows; row++) h->weight[row] = 1.0f / (float)size;
         sums->hidden_samples += 1.0;
     }
-    nn_rows_forward(m, &m->h_hidden, &m->h_out, h, 0.0f);
+    nn_rows_forward(m, &m->h_hidden, &m->h_out, h, nn_hidden_prior_weight(m));
     row_scratch(g, m, h);
     size_t HO = (size_t)h->out_dim;
     for (int j = 0; j < h->n; j++) {

@@ -96,6 +96,8 @@ void train_config_defaults(TrainConfig *c) {
     memset(c, 0, sizeof *c);
     RkError err;
     if (train_config_parse(c, TRAIN_DEFAULT_CONFIG, "default config", &err) != 0) abort(); /* constant */
+    /* not a key: every new model's H starts from the uniform draw (nn/model.h) */
+    c->nn_arch.h_pool_prior = 1;
 }
 
 NnLossOptions train_config_loss_options(const TrainConfig *c) {

@@ -167,7 +167,12 @@ leaves="$run2/gen-0001/leaves.klv2"
 grep -q "pairs 1, games 2" "$work/m-eq.txt" && ! grep -q "warning" "$work/m-eq.err" || fail "equity-prior search"
 "$bin" match --a "nn:greedy,model=$meq,leaves=$leaves" --b static --pairs 1 2> "$work/g-eq.err" | grep -q "A win%" \
   && ! grep -q "warning" "$work/g-eq.err" || fail "nn:greedy with an equity-prior model and leaves"
-# without leaves it says so (once) and plays static moves
-"$bin" match --a "nn:greedy,model=$meq" --b static --pairs 1 2> "$work/g-no.err" > /dev/null
+# without leaves (leaves=zero: no default leaves either) it says so (once) and plays static moves
+"$bin" match --a "nn:greedy,model=$meq,leaves=zero" --b static --pairs 1 2> "$work/g-no.err" > /dev/null
 [ "$(grep -c "needs leaves" "$work/g-no.err")" = 1 ] || { cat "$work/g-no.err"; fail "an equity-prior model without leaves"; }
+# naming none, it gets the lexicon's default leaves when there are some (docs/leaves.md, "Shipped leaves")
+if [ -f "${kwg%.kwg}.klv2" ]; then
+  "$bin" match --a "nn:greedy,model=$meq" --b static --pairs 1 2> "$work/g-df.err" > /dev/null
+  ! grep -q "needs leaves" "$work/g-df.err" || { cat "$work/g-df.err"; fail "nn:greedy did not get the default leaves"; }
+fi
 echo "nn.sh: all checks passed"

@@ -347,6 +347,98 @@ static void test_hidden_normalised(void) {
     world_close(&w);
 }
 
+/* ways[] = C(pool[l], leave[l]) over letters / C(pool total, size): a
+ * uniform draw of `size` unseen tiles is that leave. */
+static double uniform_draw(const Rack *pool, const Rack *leave, int letters) {
+    double p = 1.0;
+    int n = pool->total, k = leave->total;
+    for (int l = 0; l < letters; l++)
+        for (int j = 0; j < leave->count[l]; j++)
+            p *= (double)(pool->count[l] - j) / (double)(j + 1);
+    for (int j = 0; j < k; j++) p *= (double)(j + 1) / (double)(n - j);
+    return p;
+}
+
+/* Every leave of `size` tiles of the pool: |P_H(leave) - uniform| summed. */
+static double uniform_gap(const NnModel *m, NnBatch *b, const Rack *pool, Rack *leave, int from, int size,
+                          int *count) {
+    if (leave->total == size) {
+        (*count)++;
+        return fabs(exp(nn_hidden_logprob(m, b, 0, leave)) - uniform_draw(pool, leave, m->fs.letters + 1));
+    }
+    double sum = 0;
+    for (int l = from; l < m->fs.letters + 1; l++) {
+        if (leave->count[l] >= pool->count[l]) continue;
+        rack_add(leave, (uint8_t)l);
+        sum += uniform_gap(m, b, pool, leave, l, size, count);
+        rack_remove(leave, (uint8_t)l);
+    }
+    return sum;
+}
+
+/* H's pool prior (arch.h_pool_prior): with every weight zero, H is exactly
+ * the uniform draw from the unseen pool, for every leave of 1-3 tiles of a
+ * late position and random leaves of 1-7 tiles of every position, with 1 and
+ * 2 tiles a step; without the prior a zero net is not (it draws each next
+ * letter alike). */
+static void test_hidden_pool_prior(void) {
+    World w;
+    if (!world_open(&w)) return;
+    RkError err;
+    for (int t = 1; t <= 2; t++) {
+        for (int with = 0; with <= 1; with++) {
+            NnModel m;
+            NnArch arch = small_arch(t);
+            arch.h_pool_prior = with;
+            CU_ASSERT_FATAL(nn_model_init(&m, &arch, &w.ld, 15, 4, &err) == 0);
+            memset(m.params.w, 0, m.params.total * sizeof *m.params.w);
+            NnBatch b;
+            CU_ASSERT_FATAL(nn_batch_init(&b, &m, &w.fc, 1, &err) == 0);
+            Rack pool, leave;
+            /* the first two positions whose pools have 12-60 tiles, some of them
+             * repeated: where the weight of another copy of the last letter drawn
+             * matters */
+            int used = 0;
+            for (size_t at = 0; at < w.set.n && used < 2; at++) {
+                nn_batch_set(&b, &m, 0, &w.set.s[at].pos);
+                nn_forward_trunk(&m, &b, 1);
+                CU_ASSERT_FATAL(position_unseen(&b.pos[0], &w.ld, &pool) == 0);
+                int repeated = 0;
+                for (int l = 0; l < 27; l++) repeated += pool.count[l] >= 2;
+                if (pool.total < 12 || pool.total > 60 || repeated == 0) continue;
+                used++;
+                for (int size = 1; size <= 3; size++) {
+                    int n = 0;
+                    rack_clear(&leave);
+                    double gap = uniform_gap(&m, &b, &pool, &leave, 0, size, &n);
+                    CU_ASSERT_TRUE(n > 0);
+                    if (with) CU_ASSERT_DOUBLE_EQUAL(gap, 0.0, 1e-5);
+                    if (!with && size >= 2) CU_ASSERT_TRUE(gap > 1e-3);
+                }
+            }
+            CU_ASSERT_EQUAL(used, 2);
+            Rng rng;
+            rng_seed(&rng, 17);
+            int worst_ok = 1;
+            for (size_t s = 0; s < w.set.n; s += 3) {
+                nn_batch_set(&b, &m, 0, &w.set.s[s].pos);
+                nn_forward_trunk(&m, &b, 1);
+                CU_ASSERT_FATAL(position_unseen(&b.pos[0], &w.ld, &pool) == 0);
+                int size = 1 + (int)rng_below(&rng, RK_RACK_SIZE);
+                if (size > pool.total) continue;
+                CU_ASSERT_EQUAL_FATAL(nn_hidden_sample(&m, &b, 0, size, &rng, &leave), 0);
+                double want = uniform_draw(&pool, &leave, m.fs.letters + 1);
+                double got = exp(nn_hidden_logprob(&m, &b, 0, &leave));
+                if (with && fabs(got - want) > 1e-4 * want) worst_ok = 0;
+            }
+            CU_ASSERT_TRUE(worst_ok);
+            nn_batch_free(&b);
+            nn_model_free(&m);
+        }
+    }
+    world_close(&w);
+}
+
 /* Batch invariance (infer.h): a position's value, sub-move logits and move
  * log-probabilities are bit for bit the same alone, at another slot of a
  * smaller batch, and in a full batch. A net large enough for the BLAS
@@ -432,6 +524,7 @@ static void gradient_check(int t, bool product) {
     NnModel m;
     NnArch arch = small_arch(t);
     arch.prior_equity = product;
+    arch.h_pool_prior = t == 2; /* H's offsets are constants of the loss: t = 2 checks them */
     Klv klv;
     NnFeatureContext fc = context_with_leaves(&w, &klv, product);
     NnLossOptions lo = nn_loss_options_default();
@@ -832,6 +925,7 @@ static void test_eval_policy_oracle(void) {
 
 int main(void) {
     CU_TestInfo tests[] = {
+        {"H with the pool prior and zero weights is the uniform draw", test_hidden_pool_prior},
         {"policy: log P over the legal moves sums to 1; samples are legal and follow P", test_policy_normalised},
         {"policy with the equity prior: the search's log P = the trainer's; sums to 1", test_policy_normalised_equity},
         {"legal list: every legal move once, in (sub-move, tokens) order, found at its index", test_legal_order},
