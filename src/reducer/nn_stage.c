@@ -75,7 +75,14 @@ int nn_stage_split(const ShardSet *set, int heldout_every, int gen, uint64_t cap
     }
     for (size_t i = 0; i < set->n; i++) {
         if (!held_out(&set->s[i], heldout_every)) (*train)[(*tn)++] = i;
-        else if (set->s[i].generation == (uint32_t)gen && *en < cap) (*test)[(*en)++] = i;
+        else if (set->s[i].generation == (uint32_t)gen) (*test)[(*en)++] = i;
+    }
+    /* more held-out samples than cap: an even stride over all of them (sample k*n/cap), so
+     * that the figures rest on every held-out game and not on the first few dozen */
+    if (*en > cap) {
+        size_t n = *en;
+        for (size_t k = 0; k < cap; k++) (*test)[k] = (*test)[(size_t)((uint64_t)k * (uint64_t)n / cap)];
+        *en = (size_t)cap;
     }
     return 0;
 }

@@ -45,7 +45,10 @@ typedef struct NnStageReport {
 int nn_stage_load_window(const char *run, int gen, const char *gen_dir, int window, const NnFeatureContext *fc,
                          ShardSet *set, int *first, int *empty, RkError *err);
 /* Splits set: *train (n *tn) the samples of games not held out, *test (n
- * *en) at most `cap` held-out samples of generation gen (both malloc'ed). */
+ * *en) at most `cap` held-out samples of generation gen (both malloc'ed):
+ * all of them if there are at most cap, else cap of them at an even stride
+ * (sample k*n/cap of the n in set order), so that every held-out game of
+ * at least n/cap samples is in the test set. */
 int nn_stage_split(const ShardSet *set, int heldout_every, int gen, uint64_t cap, size_t **train, size_t *tn,
                    size_t **test, size_t *en, RkError *err);
 

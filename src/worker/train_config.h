@@ -109,7 +109,8 @@
  *   nn.heldout_every          10       game i of each generation is held out of training when
  *                                      i mod 10 = 9 (0 = none); the newest generation's held-out
  *                                      positions measure the model (metrics.csv)
- *   nn.eval_positions         1000     held-out positions evaluated at most per generation
+ *   nn.eval_positions         1000     held-out positions evaluated at most per generation (an
+ *                                      even stride over all of them when there are more)
  *   nn.reference              none     none | RUN | RUN:G: each new model is also scored on
  *                                      generation G (default: the latest) of another run, e.g.
  *                                      one played by a stronger search without a net, with the
