@@ -75,24 +75,29 @@ static int pick_generation(const NnOptions *o, RkError *err) {
 }
 
 static void print_eval(const NnEvalReport *e) {
-    printf("held-out: %" PRIu64 " positions\n", e->positions);
-    printf("  P top-1 agreement with the move played   %.2f%%", 100.0 * e->p_top1);
+    printf("held-out: %" PRIu64 " positions of %" PRIu64 " games\n", e->positions, e->games);
+    printf("  P top-1 agreement with the move played   %.2f%% +/- %.2f", 100.0 * e->p_top1, 100.0 * e->p_top1_se);
     if (e->p_positions < e->positions) /* fast searches' samples have no P target */
         printf(" (on the %" PRIu64 " with a P target)", e->p_positions);
     if (e->has_static)
         printf(" (static equity's best %.2f%%, P x static's over the top %d %.2f%%)", 100.0 * e->static_top1,
                NN_EVAL_CANDIDATES, 100.0 * e->p_static_top1);
     printf("\n");
-    printf("  P cross-entropy with the P target        %.4f nats", e->p_ce);
+    printf("  P cross-entropy with the P target        %.4f +/- %.4f nats", e->p_ce, e->p_ce_se);
     if (e->has_static)
         printf(" (static softmax(eq / %.0f) %.4f, over the top %d %.4f, P x static %.4f)", NN_EVAL_STATIC_T, e->static_ce,
                NN_EVAL_CANDIDATES, e->static_cand_ce, e->p_static_ce);
     printf("\n");
-    printf("  V Brier score                            %.5f (baseline %.5f)\n", e->v_brier, e->v_brier_base);
-    printf("  V final spread rmse                      %.2f (baseline %.2f)\n", e->spread_rmse, e->spread_rmse_base);
-    printf("  H leave NLL per tile                     %.4f nats (uniform %.4f; %" PRIu64 " leaves, %" PRIu64
-           " tiles)\n",
-           e->h_nll, e->h_nll_uniform, e->leaves, e->leave_tiles);
+    printf("  V Brier score                            %.5f +/- %.5f (baseline %.5f; difference %+.5f +/- %.5f)\n",
+           e->v_brier, e->v_brier_se, e->v_brier_base, e->v_brier - e->v_brier_base, e->v_brier_diff_se);
+    printf("  V final spread rmse                      %.2f +/- %.2f (baseline %.2f; difference %+.2f +/- %.2f)\n",
+           e->spread_rmse, e->spread_rmse_se, e->spread_rmse_base, e->spread_rmse - e->spread_rmse_base,
+           e->spread_rmse_diff_se);
+    printf("  H leave NLL per tile                     %.4f +/- %.4f nats (uniform %.4f; difference %+.4f +/- %.4f; "
+           "%" PRIu64 " leaves, %" PRIu64 " tiles)\n",
+           e->h_nll, e->h_nll_se, e->h_nll_uniform, e->h_nll - e->h_nll_uniform, e->h_nll_diff_se, e->leaves,
+           e->leave_tiles);
+    printf("  (+/-: standard errors by a bootstrap over the %" PRIu64 " games of the positions)\n", e->games);
 }
 
 /* The leaves generation gen's games were played with, for P's static

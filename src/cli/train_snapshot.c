@@ -64,7 +64,8 @@ static const char METRICS_HEADER[] =
     "heldout_moves,resid_var,resid_var_spv,spv_match_pairs,spv_match_win_pct,spv_match_ci95_pct,samples,"
     "nn_trained,nn_steps,nn_train_samples,nn_samples_per_s,nn_loss_first,nn_loss_last,nn_value_loss,nn_policy_loss,"
     "nn_hidden_loss,nn_heldout_positions,nn_p_top1,nn_brier,nn_brier_base,nn_spread_rmse,nn_spread_rmse_base,"
-    "nn_h_nll,nn_h_nll_uniform,gate_pairs,gate_win_pct,gate_ci95_pct,promoted,model_in_force,anchor_pairs,anchor_win_pct,"
+    "nn_h_nll,nn_h_nll_uniform,nn_heldout_games,nn_p_top1_se,nn_brier_diff_se,nn_spread_rmse_diff_se,nn_h_nll_se,"
+    "nn_h_nll_diff_se,gate_pairs,gate_win_pct,gate_ci95_pct,promoted,model_in_force,anchor_pairs,anchor_win_pct,"
     "anchor_ci95_pct,value_check_pairs,value_check_win_pct,value_check_ci95_pct,leaf_rollout,ref_generation,"
     "ref_positions,ref_p_positions,ref_p_top1,ref_static_top1,ref_p_static_top1,ref_p_ce,ref_static_cand_ce,"
     "ref_p_static_ce,ref_brier,ref_brier_base,decisions_positions,decisions_loss,decisions_anchor_loss,decisions_gain,"
@@ -81,10 +82,13 @@ static void nn_report_text(const Trainer *t, const char *ref_json, char *json, s
     double value = (mean->wdl + mean->spread) / n, policy = nn_loss_policy(mean), hidden = mean->hidden / n;
     const NnEvalReport *e = &r->eval;
     int64_t steps = t->nn_trained ? t->cfg.nn_steps : 0;
-    snprintf(row, rcap, "%d,%" PRId64 ",%" PRIu64 ",%.1f,%.5f,%.5f,%.5f,%.5f,%.5f,%" PRIu64 ",%.4f,%.5f,%.5f,%.2f,%.2f,%.4f,%.4f",
+    snprintf(row, rcap,
+             "%d,%" PRId64 ",%" PRIu64 ",%.1f,%.5f,%.5f,%.5f,%.5f,%.5f,%" PRIu64 ",%.4f,%.5f,%.5f,%.2f,%.2f,%.4f,%.4f,"
+             "%" PRIu64 ",%.4f,%.5f,%.2f,%.4f,%.4f",
              t->nn_trained, steps, r->train_samples, r->train.samples_per_second, nn_loss_total(&r->train.first),
              nn_loss_total(&r->train.last), value, policy, hidden, e->positions, e->p_top1, e->v_brier,
-             e->v_brier_base, e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform);
+             e->v_brier_base, e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform, e->games, e->p_top1_se,
+             e->v_brier_diff_se, e->spread_rmse_diff_se, e->h_nll_se, e->h_nll_diff_se);
     if (!t->nn_trained) return;
     snprintf(json, jcap,
              "  \"nn\": {\"window\": [%d, %d], \"train_samples\": %" PRIu64 ", \"steps\": %" PRId64
@@ -93,11 +97,15 @@ static void nn_report_text(const Trainer *t, const char *ref_json, char *json, s
              "         \"heldout\": {\"positions\": %" PRIu64 ", \"p_top1\": %.4f, \"static_top1\": %.4f, \"p_static_top1\": %.4f, \"p_ce\": %.4f, "
              "\"static_ce\": %.4f, \"static_cand_ce\": %.4f, \"p_static_ce\": %.4f, \"brier\": %.5f, "
              "\"brier_base\": %.5f, \"spread_rmse\": %.2f, \"spread_rmse_base\": %.2f, \"h_nll_per_tile\": %.4f, "
-             "\"h_nll_uniform\": %.4f}%s%s},\n",
+             "\"h_nll_uniform\": %.4f, \"games\": %" PRIu64 ", \"se\": {\"p_top1\": %.4f, \"p_ce\": %.4f, "
+             "\"brier\": %.5f, \"brier_diff\": %.5f, \"spread_rmse\": %.2f, \"spread_rmse_diff\": %.2f, "
+             "\"h_nll\": %.4f, \"h_nll_diff\": %.4f}}%s%s},\n",
              r->first_gen, r->last_gen, r->train_samples, steps, t->model.train_step, r->train.samples_per_second,
              nn_loss_total(&r->train.first), nn_loss_total(&r->train.last), value, policy, hidden, e->positions,
              e->p_top1, e->static_top1, e->p_static_top1, e->p_ce, e->static_ce, e->static_cand_ce, e->p_static_ce, e->v_brier, e->v_brier_base,
-             e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform, ref_json[0] ? ",\n" : "", ref_json);
+             e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform, e->games, e->p_top1_se, e->p_ce_se,
+             e->v_brier_se, e->v_brier_diff_se, e->spread_rmse_se, e->spread_rmse_diff_se, e->h_nll_se, e->h_nll_diff_se,
+             ref_json[0] ? ",\n" : "", ref_json);
 }
 
 /* nn.reference's part: the manifest's "reference" member inside "nn" (or "")

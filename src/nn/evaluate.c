@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/rng.h"
 
 #define SPREAD_BINS 21   /* spread clamped to [-200, 200], 20 points a bin */
 #define UNSEEN_BINS 10   /* unseen tiles, 10 a bin */
@@ -154,6 +155,68 @@ static void score_policy(const NnModel *m, const ShardSet *set, const ShardSampl
     }
 }
 
+/* ---------------------------------------------------------------- per-game bootstrap */
+
+/* One game's sums of what the report's figures are ratios of. */
+typedef struct GameSums {
+    uint64_t game;
+    double np, top1, ce;                  /* P: positions with a target, hits, cross-entropy */
+    double n, brier, brier_base, sq, sq_base; /* V */
+    double tiles, h, hu;                  /* H: leave tiles, -log P_H, -log P_uniform */
+} GameSums;
+
+static int by_game(const void *a, const void *b) {
+    uint64_t x = ((const GameSums *)a)->game, y = ((const GameSums *)b)->game;
+    return x < y ? -1 : x > y;
+}
+
+static void sums_add(GameSums *t, const GameSums *s) {
+    t->np += s->np, t->top1 += s->top1, t->ce += s->ce;
+    t->n += s->n, t->brier += s->brier, t->brier_base += s->brier_base, t->sq += s->sq, t->sq_base += s->sq_base;
+    t->tiles += s->tiles, t->h += s->h, t->hu += s->hu;
+}
+
+enum { F_TOP1, F_CE, F_BRIER, F_BRIER_DIFF, F_RMSE, F_RMSE_DIFF, F_H, F_H_DIFF, F_COUNT };
+
+static void figures(const GameSums *t, double *f) {
+    f[F_TOP1] = t->np > 0 ? t->top1 / t->np : 0, f[F_CE] = t->np > 0 ? t->ce / t->np : 0;
+    f[F_BRIER] = t->n > 0 ? t->brier / t->n : 0, f[F_BRIER_DIFF] = t->n > 0 ? (t->brier - t->brier_base) / t->n : 0;
+    f[F_RMSE] = t->n > 0 ? sqrt(t->sq / t->n) : 0;
+    f[F_RMSE_DIFF] = t->n > 0 ? sqrt(t->sq / t->n) - sqrt(t->sq_base / t->n) : 0;
+    f[F_H] = t->tiles > 0 ? t->h / t->tiles : 0, f[F_H_DIFF] = t->tiles > 0 ? (t->h - t->hu) / t->tiles : 0;
+}
+
+/* Sorts the per-sample sums by game, merges each game's, and bootstraps the
+ * games into rep's standard errors. */
+static void bootstrap(GameSums *rec, size_t nrec, NnEvalReport *rep) {
+    qsort(rec, nrec, sizeof *rec, by_game);
+    size_t g = 0;
+    for (size_t i = 0; i < nrec; i++) {
+        if (g > 0 && rec[g - 1].game == rec[i].game) sums_add(&rec[g - 1], &rec[i]);
+        else rec[g++] = rec[i];
+    }
+    rep->games = g;
+    if (g < 2) return;
+    Rng rng;
+    rng_seed(&rng, UINT64_C(0x6e6e6576616c)); /* fixed: the same figures every time */
+    double sum[F_COUNT] = {0}, sq[F_COUNT] = {0}, f[F_COUNT];
+    for (int b = 0; b < NN_EVAL_BOOTSTRAP; b++) {
+        GameSums t = {0};
+        for (size_t k = 0; k < g; k++) sums_add(&t, &rec[rng_below(&rng, g)]);
+        figures(&t, f);
+        for (int j = 0; j < F_COUNT; j++) sum[j] += f[j], sq[j] += f[j] * f[j];
+    }
+    double se[F_COUNT];
+    for (int j = 0; j < F_COUNT; j++) {
+        double mean = sum[j] / NN_EVAL_BOOTSTRAP, var = sq[j] / NN_EVAL_BOOTSTRAP - mean * mean;
+        se[j] = var > 0 ? sqrt(var * NN_EVAL_BOOTSTRAP / (NN_EVAL_BOOTSTRAP - 1)) : 0;
+    }
+    rep->p_top1_se = se[F_TOP1], rep->p_ce_se = se[F_CE];
+    rep->v_brier_se = se[F_BRIER], rep->v_brier_diff_se = se[F_BRIER_DIFF];
+    rep->spread_rmse_se = se[F_RMSE], rep->spread_rmse_diff_se = se[F_RMSE_DIFF];
+    rep->h_nll_se = se[F_H], rep->h_nll_diff_se = se[F_H_DIFF];
+}
+
 int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *train, const size_t *tidx, size_t tn,
                 const ShardSet *test, const size_t *eidx, size_t en, LeaveValueFn leave_value,
                 const void *leave_ctx, NnEvalReport *rep, RkError *err) {
@@ -174,8 +237,13 @@ int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *tr
         win[b] = (win[b] + all_win) / (cnt[b] + 1.0);
         spr[b] = (spr[b] + all_spr) / (cnt[b] + 1.0);
     }
+    GameSums *rec = calloc(en ? en : 1, sizeof *rec); /* one a test sample */
+    if (rec == NULL) return rk_error(err, "nn eval: out of memory for %zu positions", en);
     NnBatch batch;
-    if (nn_batch_init(&batch, m, fc, EVAL_BATCH, err) != 0) return -1;
+    if (nn_batch_init(&batch, m, fc, EVAL_BATCH, err) != 0) {
+        free(rec);
+        return -1;
+    }
     DoubleBuf lp = {0}, scratch = {0}, eq[EVAL_BATCH] = {{0}};
     for (size_t at = 0; at < en; at += EVAL_BATCH) {
         int n = (int)(en - at < EVAL_BATCH ? en - at : EVAL_BATCH);
@@ -196,6 +264,7 @@ int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *tr
         nn_forward_submoves(m, &batch, n);
         for (int i = 0; i < n; i++) {
             const ShardSample *s = &test->s[eidx[at + (size_t)i]];
+            const NnEvalReport before = *rep; /* this sample's share is what it adds */
             double y = outcome(s), pw = nn_value_win(&batch, i), base = win[bin_of(&s->pos, ld)];
             rep->v_brier += (pw - y) * (pw - y);
             rep->v_brier_base += (base - y) * (base - y);
@@ -210,14 +279,27 @@ int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *tr
                 score_policy(m, test, s, lg, l, leave_value ? eq[i].v : NULL, &scratch, rep);
             }
             rep->positions++;
-            if (s->opp_leave_known && s->opp_leave.total > 0) {
-                Rack pool;
-                if (position_unseen(&s->pos, ld, &pool) != 0) continue;
+            Rack pool;
+            if (s->opp_leave_known && s->opp_leave.total > 0 && position_unseen(&s->pos, ld, &pool) == 0) {
                 rep->h_nll -= nn_hidden_logprob(m, &batch, i, &s->opp_leave);
                 rep->h_nll_uniform -= nn_uniform_leave_logprob(&pool, &s->opp_leave, m->fs.letters);
                 rep->leaves++;
                 rep->leave_tiles += (uint64_t)s->opp_leave.total;
             }
+            rec[at + (size_t)i] = (GameSums){
+                .game = s->game,
+                .np = (double)(rep->p_positions - before.p_positions),
+                .top1 = rep->p_top1 - before.p_top1,
+                .ce = rep->p_ce - before.p_ce,
+                .n = 1.0,
+                .brier = rep->v_brier - before.v_brier,
+                .brier_base = rep->v_brier_base - before.v_brier_base,
+                .sq = rep->spread_rmse - before.spread_rmse,
+                .sq_base = rep->spread_rmse_base - before.spread_rmse_base,
+                .tiles = (double)(rep->leave_tiles - before.leave_tiles),
+                .h = rep->h_nll - before.h_nll,
+                .hu = rep->h_nll_uniform - before.h_nll_uniform,
+            };
         }
     }
     free(lp.v), free(scratch.v);
@@ -235,5 +317,7 @@ int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *tr
         rep->spread_rmse = sqrt(rep->spread_rmse / n), rep->spread_rmse_base = sqrt(rep->spread_rmse_base / n);
     }
     if (rep->leave_tiles) rep->h_nll /= (double)rep->leave_tiles, rep->h_nll_uniform /= (double)rep->leave_tiles;
+    bootstrap(rec, en, rep);
+    free(rec);
     return 0;
 }

@@ -43,7 +43,19 @@ typedef struct NnEvalReport {
     double v_brier, v_brier_base;
     double spread_rmse, spread_rmse_base;
     double h_nll, h_nll_uniform;   /* per tile, nats */
+    /* Standard errors, by a bootstrap over the test samples' games (NN_EVAL_BOOTSTRAP
+     * resamples of the games with replacement, a fixed seed): the positions of one game are
+     * not independent, so the games are the unit. The *_diff_se are those of the differences
+     * to the baseline (Brier - base, RMSE - base, H - uniform): what says whether the net beats
+     * it. 0 with fewer than 2 games. */
+    uint64_t games;                /* distinct games among the test samples */
+    double p_top1_se, p_ce_se;
+    double v_brier_se, v_brier_diff_se;
+    double spread_rmse_se, spread_rmse_diff_se;
+    double h_nll_se, h_nll_diff_se;
 } NnEvalReport;
+
+#define NN_EVAL_BOOTSTRAP 400
 
 /* The baseline's table is built from train[tidx[0..tn)]; the test samples
  * are test[eidx[0..en)]. leave_value/leave_ctx: the leaves the games were

@@ -821,6 +821,11 @@ static void test_eval_policy_oracle(void) {
     double want[FIGURES] = {0};
     int multi = 0, off_best = 0;
     const double T = NN_EVAL_STATIC_T;
+    /* per game: P top-1 hits and positions, for the bootstrap's standard error */
+    uint64_t *gid = calloc(w.set.n, sizeof *gid);
+    double *ghit = calloc(w.set.n, sizeof *ghit), *gn = calloc(w.set.n, sizeof *gn);
+    size_t ngames = 0;
+    CU_ASSERT_FATAL(gid != NULL && ghit != NULL && gn != NULL);
     for (size_t i = 0; i < w.set.n; i++) {
         tidx[i] = i;
         const ShardSample *s = &w.set.s[i];
@@ -879,6 +884,10 @@ static void test_eval_policy_oracle(void) {
             if (cand && (psbest < 0 || lp[k] + x[k] > lp[psbest] + x[psbest])) psbest = k;
         }
         want[P_TOP1] += pbest == played;
+        size_t gi = 0;
+        while (gi < ngames && gid[gi] != s->game) gi++;
+        if (gi == ngames) gid[ngames++] = s->game;
+        ghit[gi] += pbest == played, gn[gi] += 1.0;
         want[S_TOP1] += eq[played] >= sorted[0];
         want[PS_TOP1] += psbest == played;
         off_best += eq[played] < sorted[0];
@@ -911,6 +920,19 @@ static void test_eval_policy_oracle(void) {
     CU_ASSERT_DOUBLE_EQUAL(rep.static_ce, want[S_CE], 1e-6);
     CU_ASSERT_DOUBLE_EQUAL(rep.static_cand_ce, want[SC_CE], 1e-6);
     CU_ASSERT_DOUBLE_EQUAL(rep.p_static_ce, want[PS_CE], 1e-4);
+    /* the standard error over games: the bootstrap's against the delta method's
+     * sqrt(sum_g (hits_g - r n_g)^2) / N for the ratio r = hits / N; 400 resamples
+     * put the bootstrap within about 10% of it */
+    CU_ASSERT_EQUAL(rep.games, ngames);
+    CU_ASSERT_FATAL(ngames >= 2);
+    double dev = 0.0;
+    for (size_t g = 0; g < ngames; g++) dev += (ghit[g] - rep.p_top1 * gn[g]) * (ghit[g] - rep.p_top1 * gn[g]);
+    double delta_se = sqrt(dev) / (double)en;
+    printf("\n    P top-1 standard error over %zu games: bootstrap %.4f, delta method %.4f", ngames, rep.p_top1_se,
+           delta_se);
+    CU_ASSERT(rep.p_top1_se > 0.0 && fabs(rep.p_top1_se - delta_se) < 0.3 * delta_se);
+    CU_ASSERT(rep.v_brier_se > 0.0 && isfinite(rep.v_brier_diff_se) && rep.h_nll_diff_se >= 0.0);
+    free(gid), free(ghit), free(gn);
     printf("\n    %zu positions: P top-1 %.3f, static %.3f, P x static %.3f; cross-entropy P %.3f, static %.3f, "
            "over the candidates %.3f, P x static %.3f\n", en, rep.p_top1, rep.static_top1, rep.p_static_top1, rep.p_ce,
            rep.static_ce, rep.static_cand_ce, rep.p_static_ce);
