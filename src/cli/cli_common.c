@@ -102,23 +102,17 @@ int engine_open(Engine *e, const char *ld_name, const char *layout_name, const c
     return 0;
 }
 
-int engine_default_leaves(const Engine *e, char *out, size_t cap) {
+int engine_default_leaves(const Engine *e, char *out, size_t cap, RkError *err) {
     const char *env = getenv("ROOKERY_LEAVES");
     if (env != NULL && env[0] != '\0') {
         if (strcmp(env, "zero") == 0) return 0;
-        if ((size_t)snprintf(out, cap, "%s", env) >= cap) {
-            fprintf(stderr, "rookery: ROOKERY_LEAVES: path too long\n");
-            return -1;
-        }
+        if ((size_t)snprintf(out, cap, "%s", env) >= cap) return rk_error(err, "ROOKERY_LEAVES: path too long");
         return 1;
     }
     const char *path = e->lexicon_path;
     size_t n = strlen(path);
     if (n >= 4 && strcmp(path + n - 4, ".kwg") == 0) n -= 4;
-    if (n + 6 > cap) {
-        fprintf(stderr, "rookery: %s: path too long for its leaves\n", path);
-        return -1;
-    }
+    if (n + 6 > cap) return rk_error(err, "%s: path too long for its leaves", path);
     memcpy(out, path, n);
     memcpy(out + n, ".klv2", 6);
     struct stat st;
@@ -129,8 +123,8 @@ int engine_default_leaves(const Engine *e, char *out, size_t cap) {
 int cli_player_open(Player *p, const char *spec, const Engine *e, RkError *err) {
     if (player_open(p, spec, &e->ld, err) != 0) return -1;
     char path[sizeof e->lexicon_path + 8];
-    int have = engine_default_leaves(e, path, sizeof path);
-    if (have < 0) return rk_error(err, "no default leaves");
+    int have = engine_default_leaves(e, path, sizeof path, err);
+    if (have < 0) return -1;
     if (have == 1 && player_default_leaves(p, path, &e->ld, err) != 0) return -1;
     return 0;
 }

@@ -41,9 +41,9 @@ void engine_close(Engine *e);
  * the trained tables of data/leaves/ there; docs/leaves.md, "Shipped
  * leaves"). $ROOKERY_LEAVES overrides it: "zero" for none, or a .klv2 path.
  * Writes the path to out and returns 1; returns 0 when there are none (no
- * file beside a foreign lexicon); -1 (message printed) if the path does not
+ * file beside a foreign lexicon); -1 (err says why) if the path does not
  * fit. */
-int engine_default_leaves(const Engine *e, char *out, size_t cap);
+int engine_default_leaves(const Engine *e, char *out, size_t cap, RkError *err);
 /* player_open, then the engine's default leaves (engine_default_leaves) if
  * the spec names no leaves. */
 int cli_player_open(Player *p, const char *spec, const Engine *e, RkError *err);

@@ -127,8 +127,11 @@ int cmd_sim(int argc, char **argv) {
     /* without --leaves or --req: the lexicon's default leaves; --leaves zero: none */
     char dflt[sizeof e.lexicon_path + 8];
     if (j.leaves_path == NULL && j.req_path == NULL) {
-        int have = engine_default_leaves(&e, dflt, sizeof dflt);
-        if (have < 0) goto done;
+        int have = engine_default_leaves(&e, dflt, sizeof dflt, &err);
+        if (have < 0) {
+            fprintf(stderr, "rookery: %s\n", err.msg);
+            goto done;
+        }
         if (have == 1) j.leaves_path = dflt;
     } else if (j.leaves_path != NULL && strcmp(j.leaves_path, "zero") == 0) {
         j.leaves_path = NULL;

@@ -471,16 +471,16 @@ static int run_generation(Trainer *t, int gen) {
     t->last_overhead = tm.reduce + tm.derive + tm.write;
     t->last_wall = tm.wall;
     t->last_games = tot.games;
-    char sampled[24];
-    snprintf(sampled, sizeof sampled, "%" PRId64, tot.sampled_observations);
+    char sampled[48] = ""; /* only when there are some (leaves.sampled_racks) */
+    if (tot.sampled_observations > 0)
+        snprintf(sampled, sizeof sampled, "sampled racks %" PRId64 "; ", tot.sampled_observations);
     SAY(t,
-        "gen %d done: %" PRId64 " games, %" PRId64 " turns, %.1f games/s; mean best equity %.3f; %s%s%sracks observed "
+        "gen %d done: %" PRId64 " games, %" PRId64 " turns, %.1f games/s; mean best equity %.3f; %sracks observed "
         "%" PRIu64 "; leave change rms %.4f; vs zero leaves %.1f%% +/- %.1f; play %.2f s, reduce %.2f s, "
         "derive %.2f s, evaluate %.2f s, write %.2f s",
         gen, tot.games, tot.turns, (double)tot.games / tm.play,
-        tot.observations ? (double)tot.equity_sum / 1000.0 / (double)tot.observations : 0.0,
-        tot.sampled_observations ? "sampled racks " : "", tot.sampled_observations ? sampled : "",
-        tot.sampled_observations ? "; " : "", info.racks_observed,
+        tot.observations ? (double)tot.equity_sum / 1000.0 / (double)tot.observations : 0.0, sampled,
+        info.racks_observed,
         change_rms, match.win_pct, match.ci95_pct, tm.play, tm.reduce, tm.derive, t_match - t_derive, tm.write);
     if (t->spv_on) {
         char mult[SPV_MAX_OPENNESS * 8 + 1] = "";

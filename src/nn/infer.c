@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval/derive.h"
+
 /* ---------------------------------------------------------------- rows */
 
 void nn_rows_init(NnRows *r, int in_dim, int out_dim, int hidden) {
@@ -482,12 +484,14 @@ void nn_hidden_row_input(const NnModel *m, const NnBatch *b, int i, const Rack *
     ctx[L + 1 + (RK_RACK_SIZE + 1) + (size - drawn->total)] = 1.0f;
 }
 
-/* C(n, k) as a double (0 outside 0 <= k <= n). */
-static double binom(int n, int k) {
-    if (k < 0 || n < 0 || k > n) return 0.0;
-    double r = 1.0;
-    for (int i = 1; i <= k; i++) r = r * (double)(n - k + i) / (double)i;
-    return r;
+/* sum over d = from..left of C(p, j + d) * C(rest, left - d): the draws of
+ * `left` tiles that take d >= from more copies of a letter with p in all,
+ * j of them drawn before (weight C(p, j + d)), and the others from `rest`
+ * tiles of larger letters. */
+static double more_copies(int p, int j, int from, int rest, int left) {
+    double ways = 0.0;
+    for (int d = from; d <= left; d++) ways += derive_binom(p, j + d) * derive_binom(rest, left - d);
+    return ways;
 }
 
 int nn_hidden_mask(const NnModel *m, const Rack *pool, int left, int last, int last_drawn, uint8_t *mask,
@@ -506,7 +510,7 @@ int nn_hidden_mask(const NnModel *m, const Rack *pool, int left, int last, int l
      * start with it: F(x, n) = C(at_least[x], n) sums the n-tile completions from letters
      * >= x > last (their counts are untouched), and `last` itself counts C(P_last, j + d). */
     int pl = pool->count[last] + last_drawn; /* P[last] */
-    double keep = binom(pl, last_drawn);     /* no more copies of `last` */
+    double keep = derive_binom(pl, last_drawn); /* no more copies of `last` */
     if (m->arch.h_tiles == 1 || left == 1) {
         for (int a = last; a < A; a++) {
             /* a, then left-1 more tiles >= a */
@@ -515,11 +519,9 @@ int nn_hidden_mask(const NnModel *m, const Rack *pool, int left, int last, int l
             mask[k] = 1;
             allowed++;
             if (!offsets) continue;
-            double ways = 0.0;
-            if (a == last) /* d >= 1 more copies of `last` */
-                for (int d = 1; d <= left; d++) ways += binom(pl, last_drawn + d) * binom(at_least[a + 1], left - d);
-            else /* none; the smallest of the rest is an a */
-                ways = keep * (binom(at_least[a], left) - binom(at_least[a + 1], left));
+            double ways = a == last ? more_copies(pl, last_drawn, 1, at_least[a + 1], left)
+                                    /* none of `last`; the smallest of the rest is an a */
+                                    : keep * (derive_binom(at_least[a], left) - derive_binom(at_least[a + 1], left));
             prior[k] = (float)log(ways);
         }
         return allowed;
@@ -534,17 +536,11 @@ int nn_hidden_mask(const NnModel *m, const Rack *pool, int left, int last, int l
             allowed++;
             if (!offsets) continue;
             /* the two smallest tiles of the rest are a, c */
-            double ways = 0.0, tail = binom(at_least[c], left - 1) - binom(at_least[c + 1], left - 1);
-            if (a == last && c == a) {
-                for (int d = 2; d <= left; d++) ways += binom(pl, last_drawn + d) * binom(at_least[a + 1], left - d);
-            } else if (a == last) {
-                ways = binom(pl, last_drawn + 1) * tail;
-            } else if (c == a) {
-                for (int d = 2; d <= left; d++) ways += binom(pool->count[a], d) * binom(at_least[a + 1], left - d);
-                ways *= keep;
-            } else {
-                ways = keep * pool->count[a] * tail;
-            }
+            double tail = derive_binom(at_least[c], left - 1) - derive_binom(at_least[c + 1], left - 1), ways;
+            if (a == last && c == a) ways = more_copies(pl, last_drawn, 2, at_least[a + 1], left);
+            else if (a == last) ways = derive_binom(pl, last_drawn + 1) * tail;
+            else if (c == a) ways = keep * more_copies(pool->count[a], 0, 2, at_least[a + 1], left);
+            else ways = keep * pool->count[a] * tail;
             prior[k] = (float)log(ways);
         }
     }

@@ -76,6 +76,18 @@ static int nn_option(Player *p, const char *spec, const char *key, const char *v
     return 0;
 }
 
+/* Loads path into p->leaves (owned). */
+static int load_leaves(Player *p, const char *path, const LetterDist *ld, RkError *err) {
+    Klv *k = malloc(sizeof *k);
+    if (k == NULL) return rk_error(err, "out of memory");
+    if (klv_load(k, path, ld, err) != 0) {
+        free(k);
+        return -1;
+    }
+    p->leaves = k;
+    return 0;
+}
+
 static int open_option(Player *p, const char *spec, const char *key, const char *val, const LetterDist *ld,
                        RkError *err) {
     if (p->kind == PLAYER_NN && strcmp(key, "leaves") != 0) return nn_option(p, spec, key, val, err);
@@ -90,15 +102,7 @@ static int open_option(Player *p, const char *spec, const char *key, const char 
     if (strcmp(key, "leaves") == 0) {
         if (p->leaves_named) return rk_error(err, "player '%s': leaves given twice", spec);
         p->leaves_named = true;
-        if (strcmp(val, "zero") == 0) return 0;
-        p->leaves = malloc(sizeof *p->leaves);
-        if (p->leaves == NULL) return rk_error(err, "out of memory");
-        if (klv_load(p->leaves, val, ld, err) != 0) {
-            free(p->leaves);
-            p->leaves = NULL;
-            return -1;
-        }
-        return 0;
+        return strcmp(val, "zero") == 0 ? 0 : load_leaves(p, val, ld, err);
     }
     if (strcmp(key, "spv") == 0 && p->kind == PLAYER_STATIC) {
         if (p->spv != NULL) return rk_error(err, "player '%s': spv given twice", spec);
@@ -267,13 +271,7 @@ int player_check_board(const Player *p, int dim, RkError *err) {
 
 int player_default_leaves(Player *p, const char *path, const LetterDist *ld, RkError *err) {
     if (p->leaves != NULL || p->dyn != NULL || p->leaves_named) return 0;
-    Klv *k = malloc(sizeof *k);
-    if (k == NULL) return rk_error(err, "out of memory");
-    if (klv_load(k, path, ld, err) != 0) {
-        free(k);
-        return -1;
-    }
-    p->leaves = k;
+    if (load_leaves(p, path, ld, err) != 0) return -1;
     p->leaves_default = true;
     return 0;
 }

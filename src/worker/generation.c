@@ -16,6 +16,18 @@ typedef struct Observe {
     RkError *err;
 } Observe;
 
+/* The equity of rack's best move on position g (rack NULL: the mover's)
+ * under play's leaves: what the accumulators record for a rack. */
+static int32_t best_static_equity(const SelfplayConfig *play, const Game *g, const Rack *rack) {
+    MoveGenRequest req;
+    movegen_request_for_game(&req, g);
+    if (rack != NULL) req.rack = rack;
+    klv_request_leaves(&req, play->leave_value, play->leave_ctx);
+    Move best;
+    movegen_best(&req, &best, NULL);
+    return best.equity;
+}
+
 /* Stream tag of the sampled racks: their draws never share a stream with a
  * game's own (which is seeded from (seed, generation, game)). */
 #define SAMPLED_RACKS_STREAM UINT64_C(0x5a3ce1d2b4f60789)
@@ -45,13 +57,7 @@ static void value_sampled_racks(Observe *o, const Game *g) {
         }
         int64_t idx = racktable_index(w->racks, &rack);
         if (idx < 0) continue; /* not a full rack of the table (cannot happen for its distribution) */
-        MoveGenRequest req;
-        movegen_request_for_game(&req, g);
-        req.rack = &rack;
-        klv_request_leaves(&req, w->play->leave_value, w->play->leave_ctx);
-        Move best;
-        movegen_best(&req, &best, NULL);
-        rack_accum_add(w->acc, (uint64_t)idx, best.equity);
+        rack_accum_add(w->acc, (uint64_t)idx, best_static_equity(w->play, g, &rack));
         w->totals.sampled_observations++;
     }
 }
@@ -93,17 +99,9 @@ static void observe_turn(const Game *g, const Move *m, void *vctx) {
         o->failed = 1;
         return;
     }
-    int32_t equity = m->equity;
-    if (o->w->play->player != NULL) {
-        /* E(R) is the best static equity of R under the leaves in force,
-         * whoever plays (a sim player's move need not be the static best) */
-        MoveGenRequest req;
-        movegen_request_for_game(&req, g);
-        klv_request_leaves(&req, o->w->play->leave_value, o->w->play->leave_ctx);
-        Move best;
-        movegen_best(&req, &best, NULL);
-        equity = best.equity;
-    }
+    /* E(R) is the best static equity of R under the leaves in force,
+     * whoever plays (a sim player's move need not be the static best) */
+    int32_t equity = o->w->play->player != NULL ? best_static_equity(o->w->play, g, NULL) : m->equity;
     rack_accum_add(o->w->acc, (uint64_t)idx, equity);
     o->w->totals.observations++;
     o->w->totals.equity_sum += equity;
@@ -253,13 +251,7 @@ static void observe_forced(const Game *g, const Move *m, void *vctx) {
             return;
         }
         if (!drawable(g, &r)) continue;
-        MoveGenRequest req;
-        movegen_request_for_game(&req, g);
-        req.rack = &r;
-        klv_request_leaves(&req, f->w->play->leave_value, f->w->play->leave_ctx);
-        Move best;
-        movegen_best(&req, &best, NULL);
-        rack_accum_add(f->w->acc, idx, best.equity);
+        rack_accum_add(f->w->acc, idx, best_static_equity(f->w->play, g, &r));
         f->w->totals.forced_observations++;
         return;
     }

@@ -11,8 +11,11 @@
  *
  * Each turn whose bag holds at least RK_RACK_SIZE tiles adds the mover's full
  * rack and the equity of the best move found for it to the accumulators.
+ * With SPV accumulators, each placement played while the bag is not empty
+ * adds its residual (worker/residuals.h) to the SPV cells of its fresh tiles
+ * when the game ends.
  *
- * SAMPLED RACKS (sampled_racks = K > 0). On those turns K more racks are
+ * SAMPLED RACKS (sampled_racks = K > 0). On each turn that adds the mover's rack, K more racks are
  * valued on the same position: each is RK_RACK_SIZE tiles drawn without
  * replacement from the whole letter distribution (tiles already on the board
  * included: the position only lends its board), its best move under the
@@ -26,9 +29,6 @@
  * seeded from (run seed, generation, game index, turn), so they do not
  * depend on ranks or threads. docs/leaves.md, "Sampled racks", has the
  * measurements.
- * With SPV accumulators, each placement played while the bag is not empty
- * adds its residual (worker/residuals.h) to the SPV cells of its fresh tiles
- * when the game ends.
  */
 #ifndef ROOKERY_GENERATION_H
 #define ROOKERY_GENERATION_H
