@@ -79,9 +79,6 @@ int mcgs_config_check(const McgsConfig *c, RkError *err) {
         return rk_error(err, "mcgs: value_mix must be in [0, 1] (V's share of a leaf's value)");
     if (c->value_mix > 0.0 && (c->net == NULL || c->rollout == 0))
         return rk_error(err, "mcgs: value_mix mixes the net's V with rollouts: it needs a net and rollout >= 1");
-    if (c->value_mix > 0.0 && c->expand == MCGS_EXPAND_SECOND)
-        return rk_error(err, "mcgs: expand=second cannot go with value_mix (V comes with the leaf's first "
-                             "network pass)");
     if (c->batch < 1 || c->batch > MCGS_MAX_BATCH)
         return rk_error(err, "mcgs: batch %d, expected 1..%d", c->batch, MCGS_MAX_BATCH);
     if (!(c->prior_temperature > 0.0) || !isfinite(c->prior_temperature))
@@ -101,8 +98,6 @@ int mcgs_config_check(const McgsConfig *c, RkError *err) {
     } else if (c->prior == MCGS_PRIOR_EQUITY && c->candidates_by != MCGS_CANDIDATES_EQUITY) {
         return rk_error(err, "mcgs: prior=equity with a net needs candidates_by=equity (the prior needs every "
                              "candidate's static equity)");
-    } else if (c->expand == MCGS_EXPAND_SECOND && c->rollout == 0) {
-        return rk_error(err, "mcgs: expand=second is for leaves valued by rollouts (with V leaves, P comes with V)");
     }
     if (c->crn && c->worlds > 0)
         return rk_error(err, "mcgs: crn and worlds are two ways of choosing a playout's world: give one");
@@ -128,6 +123,7 @@ void mcgs_search_free(McgsSearch *s) {
         nn_batch_free(&s->leaves);
         nn_batch_free(&s->root_batch);
         nn_batch_free(&s->side_batch);
+        nn_batch_free(&s->after);
     }
     mcgs_graph_free(&s->graph);
     movelist_free(&s->scratch);
@@ -153,6 +149,12 @@ static int nn_prepare(McgsSearch *s, const Game *g, RkError *err) {
     if (nn_batch_init(&s->side_batch, s->cfg.net, &s->fc, 1, err) != 0) {
         nn_batch_free(&s->leaves);
         nn_batch_free(&s->root_batch);
+        return -1;
+    }
+    if (nn_batch_init(&s->after, s->cfg.net, &s->fc, s->cfg.batch, err) != 0) {
+        nn_batch_free(&s->leaves);
+        nn_batch_free(&s->root_batch);
+        nn_batch_free(&s->side_batch);
         return -1;
     }
     s->nn_ready = true;
@@ -245,10 +247,8 @@ static int top_moves(const MoveList *ml, int k, int *best) {
     return n;
 }
 
-/* Lazy expansion (mcgs.h): when rollouts alone value the leaves, unless expand=first. */
-static bool expand_lazily(const McgsConfig *c) {
-    return c->rollout > 0 && c->value_mix == 0.0 && c->expand != MCGS_EXPAND_FIRST;
-}
+/* Lazy expansion (mcgs.h): unless expand=first. */
+static bool expand_lazily(const McgsConfig *c) { return c->expand != MCGS_EXPAND_FIRST; }
 
 /* Gives node its K best static moves in world w (any world reaching it:
  * the moves depend only on the board and the mover's rack) and makes it
@@ -427,55 +427,112 @@ static int expand_net_late(McgsSearch *s, uint32_t node, const Game *w, McgsResu
     return net_expand(s, &s->side_batch, 0, &sc, node);
 }
 
-/* V's value of batch slot j, whose position is w: the expected final
+/* V's value of batch slot j (after nn_forward_value): the expected final
  * spread minus the current one (+ the win value), for the player on turn. */
-static double net_value(const McgsConfig *c, const NnBatch *b, int j, const Game *w) {
-    int me = w->on_turn, spread = w->scores[me] - w->scores[1 - me];
+static double net_value(const McgsConfig *c, const NnBatch *b, int j) {
+    int spread = b->pos[j].score_self - b->pos[j].score_opp;
     return nn_value_spread(b, j) - spread + c->win.bonus * (2.0 * nn_value_win(b, j) - 1.0);
 }
 
-/* Evaluates the leaves of pending[0..n) with the net, in one batch: the K
- * candidates (candidates_by) with P renormalised over them, and V, a
- * rollout, or (value_mix) both. */
-static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, McgsResult *st) {
+int mcgs_value_after_reply(const McgsConfig *c, const Game *w, Game *after, Move *reply, double *gain) {
+    MoveGenRequest req;
+    movegen_request_for_game(&req, w);
+    klv_request_leaves(&req, c->leave_value, c->leave_ctx);
+    movegen_best(&req, reply, NULL);
+    *after = *w;
+    int me = w->on_turn, before = w->scores[me] - w->scores[1 - me];
+    game_play(after, reply);
+    int spread = after->scores[me] - after->scores[1 - me];
+    *gain = (double)(spread - before);
+    if (!game_over(after)) return 1;
+    *gain += win_value_final(&c->win, spread);
+    return 0;
+}
+
+/* V's values of the leaves of pending[0..n) below the root (VALUE AFTER THE
+ * REPLY, mcgs.h), in one batch, into v[j]; reply[j] gets the leaf player's
+ * reply (a rollout from the leaf can start with it). */
+static void values_after_reply(McgsSearch *s, McgsPending *pending, int n, double *v, Move *reply, McgsResult *st) {
+    const McgsConfig *c = &s->cfg;
+    int slot[MCGS_MAX_BATCH], m = 0;
+    Game *after = malloc(sizeof *after);
+    for (int j = 0; j < n; j++) {
+        slot[j] = -1;
+        if (after == NULL || mcgs_value_after_reply(c, &pending[j].game, after, &reply[j], &v[j]) == 0) continue;
+        Position pos;
+        position_from_game(&pos, after);
+        nn_batch_set(&s->after, c->net, m, &pos);
+        slot[j] = m++;
+    }
+    if (m > 0) {
+        nn_forward_trunk(c->net, &s->after, m);
+        nn_forward_value(c->net, &s->after, m);
+        st->batches++;
+        st->net_positions += (uint64_t)m;
+    }
+    for (int j = 0; j < n; j++) /* the other player's expected gain from there is the leaf player's loss */
+        if (slot[j] >= 0) v[j] -= net_value(c, &s->after, slot[j]);
+    free(after);
+}
+
+/* Evaluates the leaves of pending[0..n) with the net: with `expand`, their
+ * K candidates (candidates_by) with P renormalised over them, from one
+ * batch of their positions; their values: V (at the root, of the root's
+ * position; below it, after the reply), a rollout, or (value_mix) both. */
+static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, bool expand, bool root, McgsResult *st) {
     const McgsConfig *c = &s->cfg;
     const NnModel *m = c->net;
     bool want_v = c->rollout == 0 || c->value_mix > 0.0;
-    for (int j = 0; j < n; j++) net_prepare(s, &s->leaves, j, &pending[j].game, &pending[j].stat);
-    nn_forward_trunk(m, &s->leaves, n);
-    if (want_v) nn_forward_value(m, &s->leaves, n);
-    nn_forward_submoves(m, &s->leaves, n);
-    st->batches++;
-    st->net_positions += (uint64_t)n;
+    if (expand) {
+        for (int j = 0; j < n; j++) net_prepare(s, &s->leaves, j, &pending[j].game, &pending[j].stat);
+        nn_forward_trunk(m, &s->leaves, n);
+        if (want_v && root) nn_forward_value(m, &s->leaves, n);
+        nn_forward_submoves(m, &s->leaves, n);
+        st->batches++;
+        st->net_positions += (uint64_t)n;
+        for (int j = 0; j < n; j++)
+            if (net_expand(s, &s->leaves, j, &pending[j].stat, pending[j].leaf) != 0) return -1;
+    }
+    double v[MCGS_MAX_BATCH];
+    Move reply[MCGS_MAX_BATCH];
+    bool after = want_v && !root, has_reply = false;
+    if (after) {
+        values_after_reply(s, pending, n, v, reply, st);
+        has_reply = true;
+    } else if (want_v) {
+        for (int j = 0; j < n; j++) v[j] = net_value(c, &s->leaves, j);
+    }
     for (int j = 0; j < n; j++) {
         McgsPending *p = &pending[j];
-        if (net_expand(s, &s->leaves, j, &p->stat, p->leaf) != 0) return -1;
         McgsNode *nd = &s->graph.nodes[p->leaf];
         if (c->rollout == 0) {
-            nd->u = net_value(c, &s->leaves, j, &p->game);
+            nd->u = v[j];
         } else {
-            /* V first: the rollout plays on the leaf's world, which is not needed after it. With
-             * an empty bag the rollout goes to the end of the game: no mix */
+            /* the rollout plays on the leaf's world, which is not needed after it. With an empty
+             * bag the rollout goes to the end of the game: no mix */
             bool mix = want_v && p->game.bag.count > 0;
-            double v = mix ? net_value(c, &s->leaves, j, &p->game) : 0.0;
-            double r = rollout_value(s, &p->game, p->world, NULL);
-            nd->u = mix ? (1.0 - c->value_mix) * r + c->value_mix * v : r;
+            double r = rollout_value(s, &p->game, p->world, has_reply ? &reply[j] : NULL);
+            nd->u = mix ? (1.0 - c->value_mix) * r + c->value_mix * v[j] : r;
         }
         nd->q = nd->u;
+        if (nd->state != MCGS_NODE_READY) nd->state = MCGS_NODE_VALUED;
     }
     return 0;
 }
 
-/* Evaluates the leaves of pending[0..n): lazily (rollouts only: no move
- * generation, no network pass) unless they are the root or expansion is
- * eager; else with the net in one batch, or statically. */
+/* Evaluates the leaves of pending[0..n): the root and, with expand=first,
+ * every leaf gets its candidates at once; the others lazily (rollouts
+ * without a net's V: no move generation, no network pass). */
 static int evaluate_pending(McgsSearch *s, int n, bool root, McgsResult *st) {
+    const McgsConfig *c = &s->cfg;
     st->evaluations += (uint64_t)n;
-    if (!root && expand_lazily(&s->cfg)) {
+    bool expand = root || !expand_lazily(c);
+    if (c->net != NULL && (expand || c->rollout == 0 || c->value_mix > 0.0))
+        return evaluate_net(s, s->pending, n, expand, root, st);
+    if (!expand) {
         for (int j = 0; j < n; j++) evaluate_rollout_only(s, &s->pending[j]);
         return 0;
     }
-    if (s->cfg.net != NULL) return evaluate_net(s, s->pending, n, st);
     for (int j = 0; j < n; j++)
         if (evaluate_static(s, &s->pending[j]) != 0) return -1;
     return 0;

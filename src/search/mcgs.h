@@ -20,15 +20,29 @@
  *
  * LEAVES are evaluated once, when first reached: their candidate moves
  * (the K most probable under P, or the K best by static equity) with
- * priors, and their value u: the net's V (expected final spread minus the
- * current spread, + win_bonus x (2 P(win) - 1)), or a rollout of `rollout`
+ * priors, and their value u: the net's V (below), or a rollout of `rollout`
  * static plies (spread change + the leaves kept, as search/sim.h; + the win
  * value: +-win_bonus if the game ended, else win_bonus x (2 P(win) - 1) by
  * the win model of eval/winprob.h unless win_model=terminal; to the end of
  * the game once the bag is empty). With value_mix = m > 0 (AlphaGo's
  * lambda) a leaf's value is (1 - m) x its rollout + m x V while tiles are in
  * the bag: V's estimate lowers the rollout's noise, the rollout corrects
- * V's bias; each leaf then gets its network pass at its first visit.
+ * V's bias.
+ *
+ * VALUE AFTER THE REPLY: V values a position for the player on turn, who
+ * sees their own rack and only the unseen pool of the other's. At a leaf
+ * below the root the player on turn is the one who did NOT just move, so
+ * V there would see the mover's kept tiles only blended into the pool and
+ * value a move's leave at a fraction of its worth. So V is asked one ply
+ * later: in the leaf's world, the player on turn plays their best static
+ * move, and V values the position after it, where the player who moved into
+ * the leaf is on turn with their kept tiles in hand (mcgs_value_after_reply).
+ * u = the reply's spread change - V's expected spread change (+ win_bonus x
+ * (1 - 2 P(win))), or the reply's final value if it ends the game. The root
+ * is valued by V at the root (its player sees their own rack). V's network
+ * pass is the reply's position, so it brings no P for the leaf: leaves are
+ * expanded lazily (their own pass at their second visit) unless
+ * expand=first.
  *
  * With prior = equity and a net (candidates by equity), the prior is static
  * equity corrected by P: P(a)^p_weight exp((eq(a) - eq_best) / T), so the
@@ -78,16 +92,15 @@
  * simulation player's iterations do, so root moves are compared on the
  * same racks and draws without limiting how many worlds are seen.
  *
- * LAZY EXPANSION (expand = second, the default when rollouts value the
- * leaves): a node is valued by its rollout at its first visit and gets its
- * candidate moves (a full move generation, and with a net a network pass
- * for P) only when a playout comes back to it. Most nodes below the root
- * are visited once, so this saves the move generation (and the network
- * pass) of nearly every leaf. The rollout's first move (movegen_best) is
- * the best static candidate, and a node's P depends on its position only,
- * not on the world that reached it, so the search's result is the same
- * bits as with expand=first. With V leaves (rollout = 0, or value_mix > 0),
- * P comes with V in the leaf's network pass: expand = first.
+ * LAZY EXPANSION (expand = second, the default): a node is valued at its
+ * first visit (rollout, or V after the reply) and gets its candidate moves
+ * (a full move generation, and with a net a network pass for P) only when a
+ * playout comes back to it. Most nodes below the root are visited once, so
+ * this saves the move generation (and the network pass) of nearly every
+ * leaf. The rollout's first move (movegen_best) is the best static
+ * candidate, and a node's P depends on its position only, not on the world
+ * that reached it, so the search's result is the same bits as with
+ * expand=first.
  *
  * DETERMINISM: world k comes from (seed, k), k being the root move's visit
  * number with crn, the playout's number otherwise; the same root, seed and
@@ -159,8 +172,8 @@ typedef struct McgsConfig {
                                  * shared by all the root's moves); 0: a new world each */
     bool crn;                   /* the k-th visit of every root move plays in world k */
     McgsRootSelect root;        /* how playouts choose the root's move: PUCT, or sequential halving */
-    McgsExpand expand;          /* when a node's candidates are generated (AUTO: second
-                                 * visit with rollout leaves, first with V leaves or value_mix) */
+    McgsExpand expand;          /* when a node's candidates are generated (AUTO: at its second
+                                 * visit) */
     int batch;                  /* playouts per evaluation round, 1..MCGS_MAX_BATCH */
     double vloss;               /* virtual loss, points */
     double temperature;         /* > 0: sample the move played from the visits ... */
@@ -208,6 +221,7 @@ typedef struct McgsSearch {
     MoveList scratch;
     NnFeatureContext fc;
     NnBatch leaves, root_batch, side_batch;  /* with a net */
+    NnBatch after;                           /* with V: the positions after the leaves' replies */
     bool nn_ready;
 } McgsSearch;
 
@@ -218,5 +232,14 @@ void mcgs_search_free(McgsSearch *s);
  * or -1 with err set (the game is over, out of memory); out is zeroed first,
  * so a failed search leaves no result (count 0). */
 int mcgs_search_run(McgsSearch *s, const Game *root, McgsResult *out, RkError *err);
+
+/* What V is asked at a leaf below the root (VALUE AFTER THE REPLY above):
+ * the player on turn in the leaf's world w plays their best static move
+ * (*reply) into *after. Returns 1 if the game goes on (V values *after, for
+ * the other player, who is on turn there), 0 if the reply ended it.
+ * *gain is the reply's spread change for the leaf's player; with the game
+ * over it also holds the win value (win_value_final), so it is the leaf's
+ * whole value. */
+int mcgs_value_after_reply(const McgsConfig *c, const Game *w, Game *after, Move *reply, double *gain);
 
 #endif

@@ -22,6 +22,7 @@
 #include "search/mcgs.h"
 #include "search/player.h"
 #include "search/policy_target.h"
+#include "search/sim.h"
 #include "testutil.h"
 #include "worker/endgame_study.h"
 #include "worker/samples.h"
@@ -348,23 +349,25 @@ static void test_lazy_expansion_same_search(void) {
         mcgs_search_free(&s2);
     }
     CU_ASSERT(compared >= 20);
-    /* with a net and rollout leaves: a node's P is its position's, whichever
-     * world reaches it, so expanding at the second visit changes nothing
-     * but the network passes (candidates by P, by equity and mixed; in
-     * batches, with H worlds) */
+    /* with a net (rollout leaves, V leaves after the reply, and their mix):
+     * a node's P is its position's, whichever world reaches it, so expanding
+     * at the second visit changes nothing but the network passes
+     * (candidates by P, by equity and mixed; in batches, with H worlds) */
     NnArch arch = {.channels = 8, .blocks = 1, .embed = 16, .head_hidden = 16, .h_tiles = 1};
     NnModel m;
     CU_ASSERT_FATAL(nn_model_init(&m, &arch, &e.ld, 15, 7, &err) == 0);
     int with_net = 0;
-    for (int variant = 0; variant < 3; variant++) {
-        McgsConfig c1 = config(60, variant == 1 ? 4 : 1);
+    for (int variant = 0; variant < 5; variant++) { /* 3: V leaves, 4: V mixed with rollouts */
+        McgsConfig c1 = config(60, variant == 1 || variant == 3 ? 4 : 1);
         c1.net = &m;
+        c1.rollout = variant == 3 ? 0 : 2;
+        c1.value_mix = variant == 4 ? 0.5 : 0.0;
         c1.candidates = 6;
         c1.candidates_by = variant == 0 ? MCGS_CANDIDATES_PRIOR : variant == 1 ? MCGS_CANDIDATES_MIX : MCGS_CANDIDATES_EQUITY;
         c1.hidden = variant == 1 ? MCGS_HIDDEN_NET : MCGS_HIDDEN_UNIFORM;
         c1.expand = MCGS_EXPAND_FIRST;
         McgsConfig c2 = c1;
-        c2.expand = MCGS_EXPAND_AUTO; /* lazy: rollouts value the leaves */
+        c2.expand = MCGS_EXPAND_AUTO; /* lazy */
         McgsSearch s1, s2;
         CU_ASSERT_FATAL(mcgs_search_init(&s1, &c1, &err) == 0);
         CU_ASSERT_FATAL(mcgs_search_init(&s2, &c2, &err) == 0);
@@ -388,7 +391,7 @@ static void test_lazy_expansion_same_search(void) {
         mcgs_search_free(&s1);
         mcgs_search_free(&s2);
     }
-    CU_ASSERT(with_net >= 4);
+    CU_ASSERT(with_net >= 8);
     nn_model_free(&m);
     free(r1);
     free(r2);
@@ -644,8 +647,9 @@ static void test_with_random_net(void) {
         if (c.rollout > 0) { /* lazy: the root, then one pass per node at its second visit */
             CU_ASSERT(r->net_positions >= 1 && r->net_positions < r->evaluations);
             CU_ASSERT_EQUAL(r->net_positions, r->batches);
-        } else {
-            CU_ASSERT_EQUAL(r->net_positions, r->evaluations);
+        } else { /* V after each leaf's reply (none ends the game at this bag), and a pass for P at
+                  * the root and at each node visited twice */
+            CU_ASSERT(r->net_positions >= r->evaluations);
             if (c.batch > 1) CU_ASSERT(r->net_positions > r->batches); /* real batches */
         }
         check_graph(&s);
@@ -1145,6 +1149,126 @@ static void test_prior_mix(void) {
     tu_env_close(&e);
 }
 
+/* V AFTER THE REPLY (mcgs.h): the position V values below the root has the
+ * player who moved into the leaf on turn, holding the tiles their move kept
+ * (+ their draw). Two root moves of the same score and different leaves,
+ * played in the same world, so give V different racks, each containing its
+ * move's leave; and the leaf's value is the reply's spread change minus V's
+ * expected change from there (checked against the search's own value of a
+ * root edge after one playout). */
+static void test_value_after_reply(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    int pairs = 0;
+    for (uint64_t gi = 0; gi < 12 && pairs < 6; gi++) {
+        tu_env_position(&e, 53, gi, 50, NULL);
+        if (game_over(e.g)) continue;
+        MoveGenRequest req;
+        movegen_request_for_game(&req, e.g);
+        MoveList all;
+        movelist_init(&all);
+        movegen_all(&req, &all);
+        /* two placements of the same score whose leaves differ */
+        int a = -1, b = -1;
+        for (size_t i = 0; i < all.count && a < 0; i++)
+            for (size_t j = i + 1; j < all.count && a < 0; j++) {
+                const Move *x = &all.moves[i], *y = &all.moves[j];
+                if (x->kind != MOVE_PLACE || y->kind != MOVE_PLACE || x->score != y->score) continue;
+                Rack lx, ly;
+                move_kept_tiles(&e.g->racks[e.g->on_turn], x, &lx);
+                move_kept_tiles(&e.g->racks[e.g->on_turn], y, &ly);
+                if (!rack_equal(&lx, &ly)) a = (int)i, b = (int)j;
+            }
+        if (a < 0) {
+            movelist_free(&all);
+            continue;
+        }
+        Rng r;
+        rng_seed(&r, 99 + gi);
+        Game world = *e.g;
+        game_redeal_unseen(e.g, &world, &r);
+        McgsConfig c = config(10, 1);
+        Rack seen[2];
+        for (int k = 0; k < 2; k++) {
+            const Move *mv = &all.moves[k == 0 ? a : b];
+            Rack kept;
+            move_kept_tiles(&e.g->racks[e.g->on_turn], mv, &kept);
+            Game leaf = world;
+            game_play(&leaf, mv);
+            CU_ASSERT_FATAL(!game_over(&leaf));
+            Game after;
+            Move reply;
+            double gain;
+            CU_ASSERT_FATAL(mcgs_value_after_reply(&c, &leaf, &after, &reply, &gain) == 1);
+            CU_ASSERT_EQUAL(after.on_turn, e.g->on_turn); /* the root player's turn again */
+            Position pos;
+            position_from_game(&pos, &after);
+            bool holds = true; /* V sees the kept tiles */
+            for (int t = 0; t < RK_MAX_LETTERS; t++) holds &= pos.rack.count[t] >= kept.count[t];
+            CU_ASSERT(holds);
+            seen[k] = pos.rack;
+            /* the reply is the leaf player's best static move, its gain that move's score */
+            Move best;
+            MoveGenRequest lr;
+            movegen_request_for_game(&lr, &leaf);
+            movegen_best(&lr, &best, NULL);
+            CU_ASSERT(move_same(&best, &reply));
+            CU_ASSERT_DOUBLE_EQUAL(gain, (double)reply.score, 1e-12);
+        }
+        CU_ASSERT(!rack_equal(&seen[0], &seen[1])); /* different leaves, different inputs to V */
+        movelist_free(&all);
+        pairs++;
+    }
+    CU_ASSERT(pairs >= 3);
+    /* the search's value of the root edge its one playout went through: the
+     * move's score, then minus the leaf's value (the reply's gain - V's
+     * expected spread change after it), in world 0 (sim_sample_world's) */
+    NnArch arch = {.channels = 8, .blocks = 1, .embed = 16, .head_hidden = 16, .h_tiles = 1};
+    NnModel m;
+    CU_ASSERT_FATAL(nn_model_init(&m, &arch, &e.ld, 15, 17, &err) == 0);
+    NnFeatureContext fc;
+    nn_feature_context(&fc, &e.ld, &e.lay, &e.kwg);
+    NnBatch nb;
+    CU_ASSERT_FATAL(nn_batch_init(&nb, &m, &fc, 1, &err) == 0);
+    McgsResult *res = malloc(sizeof *res);
+    int checked = 0;
+    for (uint64_t gi = 0; gi < 4; gi++) {
+        tu_env_position(&e, 59, gi, 40, NULL);
+        if (game_over(e.g)) continue;
+        McgsConfig c = config(1, 1);
+        c.net = &m;
+        c.rollout = 0;
+        McgsSearch s;
+        CU_ASSERT_FATAL(mcgs_search_init(&s, &c, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, res, &err) == 0);
+        int a = -1;
+        for (int k = 0; k < res->count; k++)
+            if (res->visits[k] == 1) a = k;
+        CU_ASSERT_FATAL(a >= 0);
+        Game leaf, after;
+        sim_sample_world(e.g, c.seed, 0, &leaf);
+        game_play(&leaf, &res->moves[a]);
+        Move reply;
+        double gain;
+        CU_ASSERT_FATAL(mcgs_value_after_reply(&c, &leaf, &after, &reply, &gain) == 1);
+        Position pos;
+        position_from_game(&pos, &after);
+        nn_batch_set(&nb, &m, 0, &pos);
+        nn_forward_trunk(&m, &nb, 1);
+        nn_forward_value(&m, &nb, 1);
+        double future = nn_value_spread(&nb, 0) - (pos.score_self - pos.score_opp);
+        CU_ASSERT_DOUBLE_EQUAL(res->value[a], res->moves[a].score - (gain - future), 1e-6);
+        mcgs_search_free(&s);
+        checked++;
+    }
+    CU_ASSERT(checked >= 2);
+    free(res);
+    nn_batch_free(&nb);
+    nn_model_free(&m);
+    tu_env_close(&e);
+}
+
 /* value_mix = m: a leaf is worth (1 - m) rollout + m V while the bag has
  * tiles. m = 1 is the search with V leaves (rollout = 0), visit for visit;
  * after one playout (the root and one child valued) the root's values are
@@ -1192,7 +1316,9 @@ static void test_value_mix(void) {
         CU_ASSERT_FATAL(mcgs_search_init(&sv, &cv, &err) == 0);
         CU_ASSERT_FATAL(mcgs_search_run(&s1, e.g, r[2], &err) == 0);
         CU_ASSERT_FATAL(mcgs_search_run(&sv, e.g, rv, &err) == 0);
-        CU_ASSERT_EQUAL(r[2]->net_positions, r[2]->evaluations); /* every leaf had its pass */
+        /* every leaf had its pass (V after the reply; no reply ends the game at this bag), and
+         * the nodes visited twice one more for their candidates */
+        CU_ASSERT(r[2]->net_positions >= r[2]->evaluations);
         CU_ASSERT(memcmp(r[2]->packed, rv->packed, sizeof rv->packed) == 0);
         CU_ASSERT(memcmp(r[2]->visits, rv->visits, sizeof rv->visits) == 0);
         CU_ASSERT(memcmp(r[2]->value, rv->value, sizeof rv->value) == 0);
@@ -1324,8 +1450,7 @@ static void test_bad_configs(void) {
     c.expand = MCGS_EXPAND_SECOND;
     CU_ASSERT(mcgs_config_check(&c, &err) == 0); /* rollouts value the leaves: lazy is fine */
     c.rollout = 0;
-    CU_ASSERT(mcgs_config_check(&c, &err) != 0); /* V leaves: P comes with V */
-    CU_ASSERT(strstr(err.msg, "expand=second") != NULL);
+    CU_ASSERT(mcgs_config_check(&c, &err) == 0); /* V after the reply brings no P: lazy is fine too */
     c = config(10, 1);
     c.candidates_by = MCGS_CANDIDATES_MIX;
     CU_ASSERT(mcgs_config_check(&c, &err) != 0);
@@ -1358,9 +1483,8 @@ static void test_bad_configs(void) {
     CU_ASSERT(strstr(err.msg, "value_mix") != NULL);
     c.net = &any_net;
     CU_ASSERT(mcgs_config_check(&c, &err) == 0);
-    c.expand = MCGS_EXPAND_SECOND; /* V comes with the first visit's pass */
-    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
-    CU_ASSERT(strstr(err.msg, "value_mix") != NULL);
+    c.expand = MCGS_EXPAND_SECOND; /* V's pass is the reply's position's, not the leaf's */
+    CU_ASSERT(mcgs_config_check(&c, &err) == 0);
     c.expand = MCGS_EXPAND_AUTO;
     c.rollout = 0; /* nothing to mix V with */
     CU_ASSERT(mcgs_config_check(&c, &err) != 0);
@@ -1431,6 +1555,7 @@ int main(void) {
         {"nn_policy_top is the top of nn_policy_all", test_policy_top_matches_all},
         {"candidates_by: equity and mix with a net", test_candidates_by},
         {"prior_mix and the equity prior with a net: formulas, and the no-net search as a limit", test_prior_mix},
+        {"V after the reply sees the mover's kept tiles", test_value_after_reply},
         {"value_mix: V mixed with rollouts at the leaves", test_value_mix},
         {"rollout_worlds: leaf rollouts averaged over re-dealt worlds", test_rollout_worlds},
         {"playout cap randomization: full and fast decisions", test_playout_cap},
