@@ -76,6 +76,8 @@ double sim_static_rollout(Game *g, int moves, const Move *first, LeaveValueFn le
     v += leaves;
     if (win != NULL) {
         int tiles_left = g->bag.count + g->racks[0].total + g->racks[1].total;
+        /* the move to come is worth the win model's mean(t) to whoever has it */
+        v += (g->on_turn == me ? 1.0 : -1.0) * winprob_mean(&win->model, tiles_left);
         v += win_value_open(win, spread + leaves, g->on_turn == me, tiles_left);
     }
     return v;

@@ -83,10 +83,14 @@ double sim_stderr(const SimCandidate *c);
  * the first `first` if not NULL, the others the best static equity under
  * leave_value. Its value for the player on turn at the start, in points:
  * the spread change, plus, while the game goes on, the leaves last kept by
- * each side (counted for moves made with tiles in the bag), plus the win
- * value (eval/winprob.h; win NULL: none): once the game is over +bonus for
- * a win and -bonus for a loss; while it goes on bonus x (2 P(win) - 1) of
- * the lead with those leaves, unless win->terminal_only. */
+ * each side (counted for moves made with tiles in the bag) and the tempo:
+ * the win model's mean(t) (eval/winprob.h, ~19 points: what moving next
+ * adds to the final lead) for the player on turn where the rollout stops,
+ * so that a rollout estimates the final spread change whatever its parity
+ * (win NULL: no tempo); plus the win value (win NULL: none): once the game
+ * is over +bonus for a win and -bonus for a loss; while it goes on bonus x
+ * (2 P(win) - 1) of the lead with those leaves, unless
+ * win->terminal_only. */
 double sim_static_rollout(Game *g, int moves, const Move *first, LeaveValueFn leave_value, const void *leave_ctx,
                           const WinValue *win);
 

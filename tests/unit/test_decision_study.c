@@ -100,9 +100,15 @@ static void test_positions_are_static_game_states(void) {
     tu_env_close(&e);
 }
 
-/* score + leave of m for the player on turn (the reference's value at 0 plies). */
+/* score + leave of m for the player on turn, minus the opponent's tempo
+ * (the win model's mean(t) for the tiles left after m): the reference's
+ * value at 0 plies (search/sim.h). */
 static double value0(const Game *g, const Move *m) {
-    return m->score + move_leave_value(hash_leave, NULL, &g->racks[g->on_turn], m) / 1000.0;
+    WinValue w;
+    win_value_defaults(&w);
+    int left = g->bag.count + g->racks[0].total + g->racks[1].total - (m->kind == MOVE_PLACE ? m->ntiles : 0);
+    return m->score + move_leave_value(hash_leave, NULL, &g->racks[g->on_turn], m) / 1000.0 -
+           winprob_mean(&w.model, left);
 }
 
 static void test_zero_plies_oracle(void) {
@@ -330,7 +336,7 @@ static void test_bad_config(void) {
 int main(void) {
     CU_TestInfo tests[] = {
         {"position i is a state of static game i with tiles in the bag", test_positions_are_static_game_states},
-        {"0 plies: best value and losses against every legal move's score + leave", test_zero_plies_oracle},
+        {"0 plies: best value and losses against every legal move's score + leave - tempo", test_zero_plies_oracle},
         {"totals: two halves and any order add up to the whole exactly", test_totals_split_exactly},
         {"summary: means, standard errors, the paired difference", test_summary},
         {"bad configurations are refused", test_bad_config},

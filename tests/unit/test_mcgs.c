@@ -1269,6 +1269,50 @@ static void test_value_after_reply(void) {
     tu_env_close(&e);
 }
 
+/* The tempo (search/sim.h): a rollout of 2 plies stops with the leaf's
+ * player on turn, so without the value of moving next the root's own
+ * rollout (the root player moves next at its horizon) and its children's
+ * (the opponent moves next) differ by two tempi, ~38 points, and the
+ * unvisited edges' first-play urgency (q - fpu) starts that far below the
+ * visited ones. With the tempo both estimate the final spread: on
+ * middle-game positions the root's u and the mean value of its edges
+ * agree on average (the standard error of the mean is ~3 points here). */
+static void test_root_value_agrees_with_edges(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    McgsResult *r = malloc(sizeof *r);
+    McgsConfig c = config(16, 1);
+    McgsSearch s;
+    CU_ASSERT_FATAL(mcgs_search_init(&s, &c, &err) == 0);
+    double sum = 0.0, sum2 = 0.0;
+    int n = 0;
+    for (uint64_t gi = 0; gi < 80; gi++) {
+        tu_env_position(&e, 61, gi, 30 + (int)(gi % 40), NULL);
+        if (game_over(e.g) || e.g->bag.count < 14) continue;
+        CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r, &err) == 0);
+        if (r->count < 2) continue;
+        /* root q = (u + sum over edges of N(a) Q(a)) / (1 + N) */
+        double edges = 0.0;
+        uint32_t visits = 0;
+        for (int a = 0; a < r->count; a++) {
+            edges += r->visits[a] * r->value[a];
+            visits += r->visits[a];
+        }
+        double u = (1.0 + visits) * r->root_q - edges, gap = u - edges / visits;
+        sum += gap;
+        sum2 += gap * gap;
+        n++;
+    }
+    double mean = sum / n, se = sqrt((sum2 / n - mean * mean) / (n - 1));
+    printf("\n    root u - edges' mean value: %.1f +- %.1f points over %d positions", mean, se, n);
+    CU_ASSERT(n >= 40);
+    CU_ASSERT(fabs(mean) < 12.0 && fabs(mean) < 4.0 * se + 2.0);
+    mcgs_search_free(&s);
+    free(r);
+    tu_env_close(&e);
+}
+
 /* value_mix = m: a leaf is worth (1 - m) rollout + m V while the bag has
  * tiles. m = 1 is the search with V leaves (rollout = 0), visit for visit;
  * after one playout (the root and one child valued) the root's values are
@@ -1556,6 +1600,7 @@ int main(void) {
         {"candidates_by: equity and mix with a net", test_candidates_by},
         {"prior_mix and the equity prior with a net: formulas, and the no-net search as a limit", test_prior_mix},
         {"V after the reply sees the mover's kept tiles", test_value_after_reply},
+        {"the root's value agrees with its edges' (the tempo)", test_root_value_agrees_with_edges},
         {"value_mix: V mixed with rollouts at the leaves", test_value_mix},
         {"rollout_worlds: leaf rollouts averaged over re-dealt worlds", test_rollout_worlds},
         {"playout cap randomization: full and fast decisions", test_playout_cap},

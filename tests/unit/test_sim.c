@@ -31,7 +31,7 @@ static SimConfig config(int plies, int candidates, uint64_t iterations) {
     return c;
 }
 
-static void test_zero_plies_is_score_plus_leave(void) {
+static void test_zero_plies_is_score_plus_leave_minus_tempo(void) {
     TuEnv e;
     if (!tu_env_open(&e)) return;
     RkError err;
@@ -48,7 +48,11 @@ static void test_zero_plies_is_score_plus_leave(void) {
             if (k->move.kind == MOVE_PASS) continue;
             Rack kept;
             move_kept_tiles(&e.g->racks[e.g->on_turn], &k->move, &kept);
-            double want = k->move.score + (kept.total ? hash_leave(NULL, &kept) : 0) / 1000.0;
+            /* and the opponent's tempo: they move next (sim.h) */
+            int left = e.g->bag.count + e.g->racks[0].total + e.g->racks[1].total -
+                       (k->move.kind == MOVE_PLACE ? k->move.ntiles : 0);
+            double want = k->move.score + (kept.total ? hash_leave(NULL, &kept) : 0) / 1000.0 -
+                          winprob_mean(&c.win.model, left);
             if (fabs(sim_mean(k) - want) > 1e-9 || sim_stderr(k) != 0.0 || k->n != 5) {
                 if (bad < 5) printf("\n  cand %d: mean %.6f want %.6f se %g n %llu kind %d", i, sim_mean(k), want, sim_stderr(k), (unsigned long long)k->n, k->move.kind);
                 bad++;
@@ -172,7 +176,7 @@ static void test_bad_config(void) {
 
 int main(void) {
     CU_TestInfo tests[] = {
-        {"0 plies: value = score + leave, no variance", test_zero_plies_is_score_plus_leave},
+        {"0 plies: value = score + leave - the opponent's tempo, no variance", test_zero_plies_is_score_plus_leave_minus_tempo},
         {"same seed, same result; another seed, other values", test_deterministic},
         {"candidates behind the leader stop; z = 0 never stops", test_stopping},
         {"empty bag: every rollout the same", test_empty_bag_is_exact},
