@@ -97,6 +97,8 @@ static void print_eval(const NnEvalReport *e) {
            "%" PRIu64 " leaves, %" PRIu64 " tiles)\n",
            e->h_nll, e->h_nll_se, e->h_nll_uniform, e->h_nll - e->h_nll_uniform, e->h_nll_diff_se, e->leaves,
            e->leave_tiles);
+    printf("  H against the tilted draw (27 numbers)   %.4f nats (difference %+.4f +/- %.4f)\n", e->h_nll_tilt,
+           e->h_nll - e->h_nll_tilt, e->h_nll_tilt_diff_se);
     printf("  (+/-: standard errors by a bootstrap over the %" PRIu64 " games of the positions)\n", e->games);
 }
 

@@ -169,13 +169,14 @@ int train_nn_generation(Trainer *t, int gen) {
         "held-out %" PRIu64 " positions of %" PRIu64 " games (+/-: standard errors over games): P top-1 %.1f%% +/- %.1f "
         "(static %.1f%%, P x static %.1f%%), P cross-entropy %.3f (static %.3f, static over the top %d %.3f, P x static "
         "%.3f), Brier %.4f (baseline %.4f, difference %+.4f +/- %.4f), spread rmse %.1f (baseline %.1f, difference "
-        "%+.2f +/- %.2f), H %.3f nats/tile (uniform %.3f, difference %+.3f +/- %.3f); load %.1f s, train %.1f s, "
+        "%+.2f +/- %.2f), H %.3f nats/tile (uniform %.3f, difference %+.3f +/- %.3f; tilted draw %.3f, difference %+.3f +/- %.3f); load %.1f s, train %.1f s, "
         "eval %.1f s",
         gen, t->cfg.nn_steps, r->train_samples, r->first_gen, r->last_gen, nn_loss_total(&r->train.first),
         nn_loss_total(&r->train.last), r->train.samples_per_second, e->positions, e->games, 100.0 * e->p_top1,
         100.0 * e->p_top1_se, 100.0 * e->static_top1, 100.0 * e->p_static_top1, e->p_ce, e->static_ce, NN_EVAL_CANDIDATES,
         e->static_cand_ce, e->p_static_ce, e->v_brier, e->v_brier_base, e->v_brier - e->v_brier_base, e->v_brier_diff_se,
         e->spread_rmse, e->spread_rmse_base, e->spread_rmse - e->spread_rmse_base, e->spread_rmse_diff_se, e->h_nll,
-        e->h_nll_uniform, e->h_nll - e->h_nll_uniform, e->h_nll_diff_se, r->load_s, r->train_s, r->eval_s);
+        e->h_nll_uniform, e->h_nll - e->h_nll_uniform, e->h_nll_diff_se, e->h_nll_tilt, e->h_nll - e->h_nll_tilt,
+        e->h_nll_tilt_diff_se, r->load_s, r->train_s, r->eval_s);
     return t->cfg.nn_reference[0] ? reference_eval(t, gen) : 0;
 }

@@ -97,14 +97,15 @@ static void nn_report_text(const Trainer *t, const char *ref_json, char *json, s
              "         \"heldout\": {\"positions\": %" PRIu64 ", \"p_top1\": %.4f, \"static_top1\": %.4f, \"p_static_top1\": %.4f, \"p_ce\": %.4f, "
              "\"static_ce\": %.4f, \"static_cand_ce\": %.4f, \"p_static_ce\": %.4f, \"brier\": %.5f, "
              "\"brier_base\": %.5f, \"spread_rmse\": %.2f, \"spread_rmse_base\": %.2f, \"h_nll_per_tile\": %.4f, "
-             "\"h_nll_uniform\": %.4f, \"games\": %" PRIu64 ", \"se\": {\"p_top1\": %.4f, \"p_ce\": %.4f, "
+             "\"h_nll_uniform\": %.4f, \"h_nll_tilt\": %.4f, \"games\": %" PRIu64 ", \"se\": {\"p_top1\": %.4f, \"p_ce\": %.4f, "
              "\"brier\": %.5f, \"brier_diff\": %.5f, \"spread_rmse\": %.2f, \"spread_rmse_diff\": %.2f, "
-             "\"h_nll\": %.4f, \"h_nll_diff\": %.4f}}%s%s},\n",
+             "\"h_nll\": %.4f, \"h_nll_diff\": %.4f, \"h_nll_tilt_diff\": %.4f}}%s%s},\n",
              r->first_gen, r->last_gen, r->train_samples, steps, t->model.train_step, r->train.samples_per_second,
              nn_loss_total(&r->train.first), nn_loss_total(&r->train.last), value, policy, hidden, e->positions,
              e->p_top1, e->static_top1, e->p_static_top1, e->p_ce, e->static_ce, e->static_cand_ce, e->p_static_ce, e->v_brier, e->v_brier_base,
-             e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform, e->games, e->p_top1_se, e->p_ce_se,
-             e->v_brier_se, e->v_brier_diff_se, e->spread_rmse_se, e->spread_rmse_diff_se, e->h_nll_se, e->h_nll_diff_se,
+             e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform, e->h_nll_tilt, e->games, e->p_top1_se,
+             e->p_ce_se, e->v_brier_se, e->v_brier_diff_se, e->spread_rmse_se, e->spread_rmse_diff_se, e->h_nll_se,
+             e->h_nll_diff_se, e->h_nll_tilt_diff_se,
              ref_json[0] ? ",\n" : "", ref_json);
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/rng.h"
+#include "nn/leave_tilt.h"
 
 #define SPREAD_BINS 21   /* spread clamped to [-200, 200], 20 points a bin */
 #define UNSEEN_BINS 10   /* unseen tiles, 10 a bin */
@@ -162,7 +163,7 @@ typedef struct GameSums {
     uint64_t game;
     double np, top1, ce;                  /* P: positions with a target, hits, cross-entropy */
     double n, brier, brier_base, sq, sq_base; /* V */
-    double tiles, h, hu;                  /* H: leave tiles, -log P_H, -log P_uniform */
+    double tiles, h, hu, ht;              /* H: leave tiles, -log P_H, -log P_uniform, -log P_tilted */
 } GameSums;
 
 static int by_game(const void *a, const void *b) {
@@ -173,10 +174,10 @@ static int by_game(const void *a, const void *b) {
 static void sums_add(GameSums *t, const GameSums *s) {
     t->np += s->np, t->top1 += s->top1, t->ce += s->ce;
     t->n += s->n, t->brier += s->brier, t->brier_base += s->brier_base, t->sq += s->sq, t->sq_base += s->sq_base;
-    t->tiles += s->tiles, t->h += s->h, t->hu += s->hu;
+    t->tiles += s->tiles, t->h += s->h, t->hu += s->hu, t->ht += s->ht;
 }
 
-enum { F_TOP1, F_CE, F_BRIER, F_BRIER_DIFF, F_RMSE, F_RMSE_DIFF, F_H, F_H_DIFF, F_COUNT };
+enum { F_TOP1, F_CE, F_BRIER, F_BRIER_DIFF, F_RMSE, F_RMSE_DIFF, F_H, F_H_DIFF, F_H_TILT_DIFF, F_COUNT };
 
 static void figures(const GameSums *t, double *f) {
     f[F_TOP1] = t->np > 0 ? t->top1 / t->np : 0, f[F_CE] = t->np > 0 ? t->ce / t->np : 0;
@@ -184,6 +185,7 @@ static void figures(const GameSums *t, double *f) {
     f[F_RMSE] = t->n > 0 ? sqrt(t->sq / t->n) : 0;
     f[F_RMSE_DIFF] = t->n > 0 ? sqrt(t->sq / t->n) - sqrt(t->sq_base / t->n) : 0;
     f[F_H] = t->tiles > 0 ? t->h / t->tiles : 0, f[F_H_DIFF] = t->tiles > 0 ? (t->h - t->hu) / t->tiles : 0;
+    f[F_H_TILT_DIFF] = t->tiles > 0 ? (t->h - t->ht) / t->tiles : 0;
 }
 
 /* Sorts the per-sample sums by game, merges each game's, and bootstraps the
@@ -214,7 +216,20 @@ static void bootstrap(GameSums *rec, size_t nrec, NnEvalReport *rep) {
     rep->p_top1_se = se[F_TOP1], rep->p_ce_se = se[F_CE];
     rep->v_brier_se = se[F_BRIER], rep->v_brier_diff_se = se[F_BRIER_DIFF];
     rep->spread_rmse_se = se[F_RMSE], rep->spread_rmse_diff_se = se[F_RMSE_DIFF];
-    rep->h_nll_se = se[F_H], rep->h_nll_diff_se = se[F_H_DIFF];
+    rep->h_nll_se = se[F_H], rep->h_nll_diff_se = se[F_H_DIFF], rep->h_nll_tilt_diff_se = se[F_H_TILT_DIFF];
+}
+
+/* The tilted draw fitted on an even stride of at most NN_EVAL_TILT_SAMPLES
+ * of the training samples. */
+static int fit_tilt(LeaveTilt *t, int letters, const LetterDist *ld, const ShardSet *train, const size_t *tidx,
+                    size_t tn, RkError *err) {
+    size_t n = tn < NN_EVAL_TILT_SAMPLES ? tn : NN_EVAL_TILT_SAMPLES;
+    size_t *sub = malloc((n ? n : 1) * sizeof *sub);
+    if (sub == NULL) return rk_error(err, "nn eval: out of memory");
+    for (size_t k = 0; k < n; k++) sub[k] = tidx[(size_t)((double)k * (double)tn / (double)n)];
+    leave_tilt_fit(t, letters, ld, train, sub, n, NN_EVAL_TILT_ITERATIONS);
+    free(sub);
+    return 0;
 }
 
 int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *train, const size_t *tidx, size_t tn,
@@ -237,6 +252,8 @@ int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *tr
         win[b] = (win[b] + all_win) / (cnt[b] + 1.0);
         spr[b] = (spr[b] + all_spr) / (cnt[b] + 1.0);
     }
+    LeaveTilt tilt;
+    if (fit_tilt(&tilt, m->fs.letters, ld, train, tidx, tn, err) != 0) return -1;
     GameSums *rec = calloc(en ? en : 1, sizeof *rec); /* one a test sample */
     if (rec == NULL) return rk_error(err, "nn eval: out of memory for %zu positions", en);
     NnBatch batch;
@@ -283,6 +300,7 @@ int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *tr
             if (s->opp_leave_known && s->opp_leave.total > 0 && position_unseen(&s->pos, ld, &pool) == 0) {
                 rep->h_nll -= nn_hidden_logprob(m, &batch, i, &s->opp_leave);
                 rep->h_nll_uniform -= nn_uniform_leave_logprob(&pool, &s->opp_leave, m->fs.letters);
+                rep->h_nll_tilt -= leave_tilt_logprob(&tilt, &pool, &s->opp_leave);
                 rep->leaves++;
                 rep->leave_tiles += (uint64_t)s->opp_leave.total;
             }
@@ -299,6 +317,7 @@ int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *tr
                 .tiles = (double)(rep->leave_tiles - before.leave_tiles),
                 .h = rep->h_nll - before.h_nll,
                 .hu = rep->h_nll_uniform - before.h_nll_uniform,
+                .ht = rep->h_nll_tilt - before.h_nll_tilt,
             };
         }
     }
@@ -316,7 +335,10 @@ int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *tr
         rep->v_brier /= n, rep->v_brier_base /= n;
         rep->spread_rmse = sqrt(rep->spread_rmse / n), rep->spread_rmse_base = sqrt(rep->spread_rmse_base / n);
     }
-    if (rep->leave_tiles) rep->h_nll /= (double)rep->leave_tiles, rep->h_nll_uniform /= (double)rep->leave_tiles;
+    if (rep->leave_tiles) {
+        double t = (double)rep->leave_tiles;
+        rep->h_nll /= t, rep->h_nll_uniform /= t, rep->h_nll_tilt /= t;
+    }
     bootstrap(rec, en, rep);
     free(rec);
     return 0;

@@ -43,6 +43,9 @@ typedef struct NnEvalReport {
     double v_brier, v_brier_base;
     double spread_rmse, spread_rmse_base;
     double h_nll, h_nll_uniform;   /* per tile, nats */
+    double h_nll_tilt;             /* per tile, nats: the tilted uniform draw (nn/leave_tilt.h) fitted
+                                    * on up to NN_EVAL_TILT_SAMPLES training samples: H's 27-number
+                                    * baseline */
     /* Standard errors, by a bootstrap over the test samples' games (NN_EVAL_BOOTSTRAP
      * resamples of the games with replacement, a fixed seed): the positions of one game are
      * not independent, so the games are the unit. The *_diff_se are those of the differences
@@ -53,9 +56,12 @@ typedef struct NnEvalReport {
     double v_brier_se, v_brier_diff_se;
     double spread_rmse_se, spread_rmse_diff_se;
     double h_nll_se, h_nll_diff_se;
+    double h_nll_tilt_diff_se;     /* of H - the tilted draw */
 } NnEvalReport;
 
 #define NN_EVAL_BOOTSTRAP 400
+#define NN_EVAL_TILT_SAMPLES 20000
+#define NN_EVAL_TILT_ITERATIONS 30
 
 /* The baseline's table is built from train[tidx[0..tn)]; the test samples
  * are test[eidx[0..en)]. leave_value/leave_ctx: the leaves the games were
