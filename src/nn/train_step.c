@@ -87,6 +87,7 @@ static void rows_backward(NnModel *m, NnGradScratch *g, const NnDense *hidden, c
 
 NnLossOptions nn_loss_options_default(void) {
     return (NnLossOptions){.search_weight = 0.0f,
+                           .value_weight = 1.0f,
                            .policy_loss = NN_POLICY_LOSS_DIRECT,
                            .product_candidates = 16,
                            .product_temperature = 10.0f};
@@ -95,6 +96,8 @@ NnLossOptions nn_loss_options_default(void) {
 int nn_loss_options_check(const NnLossOptions *o, const NnModel *m, RkError *err) {
     if (!(o->search_weight >= 0.0f && o->search_weight <= 1.0f))
         return rk_error(err, "nn: value_search_weight %g is not within [0, 1]", (double)o->search_weight);
+    if (!(o->value_weight > 0.0f && o->value_weight <= 100.0f))
+        return rk_error(err, "nn: value_weight %g is not within (0, 100]", (double)o->value_weight);
     if (o->policy_loss != NN_POLICY_LOSS_DIRECT && o->policy_loss != NN_POLICY_LOSS_PRODUCT)
         return rk_error(err, "nn: unknown policy loss %d", (int)o->policy_loss);
     if (o->policy_loss == NN_POLICY_LOSS_DIRECT) return 0;
@@ -317,8 +320,9 @@ void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *s
         const ShardSample *s = &set->s[idx[i]];
         float wdl[3] = {s->result > 0, s->result == 0, s->result < 0};
         float spread = nn_spread_target(s, lo->search_weight);
-        sums->wdl += nn_xent_masked(b->vout + (size_t)i * 4, NULL, wdl, 3, scale, g->dvout + (size_t)i * 4);
-        sums->spread += nn_mse(b->vout + (size_t)i * 4 + 3, &spread, 1, scale, g->dvout + (size_t)i * 4 + 3);
+        float vs = scale * lo->value_weight;
+        sums->wdl += nn_xent_masked(b->vout + (size_t)i * 4, NULL, wdl, 3, vs, g->dvout + (size_t)i * 4);
+        sums->spread += nn_mse(b->vout + (size_t)i * 4 + 3, &spread, 1, vs, g->dvout + (size_t)i * 4 + 3);
         sums->samples += 1.0;
     }
 

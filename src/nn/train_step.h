@@ -31,12 +31,13 @@ typedef enum NnPolicyLoss { NN_POLICY_LOSS_DIRECT = 0, NN_POLICY_LOSS_PRODUCT = 
 
 typedef struct NnLossOptions {
     float search_weight;        /* the search's share of the spread target, 0..1 */
+    float value_weight;         /* V's losses' weight in the total (> 0; P and H weigh 1) */
     NnPolicyLoss policy_loss;
     int product_candidates;     /* K: the product loss's candidates by static equity, 1..NN_PRODUCT_MAX */
     float product_temperature;  /* T, points: equity's temperature in the product (> 0) */
 } NnLossOptions;
 #define NN_PRODUCT_MAX 256
-/* The defaults: the direct loss, no search share; for the product loss K =
+/* The defaults: the direct loss, no search share, V weight 1; for the product loss K =
  * 16, T = 10 (the search's prior_temperature). */
 NnLossOptions nn_loss_options_default(void);
 /* Checks the ranges; the product loss needs a model whose prior values

@@ -65,6 +65,7 @@ const char TRAIN_DEFAULT_CONFIG[] =
     "lr = 0.001\n"
     "weight_decay = 0.0001\n"
     "value_search_weight = 0\n"
+    "value_weight = 1\n"
     "policy_loss = direct\n"
     "product_candidates = 16\n"
     "product_temperature = 10\n"
@@ -102,6 +103,7 @@ void train_config_defaults(TrainConfig *c) {
 
 NnLossOptions train_config_loss_options(const TrainConfig *c) {
     return (NnLossOptions){.search_weight = (float)c->nn_search_weight,
+                           .value_weight = (float)c->nn_value_weight,
                            .policy_loss = (NnPolicyLoss)c->nn_policy_loss,
                            .product_candidates = c->nn_product_candidates,
                            .product_temperature = (float)c->nn_product_temperature};
@@ -293,6 +295,9 @@ static int apply(TrainConfig *c, const char *section, const char *key, const cha
         return parse_double(v, 0.0, 10.0, &c->nn_weight_decay);
     } else if (IS("nn", "value_search_weight")) {
         return parse_double(v, 0.0, 1.0, &c->nn_search_weight);
+    } else if (IS("nn", "value_weight")) {
+        if (parse_double(v, 0.0, 100.0, &c->nn_value_weight) != 0 || !(c->nn_value_weight > 0.0)) return -1;
+        return 0;
     } else if (IS("nn", "policy_loss")) {
         if (strcmp(v, "direct") == 0) c->nn_policy_loss = NN_POLICY_LOSS_DIRECT;
         else if (strcmp(v, "product") == 0) c->nn_policy_loss = NN_POLICY_LOSS_PRODUCT;
@@ -500,7 +505,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
     format_double(k, sizeof k, c->spv_k);
     format_prior(pm, sizeof pm, c->spv_prior_mean);
     format_prior(pv, sizeof pv, c->spv_prior_var);
-    char temp[40], lr[40], wd[40], gate[40], sw[40], ptemp[40];
+    char temp[40], lr[40], wd[40], gate[40], sw[40], vw[40], ptemp[40];
     format_double(gate, sizeof gate, c->mcgs_gate_threshold);
     char value_thr[32], rollout[32];
     format_double(value_thr, sizeof value_thr, c->mcgs_value_threshold);
@@ -509,6 +514,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
     format_double(lr, sizeof lr, c->nn_lr);
     format_double(wd, sizeof wd, c->nn_weight_decay);
     format_double(sw, sizeof sw, c->nn_search_weight);
+    format_double(vw, sizeof vw, c->nn_value_weight);
     format_double(ptemp, sizeof ptemp, c->nn_product_temperature);
     char sched[TRAIN_MAX_SCHEDULE * 12] = "";
     size_t off = 0;
@@ -526,7 +532,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      "prior_var = %s\nheldout_games = %" PRIu64 "\nmatch_pairs = %" PRIu64 "\n\n"
                      "[nn]\nshards = %s\npolicy_temperature = %s\npolicy_top = %d\nshard_samples = %" PRIu64
                      "\ntrain = %s\nwindow = %d\nsteps = %" PRId64 "\nbatch = %d\ngrad_chunks = %d\nlr = %s\n"
-                     "weight_decay = %s\nvalue_search_weight = %s\npolicy_loss = %s\nproduct_candidates = %d\nproduct_temperature = %s\nheldout_every = %d\neval_positions = %" PRIu64 "\nreference = %s\ninitial = %s\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\nprior = %s\n\n"
+                     "weight_decay = %s\nvalue_search_weight = %s\nvalue_weight = %s\npolicy_loss = %s\nproduct_candidates = %d\nproduct_temperature = %s\nheldout_every = %d\neval_positions = %" PRIu64 "\nreference = %s\ninitial = %s\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\nprior = %s\n\n"
                      "[mcgs]\nnet = %s\nrollout_with_net = %s\ncandidates_with_net = %s\nhidden_with_net = %s\ngate_pairs = %" PRIu64
                      "\ngate_threshold = %s\nanchor_pairs = %" PRIu64 "\nanchor = %s\ndecisions = %d\nvalue_check_pairs = %" PRIu64
                      "\nvalue_check_threshold = %s\n",
@@ -537,7 +543,7 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      train_config_schedule_name(c->spv_schedule), residual_target_name(c->spv_target), c->spv_start, c->spv_use ? "yes" : "no",
                      c->spv_initial, k, pm, pv, c->spv_heldout_games, c->spv_match_pairs,
                      c->nn_shards ? "yes" : "no", temp, c->nn_top, c->nn_shard_samples, c->nn_train ? "yes" : "no",
-                     c->nn_window, c->nn_steps, c->nn_batch, c->nn_chunks, lr, wd, sw,
+                     c->nn_window, c->nn_steps, c->nn_batch, c->nn_chunks, lr, wd, sw, vw,
                      c->nn_policy_loss == NN_POLICY_LOSS_PRODUCT ? "product" : "direct", c->nn_product_candidates, ptemp,
                      c->nn_heldout_every,
                      c->nn_eval_positions, c->nn_reference[0] ? c->nn_reference : "none",

@@ -98,6 +98,8 @@
  *                                      the search's expected final spread (its root value), for
  *                                      samples of a search without a win bonus (shards schema 2;
  *                                      docs/nn.md); 0 = the final spread only
+ *   nn.value_weight           1        (0, 100]: V's losses' weight in the training loss (P's and
+ *                                      H's weigh 1)
  *   nn.policy_loss            direct   direct | product: P's loss is the cross-entropy of P itself
  *                                      with the target, or of the search's prior made of P
  *                                      (softmax of log P + equity / T over the candidates; needs
@@ -211,6 +213,7 @@ typedef struct TrainConfig {
     int64_t nn_steps;
     double nn_lr, nn_weight_decay;
     double nn_search_weight;   /* the search's share of V's spread target, 0..1 */
+    double nn_value_weight;    /* V's losses' weight in the training loss, > 0 */
     int nn_policy_loss;        /* NnPolicyLoss (nn/train_step.h) */
     int nn_product_candidates;
     double nn_product_temperature;

@@ -581,6 +581,62 @@ static void test_gradients_t1(void) { gradient_check(1, false); }
 static void test_gradients_t2(void) { gradient_check(2, false); }
 static void test_gradients_product(void) { gradient_check(1, true); }
 
+/* nn.value_weight w: V's head gets w times the gradient, the policy and H
+ * heads the same as with w = 1 (their losses are not scaled). */
+static void test_value_weight_scales_v_gradient(void) {
+    World w;
+    if (!world_open(&w)) return;
+    RkError err;
+    NnModel m;
+    NnArch arch = small_arch(1);
+    CU_ASSERT_FATAL(nn_model_init(&m, &arch, &w.ld, 15, 7, &err) == 0);
+    Rng rng;
+    rng_seed(&rng, 8);
+    for (int i = 0; i < m.params.count; i++) nnp_fill_normal(&m.params, i, 0.15f, &rng);
+    NnBatch b;
+    NnGradScratch g;
+    CU_ASSERT_FATAL(nn_batch_init(&b, &m, &w.fc, 3, &err) == 0);
+    CU_ASSERT_FATAL(nn_grad_scratch_init(&g, &m, 3, &err) == 0);
+    size_t idx[3] = {3, 12, 24};
+    float *grad[2];
+    const float weight[2] = {1.0f, 3.0f};
+    for (int k = 0; k < 2; k++) {
+        NnLossOptions lo = nn_loss_options_default();
+        lo.value_weight = weight[k];
+        CU_ASSERT_FATAL(nn_loss_options_check(&lo, &m, &err) == 0);
+        nnp_zero_grad(&m.params);
+        NnLossSums s = {0};
+        nn_chunk_losses(&m, &b, &g, &w.set, idx, 3, 1.0f, &lo, true, &s);
+        grad[k] = malloc(m.params.total * sizeof(float));
+        memcpy(grad[k], m.params.g, m.params.total * sizeof(float));
+    }
+    const int v_tensors[2] = {m.v_out.w, m.v_out.b}, other[3] = {m.step_out.w, m.h_out.w, m.sub_sq.w};
+    for (int t = 0; t < 2; t++) {
+        const NnParam *p = &m.params.p[v_tensors[t]];
+        int bad = 0, nonzero = 0;
+        for (size_t i = 0; i < p->n; i++) {
+            float a = grad[0][p->offset + i], c = grad[1][p->offset + i];
+            bad += fabsf(c - 3.0f * a) > 1e-5f * (1.0f + fabsf(c));
+            nonzero += a != 0.0f;
+        }
+        CU_ASSERT_EQUAL(bad, 0);
+        CU_ASSERT(nonzero > 0);
+    }
+    for (int t = 0; t < 3; t++) {
+        const NnParam *p = &m.params.p[other[t]];
+        CU_ASSERT(memcmp(grad[0] + p->offset, grad[1] + p->offset, p->n * sizeof(float)) == 0);
+    }
+    NnLossOptions lo = nn_loss_options_default();
+    lo.value_weight = 0.0f;
+    CU_ASSERT(nn_loss_options_check(&lo, &m, &err) != 0);
+    CU_ASSERT(strstr(err.msg, "value_weight") != NULL);
+    free(grad[0]), free(grad[1]);
+    nn_grad_scratch_free(&g);
+    nn_batch_free(&b);
+    nn_model_free(&m);
+    world_close(&w);
+}
+
 /* Whether legal move j of lg is one of the product loss's candidates: one
  * of the K highest priors (the earlier on a tie) other than the pass, or a
  * move of the target.
@@ -945,6 +1001,7 @@ int main(void) {
         {"H: P(leave) sums to 1 over the pool's leaves (t = 1, 2); samples fit the pool", test_hidden_normalised},
         {"a position's outputs are bit for bit the same in any batch", test_batch_invariance},
         {"gradients of the whole model = finite differences (t = 1)", test_gradients_t1},
+        {"value_weight scales V's gradient alone", test_value_weight_scales_v_gradient},
         {"gradients of the whole model = finite differences (t = 2)", test_gradients_t2},
         {"a small model overfits a few samples", test_overfit},
         {"gradients of the product loss = finite differences", test_gradients_product},

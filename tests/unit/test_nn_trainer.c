@@ -42,7 +42,7 @@ static void world_close(World *w) {
 static const NnArch ARCH = {.channels = 4, .blocks = 1, .embed = 8, .head_hidden = 8, .h_tiles = 1};
 
 static NnTrainOptions options(int64_t steps) {
-    NnTrainOptions o = {.batch = 12, .chunks = 4, .steps = steps, .adam = nn_adam_default(), .seed = 3, .generation = 1};
+    NnTrainOptions o = {.batch = 12, .chunks = 4, .steps = steps, .adam = nn_adam_default(), .seed = 3, .generation = 1, .loss = nn_loss_options_default()};
     o.adam.lr = 3e-3f;
     return o;
 }
