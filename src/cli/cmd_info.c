@@ -313,6 +313,9 @@ static int info_model(const char *path, const NnModelInfo *in) {
     size_t n = 0;
     for (int i = 0; i < m.params.count; i++) n += m.params.p[i].n;
     printf("  parameters      %zu in %d tensors (each with its two Adam moments)\n", n, m.params.count);
+    const float *sp = nn_score_prior(&m); /* learned (new models 0.5): how sharp P's built-in prior is */
+    printf("  %s prior  %.4f logit a point (sub-moves), %.4f (steps)\n", a->prior_equity ? "equity" : "score ",
+           (double)(sp[0] / NN_SCORE_SCALE), (double)(sp[1] / NN_SCORE_SCALE));
     printf("  validated       every tensor (shape, finite values)\n");
     nn_model_free(&m);
     return 0;
