@@ -27,7 +27,14 @@ int rk_atomic_open(RkAtomicFile *af, const char *path, RkError *err) {
     memcpy(af->path, path, plen + 1);
     memcpy(af->tmp, path, plen);
     memcpy(af->tmp + plen, ".tmp", 5);
-    af->fd = open(af->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    /* a stale temporary (a crash) is removed by name, never written through: were it a
+     * symlink, O_TRUNC would truncate its target and the rename would put the link in place */
+    if (unlink(af->tmp) != 0 && errno != ENOENT) {
+        rk_error(err, "%s: cannot remove the stale temporary: %s", af->tmp, strerror(errno));
+        release(af);
+        return -1;
+    }
+    af->fd = open(af->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (af->fd < 0) {
         rk_error(err, "%s: %s", af->tmp, strerror(errno));
         release(af);

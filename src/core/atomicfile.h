@@ -15,8 +15,11 @@ typedef struct RkAtomicFile {
     int error; /* errno of the first failed write, 0 if none */
 } RkAtomicFile;
 
-/* Creates (truncates) path.tmp for writing. On failure nothing is left to
- * release. */
+/* Creates path.tmp for writing: a stale path.tmp is unlinked first (a
+ * symlink there is removed, its target untouched), and the new file is
+ * created with O_EXCL | O_NOFOLLOW, so a writer never writes through a
+ * link planted at its temporary name (rename replaces a link at path
+ * itself, not its target). On failure nothing is left to release. */
 int rk_atomic_open(RkAtomicFile *af, const char *path, RkError *err);
 /* Appends len bytes. A failure is remembered (later writes do nothing) and
  * reported by rk_atomic_commit; returns -1 once a write has failed. */

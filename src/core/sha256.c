@@ -3,6 +3,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "textfile.h"
 
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -93,8 +96,13 @@ void sha256_final_hex(Sha256 *s, char hex[65]) {
 }
 
 int sha256_file(const char *path, char hex[65], RkError *err) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) return rk_error(err, "%s: %s", path, strerror(errno));
+    int fd = rk_open_regular(path, err);
+    if (fd < 0) return -1;
+    FILE *f = fdopen(fd, "rb");
+    if (f == NULL) {
+        close(fd);
+        return rk_error(err, "%s: %s", path, strerror(errno));
+    }
     Sha256 s;
     sha256_init(&s);
     uint8_t buf[65536];

@@ -1,17 +1,57 @@
 #include "textfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-char *rk_read_file(const char *path, size_t max_bytes, size_t *len, RkError *err) {
-    FILE *f = fopen(path, "rb");
+int rk_open_regular(const char *path, RkError *err) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return rk_error(err, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return rk_error(err, "%s: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return rk_error(err, "%s: not a regular file", path);
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        int e = errno;
+        close(fd);
+        return rk_error(err, "%s: %s", path, strerror(e));
+    }
+    return fd;
+}
+
+int rk_check_regular(const char *path, RkError *err) {
+    int fd = rk_open_regular(path, err);
+    if (fd < 0) return -1;
+    close(fd);
+    return 0;
+}
+
+/* fopen for reading through rk_open_regular. */
+static FILE *open_read(const char *path, RkError *err) {
+    int fd = rk_open_regular(path, err);
+    if (fd < 0) return NULL;
+    FILE *f = fdopen(fd, "rb");
     if (f == NULL) {
         rk_error(err, "%s: %s", path, strerror(errno));
-        return NULL;
+        close(fd);
     }
+    return f;
+}
+
+char *rk_read_file(const char *path, size_t max_bytes, size_t *len, RkError *err) {
+    FILE *f = open_read(path, err);
+    if (f == NULL) return NULL;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap + 1);
     if (buf == NULL) {
@@ -60,21 +100,13 @@ char *rk_read_file(const char *path, size_t max_bytes, size_t *len, RkError *err
 
 void *rk_read_regular_file(const char *path, uint64_t max_bytes, const char *what, size_t *len,
                            RkError *err) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        rk_error(err, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
+    FILE *f = open_read(path, err);
+    if (f == NULL) return NULL;
     struct stat st;
     if (fstat(fileno(f), &st) != 0) {
         int e = errno;
         fclose(f);
         rk_error(err, "%s: %s", path, strerror(e));
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        fclose(f);
-        rk_error(err, "%s: not a regular file", path);
         return NULL;
     }
     uint64_t size = (uint64_t)st.st_size;

@@ -7,6 +7,16 @@
 
 #include "common.h"
 
+/* Opens path for reading if it is a regular file: opened with O_NONBLOCK
+ * (so that a FIFO or a device cannot block the open), checked with fstat,
+ * then made blocking again. Returns the descriptor, or -1 with err set
+ * ("PATH: not a regular file", or strerror). Every loader opens its input
+ * this way (a FIFO given as a lexicon or table used to hang the loader). */
+int rk_open_regular(const char *path, RkError *err);
+/* The same check for a file some library opens itself (HDF5): 0 if path is
+ * a regular file (opened and closed at once), else -1 with err set. */
+int rk_check_regular(const char *path, RkError *err);
+
 /* Reads the file at path into a malloc'ed NUL-terminated buffer; at most
  * max_bytes (larger files are an error). *len gets the byte count if len is
  * not NULL. Returns NULL and sets err on failure. */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/atomicfile.h"
+#include "core/textfile.h"
 
 /* File access: the format from `oldest` on, and a strong close. */
 static hid_t h5u_fapl(H5F_libver_t oldest) {
@@ -24,11 +25,15 @@ static hid_t h5u_fapl(H5F_libver_t oldest) {
 
 hid_t h5u_create(const char *tmp, H5F_libver_t oldest, RkError *err) {
     hid_t file = -1;
+    /* as rk_atomic_open: a stale temporary is removed by name and the file created exclusively
+     * (O_EXCL fails on a symlink, dangling or not), never written through a planted link */
+    if (unlink(tmp) != 0 && errno != ENOENT)
+        return rk_error(err, "%s: cannot remove the stale temporary: %s", tmp, strerror(errno));
     H5E_BEGIN_TRY {
         hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
         if (fcpl >= 0) H5Pset_obj_track_times(fcpl, 0);
         hid_t fapl = h5u_fapl(oldest);
-        file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);
+        file = H5Fcreate(tmp, H5F_ACC_EXCL, fcpl, fapl);
         if (fapl >= 0) H5Pclose(fapl);
         if (fcpl >= 0) H5Pclose(fcpl);
     }
@@ -39,6 +44,7 @@ hid_t h5u_create(const char *tmp, H5F_libver_t oldest, RkError *err) {
 
 hid_t h5u_open_read(const char *path, RkError *err) {
     hid_t file = -1;
+    if (rk_check_regular(path, err) != 0) return -1; /* HDF5 would block on a FIFO */
     H5E_BEGIN_TRY {
         hid_t fapl = h5u_fapl(H5F_LIBVER_V18); /* reading: any format */
         file = H5Fopen(path, H5F_ACC_RDONLY, fapl);

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,17 +50,34 @@ int rundir_latest(const char *run, RkError *err) {
     return gen;
 }
 
+/* Opens dir for listing without following a symlink (ELOOP/ENOTDIR: it is
+ * not a real directory); the stream owns the descriptor. */
+static DIR *open_dir_nofollow(const char *dir) {
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    DIR *d = fdopendir(fd);
+    if (d == NULL) close(fd);
+    return d;
+}
+
+/* Removes a generation directory of the run: its files (by unlinkat inside
+ * it: a symlink among them is removed, not its target), then itself. A
+ * symlink or a file at the directory's name is removed as a name, never
+ * followed (a link planted at gen-NNNN.tmp used to empty the directory it
+ * pointed to). A subdirectory is an error (generations hold files only). */
 static int remove_tree(const char *dir, RkError *err) {
-    DIR *d = opendir(dir);
-    if (d == NULL) return errno == ENOENT ? 0 : rk_error(err, "%s: %s", dir, strerror(errno));
+    struct stat st;
+    if (lstat(dir, &st) != 0) return errno == ENOENT ? 0 : rk_error(err, "%s: %s", dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) return unlink(dir) == 0 ? 0 : rk_error(err, "%s: %s", dir, strerror(errno));
+    DIR *d = open_dir_nofollow(dir);
+    if (d == NULL) return rk_error(err, "%s: %s", dir, strerror(errno));
     struct dirent *e;
-    char path[RUNDIR_PATH_MAX * 2];
     while ((e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (unlink(path) != 0) {
+        if (unlinkat(dirfd(d), e->d_name, 0) != 0) {
+            int code = errno;
             closedir(d);
-            return rk_error(err, "%s: %s", path, strerror(errno));
+            return rk_error(err, "%s/%s: %s", dir, e->d_name, strerror(code));
         }
     }
     closedir(d);
@@ -189,10 +207,15 @@ int rundir_verify_generation(const char *run, int gen, RkError *err) {
         char want[65];
         memcpy(want, h + 11, 64);
         want[64] = '\0';
+        if (!rundir_plain_name(name)) {
+            rc = rk_error(err, "%s: file entry '%s' is not a plain file name", path, name);
+            break;
+        }
         char fpath[RUNDIR_PATH_MAX + 80], got[65];
         snprintf(fpath, sizeof fpath, "%s/%s", dir, name);
         struct stat st;
-        if (stat(fpath, &st) != 0) rc = rk_error(err, "%s: missing (listed in %s)", fpath, path);
+        if (lstat(fpath, &st) != 0) rc = rk_error(err, "%s: missing (listed in %s)", fpath, path);
+        else if (!S_ISREG(st.st_mode)) rc = rk_error(err, "%s: not a regular file (listed in %s)", fpath, path);
         else if ((unsigned long long)st.st_size != bytes)
             rc = rk_error(err, "%s: %lld bytes, manifest says %llu", fpath, (long long)st.st_size, bytes);
         else if (sha256_file(fpath, got, err) != 0) rc = -1;
@@ -203,6 +226,10 @@ int rundir_verify_generation(const char *run, int gen, RkError *err) {
     free(json);
     if (rc == 0 && checked == 0) return rk_error(err, "%s: lists no files", path);
     return rc;
+}
+
+bool rundir_plain_name(const char *name) {
+    return name[0] != '\0' && strchr(name, '/') == NULL && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
 }
 
 bool rundir_is_shard_name(const char *name) {
@@ -225,9 +252,13 @@ int rundir_prune(const char *run, int latest, const RunKeep *keep, int *files, u
     for (int g = 0; g <= latest - keep->newest; g++) {
         if (keep->every > 0 && g > 0 && g % keep->every == 0) continue;
         rundir_gen_path(run, g, false, dir, sizeof dir);
-        DIR *d = opendir(dir);
+        DIR *d = open_dir_nofollow(dir);
         if (d == NULL) {
             if (errno == ENOENT) continue; /* removed by hand: nothing to prune */
+            if (errno == ELOOP || errno == ENOTDIR) { /* not the run's own: never pruned through */
+                fprintf(stderr, "rookery: warning: %s is not a directory of the run (a symlink?): not pruned\n", dir);
+                continue;
+            }
             return rk_error(err, "%s: %s", dir, strerror(errno));
         }
         struct dirent *e;
@@ -238,8 +269,8 @@ int rundir_prune(const char *run, int latest, const RunKeep *keep, int *files, u
             if ((shard && g >= keep->shards_from) || (model && g == keep->model_gen)) continue;
             snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
             struct stat st;
-            uint64_t size = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
-            if (unlink(path) != 0) {
+            uint64_t size = fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? (uint64_t)st.st_size : 0;
+            if (unlinkat(dirfd(d), e->d_name, 0) != 0) {
                 rc = rk_error(err, "%s: cannot remove (run.keep): %s", path, strerror(errno));
                 break;
             }

@@ -60,6 +60,9 @@ int rundir_verify_generation(const char *run, int gen, RkError *err);
 
 /* Is name a training shard's file name (shard-*.h5)? */
 bool rundir_is_shard_name(const char *name);
+/* A name that stays inside its directory: not empty, no '/', not "." or
+ * "..". Names read from manifests must be plain. */
+bool rundir_plain_name(const char *name);
 
 /* What rundir_prune keeps of the generations before `latest`. */
 typedef struct RunKeep {

@@ -1,8 +1,10 @@
 /* The run directory: atomic writes, generation commit, LATEST, manifest
  * verification, metrics rebuilt from the generations. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -96,24 +98,116 @@ static void test_write_errors(void) {
     RkError err;
     CU_ASSERT_EQUAL(rk_write_file_atomic("/nonexistent-dir/x", "a", 1, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent-dir/x"));
-    /* a full disk: /dev/full fails every write */
-    if (access("/dev/full", W_OK) == 0) {
-        char base[256], link[512];
-        CU_ASSERT_FATAL(tu_tmpdir(base, sizeof base) != NULL);
-        /* the temporary file is created fresh, so emulate with a path whose
-         * .tmp is /dev/full via a symlink */
-        snprintf(link, sizeof link, "%s/f.tmp", base);
-        CU_ASSERT_EQUAL_FATAL(symlink("/dev/full", link), 0);
-        char target[512];
-        snprintf(target, sizeof target, "%s/f", base);
-        char big[8192];
-        memset(big, 'x', sizeof big);
-        CU_ASSERT_EQUAL(rk_write_file_atomic(target, big, sizeof big, &err), -1);
-        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "f.tmp"));
-        CU_ASSERT_EQUAL(access(target, F_OK), -1); /* nothing half-written under the real name */
-    } else {
-        tu_skip("full disk", "/dev/full not writable");
+    /* a full disk: a file size limit makes the writes fail past 4 KB (EFBIG, as ENOSPC would) */
+    char base[256], target[512];
+    CU_ASSERT_FATAL(tu_tmpdir(base, sizeof base) != NULL);
+    snprintf(target, sizeof target, "%s/f", base);
+    char big[8192];
+    memset(big, 'x', sizeof big);
+    struct rlimit old, small = {4096, 4096};
+    CU_ASSERT_FATAL(getrlimit(RLIMIT_FSIZE, &old) == 0);
+    void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+    small.rlim_max = old.rlim_max;
+    CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &small) == 0);
+    int rc = rk_write_file_atomic(target, big, sizeof big, &err);
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, was);
+    CU_ASSERT_EQUAL(rc, -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "f.tmp"));
+    CU_ASSERT_EQUAL(access(target, F_OK), -1); /* nothing half-written under the real name */
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.tmp", target);
+    CU_ASSERT_EQUAL(access(tmp, F_OK), -1); /* nor left behind */
+}
+
+/* A symlink planted at a writer's temporary name (f.tmp -> victim) is
+ * removed, not written through: the victim keeps its bytes and f is a new
+ * regular file. Also for a dangling link, and for HDF5's writer. */
+static void test_symlink_at_temporary(void) {
+    RkError err;
+    char base[256], target[512], tmp[600], victim[512];
+    CU_ASSERT_FATAL(tu_tmpdir(base, sizeof base) != NULL);
+    snprintf(target, sizeof target, "%s/f", base);
+    snprintf(tmp, sizeof tmp, "%s/f.tmp", base);
+    snprintf(victim, sizeof victim, "%s/victim", base);
+    CU_ASSERT_FATAL(tu_write_file(victim, "precious") == 0);
+    CU_ASSERT_FATAL(symlink(victim, tmp) == 0);
+    CU_ASSERT_EQUAL(rk_write_file_atomic(target, "new", 3, &err), 0);
+    unsigned char *got = NULL;
+    CU_ASSERT_EQUAL(tu_read_bytes(victim, &got), 8);
+    CU_ASSERT(got != NULL && memcmp(got, "precious", 8) == 0);
+    free(got);
+    struct stat st;
+    CU_ASSERT(lstat(target, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 3);
+    CU_ASSERT(lstat(tmp, &st) != 0);
+    /* a dangling link: nothing is created at its target */
+    char nowhere[600];
+    snprintf(nowhere, sizeof nowhere, "%s/nowhere", base);
+    CU_ASSERT_FATAL(symlink(nowhere, tmp) == 0);
+    CU_ASSERT_EQUAL(rk_write_file_atomic(target, "again", 5, &err), 0);
+    CU_ASSERT(access(nowhere, F_OK) != 0);
+    /* LATEST through rundir_commit_generation: LATEST.tmp -> victim */
+    char run[512], latest_tmp[600], latest[600];
+    snprintf(run, sizeof run, "%s/run", base);
+    CU_ASSERT_FATAL(rundir_mkdirs(run, &err) == 0);
+    CU_ASSERT_FATAL(rundir_begin_generation(run, 1, &err) == 0);
+    snprintf(latest_tmp, sizeof latest_tmp, "%s/LATEST.tmp", run);
+    CU_ASSERT_FATAL(symlink(victim, latest_tmp) == 0);
+    CU_ASSERT_EQUAL(rundir_commit_generation(run, 1, "{\"files\": {}}\n", NULL, NULL, &err), 0);
+    CU_ASSERT_EQUAL(tu_read_bytes(victim, &got), 8);
+    CU_ASSERT(got != NULL && memcmp(got, "precious", 8) == 0);
+    free(got);
+    snprintf(latest, sizeof latest, "%s/LATEST", run);
+    CU_ASSERT(lstat(latest, &st) == 0 && S_ISREG(st.st_mode));
+    CU_ASSERT_EQUAL(rundir_latest(run, &err), 1);
+}
+
+/* A symlink at a generation's name is never followed when removing or
+ * pruning: gen-0002.tmp -> a directory of someone else's files (a resume
+ * removes the stale temporary), and a symlinked gen-0001 under run.keep. */
+static void test_symlink_generation_dirs(void) {
+    RkError err;
+    char base[256], run[512], other[512], f[700], link[700];
+    CU_ASSERT_FATAL(tu_tmpdir(base, sizeof base) != NULL);
+    snprintf(run, sizeof run, "%s/run", base);
+    snprintf(other, sizeof other, "%s/other", base);
+    CU_ASSERT_FATAL(rundir_mkdirs(run, &err) == 0);
+    CU_ASSERT_FATAL(rundir_mkdirs(other, &err) == 0);
+    static const char *names[] = {"leaves.klv2", "racks.req", "model.h5", "shard-00000.h5", "notes.txt"};
+    for (int i = 0; i < 5; i++) {
+        snprintf(f, sizeof f, "%s/%s", other, names[i]);
+        CU_ASSERT_FATAL(tu_write_file(f, "keep me") == 0);
     }
+    snprintf(link, sizeof link, "%s/gen-0002.tmp", run);
+    CU_ASSERT_FATAL(symlink(other, link) == 0);
+    CU_ASSERT_EQUAL(rundir_begin_generation(run, 2, &err), 0);
+    struct stat st;
+    CU_ASSERT(lstat(link, &st) == 0 && S_ISDIR(st.st_mode)); /* a real directory now */
+    for (int i = 0; i < 5; i++) {
+        snprintf(f, sizeof f, "%s/%s", other, names[i]);
+        CU_ASSERT(access(f, F_OK) == 0);
+    }
+    /* pruning through a symlinked generation */
+    snprintf(link, sizeof link, "%s/gen-0001", run);
+    CU_ASSERT_FATAL(symlink(other, link) == 0);
+    RunKeep keep = {.newest = 1, .every = 0, .shards_from = 99, .model_gen = 0};
+    int files = 0;
+    uint64_t bytes = 0;
+    CU_ASSERT_EQUAL(rundir_prune(run, 3, &keep, &files, &bytes, &err), 0);
+    CU_ASSERT_EQUAL(files, 0);
+    for (int i = 0; i < 5; i++) {
+        snprintf(f, sizeof f, "%s/%s", other, names[i]);
+        CU_ASSERT(access(f, F_OK) == 0);
+    }
+    /* a manifest naming a file outside its generation is refused, and says so */
+    char dir[600], manifest[700];
+    rundir_gen_path(run, 3, false, dir, sizeof dir);
+    CU_ASSERT_FATAL(rundir_mkdirs(dir, &err) == 0);
+    snprintf(manifest, sizeof manifest, "%s/manifest.json", dir);
+    CU_ASSERT_FATAL(tu_write_file(manifest, "{\"files\": {\"../../other/notes.txt\": {\"bytes\": 7, \"sha256\": "
+                                            "\"0000000000000000000000000000000000000000000000000000000000000000\"}}}\n") == 0);
+    CU_ASSERT_EQUAL(rundir_verify_generation(run, 3, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not a plain file name"));
 }
 
 static bool present(const char *run, int gen, const char *name) {
@@ -179,6 +273,8 @@ int main(void) {
     CU_TestInfo tests[] = {
         {"generations, LATEST, metrics, verification", test_generations},
         {"write errors (missing dir, full disk)", test_write_errors},
+        {"a symlink at a temporary name is not written through", test_symlink_at_temporary},
+        {"symlinked generation directories are not emptied", test_symlink_generation_dirs},
         {"retention (run.keep)", test_prune},
         CU_TEST_INFO_NULL,
     };
