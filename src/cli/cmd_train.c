@@ -621,6 +621,42 @@ static int setup_alone(Trainer *t) {
     return 0;
 }
 
+/* Rank 0 takes the run directory's lock (created if new) before anything in
+ * it is read for the run or written: a second training on the directory
+ * exits 2 naming the holder. --check only tries it (on an existing
+ * directory) and lets go. Returns 0 or an exit code, on every rank. */
+static int lock_run(Trainer *t) {
+    int status = 0;
+    if (t->comm.rank == 0) {
+        RkError err;
+        char stale[256];
+        const char *run = t->cfg.output;
+        bool exists = access(run, F_OK) == 0;
+        if (!exists && !t->check_only && rundir_mkdirs(run, &err) != 0) {
+            fprintf(stderr, "rookery: %s\n", err.msg);
+            status = 2;
+        } else if (exists || !t->check_only) {
+            switch (rundir_lock(run, &t->run_lock, stale, sizeof stale, &err)) {
+            case RUNDIR_LOCKED:
+                if (stale[0])
+                    SAY(t, "%s/.lock: took over the lock of a run that ended without letting go (%s)", run, stale);
+                if (t->check_only) {
+                    rundir_unlock(&t->run_lock);
+                    SAY(t, "check: %s is not in use by another run", run);
+                }
+                break;
+            case RUNDIR_LOCK_UNSUPPORTED:
+                fprintf(stderr, "rookery: warning: %s\n", err.msg);
+                break;
+            default:
+                fprintf(stderr, "rookery: %s\n", err.msg);
+                status = 2;
+            }
+        }
+    }
+    return agree(t, status) != 0 ? 2 : 0;
+}
+
 /* Loads everything every rank needs; returns 0 or an exit code. A failure
  * on one rank (a file it cannot read, memory) stops every rank. */
 static int setup(Trainer *t, int *start_gen) {
@@ -719,6 +755,7 @@ static int setup(Trainer *t, int *start_gen) {
 int cmd_train(int argc, char **argv) {
     Trainer *t = calloc(1, sizeof *t);
     if (t == NULL) return 1;
+    t->run_lock.fd = -1;
     RkError err;
     train_config_defaults(&t->cfg);
     const char *config_path = NULL, *run_dir = NULL;
@@ -806,7 +843,8 @@ int cmd_train(int argc, char **argv) {
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGUSR1, &sa, NULL);
     int start = 1;
-    rc = setup(t, &start);
+    rc = lock_run(t);
+    if (rc == 0) rc = setup(t, &start);
     if (rc == 0 && t->check_only) {
         if (start > t->cfg.generations)
             SAY(t, "check: OK; nothing to do: gen-%04d reached (run.generations = %d)", start - 1, t->cfg.generations);
@@ -850,6 +888,7 @@ int cmd_train(int argc, char **argv) {
     klv_free(&t->klv);
     racktable_free(&t->racks);
     engine_close(&t->engine);
+    rundir_unlock(&t->run_lock);
     comm_finalize(&t->comm);
     free(t);
     return rc;

@@ -17,6 +17,7 @@
 #include "nn/model.h"
 #include "reducer/comm.h"
 #include "reducer/nn_stage.h"
+#include "reducer/rundir.h"
 #include "reducer/shard_gather.h"
 #include "worker/decision_study.h"
 #include "worker/generation.h"
@@ -40,6 +41,7 @@ typedef struct TrainHelper {
 
 typedef struct Trainer {
     Comm comm;
+    RunLock run_lock; /* rank 0: the run directory's lock (reducer/rundir.h) */
     TrainConfig cfg;
     Engine engine;
     RackTable racks;

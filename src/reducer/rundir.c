@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/atomicfile.h"
@@ -226,6 +228,68 @@ int rundir_verify_generation(const char *run, int gen, RkError *err) {
     free(json);
     if (rc == 0 && checked == 0) return rk_error(err, "%s: lists no files", path);
     return rc;
+}
+
+RunLockStatus rundir_lock(const char *run, RunLock *lk, char *stale, size_t cap, RkError *err) {
+    lk->fd = -1;
+    if (cap) stale[0] = '\0';
+    char path[RUNDIR_PATH_MAX + 8];
+    snprintf(path, sizeof path, "%s/.lock", run);
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        rk_error(err, "%s: %s", path, strerror(errno));
+        return RUNDIR_LOCK_ERROR;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        rk_error(err, "%s: not a regular file", path);
+        return RUNDIR_LOCK_ERROR;
+    }
+    char holder[256];
+    ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
+    holder[n > 0 ? n : 0] = '\0';
+    holder[strcspn(holder, "\n")] = '\0';
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        close(fd);
+        if (e == EWOULDBLOCK) {
+            rk_error(err, "%s is in use by another rookery train (%s); two runs on one directory would mix their "
+                          "generations: wait for it, or stop it first",
+                     run, holder[0] ? holder : "holder unknown");
+            return RUNDIR_LOCK_BUSY;
+        }
+        rk_error(err, "%s: cannot lock (%s): this file system has no flock (Lustre without -o flock, NFS without "
+                      "a lock manager?); nothing stops a second run on this directory",
+                 path, strerror(e));
+        return e == ENOLCK || e == EOPNOTSUPP || e == ENOSYS || e == EINVAL ? RUNDIR_LOCK_UNSUPPORTED
+                                                                            : RUNDIR_LOCK_ERROR;
+    }
+    if (cap) snprintf(stale, cap, "%s", holder);
+    char host[128] = "unknown", line[256];
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = '\0';
+    time_t now = time(NULL);
+    struct tm tm;
+    char when[32] = "";
+    if (gmtime_r(&now, &tm) != NULL) strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    int len = snprintf(line, sizeof line, "host %s pid %ld since %s\n", host, (long)getpid(), when);
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, line, (size_t)len, 0) != len) {
+        int e = errno;
+        close(fd);
+        rk_error(err, "%s: %s", path, strerror(e));
+        return RUNDIR_LOCK_ERROR;
+    }
+    fsync(fd);
+    lk->fd = fd;
+    return RUNDIR_LOCKED;
+}
+
+void rundir_unlock(RunLock *lk) {
+    if (lk->fd < 0) return;
+    if (ftruncate(lk->fd, 0) == 0) fsync(lk->fd); /* a clean exit: no holder left to take over */
+    close(lk->fd);
+    lk->fd = -1;
 }
 
 bool rundir_plain_name(const char *name) {

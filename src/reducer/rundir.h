@@ -58,6 +58,27 @@ int rundir_commit_generation(const char *run, int gen, const char *manifest_json
  * sha256. */
 int rundir_verify_generation(const char *run, int gen, RkError *err);
 
+/* The run's lock: flock on RUN/.lock, held by rank 0 for the whole run, so
+ * that two trainings cannot write one run directory (a Slurm requeue racing
+ * a manual resume did: the run ended with the second run's generations and
+ * the first run's config). The file says who holds it ("host H pid P since
+ * T"); a clean exit empties it, so a lock file with a holder that is not
+ * locked was left by a run that died: it is taken over. The kernel drops
+ * the lock when its holder dies, however it dies. */
+typedef struct RunLock {
+    int fd; /* -1: not held */
+} RunLock;
+typedef enum { RUNDIR_LOCKED = 0, RUNDIR_LOCK_BUSY = 1, RUNDIR_LOCK_UNSUPPORTED = 2, RUNDIR_LOCK_ERROR = 3 } RunLockStatus;
+/* Takes the lock of run (an existing directory). LOCKED: held, and
+ * stale[0..cap) holds a dead holder's line if there was one (else "").
+ * BUSY: err names the holder. UNSUPPORTED: the file system has no flock
+ * (Lustre mounted without -o flock, NFS without a lock manager); err says so,
+ * nothing is held. ERROR: err says why (a symlink or other non-regular
+ * file at RUN/.lock is refused). */
+RunLockStatus rundir_lock(const char *run, RunLock *lk, char *stale, size_t cap, RkError *err);
+/* Empties the lock file and releases the lock (nothing if not held). */
+void rundir_unlock(RunLock *lk);
+
 /* Is name a training shard's file name (shard-*.h5)? */
 bool rundir_is_shard_name(const char *name);
 /* A name that stays inside its directory: not empty, no '/', not "." or

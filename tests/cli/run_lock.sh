@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The run directory's lock (reducer/rundir.h, issue 35): a second training on
+# a directory in use exits 2 naming the holder and leaves the first run's
+# generations alone; a lock left by a run that died is taken over (and the
+# log says so); a clean exit empties the lock file; --check says whether the
+# directory is in use; a symlink at RUN/.lock is refused.
+#   run_lock.sh ROOKERY_BIN SOWPODS_KWG SHARED_DIR
+set -euo pipefail
+bin="$1"; kwg="${2:-}"
+source "$(dirname "$0")/lib.sh"
+if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
+  echo "SKIPPED: SOWPODS.kwg not built; the lock checks did not run"
+  exit 0
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+small=(--set lexicon.kwg="$kwg" --set nn.train=no --set nn.shards=no --set match.pairs=0 --set spv.match_pairs=0)
+run="$work/run"
+
+# a long first run in the background, a second one on the same directory
+"$bin" train --run "$run" "${small[@]}" --set run.games_per_generation=4000 --set run.generations=1 \
+  > "$work/first.log" 2>&1 &
+first=$!
+for _ in $(seq 100); do [ -s "$run/.lock" ] && break; sleep 0.1; done
+[ -s "$run/.lock" ] || fail "the first run wrote no holder into $run/.lock"
+grep -q "^host .* pid $first since " "$run/.lock" || fail "the lock names no holder: $(cat "$run/.lock")"
+set +e
+out=$("$bin" train --run "$run" "${small[@]}" --set run.seed=9 2>&1)
+rc=$?
+chk=$("$bin" train --run "$run" "${small[@]}" --check 2>&1)
+chk_rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "a second run on a directory in use exited $rc, expected 2: $out"
+echo "$out" | grep -q "is in use by another rookery train (host .* pid $first since" \
+  || fail "the second run does not name the holder: $out"
+[ "$chk_rc" -eq 2 ] || fail "--check on a directory in use exited $chk_rc: $chk"
+wait "$first" || fail "the first run failed beside the refused second one: $(cat "$work/first.log")"
+grep -q "seed = 1$" "$run/config.ini" || fail "config.ini is not the first run's"
+[ ! -s "$run/.lock" ] || fail "a clean exit left a holder in the lock file: $(cat "$run/.lock")"
+out=$("$bin" train --run "$run" "${small[@]}" --check 2>&1) || fail "--check on an idle run failed: $out"
+echo "$out" | grep -q "is not in use by another run" || fail "--check does not say the directory is free: $out"
+
+# a lock file left by a run that died (a holder line, no lock held): taken over, and said
+echo "host gone pid 999999 since 2026-01-01 00:00:00 UTC" > "$run/.lock"
+out=$("$bin" train --run "$run" "${small[@]}" --set run.generations=2 --set run.games_per_generation=200 2>&1) \
+  || fail "a stale lock was not taken over: $out"
+echo "$out" | grep -q "took over the lock of a run that ended without letting go (host gone pid 999999" \
+  || fail "the stale lock's takeover is not in the log: $out"
+
+# a symlink at .lock is refused, its target untouched
+rm -f "$run/.lock"
+echo "precious" > "$work/victim"
+ln -s "$work/victim" "$run/.lock"
+set +e
+out=$("$bin" train --run "$run" "${small[@]}" --set run.generations=3 --set run.games_per_generation=200 2>&1)
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "a symlink at .lock: exit $rc, expected 2: $out"
+[ "$(cat "$work/victim")" = "precious" ] || fail "the symlink's target was written"
+echo "run_lock: a second run refused, a stale lock taken over, a symlinked lock refused"
