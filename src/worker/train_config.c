@@ -396,16 +396,44 @@ static char *trim(char *s) {
     return s;
 }
 
+/* The keys a config text has set, to refuse a second assignment of one. */
+#define SEEN_MAX 256
+typedef struct SeenKeys {
+    int n;
+    char key[SEEN_MAX][64 + 64];
+    int line[SEEN_MAX];
+} SeenKeys;
+
+/* The line where section.key was first set in this text, 0 if not yet (then it is recorded). */
+static int seen_before(SeenKeys *k, const char *section, const char *key, int line_no) {
+    char full[64 + 64];
+    snprintf(full, sizeof full, "%s.%s", section, key);
+    for (int i = 0; i < k->n; i++)
+        if (strcmp(k->key[i], full) == 0) return k->line[i];
+    if (k->n < SEEN_MAX) {
+        snprintf(k->key[k->n], sizeof k->key[k->n], "%s", full);
+        k->line[k->n++] = line_no;
+    }
+    return 0;
+}
+
 int train_config_parse(TrainConfig *c, const char *text, const char *source, RkError *err) {
     char section[64] = "";
     int line_no = 0;
     const char *p = text;
+    SeenKeys *seen = calloc(1, sizeof *seen);
+    if (seen == NULL) return rk_error(err, "%s: out of memory", source);
+    char sections_seen[8][64];
+    int section_line[8], n_sections = 0, rc = 0;
     while (*p != '\0') {
         const char *eol = strchr(p, '\n');
         size_t n = eol ? (size_t)(eol - p) : strlen(p);
         line_no++;
         char line[2048];
-        if (n >= sizeof line) return rk_error(err, "%s:%d: line too long", source, line_no);
+        if (n >= sizeof line) {
+            rc = rk_error(err, "%s:%d: line too long", source, line_no);
+            break;
+        }
         memcpy(line, p, n);
         line[n] = '\0';
         p += n + (eol ? 1 : 0);
@@ -413,31 +441,69 @@ int train_config_parse(TrainConfig *c, const char *text, const char *source, RkE
         if (*s == '\0' || *s == '#' || *s == ';') continue;
         if (*s == '[') {
             char *close = strchr(s, ']');
-            if (close == NULL || close[1] != '\0' || close - s - 1 <= 0 || close - s - 1 >= (long)sizeof section)
-                return rk_error(err, "%s:%d: bad section header '%s'", source, line_no, s);
+            if (close == NULL || close[1] != '\0' || close - s - 1 <= 0 || close - s - 1 >= (long)sizeof section) {
+                rc = rk_error(err, "%s:%d: bad section header '%s'", source, line_no, s);
+                break;
+            }
             *close = '\0';
             snprintf(section, sizeof section, "%s", trim(s + 1));
             if (strcmp(section, "run") != 0 && strcmp(section, "lexicon") != 0 && strcmp(section, "leaves") != 0 &&
                 strcmp(section, "match") != 0 && strcmp(section, "spv") != 0 && strcmp(section, "nn") != 0 &&
-                strcmp(section, "mcgs") != 0)
-                return rk_error(err, "%s:%d: unknown section [%s]", source, line_no, section);
+                strcmp(section, "mcgs") != 0) {
+                rc = rk_error(err, "%s:%d: unknown section [%s]", source, line_no, section);
+                break;
+            }
+            for (int i = 0; i < n_sections && rc == 0; i++)
+                if (strcmp(sections_seen[i], section) == 0)
+                    rc = rk_error(err, "%s:%d: section [%s] again (first at line %d): one place for each setting",
+                                  source, line_no, section, section_line[i]);
+            if (rc != 0) break;
+            snprintf(sections_seen[n_sections], sizeof sections_seen[n_sections], "%s", section);
+            section_line[n_sections++] = line_no;
             continue;
         }
         char *eq = strchr(s, '=');
-        if (eq == NULL) return rk_error(err, "%s:%d: expected 'key = value', got '%s'", source, line_no, s);
+        if (eq == NULL) {
+            rc = rk_error(err, "%s:%d: expected 'key = value', got '%s'", source, line_no, s);
+            break;
+        }
         *eq = '\0';
         char *key = trim(s), *val = trim(eq + 1);
-        if (section[0] == '\0') return rk_error(err, "%s:%d: '%s' outside a [section]", source, line_no, key);
-        int rc = apply(c, section, key, val);
-        if (rc == -2) return rk_error(err, "%s:%d: unknown key %s.%s", source, line_no, section, key);
-        if (rc != 0) return rk_error(err, "%s:%d: bad value for %s.%s: '%s'", source, line_no, section, key, val);
+        if (section[0] == '\0') {
+            rc = rk_error(err, "%s:%d: '%s' outside a [section]", source, line_no, key);
+            break;
+        }
+        int applied = apply(c, section, key, val);
+        if (applied == -2) {
+            rc = rk_error(err, "%s:%d: unknown key %s.%s", source, line_no, section, key);
+            break;
+        }
+        if (applied != 0) {
+            rc = rk_error(err, "%s:%d: bad value for %s.%s: '%s'", source, line_no, section, key, val);
+            break;
+        }
+        int first = seen_before(seen, section, key, line_no);
+        if (first > 0) {
+            rc = rk_error(err, "%s:%d: %s.%s set again (first at line %d): one place for each setting", source,
+                          line_no, section, key, first);
+            break;
+        }
     }
-    return 0;
+    free(seen);
+    return rc;
 }
 
 int train_config_load(TrainConfig *c, const char *path, RkError *err) {
-    char *text = rk_read_file(path, 1 << 20, NULL, err);
+    size_t len = 0;
+    char *text = rk_read_file(path, 1 << 20, &len, err);
     if (text == NULL) return -1;
+    size_t nul = strlen(text);
+    if (nul != len) { /* the parser would stop there and drop the rest silently */
+        int line = 1;
+        for (size_t i = 0; i < nul; i++) line += text[i] == '\n';
+        free(text);
+        return rk_error(err, "%s:%d: a NUL byte (offset %zu): not a text file", path, line, nul);
+    }
     int rc = train_config_parse(c, text, path, err);
     free(text);
     return rc;

@@ -159,6 +159,10 @@ static void test_errors(void) {
         {"[mcgs]\ndecisions = many\n", "mcgs.decisions"},
         {"[mcgs]\ncandidates_with_net = best\n", "mcgs.candidates_with_net"},
         {"[run]\nplayer = mcgs:visits=9,candidates_by=mix\n", "run.player"},
+        {"[nn]\nvalue_weight = 0\n", "nn.value_weight"},
+        /* one place for each setting: a key or a section given twice is refused (it used to keep the last) */
+        {"[run]\nseed = 1\ngenerations = 2\nseed = 3\n", "bad.ini:4: run.seed set again (first at line 2)"},
+        {"[run]\nseed = 1\n[nn]\nsteps = 5\n[run]\ngenerations = 2\n", "bad.ini:5: section [run] again (first at line 1)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         train_config_defaults(&c);
@@ -174,6 +178,15 @@ static void test_errors(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "leaves.shrink"));
     CU_ASSERT_EQUAL(train_config_load(&c, "/nonexistent.ini", &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent.ini"));
+    /* a NUL byte: the parser would have stopped there and dropped the rest */
+    char dir[256], path[300];
+    CU_ASSERT_FATAL(tu_tmpdir(dir, sizeof dir) != NULL);
+    snprintf(path, sizeof path, "%s/nul.ini", dir);
+    static const char nul_text[] = "[run]\nseed = 5\n\0[nn]\nsteps = 7\n";
+    tu_write_bytes(path, (const unsigned char *)nul_text, (long)sizeof nul_text - 1);
+    train_config_defaults(&c);
+    CU_ASSERT_EQUAL(train_config_load(&c, path, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nul.ini:3: a NUL byte"));
     /* a run directory whose file paths would not fit is refused when it is set */
     char longdir[TRAIN_OUTPUT_MAX + 2];
     memset(longdir, 'd', sizeof longdir - 1);
