@@ -643,6 +643,14 @@ static int lock_run(Trainer *t) {
                 if (t->check_only) {
                     rundir_unlock(&t->run_lock);
                     SAY(t, "check: %s is not in use by another run", run);
+                    if (t->config_changed) SAY(t, "check: would record in config.ini: %s", t->config_changes);
+                } else if (t->config_changed) { /* the resume's changes, on record before anything is played */
+                    if (train_write_config(t, run, &err) != 0) {
+                        fprintf(stderr, "rookery: %s\n", err.msg);
+                        status = 1;
+                    } else {
+                        SAY(t, "config: %s (recorded in %s/config.ini)", t->config_changes, run);
+                    }
                 }
                 break;
             case RUNDIR_LOCK_UNSUPPORTED:
@@ -752,6 +760,99 @@ static int setup(Trainer *t, int *start_gen) {
     return 0;
 }
 
+/* Where key's new value came from, for the message. */
+static const char *source_of(const char *key, const char *config_path, const char **sets, int nsets, char *buf,
+                             size_t cap) {
+    size_t n = strlen(key);
+    for (int i = 0; i < nsets; i++)
+        if (strncmp(sets[i], key, n) == 0 && sets[i][n] == '=') return "--set";
+    if (config_path != NULL) {
+        snprintf(buf, cap, "--config %s", config_path);
+        return buf;
+    }
+    return "config.ini (edited?)";
+}
+
+/* The configuration in force (t->cfg, with --config already loaded and
+ * run.output set): a new run's is --config (or the embedded default) plus
+ * --set. A run that exists resumes only with its configuration on record:
+ * RUN/config.ini is required; the candidate (--config FILE if given, else
+ * RUN/config.ini, plus --set) is compared with the record (the last
+ * generation's config.ini, or RUN/config.ini for runs made before
+ * generations kept one): a key that cannot change mid-run
+ * (train_config_differences) that differs is refused, naming it and where
+ * the new value came from; keys that may change are applied, and
+ * RUN/config.ini is rewritten once the run holds its lock. Returns 0 or 2. */
+static int run_config(Trainer *t, const char *config_path, const char **sets, int nsets, RkError *err) {
+    const char *run = t->cfg.output;
+    char ini[RUNDIR_PATH_MAX + 16], rec_path[RUNDIR_PATH_MAX + 64], dir[RUNDIR_PATH_MAX];
+    snprintf(ini, sizeof ini, "%s/config.ini", run);
+    RkError ignore;
+    int latest = rundir_latest(run, &ignore);
+    bool have_ini = access(ini, F_OK) == 0;
+    if (!have_ini && latest < 0) { /* a new run */
+        for (int i = 0; i < nsets; i++)
+            if (train_config_assign(&t->cfg, sets[i], err) != 0) return 2;
+        return 0;
+    }
+    if (!have_ini) {
+        rk_error(err, "%s holds generations but no config.ini: a run resumes only with its configuration on record "
+                      "(restore it: each generation keeps the one it was made with, gen-NNNN/config.ini)", run);
+        return 2;
+    }
+    snprintf(rec_path, sizeof rec_path, "%s", ini);
+    if (latest >= 0) {
+        rundir_gen_path(run, latest, false, dir, sizeof dir);
+        char gen_ini[RUNDIR_PATH_MAX + 64];
+        snprintf(gen_ini, sizeof gen_ini, "%s/config.ini", dir);
+        if (access(gen_ini, F_OK) == 0) snprintf(rec_path, sizeof rec_path, "%s", gen_ini);
+    }
+    char output[TRAIN_PATH_MAX];
+    snprintf(output, sizeof output, "%s", run);
+    TrainConfig *rec = malloc(sizeof *rec);
+    if (rec == NULL) {
+        rk_error(err, "out of memory");
+        return 2;
+    }
+    train_config_defaults(rec);
+    int rc = train_config_load(rec, rec_path, err) != 0 ? 2 : 0;
+    if (rc == 0 && config_path == NULL) {
+        train_config_defaults(&t->cfg);
+        if (train_config_load(&t->cfg, ini, err) != 0) rc = 2;
+    }
+    snprintf(t->cfg.output, sizeof t->cfg.output, "%s", output);
+    snprintf(rec->output, sizeof rec->output, "%s", output);
+    for (int i = 0; rc == 0 && i < nsets; i++)
+        if (train_config_assign(&t->cfg, sets[i], err) != 0) rc = 2;
+    TrainConfigDiff diff[16];
+    int nd = rc == 0 ? train_config_differences(rec, &t->cfg, diff, 16) : 0;
+    if (nd < 0) {
+        rk_error(err, "%s: the configuration is too long to compare", run);
+        rc = 2;
+    }
+    char from[TRAIN_PATH_MAX + 16];
+    size_t off = 0;
+    t->config_changes[0] = '\0';
+    for (int i = 0; rc == 0 && i < nd && i < 16; i++) {
+        const TrainConfigDiff *d = &diff[i];
+        if (!d->may_change) {
+            rk_error(err, "%s: %s = %s in the run's record (%s), %s from %s: it cannot change mid-run (only "
+                          "run.generations, run.keep, run.keep_every, run.progress_seconds and run.threads may); "
+                          "start a new run from this one instead (leaves.initial, nn.initial)",
+                     run, d->key, d->from, rec_path, d->to, source_of(d->key, config_path, sets, nsets, from, sizeof from));
+            rc = 2;
+            break;
+        }
+        if (strcmp(d->key, "run.output") == 0) continue; /* the directory's own name is not recorded as a change */
+        t->config_changed = true;
+        off += (size_t)snprintf(t->config_changes + off, sizeof t->config_changes - off, "%s%s %s -> %s",
+                                off ? "; " : "", d->key, d->from, d->to);
+        if (off >= sizeof t->config_changes) off = sizeof t->config_changes - 1;
+    }
+    free(rec);
+    return rc;
+}
+
 int cmd_train(int argc, char **argv) {
     Trainer *t = calloc(1, sizeof *t);
     if (t == NULL) return 1;
@@ -797,20 +898,7 @@ int cmd_train(int argc, char **argv) {
     /* the run directory: --run, else the config's */
     if (config_path != NULL && train_config_load(&t->cfg, config_path, &err) != 0) rc = 2;
     if (rc == 0 && run_dir != NULL) rc = train_config_set(&t->cfg, "run.output", run_dir, &err) != 0 ? 2 : 0;
-    if (rc == 0) {
-        /* an existing run keeps its own config.ini */
-        char path[RUNDIR_PATH_MAX + 16];
-        snprintf(path, sizeof path, "%s/config.ini", t->cfg.output);
-        if (access(path, F_OK) == 0) {
-            char output[TRAIN_PATH_MAX];
-            snprintf(output, sizeof output, "%s", t->cfg.output);
-            train_config_defaults(&t->cfg);
-            if (train_config_load(&t->cfg, path, &err) != 0) rc = 2;
-            snprintf(t->cfg.output, sizeof t->cfg.output, "%s", output);
-        }
-    }
-    for (int i = 0; rc == 0 && i < nsets; i++)
-        if (train_config_assign(&t->cfg, sets[i], &err) != 0) rc = 2;
+    if (rc == 0) rc = run_config(t, config_path, sets, nsets, &err);
     if (rc == 0 && t->cfg.threads > 1 && !t->comm.threads_ok)
         rc = rk_error(&err, "run.threads = %d needs an MPI library that allows threads (MPI_THREAD_FUNNELED); "
                             "this one does not: set run.threads = 1 and run more ranks",

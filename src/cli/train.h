@@ -42,6 +42,8 @@ typedef struct TrainHelper {
 typedef struct Trainer {
     Comm comm;
     RunLock run_lock; /* rank 0: the run directory's lock (reducer/rundir.h) */
+    bool config_changed; /* a resume changed keys that may change: RUN/config.ini is rewritten */
+    char config_changes[1024]; /* "key old -> new; ..." for the log */
     TrainConfig cfg;
     Engine engine;
     RackTable racks;
@@ -153,6 +155,9 @@ typedef struct GenReport {
 /* train_snapshot.c: rank 0 writes gen-0000 (a new run), or generation gen
  * (its files, manifest.json, metrics row; gen-NNNN.tmp renamed). */
 int train_write_generation0(Trainer *t, RkError *err);
+/* DIR/config.ini: the configuration in force (RUN/config.ini, and each
+ * generation's record of the configuration it was made with). */
+int train_write_config(const Trainer *t, const char *dir, RkError *err);
 int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *tm, RkError *err);
 
 /* train_evaluate.c (collective): held-out residuals with the new tables, the

@@ -20,20 +20,26 @@ static void manifest_files(char *buf, size_t cap, const RunFile *f, int n) {
                                 f[i].name, f[i].bytes, f[i].sha256, i + 1 < n ? "," : "");
 }
 
+int train_write_config(const Trainer *t, const char *dir, RkError *err) {
+    char text[16384], path[RUNDIR_PATH_MAX + 64];
+    int n = train_config_write(&t->cfg, text, sizeof text);
+    if (n < 0) return rk_error(err, "%s/config.ini: the configuration is over %zu bytes (shorten its paths)", dir, sizeof text);
+    snprintf(path, sizeof path, "%s/config.ini", dir);
+    return rk_write_file_atomic(path, text, (size_t)n, err);
+}
+
 int train_write_generation0(Trainer *t, RkError *err) {
     const char *run = t->cfg.output;
     char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 64], text[16384];
     if (rundir_mkdirs(run, err) != 0) return -1;
-    int n = train_config_write(&t->cfg, text, sizeof text);
-    if (n < 0) return rk_error(err, "%s/config.ini: the configuration is over %zu bytes (shorten its paths)", run, sizeof text);
-    snprintf(path, sizeof path, "%s/config.ini", run);
-    if (rk_write_file_atomic(path, text, (size_t)n, err) != 0) return -1;
+    if (train_write_config(t, run, err) != 0) return -1;
     if (rundir_begin_generation(run, 0, err) != 0) return -1;
     rundir_gen_path(run, 0, true, dir, sizeof dir);
+    if (train_write_config(t, dir, err) != 0) return -1; /* the configuration on record with its generation */
     snprintf(path, sizeof path, "%s/leaves.klv2", dir);
     if (klv_write(&t->klv, path, err) != 0) return -1;
-    RunFile f[3] = {{.name = "leaves.klv2"}};
-    int nf = 1;
+    RunFile f[4] = {{.name = "leaves.klv2"}, {.name = "config.ini"}};
+    int nf = 2;
     if (t->spv_on) {
         f[nf++] = (RunFile){.name = "positional.spv"};
         snprintf(path, sizeof path, "%s/positional.spv", dir);
@@ -46,7 +52,7 @@ int train_write_generation0(Trainer *t, RkError *err) {
         if (nn_model_save(&t->model, path, &t->engine.ld, err) != 0) return -1;
     }
     if (rundir_describe_files(run, 0, f, nf, err) != 0) return -1;
-    char files[1024], leaves[2 * TRAIN_PATH_MAX], spv[2 * TRAIN_PATH_MAX], model[2 * TRAIN_PATH_MAX];
+    char files[1280], leaves[2 * TRAIN_PATH_MAX], spv[2 * TRAIN_PATH_MAX], model[2 * TRAIN_PATH_MAX];
     manifest_files(files, sizeof files, f, nf);
     snprintf(text, sizeof text,
              "{\n  \"generation\": 0,\n  \"run_seed\": %" PRIu64 ",\n  \"initial_leaves\": \"%s\",\n"
@@ -144,14 +150,15 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
     if (req_write_accum(path, &t->racks, &t->acc, err) != 0) return -1;
     snprintf(path, sizeof path, "%s/positional.spv", dir);
     if (t->spv_on && spv_write(&t->spv, path, err) != 0) return -1;
-    RunFile files[4 + SHARD_GATHER_MAX_FILES] = {{.name = "leaves.klv2"}, {.name = "racks.req"}};
-    int nfiles = 2;
+    if (train_write_config(t, dir, err) != 0) return -1; /* the configuration this generation was made with */
+    RunFile files[5 + SHARD_GATHER_MAX_FILES] = {{.name = "leaves.klv2"}, {.name = "racks.req"}, {.name = "config.ini"}};
+    int nfiles = 3;
     if (t->spv_on) snprintf(files[nfiles++].name, sizeof files[0].name, "positional.spv");
     for (int i = 0; i < t->shard_files.count; i++)
         snprintf(files[nfiles++].name, sizeof files[0].name, "%s", t->shard_files.name[i]);
     if (t->nn_trained) snprintf(files[nfiles++].name, sizeof files[0].name, "model.h5");
     if (rundir_describe_files(run, gen, files, nfiles, err) != 0) return -1;
-    char files_json[160 * (4 + SHARD_GATHER_MAX_FILES)];
+    char files_json[160 * (5 + SHARD_GATHER_MAX_FILES)];
     manifest_files(files_json, sizeof files_json, files, nfiles);
     double var0 = residual_stats_variance(&rep->heldout, false), var1 = residual_stats_variance(&rep->heldout, true);
     tm->write = cli_now() - t0; /* the data files; the manifest follows */

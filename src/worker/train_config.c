@@ -621,3 +621,61 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
                      c->mcgs_anchor_pairs, c->mcgs_anchor, c->mcgs_decisions, c->mcgs_value_pairs, value_thr);
     return n > 0 && (size_t)n < cap ? n : -1;
 }
+
+static bool may_change(const char *key) {
+    static const char *const keys[] = {"run.generations", "run.output", "run.progress_seconds",
+                                       "run.threads",     "run.keep",   "run.keep_every"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strcmp(key, keys[i]) == 0) return true;
+    return false;
+}
+
+/* The next "key = value" line of a written config from *p (sections
+ * tracked in section): 1 with key (section.key) and value, 0 at the end. */
+static int next_assignment(const char **p, char *section, size_t scap, char *key, size_t kcap, const char **value,
+                           size_t *vlen) {
+    while (**p != '\0') {
+        const char *line = *p, *eol = strchr(line, '\n');
+        size_t n = eol ? (size_t)(eol - line) : strlen(line);
+        *p = line + n + (eol ? 1 : 0);
+        if (n > 2 && line[0] == '[' && line[n - 1] == ']') {
+            snprintf(section, scap, "%.*s", (int)(n - 2), line + 1);
+            continue;
+        }
+        const char *eq = memchr(line, '=', n);
+        if (eq == NULL || eq < line + 2) continue;
+        snprintf(key, kcap, "%s.%.*s", section, (int)(eq - 1 - line), line);
+        *value = eq + 2 <= line + n ? eq + 2 : line + n;
+        *vlen = (size_t)(line + n - *value);
+        return 1;
+    }
+    return 0;
+}
+
+int train_config_differences(const TrainConfig *a, const TrainConfig *b, TrainConfigDiff *out, int cap) {
+    enum { CAP = 65536 };
+    char *ta = malloc(CAP), *tb = malloc(CAP);
+    int count = -1;
+    if (ta != NULL && tb != NULL && train_config_write(a, ta, CAP) >= 0 && train_config_write(b, tb, CAP) >= 0) {
+        count = 0;
+        /* both texts list the same keys in the same order (one writer) */
+        const char *pa = ta, *pb = tb, *va, *vb;
+        char sa[64] = "", sb[64] = "", ka[128], kb[128];
+        size_t la, lb;
+        while (next_assignment(&pa, sa, sizeof sa, ka, sizeof ka, &va, &la) &&
+               next_assignment(&pb, sb, sizeof sb, kb, sizeof kb, &vb, &lb)) {
+            if (la == lb && memcmp(va, vb, la) == 0) continue;
+            if (count < cap) {
+                TrainConfigDiff *d = &out[count];
+                snprintf(d->key, sizeof d->key, "%s", ka);
+                snprintf(d->from, sizeof d->from, "%.*s", (int)la, va);
+                snprintf(d->to, sizeof d->to, "%.*s", (int)lb, vb);
+                d->may_change = may_change(ka);
+            }
+            count++;
+        }
+    }
+    free(ta);
+    free(tb);
+    return count;
+}

@@ -254,4 +254,20 @@ uint32_t train_config_min_count(const TrainConfig *c, int generation);
 /* Writes the configuration in force as INI text (for RUN/config.ini). */
 int train_config_write(const TrainConfig *c, char *buf, size_t cap);
 
+/* One key whose value differs between two configs (train_config_differences). */
+typedef struct TrainConfigDiff {
+    char key[128];            /* section.key */
+    char from[256], to[256];  /* the values as written (long ones cut) */
+    bool may_change;          /* a key a run may change between generations (below) */
+} TrainConfigDiff;
+/* The keys whose written values differ from a to b, up to cap of them into
+ * out; returns how many differ (may exceed cap), -1 if a config cannot be
+ * written. A run may change, when it resumes, only run.generations,
+ * run.output (the directory moved), run.progress_seconds, run.threads,
+ * run.keep and run.keep_every: none of them changes what a generation
+ * holds. Any other key (the seed, the lexicon, the players, the network's
+ * shape, ...) would make the run's generations disagree with its
+ * configuration. */
+int train_config_differences(const TrainConfig *a, const TrainConfig *b, TrainConfigDiff *out, int cap);
+
 #endif

@@ -25,9 +25,9 @@ for _ in $(seq 100); do [ -s "$run/.lock" ] && break; sleep 0.1; done
 [ -s "$run/.lock" ] || fail "the first run wrote no holder into $run/.lock"
 grep -q "^host .* pid $first since " "$run/.lock" || fail "the lock names no holder: $(cat "$run/.lock")"
 set +e
-out=$("$bin" train --run "$run" "${small[@]}" --set run.seed=9 2>&1)
+out=$("$bin" train --run "$run" "${small[@]}" --set run.games_per_generation=4000 2>&1)
 rc=$?
-chk=$("$bin" train --run "$run" "${small[@]}" --check 2>&1)
+chk=$("$bin" train --run "$run" "${small[@]}" --set run.games_per_generation=4000 --check 2>&1)
 chk_rc=$?
 set -e
 [ "$rc" -eq 2 ] || fail "a second run on a directory in use exited $rc, expected 2: $out"
@@ -37,12 +37,13 @@ echo "$out" | grep -q "is in use by another rookery train (host .* pid $first si
 wait "$first" || fail "the first run failed beside the refused second one: $(cat "$work/first.log")"
 grep -q "seed = 1$" "$run/config.ini" || fail "config.ini is not the first run's"
 [ ! -s "$run/.lock" ] || fail "a clean exit left a holder in the lock file: $(cat "$run/.lock")"
-out=$("$bin" train --run "$run" "${small[@]}" --check 2>&1) || fail "--check on an idle run failed: $out"
+out=$("$bin" train --run "$run" "${small[@]}" --set run.games_per_generation=4000 --check 2>&1) \
+  || fail "--check on an idle run failed: $out"
 echo "$out" | grep -q "is not in use by another run" || fail "--check does not say the directory is free: $out"
 
 # a lock file left by a run that died (a holder line, no lock held): taken over, and said
 echo "host gone pid 999999 since 2026-01-01 00:00:00 UTC" > "$run/.lock"
-out=$("$bin" train --run "$run" "${small[@]}" --set run.generations=2 --set run.games_per_generation=200 2>&1) \
+out=$("$bin" train --run "$run" "${small[@]}" --set run.games_per_generation=4000 --check 2>&1) \
   || fail "a stale lock was not taken over: $out"
 echo "$out" | grep -q "took over the lock of a run that ended without letting go (host gone pid 999999" \
   || fail "the stale lock's takeover is not in the log: $out"
@@ -52,7 +53,7 @@ rm -f "$run/.lock"
 echo "precious" > "$work/victim"
 ln -s "$work/victim" "$run/.lock"
 set +e
-out=$("$bin" train --run "$run" "${small[@]}" --set run.generations=3 --set run.games_per_generation=200 2>&1)
+out=$("$bin" train --run "$run" "${small[@]}" --set run.games_per_generation=4000 --set run.generations=2 2>&1)
 rc=$?
 set -e
 [ "$rc" -eq 2 ] || fail "a symlink at .lock: exit $rc, expected 2: $out"

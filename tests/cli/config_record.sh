@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# A run's configuration is on record (issue 35): each generation keeps the
+# configuration it was made with (gen-NNNN/config.ini, in its manifest); a
+# resume may change only the keys that do not change what a generation holds
+# (run.generations, retention, progress, threads), and those changes are
+# written into RUN/config.ini and the log; any other change, by --set,
+# --config or an edited config.ini, exits 2 naming the key; a run without
+# config.ini does not resume on the defaults.
+#   config_record.sh ROOKERY_BIN SOWPODS_KWG SHARED_DIR
+set -euo pipefail
+bin="$1"; kwg="${2:-}"
+source "$(dirname "$0")/lib.sh"
+if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
+  echo "SKIPPED: SOWPODS.kwg not built; the config record checks did not run"
+  exit 0
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+run="$work/run"
+s=(--set lexicon.kwg="$kwg" --set nn.train=no --set nn.shards=no --set match.pairs=0 --set spv.match_pairs=0
+   --set run.games_per_generation=100)
+"$bin" train --run "$run" "${s[@]}" --set run.generations=1 > "$work/log" 2>&1 || fail "the first generation failed"
+[ -f "$run/gen-0001/config.ini" ] || fail "gen-0001 keeps no config.ini"
+grep -q '"config.ini": {"bytes"' "$run/gen-0001/manifest.json" || fail "the manifest does not list config.ini"
+grep -q '"config.ini": {"bytes"' "$run/gen-0000/manifest.json" || fail "gen-0000's manifest does not list config.ini"
+
+# refused: exit 2, naming the key and where the new value came from
+refused() {
+  local why="$1" needle="$2"; shift 2
+  set +e
+  out=$("$@" 2>&1)
+  rc=$?
+  set -e
+  [ "$rc" -eq 2 ] || fail "$why: exit $rc, expected 2: $out"
+  echo "$out" | grep -qF "$needle" || fail "$why: the message does not say '$needle': $out"
+}
+refused "--set run.seed on a resume" "run.seed = 1 in the run's record" "$bin" train --run "$run" "${s[@]}" --set run.seed=42
+refused "--set nn.channels on a resume" "nn.channels = 32" "$bin" train --run "$run" "${s[@]}" --set nn.channels=8
+printf '[nn]\nchannels = 8\n' > "$work/other.ini"
+refused "--config on a resume" "from --config $work/other.ini" "$bin" train --run "$run" --config "$work/other.ini"
+sed -i 's/^seed = 1$/seed = 7/' "$run/config.ini"
+refused "an edited config.ini" "7 from config.ini (edited?)" "$bin" train --run "$run" "${s[@]}"
+sed -i 's/^seed = 7$/seed = 1/' "$run/config.ini"
+
+# allowed: more generations, recorded in config.ini and said in the log
+out=$("$bin" train --run "$run" "${s[@]}" --set run.generations=2 2>&1) || fail "run.generations=2 on a resume failed: $out"
+echo "$out" | grep -q "config: run.generations 1 -> 2 (recorded in $run/config.ini)" || fail "the change is not logged: $out"
+grep -q "^generations = 2$" "$run/config.ini" || fail "run.generations = 2 was not written into config.ini"
+[ -f "$run/gen-0002/config.ini" ] || fail "gen-0002 keeps no config.ini"
+
+# no config.ini: no resume on the defaults
+mv "$run/config.ini" "$work/saved.ini"
+refused "a run without config.ini" "holds generations but no config.ini" "$bin" train --run "$run" "${s[@]}"
+echo "config_record: the configuration is on record and changes are refused or recorded"
