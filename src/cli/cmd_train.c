@@ -27,6 +27,8 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "core/atomicfile.h"
+#include "core/sha256.h"
+#include "core/textfile.h"
 #include "eval/derive.h"
 #include "eval/klv.h"
 #include "eval/racktable.h"
@@ -665,6 +667,24 @@ static int lock_run(Trainer *t) {
     return agree(t, status) != 0 ? 2 : 0;
 }
 
+/* The lexicon in force is the one generation gen was made with: its sha256
+ * against the manifest's (generations made before manifests kept it pass). */
+static int same_lexicon(const Trainer *t, int gen, RkError *err) {
+    char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 64];
+    rundir_gen_path(t->cfg.output, gen, false, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    char *json = rk_read_file(path, 1 << 20, NULL, err);
+    if (json == NULL) return -1;
+    const char *h = strstr(json, "\"lexicon_sha256\": \"");
+    int rc = 0;
+    if (h != NULL && strncmp(h + 19, t->lexicon_sha256, 64) != 0)
+        rc = rk_error(err, "the lexicon %s (sha256 %.12s...) is not the one the run was made with (sha256 %.12s... in "
+                           "%s): a changed or damaged word list",
+                      t->engine.lexicon_path, t->lexicon_sha256, h + 19, path);
+    free(json);
+    return rc;
+}
+
 /* Loads everything every rank needs; returns 0 or an exit code. A failure
  * on one rank (a file it cannot read, memory) stops every rank. */
 static int setup(Trainer *t, int *start_gen) {
@@ -682,7 +702,11 @@ static int setup(Trainer *t, int *start_gen) {
         latest = rundir_latest(t->cfg.output, &err);
         if (latest == -2) {
             fprintf(stderr, "rookery: %s\n", err.msg);
-        } else if (latest >= 0 && rundir_verify_generation(t->cfg.output, latest, &err) != 0) {
+        } else if (sha256_file(t->engine.lexicon_path, t->lexicon_sha256, &err) != 0) {
+            fprintf(stderr, "rookery: %s\n", err.msg);
+            latest = -2;
+        } else if (latest >= 0 && (rundir_verify_generation(t->cfg.output, latest, &err) != 0 ||
+                                   same_lexicon(t, latest, &err) != 0)) {
             fprintf(stderr, "rookery: cannot resume: %s\n", err.msg);
             latest = -2;
         }

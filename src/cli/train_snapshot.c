@@ -55,9 +55,10 @@ int train_write_generation0(Trainer *t, RkError *err) {
     char files[1280], leaves[2 * TRAIN_PATH_MAX], spv[2 * TRAIN_PATH_MAX], model[2 * TRAIN_PATH_MAX];
     manifest_files(files, sizeof files, f, nf);
     snprintf(text, sizeof text,
-             "{\n  \"generation\": 0,\n  \"run_seed\": %" PRIu64 ",\n  \"initial_leaves\": \"%s\",\n"
+             "{\n  \"generation\": 0,\n  \"run_seed\": %" PRIu64 ",\n  \"lexicon_sha256\": \"%s\",\n"
+             "  \"initial_leaves\": \"%s\",\n"
              "  \"initial_spv\": \"%s\",\n  \"initial_model\": \"%s\",\n  \"files\": {\n%s  }\n}\n",
-             t->cfg.seed, rk_json_escape(t->cfg.initial_leaves, leaves, sizeof leaves),
+             t->cfg.seed, t->lexicon_sha256, rk_json_escape(t->cfg.initial_leaves, leaves, sizeof leaves),
              rk_json_escape(t->spv_on ? t->cfg.spv_initial : "none", spv, sizeof spv),
              rk_json_escape(initial_model ? t->cfg.nn_initial : "none", model, sizeof model), files);
     return rundir_commit_generation(run, 0, text, NULL, NULL, err);
@@ -211,7 +212,7 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
                  dec_cur.loss_se, dec_anchor.mean_loss, dec_anchor.loss_se, dec_anchor.diff, dec_anchor.diff_se);
     }
     snprintf(manifest, sizeof manifest,
-             "{\n  \"generation\": %d,\n  \"run_seed\": %" PRIu64 ",\n"
+             "{\n  \"generation\": %d,\n  \"run_seed\": %" PRIu64 ",\n  \"lexicon_sha256\": \"%s\",\n"
              "  \"game_seed\": \"game i of this generation is seeded from (run_seed, %d, i)\",\n"
              "  \"ranks\": %d,\n  \"games\": %" PRId64 ",\n  \"turns\": %" PRId64 ",\n"
              "  \"observations\": %" PRId64 ",\n  \"forced_games\": %" PRId64 ",\n"
@@ -229,7 +230,7 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
              "  \"timings_s\": {\"play\": %.3f, \"reduce\": %.3f, \"derive\": %.3f, \"write\": %.3f, "
              "\"wall\": %.3f},\n"
              "  \"files\": {\n%s  }\n}\n",
-             gen, t->cfg.seed, gen, t->comm.size, tot->games, tot->turns, tot->observations, tot->forced_games,
+             gen, t->cfg.seed, t->lexicon_sha256, gen, t->comm.size, tot->games, tot->turns, tot->observations, tot->forced_games,
              tot->forced_observations, tot->sampled_observations, info->racks_observed,
              info->baseline, mean_eq, t->cfg.match_pairs, match->win_pct, match->ci95_pct,
              rep->leaves_trained ? "true" : "false", rep->spv_trained ? "true" : "false",

@@ -174,12 +174,44 @@ int rundir_commit_generation(const char *run, int gen, const char *manifest_json
     return 0;
 }
 
+/* Is name one of the manifest's listed[0..n), or a file every generation has? */
+static bool expected_file(const char *name, char (*listed)[64], int n) {
+    if (strcmp(name, "manifest.json") == 0 || strcmp(name, "metrics-row.csv") == 0) return true;
+    for (int i = 0; i < n; i++)
+        if (strcmp(listed[i], name) == 0) return true;
+    return false;
+}
+
+/* A generation directory holds nothing its manifest does not list (a shard
+ * copied in would be trained on). */
+static int no_extra_files(const char *dir, const char *manifest, char (*listed)[64], int n, RkError *err) {
+    DIR *d = open_dir_nofollow(dir);
+    if (d == NULL) return rk_error(err, "%s: %s", dir, strerror(errno));
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        if (!expected_file(e->d_name, listed, n))
+            rc = rk_error(err, "%s/%s: not listed in %s (a file added to a complete generation)", dir, e->d_name,
+                          manifest);
+    }
+    closedir(d);
+    return rc;
+}
+
+#define VERIFY_MAX_FILES 256
+
 int rundir_verify_generation(const char *run, int gen, RkError *err) {
     char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 80];
     rundir_gen_path(run, gen, false, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/manifest.json", dir);
     char *json = rk_read_file(path, 1 << 20, NULL, err);
     if (json == NULL) return -1;
+    char (*listed)[64] = malloc(VERIFY_MAX_FILES * sizeof *listed);
+    if (listed == NULL) {
+        free(json);
+        return rk_error(err, "out of memory");
+    }
     /* the manifest lists files as "NAME": {"bytes": N, "sha256": "HEX"} */
     const char *p = strstr(json, "\"files\"");
     int checked = 0, rc = 0;
@@ -222,11 +254,15 @@ int rundir_verify_generation(const char *run, int gen, RkError *err) {
             rc = rk_error(err, "%s: %lld bytes, manifest says %llu", fpath, (long long)st.st_size, bytes);
         else if (sha256_file(fpath, got, err) != 0) rc = -1;
         else if (strcmp(got, want) != 0) rc = rk_error(err, "%s: sha256 mismatch (corrupt file)", fpath);
+        if (checked < VERIFY_MAX_FILES) snprintf(listed[checked], sizeof listed[checked], "%s", name);
         checked++;
         p = h + 11 + 64;
     }
     free(json);
-    if (rc == 0 && checked == 0) return rk_error(err, "%s: lists no files", path);
+    if (rc == 0 && checked == 0) rc = rk_error(err, "%s: lists no files", path);
+    if (rc == 0 && checked > VERIFY_MAX_FILES) rc = rk_error(err, "%s: lists %d files, more than any generation", path, checked);
+    if (rc == 0) rc = no_extra_files(dir, path, listed, checked, err);
+    free(listed);
     return rc;
 }
 

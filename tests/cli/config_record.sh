@@ -51,4 +51,21 @@ grep -q "^generations = 2$" "$run/config.ini" || fail "run.generations = 2 was n
 # no config.ini: no resume on the defaults
 mv "$run/config.ini" "$work/saved.ini"
 refused "a run without config.ini" "holds generations but no config.ini" "$bin" train --run "$run" "${s[@]}"
+mv "$work/saved.ini" "$run/config.ini"
+
+# the lexicon is checksummed in every manifest: a changed word list is refused on resume
+cp "$kwg" "$work/lex.kwg"
+lrun="$work/lrun"
+l=(--set lexicon.kwg="$work/lex.kwg" --set nn.train=no --set nn.shards=no --set match.pairs=0
+   --set spv.match_pairs=0 --set run.games_per_generation=100)
+"$bin" train --run "$lrun" "${l[@]}" --set run.generations=1 > "$work/log" 2>&1 || fail "the lexicon run failed"
+grep -q '"lexicon_sha256": "[0-9a-f]\{64\}"' "$lrun/gen-0001/manifest.json" || fail "the manifest has no lexicon_sha256"
+printf '\001' | dd of="$work/lex.kwg" bs=1 seek=5000 conv=notrunc 2>/dev/null
+refused "a flipped byte in the lexicon" "is not the one the run was made with" \
+  "$bin" train --run "$lrun" "${l[@]}" --set run.generations=2
+# and a file added to the last generation is refused before anything is played
+cp "$kwg" "$work/lex.kwg"
+echo extra > "$lrun/gen-0001/shard-00009.h5"
+refused "an extra file in the last generation" "shard-00009.h5: not listed in" \
+  "$bin" train --run "$lrun" "${l[@]}" --set run.generations=2
 echo "config_record: the configuration is on record and changes are refused or recorded"

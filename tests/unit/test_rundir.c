@@ -48,6 +48,13 @@ static void test_generations(void) {
     CU_ASSERT_EQUAL(rundir_latest(run, &err), 2);
     CU_ASSERT_EQUAL(rundir_verify_generation(run, 1, &err), 0);
     CU_ASSERT_EQUAL(rundir_verify_generation(run, 2, &err), 0);
+    /* a file the manifest does not list (a shard copied in would be trained on) */
+    snprintf(path, sizeof path, "%s/gen-0001/shard-00001.h5", run);
+    CU_ASSERT_EQUAL(tu_write_file(path, "extra"), 0);
+    CU_ASSERT_EQUAL(rundir_verify_generation(run, 1, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "shard-00001.h5: not listed in"));
+    unlink(path);
+    CU_ASSERT_EQUAL(rundir_verify_generation(run, 1, &err), 0);
     snprintf(path, sizeof path, "%s/metrics.csv", run);
     char *m = slurp(path);
     CU_ASSERT_PTR_NOT_NULL_FATAL(m);
