@@ -969,8 +969,10 @@ int cmd_train(int argc, char **argv) {
     if (rc == 0 && t->bench) t->cfg.generations = start; /* exactly one more generation */
     if (rc == 0 && start > t->cfg.generations && !t->check_only)
         SAY(t, "nothing to do: gen-%04d reached (run.generations = %d)", start - 1, t->cfg.generations);
-    for (int gen = start; rc == 0 && gen <= t->cfg.generations; gen++) rc = run_generation(t, gen);
-    if (rc == 0 && !t->check_only) SAY(t, "done: %s/LATEST = gen-%04d", t->cfg.output, t->cfg.generations);
+    int reached = start - 1; /* LATEST: run.generations may be below it */
+    for (int gen = start; rc == 0 && gen <= t->cfg.generations; gen++)
+        if ((rc = run_generation(t, gen)) == 0) reached = gen;
+    if (rc == 0 && !t->check_only) SAY(t, "done: %s/LATEST = gen-%04d", t->cfg.output, reached);
     if (rc == 0 && t->bench) {
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
