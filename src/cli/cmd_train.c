@@ -17,7 +17,11 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <dirent.h>
+#include <errno.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -623,6 +627,52 @@ static int setup_alone(Trainer *t) {
     return 0;
 }
 
+/* --check: the run directory (or, for a new run, its nearest existing
+ * parent) is writable and its file system has room for a generation: the
+ * last one's size, or for a new run the tables (~45 MB for English) and
+ * ~160 bytes a shard sample (25 a game), twice over for the temporary
+ * copy. 0, or an error naming the directory and the numbers. */
+static int check_room(const Trainer *t, int latest, RkError *err) {
+    char dir[RUNDIR_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", t->cfg.output);
+    while (access(dir, F_OK) != 0) { /* the nearest existing parent */
+        char *slash = strrchr(dir, '/');
+        if (slash == NULL) {
+            snprintf(dir, sizeof dir, ".");
+            break;
+        }
+        if (slash == dir) slash[1] = '\0';
+        else *slash = '\0';
+        if (slash == dir) break;
+    }
+    if (access(dir, W_OK) != 0) return rk_error(err, "%s: not writable (%s)", dir, strerror(errno));
+    uint64_t need = 0;
+    if (latest >= 0) {
+        char gen[RUNDIR_PATH_MAX];
+        rundir_gen_path(t->cfg.output, latest, false, gen, sizeof gen);
+        DIR *d = opendir(gen);
+        struct dirent *e;
+        while (d != NULL && (e = readdir(d)) != NULL) {
+            char path[RUNDIR_PATH_MAX * 2];
+            struct stat st;
+            snprintf(path, sizeof path, "%s/%s", gen, e->d_name);
+            if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) need += (uint64_t)st.st_size;
+        }
+        if (d != NULL) closedir(d);
+    } else {
+        need = 45u << 20;
+        if (t->cfg.nn_shards) need += t->cfg.games_per_generation * 25u * 160u;
+    }
+    need *= 2;
+    struct statvfs vfs;
+    if (statvfs(dir, &vfs) != 0) return rk_error(err, "%s: %s", dir, strerror(errno));
+    uint64_t avail = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;
+    if (avail < need)
+        return rk_error(err, "%s: %.0f MB free, a generation needs about %.0f MB (with its temporary copy)", dir,
+                        (double)avail / 1048576.0, (double)need / 1048576.0);
+    return 0;
+}
+
 /* Rank 0 takes the run directory's lock (created if new) before anything in
  * it is read for the run or written: a second training on the directory
  * exits 2 naming the holder. --check only tries it (on an existing
@@ -766,6 +816,14 @@ static int setup(Trainer *t, int *start_gen) {
     bool no_memory = !t->new_values || !t->game;
     if (no_memory) fprintf(stderr, "rookery: rank %d: out of memory\n", t->comm.rank);
     if (agree(t, no_memory) != 0) return 1;
+    if (t->check_only) {
+        int bad = 0;
+        if (t->comm.rank == 0 && check_room(t, latest, &err) != 0) {
+            fprintf(stderr, "rookery: check: %s\n", err.msg);
+            bad = 2;
+        }
+        if (agree(t, bad) != 0) return 2;
+    }
     if (latest < 0 && t->check_only) {
         SAY(t, "check: a new run %s would start from %s leaves", t->cfg.output, t->cfg.initial_leaves);
     } else if (latest < 0) {

@@ -68,4 +68,6 @@ cp "$kwg" "$work/lex.kwg"
 echo extra > "$lrun/gen-0001/shard-00009.h5"
 refused "an extra file in the last generation" "shard-00009.h5: not listed in" \
   "$bin" train --run "$lrun" "${l[@]}" --set run.generations=2
+# --check: the run directory must have room for a generation (/proc has none to give)
+refused "--check without room" "a generation needs about" "$bin" train --run /proc/no-such-run --check
 echo "config_record: the configuration is on record and changes are refused or recorded"
