@@ -79,8 +79,13 @@ static void usage(FILE *out) {
             "(leaves.klv2, racks.req, positional.spv, manifest.json), RUN/LATEST and\n"
             "RUN/metrics.csv. Without --config the embedded default is used\n"
             "(--print-default-config shows it, with every key).\n"
-            "If RUN already holds generations, its config.ini is used (plus --set overrides), the\n"
-            "last complete generation is verified against its manifest, and training continues.\n"
+            "If RUN already holds generations, its config.ini is used (or --config, plus --set), the\n"
+            "last complete generation is verified whole against its manifest (and the lexicon\n"
+            "against its checksum), and training continues. A resume may not change the seed,\n"
+            "player, lexicon, starting points, network shape or held-out split (exit 2 naming the\n"
+            "key); other changes are written into RUN/config.ini and the log. Each generation\n"
+            "keeps its configuration (gen-NNNN/config.ini). Rank 0 holds RUN/.lock: a second\n"
+            "training on RUN exits 2 naming the holder.\n"
             "With run.keep = N, generations older than the newest N keep only their manifest and\n"
             "metrics row (not the shards of nn.window or the model in force; run.keep_every = M\n"
             "keeps every M-th whole).\n"
@@ -684,7 +689,8 @@ static int lock_run(Trainer *t) {
         char stale[256];
         const char *run = t->cfg.output;
         bool exists = access(run, F_OK) == 0;
-        if (!exists && !t->check_only && rundir_mkdirs(run, &err) != 0) {
+        t->created_run = !exists && !t->check_only;
+        if (t->created_run && rundir_mkdirs(run, &err) != 0) {
             fprintf(stderr, "rookery: %s\n", err.msg);
             status = 2;
         } else if (exists || !t->check_only) {
@@ -918,9 +924,9 @@ static int run_config(Trainer *t, const char *config_path, const char **sets, in
     for (int i = 0; rc == 0 && i < nd && i < 16; i++) {
         const TrainConfigDiff *d = &diff[i];
         if (!d->may_change) {
-            rk_error(err, "%s: %s = %s in the run's record (%s), %s from %s: it cannot change mid-run (only "
-                          "run.generations, run.keep, run.keep_every, run.progress_seconds and run.threads may); "
-                          "start a new run from this one instead (leaves.initial, nn.initial)",
+            rk_error(err, "%s: %s = %s in the run's record (%s), %s from %s: it cannot change mid-run (the seed, "
+                          "player, lexicon, starting points, network shape and held-out split make the run); start "
+                          "a new run from this one instead (leaves.initial, nn.initial)",
                      run, d->key, d->from, rec_path, d->to, source_of(d->key, config_path, sets, nsets, from, sizeof from));
             rc = 2;
             break;
@@ -1061,6 +1067,15 @@ int cmd_train(int argc, char **argv) {
     racktable_free(&t->racks);
     engine_close(&t->engine);
     rundir_unlock(&t->run_lock);
+    if (rc != 0 && t->created_run) { /* a new run that never got its gen-0000: leave no directory behind */
+        char path[RUNDIR_PATH_MAX + 16];
+        snprintf(path, sizeof path, "%s/LATEST", t->cfg.output);
+        if (access(path, F_OK) != 0) {
+            snprintf(path, sizeof path, "%s/.lock", t->cfg.output);
+            unlink(path);
+            rmdir(t->cfg.output); /* only if empty */
+        }
+    }
     comm_finalize(&t->comm);
     free(t);
     return rc;

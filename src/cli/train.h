@@ -43,6 +43,7 @@ typedef struct Trainer {
     Comm comm;
     RunLock run_lock; /* rank 0: the run directory's lock (reducer/rundir.h) */
     bool config_changed; /* a resume changed keys that may change: RUN/config.ini is rewritten */
+    bool created_run;    /* rank 0 created the run directory (removed again if the run fails before gen-0000) */
     char lexicon_sha256[65]; /* rank 0: the lexicon file's, into every manifest */
     char config_changes[1024]; /* "key old -> new; ..." for the log */
     TrainConfig cfg;

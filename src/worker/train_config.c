@@ -623,11 +623,14 @@ int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
 }
 
 static bool may_change(const char *key) {
-    static const char *const keys[] = {"run.generations", "run.output", "run.progress_seconds",
-                                       "run.threads",     "run.keep",   "run.keep_every"};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (strcmp(key, keys[i]) == 0) return true;
-    return false;
+    static const char *const fixed[] = {
+        "run.seed",      "run.player",        "lexicon.kwg",    "lexicon.ld",     "lexicon.layout",
+        "leaves.initial", "spv.initial",      "nn.initial",     "nn.channels",    "nn.blocks",
+        "nn.embed",      "nn.head_hidden",    "nn.h_tiles",     "nn.prior",       "nn.heldout_every",
+        "mcgs.net"};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (strcmp(key, fixed[i]) == 0) return false;
+    return true;
 }
 
 /* The next "key = value" line of a written config from *p (sections

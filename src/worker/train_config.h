@@ -262,12 +262,14 @@ typedef struct TrainConfigDiff {
 } TrainConfigDiff;
 /* The keys whose written values differ from a to b, up to cap of them into
  * out; returns how many differ (may exceed cap), -1 if a config cannot be
- * written. A run may change, when it resumes, only run.generations,
- * run.output (the directory moved), run.progress_seconds, run.threads,
- * run.keep and run.keep_every: none of them changes what a generation
- * holds. Any other key (the seed, the lexicon, the players, the network's
- * shape, ...) would make the run's generations disagree with its
- * configuration. */
+ * written. A run may not change, when it resumes, what makes it the run it
+ * is: run.seed, run.player, the lexicon (kwg, ld, layout), its starting
+ * points (leaves.initial, spv.initial, nn.initial), the network's shape
+ * (nn.channels, blocks, embed, head_hidden, h_tiles, prior), the held-out
+ * split (nn.heldout_every) and mcgs.net. Other keys (the budget, the
+ * retention, the evaluation's and the trainer's settings) may change: the
+ * change is recorded (RUN/config.ini, the log, the next generation's
+ * config.ini). */
 int train_config_differences(const TrainConfig *a, const TrainConfig *b, TrainConfigDiff *out, int cap);
 
 #endif

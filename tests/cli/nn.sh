@@ -96,7 +96,7 @@ grep -q "\"model.h5\": {\"bytes\"" "$work/run_init/gen-0000/manifest.json" || fa
 "$bin" info "$work/run_init/gen-0001/model.h5" > "$work/info-init.txt"
 grep -q "train step      6" "$work/info-init.txt" && grep -q "channels 4," "$work/info-init.txt" \
   || { cat "$work/info-init.txt"; fail "generation 1 did not train on from nn.initial's model"; }
-"$bin" train --run "$work/run_init" "${ref_args[@]}" --set run.generations=2 --set nn.initial="$model" > "$work/init2.log" \
+"$bin" train --run "$work/run_init" "${ref_args[@]}" --set nn.channels=8 --set run.generations=2 --set nn.initial="$model" > "$work/init2.log" \
   || { cat "$work/init2.log"; fail "resuming a run with nn.initial"; }
 grep -q "gen-0001/model.h5 (step 6, .*nn.initial applies to a new run only" "$work/init2.log" \
   || { cat "$work/init2.log"; fail "a resumed run should continue its own model"; }
