@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # A run's configuration is on record (issue 35): each generation keeps the
 # configuration it was made with (gen-NNNN/config.ini, in its manifest); a
-# resume may change only the keys that do not change what a generation holds
-# (run.generations, retention, progress, threads), and those changes are
-# written into RUN/config.ini and the log; any other change, by --set,
-# --config or an edited config.ini, exits 2 naming the key; a run without
-# config.ini does not resume on the defaults.
+# resume may not change what makes the run (seed, player, lexicon, starting
+# points, network shape, held-out split): by --set, --config or an edited
+# config.ini it exits 2 naming the key; other changes (here run.generations)
+# are written into RUN/config.ini and the log; a run without config.ini does
+# not resume on the defaults; a changed lexicon or an unlisted file in the
+# last generation is refused; --check wants room for a generation.
 #   config_record.sh ROOKERY_BIN SOWPODS_KWG SHARED_DIR
 set -euo pipefail
 bin="$1"; kwg="${2:-}"
