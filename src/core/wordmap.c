@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
+#include "textfile.h"
 
 #define WM_MAGIC "RKWM"
 /* 2: the key hash mixes both halves of a key (see key_hash) */
@@ -782,17 +783,13 @@ int wordmap_from_bytes(WordMap *wm, const void *data, size_t size, const Kwg *kw
 int wordmap_load(WordMap *wm, const char *path, const Kwg *kwg, int alphabet, RkError *err) {
     memset(wm, 0, sizeof *wm);
     if (!host_little_endian()) return rk_error(err, "%s: word maps need a little-endian machine", path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return rk_error(err, "%s: %s", path, strerror(errno));
+    int fd = rk_open_regular(path, err);
+    if (fd < 0) return -1;
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;
         close(fd);
         return rk_error(err, "%s: %s", path, strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return rk_error(err, "%s: not a regular file", path);
     }
     if ((uint64_t)st.st_size > WM_MAX_FILE_BYTES) {
         close(fd);
