@@ -192,3 +192,14 @@ uint64_t cli_share_count(uint64_t n, int rank, int size) {
     uint64_t r = (uint64_t)rank, s = (uint64_t)size;
     return n > r ? (n - r + s - 1) / s : 0;
 }
+
+int cli_cgp_distribution(const char *given, const char *cgp_ld, const char **out, RkError *err) {
+    *out = given;
+    if (given != NULL || cgp_ld == NULL || cgp_ld[0] == '\0') return 0;
+    if (strcmp(cgp_ld, "english") != 0)
+        return rk_error(err, "CGP ld '%s': not a letter distribution rookery has built in (english); give "
+                             "--ld FILE.csv for another one",
+                        cgp_ld);
+    *out = cgp_ld;
+    return 0;
+}

@@ -47,6 +47,11 @@ int engine_default_leaves(const Engine *e, char *out, size_t cap, RkError *err);
 /* player_open, then the engine's default leaves (engine_default_leaves) if
  * the spec names no leaves. */
 int cli_player_open(Player *p, const char *spec, const Engine *e, RkError *err);
+/* The letter distribution to open for a CGP: --ld if given (a name or a
+ * file: the caller's choice), else the CGP's `ld` opcode, which must be a
+ * distribution rookery has built in ("english"; a name, never a path), else
+ * NULL (english). -1 with err set for an unknown `ld`. */
+int cli_cgp_distribution(const char *given, const char *cgp_ld, const char **out, RkError *err);
 
 /* Parses a non-negative integer option value; prints an error naming the
  * option and returns -1 on junk or out of range. */

@@ -164,7 +164,12 @@ static int position(LeavesJob *j) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return -1;
     }
-    if (engine_open(&j->engine, j->ld_name, NULL, j->lexicon, ops.lex) != 0) return -1;
+    const char *ld_open_name;
+    if (cli_cgp_distribution(j->ld_name, ops.ld, &ld_open_name, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return -1;
+    }
+    if (engine_open(&j->engine, ld_open_name, NULL, j->lexicon, ops.lex) != 0) return -1;
     j->have_engine = true;
     j->ld = j->engine.ld;
     j->game = malloc(sizeof *j->game);

@@ -97,7 +97,12 @@ int cmd_movegen(int argc, char **argv) {
         return 2;
     }
     Engine e;
-    if (engine_open(&e, ld_name, layout_name, lexicon, ops.lex) != 0) return 2;
+    const char *ld_open_name;
+    if (cli_cgp_distribution(ld_name, ops.ld, &ld_open_name, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 2;
+    }
+    if (engine_open(&e, ld_open_name, layout_name, lexicon, ops.lex) != 0) return 2;
     Klv klv;
     memset(&klv, 0, sizeof klv);
     if (leaves != NULL && klv_load(&klv, leaves, &e.ld, &err) != 0) {

@@ -112,7 +112,12 @@ int cmd_sim(int argc, char **argv) {
         return 2;
     }
     Engine e;
-    if (engine_open(&e, j.ld_name, j.layout_name, j.lexicon, ops.lex) != 0) return 2;
+    const char *ld_open_name;
+    if (cli_cgp_distribution(j.ld_name, ops.ld, &ld_open_name, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 2;
+    }
+    if (engine_open(&e, ld_open_name, j.layout_name, j.lexicon, ops.lex) != 0) return 2;
     Game *g = malloc(sizeof *g);
     Klv klv;
     DynLeaves dl;

@@ -86,4 +86,10 @@ expect_error 2 "--spv-k must be above 0" "$bin" bench movegen --lexicon "$kwg" -
 expect_error 2 "--spv-k: bad value 'nan'" "$bin" bench movegen --lexicon "$kwg" --spv-k nan
 expect_error 2 "not both" "$bin" sim --lexicon "$kwg" --cgp "$pos" --leaves a.klv2 --req b.req
 expect_error 2 "nope.klv2" "$bin" sim --lexicon "$kwg" --cgp "$pos" --leaves nope.klv2
+# the CGP's ld opcode names a built-in distribution, never a file (it was accepted and ignored)
+expect_error 2 "CGP ld '/etc/passwd': not a letter distribution" "$bin" movegen --lexicon "$kwg" \
+  --cgp "$empty AQRTUYZ/ 0/0 0 lex SOWPODS; ld /etc/passwd;"
+expect_error 2 "CGP ld 'klingon'" "$bin" sim --lexicon "$kwg" --cgp "$empty AQRTUYZ/ 0/0 0 lex SOWPODS; ld klingon;"
+"$bin" movegen --lexicon "$kwg" --top 1 --cgp "$empty AQRTUYZ/ 0/0 0 lex SOWPODS; ld english;" > /dev/null \
+  || fail "ld english was refused"
 echo "engine.sh: all checks passed"
