@@ -741,6 +741,19 @@ static int same_lexicon(const Trainer *t, int gen, RkError *err) {
     return rc;
 }
 
+/* The shards the trainer will read besides the last generation's (the older
+ * generations of nn.window) are verified before anything is played: a
+ * damaged one used to be found only after a whole generation. */
+static int window_shards_ok(const Trainer *t, int latest, RkError *err) {
+    if (!t->cfg.nn_train) return 0;
+    for (int g = latest - 1; g >= 1 && g > latest - t->cfg.nn_window; g--) {
+        char dir[RUNDIR_PATH_MAX];
+        rundir_gen_path(t->cfg.output, g, false, dir, sizeof dir);
+        if (access(dir, F_OK) == 0 && rundir_verify_shards(t->cfg.output, g, err) != 0) return -1;
+    }
+    return 0;
+}
+
 /* Loads everything every rank needs; returns 0 or an exit code. A failure
  * on one rank (a file it cannot read, memory) stops every rank. */
 static int setup(Trainer *t, int *start_gen) {
@@ -762,7 +775,7 @@ static int setup(Trainer *t, int *start_gen) {
             fprintf(stderr, "rookery: %s\n", err.msg);
             latest = -2;
         } else if (latest >= 0 && (rundir_verify_generation(t->cfg.output, latest, &err) != 0 ||
-                                   same_lexicon(t, latest, &err) != 0)) {
+                                   same_lexicon(t, latest, &err) != 0 || window_shards_ok(t, latest, &err) != 0)) {
             fprintf(stderr, "rookery: cannot resume: %s\n", err.msg);
             latest = -2;
         }

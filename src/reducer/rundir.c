@@ -183,14 +183,16 @@ static bool expected_file(const char *name, char (*listed)[64], int n) {
 }
 
 /* A generation directory holds nothing its manifest does not list (a shard
- * copied in would be trained on). */
-static int no_extra_files(const char *dir, const char *manifest, char (*listed)[64], int n, RkError *err) {
+ * copied in would be trained on); with shards_only, no unlisted shard. */
+static int no_extra_files(const char *dir, const char *manifest, char (*listed)[64], int n, bool shards_only,
+                          RkError *err) {
     DIR *d = open_dir_nofollow(dir);
     if (d == NULL) return rk_error(err, "%s: %s", dir, strerror(errno));
     struct dirent *e;
     int rc = 0;
     while (rc == 0 && (e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        if (shards_only && !rundir_is_shard_name(e->d_name)) continue;
         if (!expected_file(e->d_name, listed, n))
             rc = rk_error(err, "%s/%s: not listed in %s (a file added to a complete generation)", dir, e->d_name,
                           manifest);
@@ -201,7 +203,9 @@ static int no_extra_files(const char *dir, const char *manifest, char (*listed)[
 
 #define VERIFY_MAX_FILES 256
 
-int rundir_verify_generation(const char *run, int gen, RkError *err) {
+/* rundir_verify_generation, or with shards_only its shards alone (the other
+ * files of an older generation may be pruned). */
+static int verify(const char *run, int gen, bool shards_only, RkError *err) {
     char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 80];
     rundir_gen_path(run, gen, false, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/manifest.json", dir);
@@ -248,7 +252,8 @@ int rundir_verify_generation(const char *run, int gen, RkError *err) {
         char fpath[RUNDIR_PATH_MAX + 80], got[65];
         snprintf(fpath, sizeof fpath, "%s/%s", dir, name);
         struct stat st;
-        if (lstat(fpath, &st) != 0) rc = rk_error(err, "%s: missing (listed in %s)", fpath, path);
+        if (shards_only && !rundir_is_shard_name(name)) { /* not checked: may be pruned */
+        } else if (lstat(fpath, &st) != 0) rc = rk_error(err, "%s: missing (listed in %s)", fpath, path);
         else if (!S_ISREG(st.st_mode)) rc = rk_error(err, "%s: not a regular file (listed in %s)", fpath, path);
         else if ((unsigned long long)st.st_size != bytes)
             rc = rk_error(err, "%s: %lld bytes, manifest says %llu", fpath, (long long)st.st_size, bytes);
@@ -261,10 +266,14 @@ int rundir_verify_generation(const char *run, int gen, RkError *err) {
     free(json);
     if (rc == 0 && checked == 0) rc = rk_error(err, "%s: lists no files", path);
     if (rc == 0 && checked > VERIFY_MAX_FILES) rc = rk_error(err, "%s: lists %d files, more than any generation", path, checked);
-    if (rc == 0) rc = no_extra_files(dir, path, listed, checked, err);
+    if (rc == 0) rc = no_extra_files(dir, path, listed, checked, shards_only, err);
     free(listed);
     return rc;
 }
+
+int rundir_verify_generation(const char *run, int gen, RkError *err) { return verify(run, gen, false, err); }
+
+int rundir_verify_shards(const char *run, int gen, RkError *err) { return verify(run, gen, true, err); }
 
 RunLockStatus rundir_lock(const char *run, RunLock *lk, char *stale, size_t cap, RkError *err) {
     lk->fd = -1;

@@ -57,6 +57,10 @@ int rundir_commit_generation(const char *run, int gen, const char *manifest_json
 /* Checks every file listed in gen-NNNN/manifest.json against its size and
  * sha256. */
 int rundir_verify_generation(const char *run, int gen, RkError *err);
+/* The same for the shards alone (shard-*.h5: each listed one against its
+ * size and sha256, none unlisted): the trainer's window of older
+ * generations, whose other files retention may have pruned. */
+int rundir_verify_shards(const char *run, int gen, RkError *err);
 
 /* The run's lock: flock on RUN/.lock, held by rank 0 for the whole run, so
  * that two trainings cannot write one run directory (a Slurm requeue racing

@@ -69,6 +69,19 @@ cp "$kwg" "$work/lex.kwg"
 echo extra > "$lrun/gen-0001/shard-00009.h5"
 refused "an extra file in the last generation" "shard-00009.h5: not listed in" \
   "$bin" train --run "$lrun" "${l[@]}" --set run.generations=2
+# a damaged shard of the trainer's window (an older generation) is caught before anything is played
+nrun="$work/nrun"
+n=(--set lexicon.kwg="$kwg" "${tiny_nn[@]}" --set nn.window=2 --set match.pairs=0 --set spv.match_pairs=0
+   --set run.games_per_generation=40)
+"$bin" train --run "$nrun" "${n[@]}" --set run.generations=2 > "$work/nlog" 2>&1 || { cat "$work/nlog"; fail "the nn run failed"; }
+shard="$nrun/gen-0001/shard-00000.h5"
+[ -f "$shard" ] || fail "gen-0001 has no shard"
+size=$(stat -c %s "$shard")
+printf '\377' | dd of="$shard" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+refused "a flipped byte in a window shard" "shard-00000.h5: sha256 mismatch" \
+  "$bin" train --run "$nrun" "${n[@]}" --set run.generations=3
+[ ! -e "$nrun/gen-0003.tmp" ] || fail "a generation was started before the window's shards were verified"
+
 # --check: the run directory must have room for a generation (/proc has none to give)
 refused "--check without room" "a generation needs about" "$bin" train --run /proc/no-such-run --check
 echo "config_record: the configuration is on record and changes are refused or recorded"
