@@ -679,9 +679,11 @@ static int check_room(const Trainer *t, int latest, RkError *err) {
 }
 
 /* Rank 0 takes the run directory's lock (created if new) before anything in
- * it is read for the run or written: a second training on the directory
- * exits 2 naming the holder. --check only tries it (on an existing
- * directory) and lets go. Returns 0 or an exit code, on every rank. */
+ * it is written (the configuration was read before, and a resume's changes
+ * are recorded once setup has verified the run): a second training on the
+ * directory exits 2 naming the holder. --check only tries it (on an
+ * existing directory) and lets go. Returns 0 or an exit code, on every
+ * rank. */
 static int lock_run(Trainer *t) {
     int status = 0;
     if (t->comm.rank == 0) {
@@ -702,13 +704,6 @@ static int lock_run(Trainer *t) {
                     rundir_unlock(&t->run_lock);
                     SAY(t, "check: %s is not in use by another run", run);
                     if (t->config_changed) SAY(t, "check: would record in config.ini: %s", t->config_changes);
-                } else if (t->config_changed) { /* the resume's changes, on record before anything is played */
-                    if (train_write_config(t, run, &err) != 0) {
-                        fprintf(stderr, "rookery: %s\n", err.msg);
-                        status = 1;
-                    } else {
-                        SAY(t, "config: %s (recorded in %s/config.ini)", t->config_changes, run);
-                    }
                 }
                 break;
             case RUNDIR_LOCK_UNSUPPORTED:
@@ -891,7 +886,7 @@ static int run_config(Trainer *t, const char *config_path, const char **sets, in
     RkError ignore;
     int latest = rundir_latest(run, &ignore);
     bool have_ini = access(ini, F_OK) == 0;
-    if (!have_ini && latest < 0) { /* a new run */
+    if (latest == -1) { /* a new run (a config.ini without LATEST: a start that failed, overwritten) */
         for (int i = 0; i < nsets; i++)
             if (train_config_assign(&t->cfg, sets[i], err) != 0) return 2;
         return 0;
@@ -925,16 +920,18 @@ static int run_config(Trainer *t, const char *config_path, const char **sets, in
     snprintf(rec->output, sizeof rec->output, "%s", output);
     for (int i = 0; rc == 0 && i < nsets; i++)
         if (train_config_assign(&t->cfg, sets[i], err) != 0) rc = 2;
-    TrainConfigDiff diff[16];
-    int nd = rc == 0 ? train_config_differences(rec, &t->cfg, diff, 16) : 0;
-    if (nd < 0) {
-        rk_error(err, "%s: the configuration is too long to compare", run);
+    int nd = rc == 0 ? train_config_differences(rec, &t->cfg, NULL, 0) : 0; /* how many */
+    TrainConfigDiff *diff = nd > 0 ? malloc((size_t)nd * sizeof *diff) : NULL;
+    if (nd < 0 || (nd > 0 && diff == NULL)) {
+        rk_error(err, "%s: the configuration cannot be compared (too long, or out of memory)", run);
         rc = 2;
+    } else if (nd > 0) {
+        train_config_differences(rec, &t->cfg, diff, nd);
     }
     char from[TRAIN_PATH_MAX + 16];
     size_t off = 0;
     t->config_changes[0] = '\0';
-    for (int i = 0; rc == 0 && i < nd && i < 16; i++) {
+    for (int i = 0; rc == 0 && i < nd; i++) {
         const TrainConfigDiff *d = &diff[i];
         if (!d->may_change) {
             rk_error(err, "%s: %s = %s in the run's record (%s), %s from %s: it cannot change mid-run (the seed, "
@@ -950,6 +947,7 @@ static int run_config(Trainer *t, const char *config_path, const char **sets, in
                                 off ? "; " : "", d->key, d->from, d->to);
         if (off >= sizeof t->config_changes) off = sizeof t->config_changes - 1;
     }
+    free(diff);
     free(rec);
     return rc;
 }
@@ -1034,6 +1032,18 @@ int cmd_train(int argc, char **argv) {
     int start = 1;
     rc = lock_run(t);
     if (rc == 0) rc = setup(t, &start);
+    if (rc == 0 && t->config_changed && !t->check_only) { /* the resume's changes, on record before play */
+        int status = 0;
+        if (t->comm.rank == 0) {
+            if (train_write_config(t, t->cfg.output, &err) != 0) {
+                fprintf(stderr, "rookery: %s\n", err.msg);
+                status = 1;
+            } else {
+                SAY(t, "config: %s (recorded in %s/config.ini)", t->config_changes, t->cfg.output);
+            }
+        }
+        rc = agree(t, status) != 0 ? 1 : 0;
+    }
     if (rc == 0 && t->check_only) {
         if (start > t->cfg.generations)
             SAY(t, "check: OK; nothing to do: gen-%04d reached (run.generations = %d)", start - 1, t->cfg.generations);
@@ -1079,16 +1089,24 @@ int cmd_train(int argc, char **argv) {
     klv_free(&t->klv);
     racktable_free(&t->racks);
     engine_close(&t->engine);
-    rundir_unlock(&t->run_lock);
-    if (rc != 0 && t->created_run) { /* a new run that never got its gen-0000: leave no directory behind */
+    if (rc != 0 && t->created_run && t->run_lock.fd >= 0) {
+        /* a new run this process created and locked that never got its gen-0000: leave no
+         * directory behind (what gen-0000 left half-written, then the lock, still held while
+         * its name goes, then the directory if nothing else is in it) */
         char path[RUNDIR_PATH_MAX + 16];
         snprintf(path, sizeof path, "%s/LATEST", t->cfg.output);
         if (access(path, F_OK) != 0) {
+            RkError ignore;
+            rundir_discard_generation(t->cfg.output, 0, &ignore);
+            snprintf(path, sizeof path, "%s/config.ini", t->cfg.output);
+            unlink(path);
             snprintf(path, sizeof path, "%s/.lock", t->cfg.output);
             unlink(path);
+            rundir_unlock(&t->run_lock);
             rmdir(t->cfg.output); /* only if empty */
         }
     }
+    rundir_unlock(&t->run_lock);
     comm_finalize(&t->comm);
     free(t);
     return rc;

@@ -14,6 +14,7 @@
 #include "core/atomicfile.h"
 #include "core/sha256.h"
 #include "core/textfile.h"
+#include "reducer/shard_gather.h"
 
 int rundir_mkdirs(const char *dir, RkError *err) {
     char buf[RUNDIR_PATH_MAX];
@@ -85,6 +86,12 @@ static int remove_tree(const char *dir, RkError *err) {
     closedir(d);
     if (rmdir(dir) != 0) return rk_error(err, "%s: %s", dir, strerror(errno));
     return 0;
+}
+
+int rundir_discard_generation(const char *run, int gen, RkError *err) {
+    char tmp[RUNDIR_PATH_MAX];
+    rundir_gen_path(run, gen, true, tmp, sizeof tmp);
+    return remove_tree(tmp, err);
 }
 
 int rundir_begin_generation(const char *run, int gen, RkError *err) {
@@ -201,7 +208,7 @@ static int no_extra_files(const char *dir, const char *manifest, char (*listed)[
     return rc;
 }
 
-#define VERIFY_MAX_FILES 256
+#define VERIFY_MAX_FILES (SHARD_GATHER_MAX_FILES + 16) /* the shards and a generation's other files */
 
 /* rundir_verify_generation, or with shards_only its shards alone (the other
  * files of an older generation may be pruned). */

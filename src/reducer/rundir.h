@@ -33,6 +33,8 @@ int rundir_mkdirs(const char *dir, RkError *err);
 int rundir_latest(const char *run, RkError *err);
 /* RUN/gen-NNNN (or with ".tmp") into buf. */
 void rundir_gen_path(const char *run, int gen, bool tmp, char *buf, size_t cap);
+/* Removes gen-NNNN.tmp (never through a symlink), if there is one. */
+int rundir_discard_generation(const char *run, int gen, RkError *err);
 /* Removes a stale RUN/gen-NNNN.tmp/ (from an interrupted generation) and
  * creates it empty. */
 int rundir_begin_generation(const char *run, int gen, RkError *err);

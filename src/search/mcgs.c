@@ -451,14 +451,15 @@ int mcgs_value_after_reply(const McgsConfig *c, const Game *w, Game *after, Move
 
 /* V's values of the leaves of pending[0..n) below the root (VALUE AFTER THE
  * REPLY, mcgs.h), in one batch, into v[j]; reply[j] gets the leaf player's
- * reply (a rollout from the leaf can start with it). */
-static void values_after_reply(McgsSearch *s, McgsPending *pending, int n, double *v, Move *reply, McgsResult *st) {
+ * reply (a rollout from the leaf can start with it). -1 when out of memory. */
+static int values_after_reply(McgsSearch *s, McgsPending *pending, int n, double *v, Move *reply, McgsResult *st) {
     const McgsConfig *c = &s->cfg;
     int slot[MCGS_MAX_BATCH], m = 0;
     Game *after = malloc(sizeof *after);
+    if (after == NULL) return -1;
     for (int j = 0; j < n; j++) {
         slot[j] = -1;
-        if (after == NULL || mcgs_value_after_reply(c, &pending[j].game, after, &reply[j], &v[j]) == 0) continue;
+        if (mcgs_value_after_reply(c, &pending[j].game, after, &reply[j], &v[j]) == 0) continue;
         Position pos;
         position_from_game(&pos, after);
         nn_batch_set(&s->after, c->net, m, &pos);
@@ -473,6 +474,7 @@ static void values_after_reply(McgsSearch *s, McgsPending *pending, int n, doubl
     for (int j = 0; j < n; j++) /* the other player's expected gain from there is the leaf player's loss */
         if (slot[j] >= 0) v[j] -= net_value(c, &s->after, slot[j]);
     free(after);
+    return 0;
 }
 
 /* Evaluates the leaves of pending[0..n) with the net: with `expand`, their
@@ -497,7 +499,7 @@ static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, bool expand,
     Move reply[MCGS_MAX_BATCH];
     bool after = want_v && !root, has_reply = false;
     if (after) {
-        values_after_reply(s, pending, n, v, reply, st);
+        if (values_after_reply(s, pending, n, v, reply, st) != 0) return -1;
         has_reply = true;
     } else if (want_v) {
         for (int j = 0; j < n; j++) v[j] = net_value(c, &s->leaves, j);
