@@ -3,10 +3,13 @@
  */
 #include "req.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/atomicfile.h"
 #include "core/textfile.h"
@@ -178,14 +181,14 @@ static int check_word(const uint8_t *ml, int len, void *vctx) {
 
 static void req_zero(Req *q) { memset(q, 0, sizeof *q); }
 
-int req_load_bytes(Req *q, const uint8_t *data, size_t size, const RackTable *rt,
-                   const char *source, RkError *err) {
-    req_zero(q);
-    if (source == NULL) source = "req";
+/* The header (the first REQ_HEADER_BYTES + 4 bytes, of `have`) against the
+ * rack table and the file's size: a file is judged by its header before
+ * its body is read (a 2 GB file of zeros used to be read whole first). */
+static int check_header(const uint8_t *data, size_t have, uint64_t size, const RackTable *rt, const char *source,
+                        RkError *err) {
     if (rt == NULL || rt->fill == NULL)
         return rk_error(err, "%s: no rack table to check against", source);
-    /* the header and the graph's size */
-    if (rk_check_magic(data, size, REQ_HEADER_BYTES + 4, REQ_MAGIC, "a REQ1 rack-equity file (.req)", source, err) != 0)
+    if (rk_check_magic(data, have, REQ_HEADER_BYTES + 4, REQ_MAGIC, "a REQ1 rack-equity file (.req)", source, err) != 0)
         return -1;
     uint32_t num = get32(data + 4), rack_size = get32(data + 8), flags = get32(data + 12);
     if (rack_size != (uint32_t)rt->rack_size)
@@ -198,14 +201,22 @@ int req_load_bytes(Req *q, const uint8_t *data, size_t size, const RackTable *rt
     uint32_t nodes = get32(data + 16);
     uint64_t expect = (uint64_t)REQ_HEADER_BYTES + 4 + 4 * (uint64_t)nodes + 4 * (uint64_t)num +
                       ((flags & REQ_FLAG_COUNTS) ? 8 * (uint64_t)num : 0);
-    if ((uint64_t)size != expect)
-        return rk_error(err, "%s: %zu bytes, expected %llu for %u graph nodes and %u racks%s (%s)",
-                        source, size, (unsigned long long)expect, nodes, num,
+    if (size != expect)
+        return rk_error(err, "%s: %llu bytes, expected %llu for %u graph nodes and %u racks%s (%s)",
+                        source, (unsigned long long)size, (unsigned long long)expect, nodes, num,
                         (flags & REQ_FLAG_COUNTS) ? " with counts" : "",
-                        (uint64_t)size < expect ? "truncated" : "trailing bytes");
+                        size < expect ? "truncated" : "trailing bytes");
     if (nodes < 2)
         return rk_error(err, "%s: rack graph of %u nodes, at least 2 needed", source, nodes);
+    return 0;
+}
 
+int req_load_bytes(Req *q, const uint8_t *data, size_t size, const RackTable *rt,
+                   const char *source, RkError *err) {
+    req_zero(q);
+    if (source == NULL) source = "req";
+    if (check_header(data, size, (uint64_t)size, rt, source, err) != 0) return -1;
+    uint32_t num = get32(data + 4), rack_size = get32(data + 8), flags = get32(data + 12), nodes = get32(data + 16);
     const uint8_t *p = data + REQ_HEADER_BYTES + 4;
     uint32_t *nv = malloc((size_t)nodes * sizeof *nv);
     q->mean = malloc(((size_t)num ? num : 1) * sizeof *q->mean);
@@ -277,6 +288,15 @@ int req_load_bytes(Req *q, const uint8_t *data, size_t size, const RackTable *rt
 
 int req_load(Req *q, const char *path, const RackTable *rt, RkError *err) {
     req_zero(q);
+    int fd = rk_open_regular(path, err);
+    if (fd < 0) return -1;
+    uint8_t head[REQ_HEADER_BYTES + 4];
+    struct stat st;
+    ssize_t got = fstat(fd, &st) == 0 ? pread(fd, head, sizeof head, 0) : -1;
+    int e = errno;
+    close(fd);
+    if (got < 0) return rk_error(err, "%s: %s", path, strerror(e));
+    if (check_header(head, (size_t)got, (uint64_t)st.st_size, rt, path, err) != 0) return -1;
     size_t size;
     uint8_t *data = rk_read_regular_file(path, REQ_MAX_FILE_BYTES, "a rack-equity file", &size, err);
     if (data == NULL) return -1;
