@@ -49,4 +49,22 @@ grep -Eq "stop requested: generation 1 discarded before (its held-out games|its 
 mpirun_np 2 "$bin" train --run "$work/late" "${tiny_nn[@]}" "${eval_args[@]}" --set match.pairs=4 > "$work/late2.log" 2>&1 \
   || { cat "$work/late2.log"; fail "resume after a stop between stages"; }
 [ "$(cat "$work/late/LATEST")" = "gen-0001" ] || fail "the resumed run did not complete generation 1"
-echo "signal_stop: all ranks stopped with exit 3; resume identical; a stop between stages is taken"
+# SIGTERM to jobs/local.sh (what a shell, a scheduler or Ctrl-C sends): the script passes it to
+# mpirun as SIGUSR1, which Open MPI forwards to the ranks, and the run ends with exit 3 (SIGTERM to
+# mpirun itself would stop the ranks as cleanly, but mpirun then exits 1)
+src="$(cd "$(dirname "$0")/../.." && pwd)"
+ROOKERY_BIN="$bin" ROOKERY_NP=2 bash "$src/jobs/local.sh" "" "$work/loc" "${tiny_nn[@]}" \
+  --set lexicon.kwg="$kwg" --set run.games_per_generation=100000 --set run.generations=1 --set run.progress_seconds=0 \
+  --set match.pairs=0 --set spv.match_pairs=0 > "$work/loc.log" 2>&1 &
+lpid=$!
+for _ in $(seq 1 4800); do
+  [ -f "$work/loc/LATEST" ] && break
+  sleep 0.05
+done
+sleep 1
+kill -TERM "$lpid" || fail "jobs/local.sh is gone before its signal"
+rc=0
+wait "$lpid" || rc=$?
+[ "$rc" -eq 3 ] || { cat "$work/loc.log"; fail "SIGTERM to jobs/local.sh: exit $rc, expected 3"; }
+grep -q "stop requested" "$work/loc.log" || { cat "$work/loc.log"; fail "jobs/local.sh: no stop message"; }
+echo "signal_stop: all ranks stopped with exit 3; resume identical; a stop between stages is taken; jobs/local.sh maps SIGTERM to exit 3"
