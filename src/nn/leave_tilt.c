@@ -5,12 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-static double choose(int n, int k) {
-    if (k < 0 || k > n) return 0.0;
-    double c = 1.0;
-    for (int i = 1; i <= k; i++) c = c * (n - k + i) / i;
-    return c;
-}
+#include "eval/derive.h"
 
 /* f[l][j] = C(m_l, j) exp(theta_l j) for j <= k: letter l's polynomial. */
 typedef struct TiltPolys {
@@ -22,7 +17,7 @@ static void polys(const LeaveTilt *t, const Rack *pool, int k, TiltPolys *p) {
     p->n = t->letters + 1;
     p->k = k;
     for (int l = 0; l < p->n; l++)
-        for (int j = 0; j <= k; j++) p->f[l][j] = choose(pool->count[l], j) * exp(t->theta[l] * j);
+        for (int j = 0; j <= k; j++) p->f[l][j] = derive_binom(pool->count[l], j) * exp(t->theta[l] * j);
 }
 
 /* c = a * b truncated to degree k. */
@@ -48,7 +43,7 @@ double leave_tilt_logprob(const LeaveTilt *t, const Rack *pool, const Rack *leav
     double lp = 0.0;
     for (int l = 0; l < p.n; l++) {
         if (leave->count[l] > pool->count[l]) return -INFINITY;
-        lp += log(choose(pool->count[l], leave->count[l])) + t->theta[l] * leave->count[l];
+        lp += log(derive_binom(pool->count[l], leave->count[l])) + t->theta[l] * leave->count[l];
         mul(z, p.f[l], k, next);
         memcpy(z, next, sizeof z);
     }

@@ -97,7 +97,7 @@ int rundir_discard_generation(const char *run, int gen, RkError *err) {
 int rundir_begin_generation(const char *run, int gen, RkError *err) {
     char tmp[RUNDIR_PATH_MAX];
     rundir_gen_path(run, gen, true, tmp, sizeof tmp);
-    if (remove_tree(tmp, err) != 0) return -1;
+    if (rundir_discard_generation(run, gen, err) != 0) return -1;
     if (mkdir(tmp, 0777) != 0) return rk_error(err, "%s: %s", tmp, strerror(errno));
     return 0;
 }

@@ -110,7 +110,10 @@ int mcgs_search_init(McgsSearch *s, const McgsConfig *cfg, RkError *err) {
     s->cfg = *cfg;
     if (mcgs_graph_init(&s->graph, err) != 0) return -1;
     s->pending = malloc((size_t)cfg->batch * sizeof *s->pending);
-    if (s->pending == NULL) {
+    s->reply_world = malloc(sizeof *s->reply_world);
+    if (s->pending == NULL || s->reply_world == NULL) {
+        free(s->pending);
+        free(s->reply_world);
         mcgs_graph_free(&s->graph);
         return rk_error(err, "mcgs: out of memory");
     }
@@ -128,6 +131,7 @@ void mcgs_search_free(McgsSearch *s) {
     mcgs_graph_free(&s->graph);
     movelist_free(&s->scratch);
     free(s->pending);
+    free(s->reply_world);
     memset(s, 0, sizeof *s);
 }
 
@@ -451,12 +455,11 @@ int mcgs_value_after_reply(const McgsConfig *c, const Game *w, Game *after, Move
 
 /* V's values of the leaves of pending[0..n) below the root (VALUE AFTER THE
  * REPLY, mcgs.h), in one batch, into v[j]; reply[j] gets the leaf player's
- * reply (a rollout from the leaf can start with it). -1 when out of memory. */
-static int values_after_reply(McgsSearch *s, McgsPending *pending, int n, double *v, Move *reply, McgsResult *st) {
+ * reply (a rollout from the leaf can start with it). */
+static void values_after_reply(McgsSearch *s, McgsPending *pending, int n, double *v, Move *reply, McgsResult *st) {
     const McgsConfig *c = &s->cfg;
     int slot[MCGS_MAX_BATCH], m = 0;
-    Game *after = malloc(sizeof *after);
-    if (after == NULL) return -1;
+    Game *after = s->reply_world;
     for (int j = 0; j < n; j++) {
         slot[j] = -1;
         if (mcgs_value_after_reply(c, &pending[j].game, after, &reply[j], &v[j]) == 0) continue;
@@ -473,8 +476,6 @@ static int values_after_reply(McgsSearch *s, McgsPending *pending, int n, double
     }
     for (int j = 0; j < n; j++) /* the other player's expected gain from there is the leaf player's loss */
         if (slot[j] >= 0) v[j] -= net_value(c, &s->after, slot[j]);
-    free(after);
-    return 0;
 }
 
 /* Evaluates the leaves of pending[0..n) with the net: with `expand`, their
@@ -497,10 +498,9 @@ static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, bool expand,
     }
     double v[MCGS_MAX_BATCH];
     Move reply[MCGS_MAX_BATCH];
-    bool after = want_v && !root, has_reply = false;
+    bool after = want_v && !root; /* V after the reply (which a rollout then starts with) */
     if (after) {
-        if (values_after_reply(s, pending, n, v, reply, st) != 0) return -1;
-        has_reply = true;
+        values_after_reply(s, pending, n, v, reply, st);
     } else if (want_v) {
         for (int j = 0; j < n; j++) v[j] = net_value(c, &s->leaves, j);
     }
@@ -513,7 +513,7 @@ static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, bool expand,
             /* the rollout plays on the leaf's world, which is not needed after it. With an empty
              * bag the rollout goes to the end of the game: no mix */
             bool mix = want_v && p->game.bag.count > 0;
-            double r = rollout_value(s, &p->game, p->world, has_reply ? &reply[j] : NULL);
+            double r = rollout_value(s, &p->game, p->world, after ? &reply[j] : NULL);
             nd->u = mix ? (1.0 - c->value_mix) * r + c->value_mix * v[j] : r;
         }
         nd->q = nd->u;

@@ -222,6 +222,7 @@ typedef struct McgsSearch {
     NnFeatureContext fc;
     NnBatch leaves, root_batch, side_batch;  /* with a net */
     NnBatch after;                           /* with V: the positions after the leaves' replies */
+    Game *reply_world;                       /* scratch of values_after_reply (one a search, not a batch) */
     bool nn_ready;
 } McgsSearch;
 
