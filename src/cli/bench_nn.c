@@ -21,7 +21,7 @@
 #include "nn/trainer.h"
 #include "worker/samples.h"
 #include "worker/selfplay.h"
-#include "worker/train_config.h"
+#include "train/config.h"
 
 #define SGEMM_N 1024
 #define MODEL_SEED 1

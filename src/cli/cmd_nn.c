@@ -13,9 +13,9 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "nn/model_io.h"
-#include "reducer/nn_stage.h"
-#include "reducer/rundir.h"
-#include "train.h"
+#include "train/nn_stage.h"
+#include "train/rundir.h"
+#include "train/train.h"
 
 static void usage(FILE *out) {
     fprintf(out,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The run directory's lock (reducer/rundir.h, issue 35): a second training on
+# The run directory's lock (train/rundir.h, issue 35): a second training on
 # a directory in use exits 2 naming the holder and leaves the first run's
 # generations alone; a lock left by a run that died is taken over (and the
 # log says so); a clean exit empties the lock file; --check says whether the

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz_text.h"
-#include "worker/train_config.h"
+#include "train/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

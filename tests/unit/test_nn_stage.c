@@ -1,9 +1,9 @@
-/* The network stage's split of a generation's samples (reducer/nn_stage.h):
+/* The network stage's split of a generation's samples (train/nn_stage.h):
  * training samples, and held-out samples spread over every held-out game. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "reducer/nn_stage.h"
+#include "train/nn_stage.h"
 #include "testutil.h"
 
 /* games 0..games-1 of generations 2 and 3, `turns` samples each, in

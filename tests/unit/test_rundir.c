@@ -10,7 +10,7 @@
 
 #include "core/atomicfile.h"
 #include "core/textfile.h"
-#include "reducer/rundir.h"
+#include "train/rundir.h"
 #include "testutil.h"
 
 static char *slurp(const char *path) {

@@ -4,7 +4,7 @@
 
 #include "testutil.h"
 #include "eval/spv_derive.h"
-#include "worker/train_config.h"
+#include "train/config.h"
 
 static void test_defaults(void) {
     TrainConfig c;

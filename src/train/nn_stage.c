@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "nn/model_io.h"
-#include "nn_comm.h"
+#include "reducer/nn_comm.h"
 #include "rundir.h"
 
 static int cmp_name(const void *a, const void *b) { return strcmp(a, b); }

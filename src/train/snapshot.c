@@ -1,5 +1,5 @@
-/* train_snapshot.c - writing a generation of `rookery train`: its files,
- * manifest.json and metrics row (rank 0; see train.h). */
+/* snapshot.c - writing a generation of `rookery train`: its files,
+ * manifest.json and metrics row (rank 0; see trainer.h). */
 #include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,8 +8,8 @@
 #include "core/atomicfile.h"
 #include "eval/req.h"
 #include "nn/model_io.h"
-#include "reducer/rundir.h"
-#include "train.h"
+#include "train/rundir.h"
+#include "trainer.h"
 
 /* The "files" members of a manifest, one line each. */
 static void manifest_files(char *buf, size_t cap, const RunFile *f, int n) {
@@ -140,7 +140,7 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
     const DeriveInfo *info = &rep->info;
     const MatchResult *match = &rep->match;
     double change_rms = rep->change_rms;
-    double t0 = cli_now();
+    double t0 = rk_seconds();
     const char *run = t->cfg.output;
     char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 64];
     if (!t->gen_begun && rundir_begin_generation(run, gen, err) != 0) return -1;
@@ -162,7 +162,7 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
     char files_json[160 * (5 + SHARD_GATHER_MAX_FILES)];
     manifest_files(files_json, sizeof files_json, files, nfiles);
     double var0 = residual_stats_variance(&rep->heldout, false), var1 = residual_stats_variance(&rep->heldout, true);
-    tm->write = cli_now() - t0; /* the data files; the manifest follows */
+    tm->write = rk_seconds() - t0; /* the data files; the manifest follows */
     tm->wall += tm->write;
     double games = (double)tot->games;
     double mean_eq = tot->observations ? (double)tot->equity_sum / 1000.0 / (double)tot->observations : 0.0;

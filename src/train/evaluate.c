@@ -1,6 +1,6 @@
-/* train_evaluate.c - what a generation of `rookery train` measures of its
+/* evaluate.c - what a generation of `rookery train` measures of its
  * new tables (held-out residuals, matches) and the network's stage (see
- * train.h). Every function here is collective. */
+ * trainer.h). Every function here is collective. */
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "reducer/rundir.h"
+#include "train/rundir.h"
 #include "reducer/totals_sum.h"
-#include "train.h"
+#include "trainer.h"
 
 int train_play_match(Trainer *t, const Player *a, const Player *b, uint64_t pairs, uint64_t seed, MatchResult *r) {
     memset(r, 0, sizeof *r);

@@ -1,5 +1,5 @@
 /*
- * train_config.h - the configuration of a training run: one INI-style file.
+ * config.h - the configuration of a training run: one INI-style file.
  *
  *   # comment            ; comment
  *   [section]
@@ -35,10 +35,10 @@
  *                                      removed, except what the run still reads: the shards of
  *                                      the trainer's window (nn.window) and the model in force.
  *                                      manifest.json and metrics-row.csv always stay
- *                                      (reducer/rundir.h)
+ *                                      (train/rundir.h)
  *   run.keep_every            0        with run.keep: every generation divisible by this also
  *                                      keeps all its files (milestones; 0 = none)
- *   lexicon.kwg               SOWPODS  lexicon name (looked up as README says) or .kwg path
+ *   lexicon.kwg               SOWPODS  lexicon name (looked up as docs/commands.md says) or .kwg path
  *   lexicon.ld                english  letter distribution name or .csv path
  *   lexicon.layout            standard15  board layout name or .txt path
  *   leaves.initial            zero     "zero" or a .klv2 file to start generation 1 from
@@ -245,6 +245,10 @@ int train_config_load(TrainConfig *c, const char *path, RkError *err);
 int train_config_set(TrainConfig *c, const char *dotted_key, const char *value, RkError *err);
 /* The same from one "section.key=value" (a --set argument). */
 int train_config_assign(TrainConfig *c, const char *assignment, RkError *err);
+/* The rules across keys (a key that needs another's value), checked once the
+ * whole configuration is known (after the file and every --set): 0, or -1
+ * with err naming the keys. */
+int train_config_check(const TrainConfig *c, RkError *err);
 /* Does generation g (1-based) derive a new SPV table / new leaves? */
 bool train_config_spv_trains(const TrainConfig *c, int generation);
 bool train_config_leaves_train(const TrainConfig *c, int generation);

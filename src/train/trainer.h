@@ -1,31 +1,48 @@
 /*
- * train.h - the state of `rookery train` and the parts of a generation kept
- * in their own files: cmd_train.c (setup, the loop, self-play, reduce,
- * derive), train_evaluate.c (matches, held-out residuals, the network's
- * stage) and train_snapshot.c (writing a generation: files, manifest,
- * metrics row).
+ * trainer.h - the training loop's own state and stages (internal to
+ * src/train/; the public entry is train.h). A generation, in the order
+ * generation.c runs it:
+ *
+ *   play      every rank its share of the games (worker/generation.h), in
+ *             rounds with a stop check every ~32 games a rank
+ *   reduce    one Allreduce of the integer accumulators (rack equities, SPV
+ *             cells, totals); rank 0 writes the shards; forced-rack games
+ *   derive    every rank the same leaves and SPV table from the same sums
+ *   evaluate  held-out residuals, matches, the network's stage, and in the
+ *             search's loop the gate, value check, anchor and decision study
+ *             (evaluate.c, nn_stage.c, search_loop.c)
+ *   write     rank 0: gen-NNNN.tmp/, manifest, metrics row, rename
+ *             (snapshot.c), then pruning (run.keep)
+ *
+ * setup.c opens what every rank needs (lexicon, rack table, leaves, SPV,
+ * players, model); resume.c holds the run directory's rules (the lock, the
+ * configuration on record, what a resume verifies, --check's room check);
+ * run.c ties them together (train_run).
  */
-#ifndef ROOKERY_CLI_TRAIN_H
-#define ROOKERY_CLI_TRAIN_H
+#ifndef ROOKERY_TRAIN_TRAINER_H
+#define ROOKERY_TRAIN_TRAINER_H
+#include <signal.h>
 #include <stdio.h>
 
-#include "cli_common.h"
+#include "core/engine.h"
 #include "eval/derive.h"
 #include "eval/klv.h"
 #include "eval/racktable.h"
 #include "eval/spv.h"
 #include "nn/model.h"
 #include "reducer/comm.h"
-#include "reducer/nn_stage.h"
-#include "reducer/rundir.h"
 #include "reducer/shard_gather.h"
+#include "search/player.h"
+#include "train/train.h"
 #include "worker/decision_study.h"
 #include "worker/generation.h"
 #include "worker/match.h"
-#include "worker/train_config.h"
+#include "train/config.h"
+#include "train/nn_stage.h"
+#include "train/rundir.h"
 
 /* A player spec the loop builds: run.player, a run path and the loop's options
- * (format_spec in train_search.c), never truncated. */
+ * (format_spec in search_loop.c), never truncated. */
 #define TRAIN_SPEC_MAX (2 * TRAIN_PATH_MAX + 256)
 
 /* The own state of self-play thread j >= 1 (run.threads; thread 0 uses
@@ -41,7 +58,8 @@ typedef struct TrainHelper {
 
 typedef struct Trainer {
     Comm comm;
-    RunLock run_lock; /* rank 0: the run directory's lock (reducer/rundir.h) */
+    const volatile sig_atomic_t *stop; /* the caller's stop flag (TrainRequest.stop), or NULL */
+    RunLock run_lock; /* rank 0: the run directory's lock (train/rundir.h) */
     bool config_changed; /* a resume changed keys that may change: RUN/config.ini is rewritten */
     bool created_run;    /* rank 0 created the run directory (removed again if the run fails before gen-0000) */
     char lexicon_sha256[65]; /* rank 0: the lexicon file's, into every manifest */
@@ -67,7 +85,7 @@ typedef struct Trainer {
     Player player;      /* run.player when it is not "static" */
     bool have_player;
     TrainHelper *helpers; /* [cfg.threads - 1] */
-    /* the search's generation loop (run.player = mcgs:..., train_search.c) */
+    /* the search's generation loop (run.player = mcgs:..., search_loop.c) */
     bool mcgs_loop;
     int model_in_force;   /* the generation whose model.h5 guides the search (0: none) */
     int player_model;     /* the one t->player was opened with */
@@ -154,7 +172,44 @@ typedef struct GenReport {
     DecisionTotals decisions;
 } GenReport;
 
-/* train_snapshot.c: rank 0 writes gen-0000 (a new run), or generation gen
+/* A rank's stop flag (TrainRequest.stop) is up. */
+static inline bool train_stop_asked(const Trainer *t) { return t->stop != NULL && *t->stop != 0; }
+
+/* setup.c: every rank loads what it needs (the engine, rack table, leaves,
+ * SPV, players, model; a new run's gen-0000); *start_gen gets the first
+ * generation to play. 0 or an exit code, on every rank. */
+int train_setup(Trainer *t, int *start_gen);
+/* Frees everything train_setup opened (what it got to), on every rank. */
+void train_teardown(Trainer *t);
+
+/* resume.c: the run directory's rules. */
+/* The configuration in force (t->cfg holds --config, run.output is set): a
+ * new run's is --config (or the embedded default) plus --set; an existing
+ * run's must agree with its record in every key that cannot change mid-run
+ * (train_config_differences); the changes allowed are listed in
+ * t->config_changes. 0 or 2 with err set. */
+int train_run_config(Trainer *t, const char *config_path, const char *const *sets, int nsets, RkError *err);
+/* Rank 0 takes RUN/.lock (creating RUN for a new run); --check only tries
+ * it. 0 or 2, on every rank. */
+int train_lock_run(Trainer *t);
+/* Rank 0: the last complete generation `latest` is whole (its manifest's
+ * files, the lexicon's checksum, the shards of the trainer's window). */
+int train_verify_resume(const Trainer *t, int latest, RkError *err);
+/* --check: RUN (or its nearest existing parent) is writable and has room
+ * for a generation. */
+int train_check_room(const Trainer *t, int latest, RkError *err);
+/* A new run this process created and locked that failed before its gen-0000
+ * leaves no directory behind. Rank 0, at exit. */
+void train_discard_failed_start(Trainer *t);
+
+/* generation.c: plays, reduces, derives, evaluates and writes generation
+ * gen. 0, TRAIN_EXIT_STOPPED or 1. */
+int train_generation(Trainer *t, int gen);
+/* run.keep: rank 0 removes the bulky files of old generations (never the
+ * window's shards or the model in force); failures are warnings. */
+void train_prune(Trainer *t, int gen);
+
+/* snapshot.c: rank 0 writes gen-0000 (a new run), or generation gen
  * (its files, manifest.json, metrics row; gen-NNNN.tmp renamed). */
 int train_write_generation0(Trainer *t, RkError *err);
 /* DIR/config.ini: the configuration in force (RUN/config.ini, and each
@@ -162,20 +217,11 @@ int train_write_generation0(Trainer *t, RkError *err);
 int train_write_config(const Trainer *t, const char *dir, RkError *err);
 int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *tm, RkError *err);
 
-/* train_evaluate.c (collective): held-out residuals with the new tables, the
+/* evaluate.c (collective): held-out residuals with the new tables, the
  * evaluation matches, and the network's stage. Return 0 or 1 (error). */
 int train_heldout_residuals(Trainer *t, int gen, ResidualStats *st);
 int train_evaluation_matches(Trainer *t, GenReport *rep);
 int train_nn_generation(Trainer *t, int gen);
-/* The network stage's options from a config's [nn] (also `rookery nn train`). */
-NnStageOptions train_nn_stage_options(const TrainConfig *cfg);
-/* The leaves generation gen of run was played with (RUN/gen-(gen-1)/
- * leaves.klv2; gen-0000 holds the initial ones) into *k, if that file
- * exists: *have says whether it did. 0, or -1 with err set (a bad file). */
-int train_played_leaves(const char *run, int gen, const LetterDist *ld, Klv *k, bool *have, RkError *err);
-/* nn.reference = RUN or RUN:G (spec): RUN into run (cap bytes), and G or
- * RUN's latest complete generation. Returns G, or -1 with err set. */
-int train_reference_of(const char *spec, char *run, size_t cap, RkError *err);
 /* `pairs` game pairs between a and b dealt to the ranks by index, pair i
  * dealt from (seed, i), seed from match_deals_seed (worker/match.h); 0 or 1
  * (error). */
@@ -190,7 +236,7 @@ int train_player_open(Trainer *t, Player *p, const char *spec, RkError *err);
  * collective. */
 int train_open_helper_players(Trainer *t, const char *spec);
 
-/* train_search.c: the search's loop (run.player = mcgs:...). Setup finds the
+/* search_loop.c: the search's loop (run.player = mcgs:...). Setup finds the
  * model in force (the latest manifest's model_in_force) and opens the
  * player; each generation reopens it when another model is in force; the
  * gate plays the newly trained model's search against the one in force and

@@ -1,4 +1,4 @@
-#include "train_config.h"
+#include "config.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -681,4 +681,20 @@ int train_config_differences(const TrainConfig *a, const TrainConfig *b, TrainCo
     free(ta);
     free(tb);
     return count;
+}
+
+int train_config_check(const TrainConfig *c, RkError *err) {
+    bool search_loop = strncmp(c->player, "mcgs", 4) == 0;
+    if (c->keep_every > 0 && c->keep == 0)
+        return rk_error(err, "run.keep_every = %d needs run.keep = N (with keep = all every file stays)", c->keep_every);
+    if (c->mcgs_anchor_pairs > 0 && !search_loop)
+        return rk_error(err, "mcgs.anchor_pairs = %" PRIu64 " needs the search's loop (run.player = mcgs:...)",
+                        c->mcgs_anchor_pairs);
+    if (c->mcgs_decisions > 0 && !search_loop)
+        return rk_error(err, "mcgs.decisions = %d needs the search's loop (run.player = mcgs:...); "
+                             "`rookery decisions` studies any players",
+                        c->mcgs_decisions);
+    if (c->nn_initial[0] && !c->nn_train)
+        return rk_error(err, "nn.initial = %s needs nn.train = yes (it is where the training starts)", c->nn_initial);
+    return 0;
 }

@@ -11,7 +11,7 @@
  */
 #ifndef ROOKERY_NN_STAGE_H
 #define ROOKERY_NN_STAGE_H
-#include "comm.h"
+#include "reducer/comm.h"
 #include "nn/evaluate.h"
 #include "nn/trainer.h"
 

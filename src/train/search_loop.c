@@ -1,5 +1,5 @@
-/* train_search.c - the graph search's part of `rookery train`: the model in
- * force, the self-play player it guides, and the gatekeeper (see train.h
+/* search_loop.c - the graph search's part of `rookery train`: the model in
+ * force, the self-play player it guides, and the gatekeeper (see trainer.h
  * and docs/mcgs.md). Every function here is collective. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "core/textfile.h"
-#include "reducer/rundir.h"
+#include "train/rundir.h"
 #include "reducer/totals_sum.h"
-#include "train.h"
+#include "trainer.h"
 
 /* run.player with the loop's options for the net in model_dir (NULL: none)
  * and leaves valued by `rollout` plies (0: V). */
