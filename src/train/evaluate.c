@@ -31,13 +31,13 @@ int train_play_match(Trainer *t, const Player *a, const Player *b, uint64_t pair
 /* The new leaves against zero leaves (match.pairs), and with the new SPV
  * table against without it (spv.match_pairs). */
 int train_evaluation_matches(Trainer *t, GenReport *rep) {
-    Player leaves = {.kind = PLAYER_STATIC, .spec = "new leaves", .leaves = &t->klv, .spv_k = t->cfg.spv_k};
+    Player leaves = {.kind = PLAYER_STATIC, .spec = "new leaves", .leaves = &t->leaves.klv, .spv_k = t->cfg.spv_k};
     Player zero = {.kind = PLAYER_STATIC, .spec = "zero leaves", .leaves = NULL};
     uint64_t seed = match_deals_seed(t->cfg.seed, MATCH_DEALS_RUN, 0);
     if (train_play_match(t, &leaves, &zero, t->cfg.match_pairs, seed, &rep->match) != 0) return 1;
-    if (!t->spv_on || t->cfg.spv_match_pairs == 0) return 0;
+    if (!t->spv.on || t->cfg.spv_match_pairs == 0) return 0;
     Player with_spv = leaves;
-    with_spv.spv = &t->spv;
+    with_spv.spv = &t->spv.table;
     rep->spv_match_pairs = t->cfg.spv_match_pairs;
     return train_play_match(t, &with_spv, &leaves, t->cfg.spv_match_pairs, seed, &rep->spv_match);
 }
@@ -46,18 +46,18 @@ int train_evaluation_matches(Trainer *t, GenReport *rep) {
  * and with the new SPV table's adjustment. */
 int train_heldout_residuals(Trainer *t, int gen, ResidualStats *st) {
     memset(st, 0, sizeof *st);
-    if (!t->spv_on || t->cfg.spv_heldout_games == 0) return 0;
+    if (!t->spv.on || t->cfg.spv_heldout_games == 0) return 0;
     SelfplayConfig play = {.ld = &t->engine.ld,
                            .layout = &t->engine.layout,
                            .kwg = &t->engine.kwg,
                            .leave_value = klv_leave_value,
-                           .leave_ctx = &t->klv,
-                           .spv = t->cfg.spv_use ? &t->spv : NULL,
+                           .leave_ctx = &t->leaves.klv,
+                           .spv = t->cfg.spv_use ? &t->spv.table : NULL,
                            .spv_k = t->cfg.spv_k,
                            .seed = t->cfg.seed,
                            .generation = HELDOUT_GENERATION(gen)};
     for (uint64_t i = (uint64_t)t->comm.rank; i < t->cfg.spv_heldout_games; i += (uint64_t)t->comm.size)
-        generation_play_heldout(&play, &t->spv, t->cfg.spv_k, t->cfg.spv_target, i, t->game, t->res, st);
+        generation_play_heldout(&play, &t->spv.table, t->cfg.spv_k, t->cfg.spv_target, i, t->game, t->res, st);
     RkError err;
     if (totals_sum_residuals(&t->comm, st, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
@@ -119,7 +119,7 @@ static int reference_eval(Trainer *t, int gen) {
     if (t->comm.rank == 0) {
         Klv klv;
         bool have_klv = false;
-        NnFeatureContext fc = t->nn_fc;
+        NnFeatureContext fc = t->net.fc;
         if ((rgen = train_reference_of(t->cfg.nn_reference, run, sizeof run, &err)) < 0) status = 1;
         if (status == 0 && train_played_leaves(run, rgen, &t->engine.ld, &klv, &have_klv, &err) != 0) status = 1;
         if (have_klv) nn_feature_context_leaves(&fc, klv_leave_value, &klv);
@@ -127,16 +127,16 @@ static int reference_eval(Trainer *t, int gen) {
             fprintf(stderr, "rookery: warning: nn.reference: %s/gen-%04d/leaves.klv2 is gone; scored with this run's "
                             "leaves\n", run, rgen - 1);
         if (status == 0 && nn_stage_evaluate(run, rgen, t->cfg.nn_heldout_every, t->cfg.nn_eval_positions, &fc,
-                                             &t->model, have_klv ? klv_leave_value : NULL, have_klv ? &klv : NULL,
+                                             &t->net.model, have_klv ? klv_leave_value : NULL, have_klv ? &klv : NULL,
                                              &e, &err) != 0)
             status = 1;
         if (have_klv) klv_free(&klv);
         if (status) fprintf(stderr, "rookery: %s\n", err.msg);
     }
     if (comm_max_i64(&t->comm, status) != 0) return 1;
-    t->ref_gen = rgen; /* into the manifest and metrics.csv (rank 0 writes them; rgen >= 1 there) */
-    t->ref_eval = e;
-    snprintf(t->ref_run, sizeof t->ref_run, "%s", run);
+    t->net.ref_gen = rgen; /* into the manifest and metrics.csv (rank 0 writes them; rgen >= 1 there) */
+    t->net.ref_eval = e;
+    snprintf(t->net.ref_run, sizeof t->net.ref_run, "%s", run);
     SAY(t,
         "gen %d reference (%s generation %d, %" PRIu64 " positions, %" PRIu64 " with a P target): P top-1 %.1f%% "
         "(static %.1f%%, P x static %.1f%%), P cross-entropy %.3f (static over the top %d %.3f, P x static %.3f), "
@@ -155,14 +155,14 @@ int train_nn_generation(Trainer *t, int gen) {
     snprintf(out, sizeof out, "%s/model.h5", dir);
     NnStageOptions o = train_nn_stage_options(&t->cfg);
     o.leave_value = klv_leave_value; /* this generation's leaves, just derived: P's static baselines */
-    o.leave_ctx = &t->klv;
-    int rc = nn_stage_run(&t->comm, t->cfg.output, gen, dir, &o, &t->nn_fc, &t->model, out, &t->nn_rep, &err);
+    o.leave_ctx = &t->leaves.klv;
+    int rc = nn_stage_run(&t->comm, t->cfg.output, gen, dir, &o, &t->net.fc, &t->net.model, out, &t->net.rep, &err);
     if (rc != 0) {
         if (rc == -1 || t->comm.rank == 0) fprintf(stderr, "rookery: rank %d: %s\n", t->comm.rank, err.msg);
         return 1;
     }
-    t->nn_trained = true;
-    const NnStageReport *r = &t->nn_rep;
+    t->net.trained = true;
+    const NnStageReport *r = &t->net.rep;
     const NnEvalReport *e = &r->eval;
     SAY(t,
         "gen %d nn: %" PRId64 " steps on %" PRIu64 " samples (gens %d-%d), loss %.3f -> %.3f, %.0f samples/s; "

@@ -33,23 +33,23 @@ static void merge_helpers(Trainer *t, const GenerationWorker *ws, int threads, G
 
 /* The forced-rack phase (generation_play_forced): batches of forced games
  * until every rack has the generation's minimum count or the cap on forced
- * games is reached. t->acc holds the summed accumulators on entry and on
+ * games is reached. t->leaves.acc holds the summed accumulators on entry and on
  * exit. Returns 0, TRAIN_EXIT_STOPPED or 1. */
 static int forced_racks(Trainer *t, GenerationWorker *w, int gen, GenerationTotals *tot) {
     uint32_t min = train_config_min_count(&t->cfg, gen);
     if (min == 0 || t->cfg.max_forced_games == 0) return 0;
     RkError err;
-    int failed = t->delta.n == 0 && rack_accum_init(&t->delta, t->racks.num_racks, &err) != 0;
+    int failed = t->leaves.delta.n == 0 && rack_accum_init(&t->leaves.delta, t->leaves.racks.num_racks, &err) != 0;
     if (failed) fprintf(stderr, "rookery: rank %d: %s\n", t->comm.rank, err.msg);
     if (agree(t, failed) != 0) return 1;
     uint64_t done = 0;
     GenerationTotals before = w->totals;
     w->totals.forced_games = w->totals.forced_observations = 0;
-    w->acc = &t->delta;
+    w->acc = &t->leaves.delta;
     int rc = 0;
     while (rc == 0 && done < t->cfg.max_forced_games) {
         ForcedTasks ft;
-        failed = forced_tasks_build(&ft, &t->acc, min, &err) != 0; /* the same on every rank, but for memory */
+        failed = forced_tasks_build(&ft, &t->leaves.acc, min, &err) != 0; /* the same on every rank, but for memory */
         if (failed) fprintf(stderr, "rookery: rank %d: %s\n", t->comm.rank, err.msg);
         if (agree(t, failed) != 0) {
             if (!failed) forced_tasks_free(&ft);
@@ -63,8 +63,8 @@ static int forced_racks(Trainer *t, GenerationWorker *w, int gen, GenerationTota
         if (done == 0)
             SAY(t, "gen %d: %" PRIu64 " racks below %u observations (%" PRIu64 " missing): forced games", gen,
                 ft.n, min, ft.total);
-        memset(t->delta.count, 0, t->delta.n * sizeof t->delta.count[0]);
-        memset(t->delta.sum_mp, 0, t->delta.n * sizeof t->delta.sum_mp[0]);
+        memset(t->leaves.delta.count, 0, t->leaves.delta.n * sizeof t->leaves.delta.count[0]);
+        memset(t->leaves.delta.sum_mp, 0, t->leaves.delta.n * sizeof t->leaves.delta.sum_mp[0]);
         int status = 0;
         for (uint64_t k = (uint64_t)t->comm.rank; k < games && status == 0; k += (uint64_t)t->comm.size) {
             uint64_t index = w->games + done + k;
@@ -79,16 +79,16 @@ static int forced_racks(Trainer *t, GenerationWorker *w, int gen, GenerationTota
         else if (worst == 1) {
             SAY(t, "stop requested: generation %d discarded during forced games; rerun to resume", gen);
             rc = TRAIN_EXIT_STOPPED;
-        } else if (comm_sum_i64(&t->comm, t->delta.count, t->delta.n, &err) != 0 ||
-                   comm_sum_i64(&t->comm, t->delta.sum_mp, t->delta.n, &err) != 0) {
+        } else if (comm_sum_i64(&t->comm, t->leaves.delta.count, t->leaves.delta.n, &err) != 0 ||
+                   comm_sum_i64(&t->comm, t->leaves.delta.sum_mp, t->leaves.delta.n, &err) != 0) {
             fprintf(stderr, "rookery: %s\n", err.msg);
             rc = 1;
         } else {
-            rack_accum_merge(&t->acc, &t->delta, &err);
+            rack_accum_merge(&t->leaves.acc, &t->leaves.delta, &err);
             done += games;
         }
     }
-    w->acc = &t->acc;
+    w->acc = &t->leaves.acc;
     int64_t f[2] = {w->totals.forced_games, w->totals.forced_observations};
     if (rc == 0 && comm_sum_i64(&t->comm, f, 2, &err) != 0) rc = 1;
     tot->forced_games = f[0];
@@ -97,7 +97,7 @@ static int forced_racks(Trainer *t, GenerationWorker *w, int gen, GenerationTota
     if (rc == 0 && done > 0) {
         ForcedTasks left;
         uint64_t missing = 0;
-        if (forced_tasks_build(&left, &t->acc, min, &err) == 0) {
+        if (forced_tasks_build(&left, &t->leaves.acc, min, &err) == 0) {
             missing = left.total;
             forced_tasks_free(&left);
         }
@@ -148,7 +148,7 @@ void train_prune(Trainer *t, int gen) {
     RunKeep keep = {.newest = t->cfg.keep,
                     .every = t->cfg.keep_every,
                     .shards_from = t->cfg.nn_train ? gen + 2 - t->cfg.nn_window : INT_MAX,
-                    .model_gen = t->model_in_force};
+                    .model_gen = t->search.model_in_force};
     int files = 0;
     uint64_t bytes = 0;
     RkError err;
@@ -177,11 +177,11 @@ static int evaluate_generation(Trainer *t, int gen, GenReport *rep) {
     if (train_heldout_residuals(t, gen, &rep->heldout) != 0) return 1;
     if ((rc = stop_point(t, gen, "its evaluation matches")) != 0) return rc;
     if (train_evaluation_matches(t, rep) != 0) return 1;
-    if (t->have_model) {
+    if (t->net.have_model) {
         if ((rc = stop_point(t, gen, "the network's training")) != 0) return rc;
         if (train_nn_generation(t, gen) != 0) return 1;
     }
-    if (!t->mcgs_loop) return 0;
+    if (!t->search.loop) return 0;
     if ((rc = stop_point(t, gen, "the gate")) != 0) return rc;
     if (train_search_gate(t, gen, rep) != 0) return 1;
     if ((rc = stop_point(t, gen, "the value check")) != 0) return rc;
@@ -208,27 +208,27 @@ static void workers_prepare(Trainer *t, int gen, const GenReport *rep, GenWorker
                              .layout = &t->engine.layout,
                              .kwg = &t->engine.kwg,
                              .leave_value = klv_leave_value,
-                             .leave_ctx = &t->klv,
-                             .spv = t->spv_on && t->cfg.spv_use ? &t->spv : NULL,
+                             .leave_ctx = &t->leaves.klv,
+                             .spv = t->spv.on && t->cfg.spv_use ? &t->spv.table : NULL,
                              .spv_k = t->cfg.spv_k,
                              .seed = t->cfg.seed,
                              .generation = (uint64_t)gen,
                              .player = t->have_player ? &t->player : NULL};
     GenerationWorker *w = &gw->ws[0];
     *w = (GenerationWorker){.play = play,
-                            .racks = &t->racks,
+                            .racks = &t->leaves.racks,
                             .games = t->cfg.games_per_generation,
                             .sampled_racks = t->cfg.sampled_racks,
                             .rank = t->comm.rank,
                             .nranks = t->comm.size,
-                            .acc = &t->acc,
-                            .spv_acc = rep->spv_trained ? &t->spv_acc : NULL,
+                            .acc = &t->leaves.acc,
+                            .spv_acc = rep->spv_trained ? &t->spv.acc : NULL,
                             .res = t->res,
                             .spv_target = t->cfg.spv_target,
                             .samples = t->cfg.nn_shards ? &t->recorder : NULL,
                             .game = t->game};
     /* the static player's k best moves a turn are the shard sampler's
-     * targets too (the same leaves: klv_leave_value of t->klv) */
+     * targets too (the same leaves: klv_leave_value of t->leaves.klv) */
     if (w->samples != NULL) play->top_list = samples_shared_top(w->samples, &play->top_k);
     /* the other threads' workers: the same, with their own state */
     gw->threads = t->cfg.threads;
@@ -247,10 +247,10 @@ static void workers_prepare(Trainer *t, int gen, const GenReport *rep, GenWorker
     }
     shardset_clear(&t->samples);
     memset(&t->shard_files, 0, sizeof t->shard_files);
-    memset(&t->nn_rep, 0, sizeof t->nn_rep);
-    memset(&t->ref_eval, 0, sizeof t->ref_eval);
-    t->gen_begun = t->nn_trained = false;
-    t->ref_gen = 0;
+    memset(&t->net.rep, 0, sizeof t->net.rep);
+    memset(&t->net.ref_eval, 0, sizeof t->net.ref_eval);
+    t->gen_begun = t->net.trained = false;
+    t->net.ref_gen = 0;
 }
 
 /* play: every rank its share of the games, in rounds, with a stop check
@@ -317,27 +317,27 @@ static int stage_reduce(Trainer *t, GenWorkers *gw, GenerationTotals *tot) {
 static int stage_derive(Trainer *t, GenReport *rep) {
     RkError err;
     DeriveOptions dopt = {.shrink = t->cfg.shrink};
-    if (derive_leaves_opt(&t->deriver, &t->acc, NULL, &dopt, t->new_values, t->klv.count, &rep->info, &err) != 0) {
+    if (derive_leaves_opt(&t->leaves.deriver, &t->leaves.acc, NULL, &dopt, t->leaves.new_values, t->leaves.klv.count, &rep->info, &err) != 0) {
         fprintf(stderr, "rookery: derive: %s\n", err.msg);
         return 1;
     }
     rep->change_rms = 0.0;
     if (rep->leaves_trained) {
         double sq = 0;
-        for (uint32_t i = 0; i < t->klv.count; i++) {
-            double d = (double)t->new_values[i] - (double)t->klv.values[i];
+        for (uint32_t i = 0; i < t->leaves.klv.count; i++) {
+            double d = (double)t->leaves.new_values[i] - (double)t->leaves.klv.values[i];
             sq += d * d;
         }
-        rep->change_rms = t->klv.count ? sqrt(sq / t->klv.count) : 0.0;
-        klv_set_values(&t->klv, t->new_values);
+        rep->change_rms = t->leaves.klv.count ? sqrt(sq / t->leaves.klv.count) : 0.0;
+        klv_set_values(&t->leaves.klv, t->leaves.new_values);
     }
     if (rep->spv_trained) {
         SpvDeriveOptions sopt = {.prior_mean = t->cfg.spv_prior_mean, .prior_var = t->cfg.spv_prior_var};
-        if (spv_derive(&t->spv_acc, &sopt, &t->new_spv, &rep->spv_info, &err) != 0) {
+        if (spv_derive(&t->spv.acc, &sopt, &t->spv.derived, &rep->spv_info, &err) != 0) {
             fprintf(stderr, "rookery: spv: %s\n", err.msg);
             return 1;
         }
-        spv_replace(&t->spv, &t->new_spv);
+        spv_replace(&t->spv.table, &t->spv.derived);
     }
     return 0;
 }
@@ -371,10 +371,10 @@ static void log_generation(Trainer *t, int gen, const GenReport *rep, const GenT
         tot->observations ? (double)tot->equity_sum / 1000.0 / (double)tot->observations : 0.0, sampled,
         rep->info.racks_observed, rep->change_rms, rep->match.win_pct, rep->match.ci95_pct, tm->play, tm->reduce,
         tm->derive, evaluate_s, tm->write);
-    if (!t->spv_on) return;
+    if (!t->spv.on) return;
     char mult[SPV_MAX_OPENNESS * 8 + 1] = "";
-    for (uint32_t o = 0, off = 0; o < t->new_spv.num_openness; o++)
-        off += (uint32_t)snprintf(mult + off, sizeof mult - off, "%s%.2f", o ? " " : "", t->new_spv.openness[o]);
+    for (uint32_t o = 0, off = 0; o < t->spv.derived.num_openness; o++)
+        off += (uint32_t)snprintf(mult + off, sizeof mult - off, "%s%.2f", o ? " " : "", t->spv.derived.openness[o]);
     SAY(t,
         "gen %d spv: %s; %u cells observed, %" PRIu64 " tile observations, mean |adj| %.3f; priors of "
         "1-point tiles: mean %.3g, var %.3g; openness multipliers %s; held-out residual "
@@ -392,7 +392,7 @@ int train_generation(Trainer *t, int gen) {
     GenReport rep;
     memset(&rep, 0, sizeof rep);
     rep.leaves_trained = train_config_leaves_train(&t->cfg, gen);
-    rep.spv_trained = t->spv_on && train_config_spv_trains(&t->cfg, gen);
+    rep.spv_trained = t->spv.on && train_config_spv_trains(&t->cfg, gen);
     if (train_search_begin_generation(t) != 0) return 1;
     memset(t->reduce_buf, 0, t->reduce_words * sizeof t->reduce_buf[0]);
     GenWorkers workers, *gw = &workers;

@@ -132,7 +132,7 @@ static int read_search_state(Trainer *t, int latest, SearchState *st, RkError *e
 /* The leaf rollout plies in force once a net guides: the config's, or with
  * auto 0 (V) once V has won its value check. */
 static int leaf_rollout(const Trainer *t) {
-    return t->cfg.mcgs_rollout_auto && t->value_won ? 0 : t->cfg.mcgs_rollout_with_net;
+    return t->cfg.mcgs_rollout_auto && t->search.value_won ? 0 : t->cfg.mcgs_rollout_with_net;
 }
 
 /* The anchor's spec: the loop's own player without a net ("search", playing
@@ -162,18 +162,18 @@ static int open_self_play(Trainer *t) {
     if (t->have_player) player_close(&t->player);
     t->have_player = false;
     char spec[TRAIN_SPEC_MAX];
-    search_spec(t, t->model_in_force, false, leaf_rollout(t), false, spec, sizeof spec);
+    search_spec(t, t->search.model_in_force, false, leaf_rollout(t), false, spec, sizeof spec);
     int rc = open_search(t, &t->player, spec);
     t->have_player = rc == 0;
     if (agree(t, rc != 0) != 0) return 1;
-    t->player_model = t->model_in_force;
-    t->player_rollout = leaf_rollout(t);
+    t->search.player_model = t->search.model_in_force;
+    t->search.player_rollout = leaf_rollout(t);
     return 0;
 }
 
 int train_search_setup(Trainer *t, int latest) {
-    t->mcgs_loop = strncmp(t->cfg.player, "mcgs", 4) == 0;
-    if (!t->mcgs_loop) return 0;
+    t->search.loop = strncmp(t->cfg.player, "mcgs", 4) == 0;
+    if (!t->search.loop) return 0;
     if (t->cfg.mcgs_anchor_pairs > 0 || t->cfg.mcgs_decisions > 0) { /* a bad anchor spec fails now, not after a generation's games */
         Player anchor;
         if (open_anchor(t, &anchor) != 0) return 2;
@@ -213,14 +213,14 @@ int train_search_setup(Trainer *t, int latest) {
         return 1;
     }
     if (st.model_in_force < 0) return 1;
-    t->model_in_force = st.model_in_force;
-    t->value_won = st.value_won != 0; /* a fixed rollout_with_net in the config wins over it */
-    t->value_checked = st.value_checked;
+    t->search.model_in_force = st.model_in_force;
+    t->search.value_won = st.value_won != 0; /* a fixed rollout_with_net in the config wins over it */
+    t->search.value_checked = st.value_checked;
     if (open_self_play(t) != 0) return 2;
     char spec[TRAIN_SPEC_MAX];
-    train_search_describe(t, t->model_in_force, leaf_rollout(t), false, spec, sizeof spec);
-    if (t->model_in_force > 0)
-        SAY(t, "search: %s guided by gen-%04d/model.h5 (%s)", t->cfg.player, t->model_in_force, spec);
+    train_search_describe(t, t->search.model_in_force, leaf_rollout(t), false, spec, sizeof spec);
+    if (t->search.model_in_force > 0)
+        SAY(t, "search: %s guided by gen-%04d/model.h5 (%s)", t->cfg.player, t->search.model_in_force, spec);
     else
         SAY(t, "search: %s without a net (no model promoted yet)", t->cfg.player);
     if (t->cfg.mcgs_rollout_auto)
@@ -231,28 +231,28 @@ int train_search_setup(Trainer *t, int latest) {
 }
 
 int train_search_begin_generation(Trainer *t) {
-    if (!t->mcgs_loop || (t->player_model == t->model_in_force && t->player_rollout == leaf_rollout(t))) return 0;
+    if (!t->search.loop || (t->search.player_model == t->search.model_in_force && t->search.player_rollout == leaf_rollout(t))) return 0;
     return open_self_play(t);
 }
 
 int train_search_gate(Trainer *t, int gen, GenReport *rep) {
-    rep->model_in_force = t->model_in_force;
-    rep->model_at_start = t->model_in_force;
+    rep->model_in_force = t->search.model_in_force;
+    rep->model_at_start = t->search.model_in_force;
     rep->rollout_at_start = rep->rollout_in_force = leaf_rollout(t);
-    if (!t->mcgs_loop || !t->cfg.mcgs_net_auto || !t->nn_trained) return 0;
+    if (!t->search.loop || !t->cfg.mcgs_net_auto || !t->net.trained) return 0;
     rep->gate_played = t->cfg.mcgs_gate_pairs > 0;
     if (!rep->gate_played) {
         rep->promoted = true;
     } else {
         search_spec(t, gen, true, leaf_rollout(t), true, rep->gate_specs[0], sizeof rep->gate_specs[0]);
-        search_spec(t, t->model_in_force, false, leaf_rollout(t), true, rep->gate_specs[1], sizeof rep->gate_specs[1]);
+        search_spec(t, t->search.model_in_force, false, leaf_rollout(t), true, rep->gate_specs[1], sizeof rep->gate_specs[1]);
         if (play_specs(t, rep->gate_specs[0], rep->gate_specs[1], t->cfg.mcgs_gate_pairs,
                        match_deals_seed(t->cfg.seed, MATCH_DEALS_GATE, gen), &rep->gate) != 0) return 1;
         rep->promoted = rep->gate.win_pct >= t->cfg.mcgs_gate_threshold;
     }
-    int before = t->model_in_force;
-    if (rep->promoted) t->model_in_force = gen;
-    rep->model_in_force = t->model_in_force;
+    int before = t->search.model_in_force;
+    if (rep->promoted) t->search.model_in_force = gen;
+    rep->model_in_force = t->search.model_in_force;
     char prev[32];
     if (before > 0) snprintf(prev, sizeof prev, "gen-%04d's", before);
     else snprintf(prev, sizeof prev, "no net");
@@ -269,24 +269,24 @@ int train_search_gate(Trainer *t, int gen, GenReport *rep) {
 int train_search_value_check(Trainer *t, int gen, GenReport *rep) {
     /* once per model: the check's pairs are the same deals every generation, so a model
      * already checked would replay the same games */
-    if (!t->mcgs_loop || !t->cfg.mcgs_rollout_auto || t->value_won || t->model_in_force == 0 ||
-        t->model_in_force == t->value_checked)
+    if (!t->search.loop || !t->cfg.mcgs_rollout_auto || t->search.value_won || t->search.model_in_force == 0 ||
+        t->search.model_in_force == t->search.value_checked)
         return 0;
     /* a model promoted this generation is still in gen-NNNN.tmp */
-    bool tmp = t->model_in_force == gen;
+    bool tmp = t->search.model_in_force == gen;
     char with_v[TRAIN_SPEC_MAX], with_rollouts[TRAIN_SPEC_MAX];
-    search_spec(t, t->model_in_force, tmp, 0, true, with_v, sizeof with_v);
-    search_spec(t, t->model_in_force, tmp, leaf_rollout(t), true, with_rollouts, sizeof with_rollouts);
+    search_spec(t, t->search.model_in_force, tmp, 0, true, with_v, sizeof with_v);
+    search_spec(t, t->search.model_in_force, tmp, leaf_rollout(t), true, with_rollouts, sizeof with_rollouts);
     if (play_specs(t, with_v, with_rollouts, t->cfg.mcgs_value_pairs, match_deals_seed(t->cfg.seed, MATCH_DEALS_VALUE, gen),
                    &rep->value) != 0) return 1;
     rep->value_played = true;
     bool wins = rep->value.win_pct >= t->cfg.mcgs_value_threshold;
     SAY(t, "gen %d value check: gen-%04d's model, V leaves vs %d-ply rollouts: %.1f%% +/- %.1f (%" PRIu64
         " pairs, threshold %.1f%%): %s",
-        gen, t->model_in_force, leaf_rollout(t), rep->value.win_pct, rep->value.ci95_pct, t->cfg.mcgs_value_pairs,
+        gen, t->search.model_in_force, leaf_rollout(t), rep->value.win_pct, rep->value.ci95_pct, t->cfg.mcgs_value_pairs,
         t->cfg.mcgs_value_threshold, wins ? "V values the leaves from now on" : "rollouts stay");
-    t->value_checked = t->model_in_force;
-    t->value_won = wins;
+    t->search.value_checked = t->search.model_in_force;
+    t->search.value_won = wins;
     rep->rollout_in_force = leaf_rollout(t);
     return 0;
 }
@@ -297,8 +297,8 @@ int train_search_value_check(Trainer *t, int gen, GenReport *rep) {
 static int open_current_and_anchor(Trainer *t, int gen, Player *cur, Player *anchor, char *who, size_t cap) {
     char cur_spec[TRAIN_SPEC_MAX];
     /* a model promoted this generation is still in gen-NNNN.tmp */
-    search_spec(t, t->model_in_force, t->model_in_force == gen, leaf_rollout(t), true, cur_spec, sizeof cur_spec);
-    if (t->model_in_force > 0) snprintf(who, cap, "gen-%04d's model", t->model_in_force);
+    search_spec(t, t->search.model_in_force, t->search.model_in_force == gen, leaf_rollout(t), true, cur_spec, sizeof cur_spec);
+    if (t->search.model_in_force > 0) snprintf(who, cap, "gen-%04d's model", t->search.model_in_force);
     else snprintf(who, cap, "no net");
     int rc = open_search(t, cur, cur_spec);
     if (agree(t, rc != 0) != 0) {
@@ -314,11 +314,11 @@ static int open_current_and_anchor(Trainer *t, int gen, Player *cur, Player *anc
 
 /* Without a model in force the loop's search is the default anchor itself. */
 static bool anchor_is_self(const Trainer *t) {
-    return strcmp(t->cfg.mcgs_anchor, "search") == 0 && t->model_in_force == 0;
+    return strcmp(t->cfg.mcgs_anchor, "search") == 0 && t->search.model_in_force == 0;
 }
 
 int train_search_anchor(Trainer *t, int gen, GenReport *rep) {
-    if (!t->mcgs_loop || t->cfg.mcgs_anchor_pairs == 0) return 0;
+    if (!t->search.loop || t->cfg.mcgs_anchor_pairs == 0) return 0;
     if (anchor_is_self(t)) {
         SAY(t, "gen %d anchor: none (no model in force: the search is the anchor itself)", gen);
         return 0;
@@ -338,7 +338,7 @@ int train_search_anchor(Trainer *t, int gen, GenReport *rep) {
 }
 
 int train_search_decisions(Trainer *t, int gen, GenReport *rep) {
-    if (!t->mcgs_loop || t->cfg.mcgs_decisions == 0) return 0;
+    if (!t->search.loop || t->cfg.mcgs_decisions == 0) return 0;
     if (anchor_is_self(t)) {
         SAY(t, "gen %d decisions: none (no model in force: the search is the anchor itself)", gen);
         return 0;
@@ -356,7 +356,7 @@ int train_search_decisions(Trainer *t, int gen, GenReport *rep) {
     c.game_leave_value = NULL;
     c.game_leave_ctx = NULL;
     c.leave_value = klv_leave_value;
-    c.leave_ctx = &t->klv;
+    c.leave_ctx = &t->leaves.klv;
     c.seed = match_deals_seed(t->cfg.seed, MATCH_DEALS_DECISIONS, gen);
     c.positions = t->cfg.mcgs_decisions;
     const Player *players[2] = {&cur, &anchor_player};

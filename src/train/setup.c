@@ -23,7 +23,7 @@ static int helpers_init(Trainer *t) {
     for (int j = 0; j < n; j++) {
         TrainHelper *h = &t->helpers[j];
         shardset_init(&h->samples);
-        samples_init(&h->recorder, &h->samples, t->cfg.nn_temperature, t->cfg.nn_top, klv_leave_value, &t->klv);
+        samples_init(&h->recorder, &h->samples, t->cfg.nn_temperature, t->cfg.nn_top, klv_leave_value, &t->leaves.klv);
     }
     return 0;
 }
@@ -46,7 +46,7 @@ int train_player_open(Trainer *t, Player *p, const char *spec, RkError *err) {
         player_close(p);
         return -1;
     }
-    player_lend_leaves(p, &t->klv);
+    player_lend_leaves(p, &t->leaves.klv);
     return 0;
 }
 
@@ -80,7 +80,7 @@ static int load_spv(Trainer *t, int latest, RkError *err) {
         src = t->cfg.spv_initial;
     }
     uint32_t squares = (uint32_t)(t->engine.layout.dim * t->engine.layout.dim);
-    if (spv_init_zero(&t->spv, squares, SPV_DEFAULT_BUCKETS, SPV_DEFAULT_OPENNESS, true, err) != 0) return -1;
+    if (spv_init_zero(&t->spv.table, squares, SPV_DEFAULT_BUCKETS, SPV_DEFAULT_OPENNESS, true, err) != 0) return -1;
     if (src == NULL) return 0;
     Spv in;
     if (spv_load(&in, src, err) != 0) return -1;
@@ -90,9 +90,9 @@ static int load_spv(Trainer *t, int latest, RkError *err) {
                       SPV_DEFAULT_BUCKETS);
     if (rc == 0) {
         size_t cells = (size_t)squares * SPV_DEFAULT_BUCKETS;
-        memcpy(t->spv.mean, in.mean, cells * sizeof(float));
-        if (in.var) memcpy(t->spv.var, in.var, cells * sizeof(float));
-        if (in.num_openness == SPV_DEFAULT_OPENNESS) memcpy(t->spv.openness, in.openness, sizeof in.openness);
+        memcpy(t->spv.table.mean, in.mean, cells * sizeof(float));
+        if (in.var) memcpy(t->spv.table.var, in.var, cells * sizeof(float));
+        if (in.num_openness == SPV_DEFAULT_OPENNESS) memcpy(t->spv.table.openness, in.openness, sizeof in.openness);
     }
     spv_free(&in);
     return rc;
@@ -104,8 +104,8 @@ static int load_spv(Trainer *t, int latest, RkError *err) {
  * model keeps its own architecture. */
 static int setup_model(Trainer *t, int latest, RkError *err) {
     if (!t->cfg.nn_shards) return rk_error(err, "nn.train = yes needs nn.shards = yes (the trainer learns from shards)");
-    nn_feature_context(&t->nn_fc, &t->engine.ld, &t->engine.layout, &t->engine.kwg);
-    nn_feature_context_leaves(&t->nn_fc, klv_leave_value, &t->klv); /* the leaves in force, for nn.prior = equity */
+    nn_feature_context(&t->net.fc, &t->engine.ld, &t->engine.layout, &t->engine.kwg);
+    nn_feature_context_leaves(&t->net.fc, klv_leave_value, &t->leaves.klv); /* the leaves in force, for nn.prior = equity */
     char path[RUNDIR_PATH_MAX + 64], dir[RUNDIR_PATH_MAX];
     path[0] = 0;
     if (latest >= 0) {
@@ -115,13 +115,13 @@ static int setup_model(Trainer *t, int latest, RkError *err) {
     }
     bool initial = latest < 0 && t->cfg.nn_initial[0];
     if (initial) snprintf(path, sizeof path, "%s", t->cfg.nn_initial);
-    int rc = path[0] ? nn_model_load(&t->model, path, &t->engine.ld, t->engine.layout.dim, err)
-                     : nn_model_init(&t->model, &t->cfg.nn_arch, &t->engine.ld, t->engine.layout.dim,
+    int rc = path[0] ? nn_model_load(&t->net.model, path, &t->engine.ld, t->engine.layout.dim, err)
+                     : nn_model_init(&t->net.model, &t->cfg.nn_arch, &t->engine.ld, t->engine.layout.dim,
                                      t->cfg.seed ^ UINT64_C(0x6d6f64656c), err);
     if (rc != 0) return -1;
-    t->have_model = true;
+    t->net.have_model = true;
     NnLossOptions lo = train_config_loss_options(&t->cfg);
-    if (nn_loss_options_check(&lo, &t->model, err) != 0) return -1; /* before any game is played */
+    if (nn_loss_options_check(&lo, &t->net.model, err) != 0) return -1; /* before any game is played */
     char ref_run[TRAIN_PATH_MAX];
     int ref_gen = t->cfg.nn_reference[0] ? train_reference_of(t->cfg.nn_reference, ref_run, sizeof ref_run, err) : 0;
     if (ref_gen < 0) return -1;
@@ -136,15 +136,15 @@ static int setup_model(Trainer *t, int latest, RkError *err) {
     if (initial)
         SAY(t, "model: starts from nn.initial = %s (step %" PRId64 ", %d channels x %d blocks, prior %s, %zu "
                "parameters; it guides the search once a model trained from it wins its gate)",
-            path, t->model.train_step, t->model.arch.channels, t->model.arch.blocks,
-            t->model.arch.prior_equity ? "equity" : "score", t->model.params.total);
+            path, t->net.model.train_step, t->net.model.arch.channels, t->net.model.arch.blocks,
+            t->net.model.arch.prior_equity ? "equity" : "score", t->net.model.params.total);
     else if (path[0])
-        SAY(t, "model: %s (step %" PRId64 ", %zu parameters)%s", path, t->model.train_step, t->model.params.total,
+        SAY(t, "model: %s (step %" PRId64 ", %zu parameters)%s", path, t->net.model.train_step, t->net.model.params.total,
             t->cfg.nn_initial[0] ? "; nn.initial applies to a new run only" : "");
     else
         SAY(t, "model: new, %d channels x %d blocks, embed %d, heads %d, H %d tile(s) a step (%zu parameters)%s",
-            t->model.arch.channels, t->model.arch.blocks, t->model.arch.embed, t->model.arch.head_hidden,
-            t->model.arch.h_tiles, t->model.params.total,
+            t->net.model.arch.channels, t->net.model.arch.blocks, t->net.model.arch.embed, t->net.model.arch.head_hidden,
+            t->net.model.arch.h_tiles, t->net.model.params.total,
             t->cfg.nn_initial[0] ? "; nn.initial applies to a new run only" : "");
     return 0;
 }
@@ -157,16 +157,16 @@ static int setup_alone(Trainer *t) {
                     strchr(t->cfg.lexicon, '/') || strstr(t->cfg.lexicon, ".kwg") ? t->cfg.lexicon : NULL,
                     t->cfg.lexicon) != 0)
         return 2;
-    if (racktable_build(&t->racks, &t->engine.ld, RK_RACK_SIZE, &err) != 0) {
+    if (racktable_build(&t->leaves.racks, &t->engine.ld, RK_RACK_SIZE, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;
     }
-    t->spv_on = t->cfg.spv_schedule != SPV_SCHEDULE_OFF;
+    t->spv.on = t->cfg.spv_schedule != SPV_SCHEDULE_OFF;
     int dim = t->engine.layout.dim;
     uint32_t squares = (uint32_t)(dim * dim);
-    size_t racks_words = 2 * (size_t)t->racks.num_racks;
+    size_t racks_words = 2 * (size_t)t->leaves.racks.num_racks;
     size_t spv_words =
-        t->spv_on ? spv_accum_words(SPV_DEFAULT_OPENNESS, SPV_DEFAULT_PHASES, squares, SPV_DEFAULT_BUCKETS) : 0;
+        t->spv.on ? spv_accum_words(SPV_DEFAULT_OPENNESS, SPV_DEFAULT_PHASES, squares, SPV_DEFAULT_BUCKETS) : 0;
     t->reduce_words = racks_words + spv_words + GENERATION_TOTALS_FIELDS;
     t->reduce_buf = calloc(t->reduce_words, sizeof t->reduce_buf[0]);
     t->res = malloc(sizeof *t->res);
@@ -174,11 +174,11 @@ static int setup_alone(Trainer *t) {
         fprintf(stderr, "rookery: out of memory for the accumulators (%zu words)\n", t->reduce_words);
         return 1;
     }
-    rack_accum_init_in(&t->acc, t->racks.num_racks, t->reduce_buf);
-    if (t->spv_on &&
-        (spv_accum_init(&t->spv_acc, SPV_DEFAULT_OPENNESS, SPV_DEFAULT_PHASES, squares, SPV_DEFAULT_BUCKETS,
+    rack_accum_init_in(&t->leaves.acc, t->leaves.racks.num_racks, t->reduce_buf);
+    if (t->spv.on &&
+        (spv_accum_init(&t->spv.acc, SPV_DEFAULT_OPENNESS, SPV_DEFAULT_PHASES, squares, SPV_DEFAULT_BUCKETS,
                         t->reduce_buf + racks_words, &err) != 0 ||
-         spv_init_zero(&t->new_spv, squares, SPV_DEFAULT_BUCKETS, SPV_DEFAULT_OPENNESS, true, &err) != 0)) {
+         spv_init_zero(&t->spv.derived, squares, SPV_DEFAULT_BUCKETS, SPV_DEFAULT_OPENNESS, true, &err) != 0)) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;
     }
@@ -220,23 +220,23 @@ int train_setup(Trainer *t, int *start_gen) {
         char path[RUNDIR_PATH_MAX + 64], dir[RUNDIR_PATH_MAX];
         rundir_gen_path(t->cfg.output, latest, false, dir, sizeof dir);
         snprintf(path, sizeof path, "%s/leaves.klv2", dir);
-        rc = klv_load(&t->klv, path, &t->engine.ld, &err);
+        rc = klv_load(&t->leaves.klv, path, &t->engine.ld, &err);
         SAY(t, "resuming %s from gen-%04d (verified)", t->cfg.output, latest);
     } else if (strcmp(t->cfg.initial_leaves, "zero") == 0) {
-        rc = klv_init_zero(&t->klv, &t->engine.ld, &err);
+        rc = klv_init_zero(&t->leaves.klv, &t->engine.ld, &err);
     } else {
-        rc = klv_load(&t->klv, t->cfg.initial_leaves, &t->engine.ld, &err);
+        rc = klv_load(&t->leaves.klv, t->cfg.initial_leaves, &t->engine.ld, &err);
     }
     if (agree(t, rc != 0) != 0) {
         if (rc != 0) fprintf(stderr, "rookery: %s\n", err.msg);
         return 2;
     }
-    if (t->spv_on) {
+    if (t->spv.on) {
         rc = load_spv(t, latest, &err);
         if (rc != 0) fprintf(stderr, "rookery: %s\n", err.msg);
         if (agree(t, rc != 0) != 0) return 2;
     }
-    rc = leave_deriver_init(&t->deriver, &t->racks, &t->klv.kwg, &err);
+    rc = leave_deriver_init(&t->leaves.deriver, &t->leaves.racks, &t->leaves.klv.kwg, &err);
     if (rc != 0) fprintf(stderr, "rookery: leaves: %s\n", err.msg);
     if (agree(t, rc != 0) != 0) return 2;
     if (helpers_init(t) != 0) {
@@ -259,10 +259,10 @@ int train_setup(Trainer *t, int *start_gen) {
         if (agree(t, rc != 0) != 0) return 2;
     }
     shardset_init(&t->samples);
-    samples_init(&t->recorder, &t->samples, t->cfg.nn_temperature, t->cfg.nn_top, klv_leave_value, &t->klv);
-    t->new_values = malloc(t->klv.count * sizeof(float));
+    samples_init(&t->recorder, &t->samples, t->cfg.nn_temperature, t->cfg.nn_top, klv_leave_value, &t->leaves.klv);
+    t->leaves.new_values = malloc(t->leaves.klv.count * sizeof(float));
     t->game = malloc(sizeof *t->game);
-    bool no_memory = !t->new_values || !t->game;
+    bool no_memory = !t->leaves.new_values || !t->game;
     if (no_memory) fprintf(stderr, "rookery: rank %d: out of memory\n", t->comm.rank);
     if (agree(t, no_memory) != 0) return 1;
     if (t->check_only) {
@@ -286,7 +286,7 @@ int train_setup(Trainer *t, int *start_gen) {
         SAY(t, "new run %s: gen-0000 written (%s leaves)", t->cfg.output, t->cfg.initial_leaves);
     }
     SAY(t, "%d rank(s); %" PRIu64 " racks, %u leaves; OpenBLAS core %s; setup %.2f s", t->comm.size,
-        t->racks.num_racks, t->klv.count, blas_core_name(), rk_seconds() - t0);
+        t->leaves.racks.num_racks, t->leaves.klv.count, blas_core_name(), rk_seconds() - t0);
     *start_gen = (latest < 0 ? 0 : latest) + 1;
     return 0;
 }
@@ -297,18 +297,18 @@ void train_teardown(Trainer *t) {
     free(t->game);
     samples_free(&t->recorder);
     shardset_free(&t->samples);
-    if (t->have_model) nn_model_free(&t->model);
-    free(t->new_values);
-    leave_deriver_free(&t->deriver);
-    rack_accum_free(&t->acc);
+    if (t->net.have_model) nn_model_free(&t->net.model);
+    free(t->leaves.new_values);
+    leave_deriver_free(&t->leaves.deriver);
+    rack_accum_free(&t->leaves.acc);
     if (t->have_player) player_close(&t->player);
-    spv_accum_free(&t->spv_acc);
-    spv_free(&t->spv);
-    spv_free(&t->new_spv);
+    spv_accum_free(&t->spv.acc);
+    spv_free(&t->spv.table);
+    spv_free(&t->spv.derived);
     free(t->reduce_buf);
     free(t->res);
-    if (t->delta.n) rack_accum_free(&t->delta);
-    klv_free(&t->klv);
-    racktable_free(&t->racks);
+    if (t->leaves.delta.n) rack_accum_free(&t->leaves.delta);
+    klv_free(&t->leaves.klv);
+    racktable_free(&t->leaves.racks);
     engine_close(&t->engine);
 }

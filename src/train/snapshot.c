@@ -37,19 +37,19 @@ int train_write_generation0(Trainer *t, RkError *err) {
     rundir_gen_path(run, 0, true, dir, sizeof dir);
     if (train_write_config(t, dir, err) != 0) return -1; /* the configuration on record with its generation */
     snprintf(path, sizeof path, "%s/leaves.klv2", dir);
-    if (klv_write(&t->klv, path, err) != 0) return -1;
+    if (klv_write(&t->leaves.klv, path, err) != 0) return -1;
     RunFile f[4] = {{.name = "leaves.klv2"}, {.name = "config.ini"}};
     int nf = 2;
-    if (t->spv_on) {
+    if (t->spv.on) {
         f[nf++] = (RunFile){.name = "positional.spv"};
         snprintf(path, sizeof path, "%s/positional.spv", dir);
-        if (spv_write(&t->spv, path, err) != 0) return -1;
+        if (spv_write(&t->spv.table, path, err) != 0) return -1;
     }
-    bool initial_model = t->have_model && t->cfg.nn_initial[0];
+    bool initial_model = t->net.have_model && t->cfg.nn_initial[0];
     if (initial_model) { /* the network's starting point, as loaded by setup_model */
         f[nf++] = (RunFile){.name = "model.h5"};
         snprintf(path, sizeof path, "%s/model.h5", dir);
-        if (nn_model_save(&t->model, path, &t->engine.ld, err) != 0) return -1;
+        if (nn_model_save(&t->net.model, path, &t->engine.ld, err) != 0) return -1;
     }
     if (rundir_describe_files(run, 0, f, nf, err) != 0) return -1;
     char files[1280], leaves[2 * TRAIN_PATH_MAX], spv[2 * TRAIN_PATH_MAX], model[2 * TRAIN_PATH_MAX];
@@ -59,7 +59,7 @@ int train_write_generation0(Trainer *t, RkError *err) {
              "  \"initial_leaves\": \"%s\",\n"
              "  \"initial_spv\": \"%s\",\n  \"initial_model\": \"%s\",\n  \"files\": {\n%s  }\n}\n",
              t->cfg.seed, t->lexicon_sha256, rk_json_escape(t->cfg.initial_leaves, leaves, sizeof leaves),
-             rk_json_escape(t->spv_on ? t->cfg.spv_initial : "none", spv, sizeof spv),
+             rk_json_escape(t->spv.on ? t->cfg.spv_initial : "none", spv, sizeof spv),
              rk_json_escape(initial_model ? t->cfg.nn_initial : "none", model, sizeof model), files);
     return rundir_commit_generation(run, 0, text, NULL, NULL, err);
 }
@@ -83,20 +83,20 @@ static const char METRICS_HEADER[] =
 /* The network's part of the manifest (a JSON member line, or "") and of the
  * metrics row (its columns); ref_json is nn.reference's member, or "". */
 static void nn_report_text(const Trainer *t, const char *ref_json, char *json, size_t jcap, char *row, size_t rcap) {
-    const NnStageReport *r = &t->nn_rep;
+    const NnStageReport *r = &t->net.rep;
     const NnLossSums *mean = &r->train.mean;
     double n = mean->samples > 0 ? mean->samples : 1.0;
     double value = (mean->wdl + mean->spread) / n, policy = nn_loss_policy(mean), hidden = mean->hidden / n;
     const NnEvalReport *e = &r->eval;
-    int64_t steps = t->nn_trained ? t->cfg.nn_steps : 0;
+    int64_t steps = t->net.trained ? t->cfg.nn_steps : 0;
     snprintf(row, rcap,
              "%d,%" PRId64 ",%" PRIu64 ",%.1f,%.5f,%.5f,%.5f,%.5f,%.5f,%" PRIu64 ",%.4f,%.5f,%.5f,%.2f,%.2f,%.4f,%.4f,"
              "%" PRIu64 ",%.4f,%.5f,%.2f,%.4f,%.4f",
-             t->nn_trained, steps, r->train_samples, r->train.samples_per_second, nn_loss_total(&r->train.first),
+             t->net.trained, steps, r->train_samples, r->train.samples_per_second, nn_loss_total(&r->train.first),
              nn_loss_total(&r->train.last), value, policy, hidden, e->positions, e->p_top1, e->v_brier,
              e->v_brier_base, e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform, e->games, e->p_top1_se,
              e->v_brier_diff_se, e->spread_rmse_diff_se, e->h_nll_se, e->h_nll_diff_se);
-    if (!t->nn_trained) return;
+    if (!t->net.trained) return;
     snprintf(json, jcap,
              "  \"nn\": {\"window\": [%d, %d], \"train_samples\": %" PRIu64 ", \"steps\": %" PRId64
              ", \"train_step\": %" PRId64 ", \"samples_per_s\": %.1f, \"loss_first\": %.5f, \"loss_last\": %.5f, "
@@ -107,7 +107,7 @@ static void nn_report_text(const Trainer *t, const char *ref_json, char *json, s
              "\"h_nll_uniform\": %.4f, \"h_nll_tilt\": %.4f, \"games\": %" PRIu64 ", \"se\": {\"p_top1\": %.4f, \"p_ce\": %.4f, "
              "\"brier\": %.5f, \"brier_diff\": %.5f, \"spread_rmse\": %.2f, \"spread_rmse_diff\": %.2f, "
              "\"h_nll\": %.4f, \"h_nll_diff\": %.4f, \"h_nll_tilt_diff\": %.4f}}%s%s},\n",
-             r->first_gen, r->last_gen, r->train_samples, steps, t->model.train_step, r->train.samples_per_second,
+             r->first_gen, r->last_gen, r->train_samples, steps, t->net.model.train_step, r->train.samples_per_second,
              nn_loss_total(&r->train.first), nn_loss_total(&r->train.last), value, policy, hidden, e->positions,
              e->p_top1, e->static_top1, e->p_static_top1, e->p_ce, e->static_ce, e->static_cand_ce, e->p_static_ce, e->v_brier, e->v_brier_base,
              e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform, e->h_nll_tilt, e->games, e->p_top1_se,
@@ -119,9 +119,9 @@ static void nn_report_text(const Trainer *t, const char *ref_json, char *json, s
 /* nn.reference's part: the manifest's "reference" member inside "nn" (or "")
  * and the trailing ref_* columns of the metrics row (zeros when not scored). */
 static void reference_text(const Trainer *t, char *json, size_t jcap, char *row, size_t rcap) {
-    const NnEvalReport *e = &t->ref_eval;
-    bool on = t->ref_gen > 0;
-    snprintf(row, rcap, "%d,%" PRIu64 ",%" PRIu64 ",%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.5f,%.5f", t->ref_gen,
+    const NnEvalReport *e = &t->net.ref_eval;
+    bool on = t->net.ref_gen > 0;
+    snprintf(row, rcap, "%d,%" PRIu64 ",%" PRIu64 ",%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.5f,%.5f", t->net.ref_gen,
              e->positions, e->p_positions, e->p_top1, e->static_top1, e->p_static_top1, e->p_ce, e->static_cand_ce,
              e->p_static_ce, e->v_brier, e->v_brier_base);
     json[0] = '\0';
@@ -131,7 +131,7 @@ static void reference_text(const Trainer *t, char *json, size_t jcap, char *row,
              "         \"reference\": {\"run\": \"%s\", \"generation\": %d, \"positions\": %" PRIu64
              ", \"p_positions\": %" PRIu64 ", \"p_top1\": %.4f, \"static_top1\": %.4f, \"p_static_top1\": %.4f, "
              "\"p_ce\": %.4f, \"static_cand_ce\": %.4f, \"p_static_ce\": %.4f, \"brier\": %.5f, \"brier_base\": %.5f}",
-             rk_json_escape(t->ref_run, run, sizeof run), t->ref_gen, e->positions, e->p_positions, e->p_top1,
+             rk_json_escape(t->net.ref_run, run, sizeof run), t->net.ref_gen, e->positions, e->p_positions, e->p_top1,
              e->static_top1, e->p_static_top1, e->p_ce, e->static_cand_ce, e->p_static_ce, e->v_brier, e->v_brier_base);
 }
 
@@ -146,18 +146,18 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
     if (!t->gen_begun && rundir_begin_generation(run, gen, err) != 0) return -1;
     rundir_gen_path(run, gen, true, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/leaves.klv2", dir);
-    if (klv_write(&t->klv, path, err) != 0) return -1;
+    if (klv_write(&t->leaves.klv, path, err) != 0) return -1;
     snprintf(path, sizeof path, "%s/racks.req", dir);
-    if (req_write_accum(path, &t->racks, &t->acc, err) != 0) return -1;
+    if (req_write_accum(path, &t->leaves.racks, &t->leaves.acc, err) != 0) return -1;
     snprintf(path, sizeof path, "%s/positional.spv", dir);
-    if (t->spv_on && spv_write(&t->spv, path, err) != 0) return -1;
+    if (t->spv.on && spv_write(&t->spv.table, path, err) != 0) return -1;
     if (train_write_config(t, dir, err) != 0) return -1; /* the configuration this generation was made with */
     RunFile files[5 + SHARD_GATHER_MAX_FILES] = {{.name = "leaves.klv2"}, {.name = "racks.req"}, {.name = "config.ini"}};
     int nfiles = 3;
-    if (t->spv_on) snprintf(files[nfiles++].name, sizeof files[0].name, "positional.spv");
+    if (t->spv.on) snprintf(files[nfiles++].name, sizeof files[0].name, "positional.spv");
     for (int i = 0; i < t->shard_files.count; i++)
         snprintf(files[nfiles++].name, sizeof files[0].name, "%s", t->shard_files.name[i]);
-    if (t->nn_trained) snprintf(files[nfiles++].name, sizeof files[0].name, "model.h5");
+    if (t->net.trained) snprintf(files[nfiles++].name, sizeof files[0].name, "model.h5");
     if (rundir_describe_files(run, gen, files, nfiles, err) != 0) return -1;
     char files_json[160 * (5 + SHARD_GATHER_MAX_FILES)];
     manifest_files(files_json, sizeof files_json, files, nfiles);
@@ -181,7 +181,7 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
     decision_summary(&rep->decisions, 1, &dec_anchor);
     int64_t dec_positions = rep->decisions_played ? rep->decisions.positions : 0;
     char self_play[TRAIN_SPEC_MAX], gate_a[TRAIN_SPEC_MAX] = "", gate_b[TRAIN_SPEC_MAX] = "";
-    if (t->mcgs_loop) {
+    if (t->search.loop) {
         char e_player[2 * TRAIN_SPEC_MAX], e_self[2 * TRAIN_SPEC_MAX], e_a[2 * TRAIN_SPEC_MAX], e_b[2 * TRAIN_SPEC_MAX];
         char e_anchor[2 * TRAIN_SPEC_MAX];
         train_search_describe(t, rep->model_at_start, rep->rollout_at_start, false, self_play, sizeof self_play);
@@ -203,7 +203,7 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
                  "\"anchor_loss\": %.4f, \"anchor_loss_se\": %.4f, \"gain\": %.4f, \"gain_se\": %.4f}},\n",
                  rk_json_escape(t->cfg.player, e_player, sizeof e_player),
                  rk_json_escape(self_play, e_self, sizeof e_self), rep->model_in_force, rep->rollout_in_force,
-                 t->value_won ? "true" : "false", t->value_checked, gate_pairs, rep->gate.win_pct,
+                 t->search.value_won ? "true" : "false", t->search.value_checked, gate_pairs, rep->gate.win_pct,
                  rep->gate.ci95_pct, t->cfg.mcgs_gate_threshold, rep->promoted ? "true" : "false",
                  rk_json_escape(gate_a, e_a, sizeof e_a), rk_json_escape(gate_b, e_b, sizeof e_b), value_pairs,
                  rep->value.win_pct, rep->value.ci95_pct, t->cfg.mcgs_value_threshold,

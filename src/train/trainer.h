@@ -56,61 +56,84 @@ typedef struct TrainHelper {
     SampleRecorder recorder;
 } TrainHelper;
 
+/* The leaves' state: the rack table, the leaves in force, their deriver and
+ * accumulators (train on every generation the schedule says). */
+typedef struct TrainLeaves {
+    RackTable racks;
+    Klv klv;            /* the leaves in force */
+    LeaveDeriver deriver;
+    RackAccum acc;      /* the generation's sums (inside Trainer.reduce_buf) */
+    RackAccum delta;    /* forced-rack observations of one batch, before they are summed */
+    float *new_values;  /* the next generation's leaves, before they replace klv's */
+} TrainLeaves;
+
+/* The SPV positional table's state (spv.schedule != off). */
+typedef struct TrainSpv {
+    bool on;
+    Spv table;          /* the table in force */
+    Spv derived;        /* this generation's derivation */
+    SpvAccum acc;       /* its cells (inside Trainer.reduce_buf) */
+} TrainSpv;
+
+/* The network's state (nn.train): the model in force, trained a little more
+ * each generation, and what its stage reported. */
+typedef struct TrainNet {
+    NnFeatureContext fc;
+    NnModel model;
+    bool have_model, trained;
+    NnStageReport rep;
+    /* nn.reference: this generation's model scored on another run's
+     * generation ref_gen (rank 0; 0: not scored this generation) */
+    int ref_gen;
+    char ref_run[TRAIN_PATH_MAX];
+    NnEvalReport ref_eval;
+} TrainNet;
+
+/* The search's generation loop (run.player = mcgs:..., search_loop.c). */
+typedef struct TrainSearch {
+    bool loop;
+    int model_in_force;   /* the generation whose model.h5 guides the search (0: none) */
+    int player_model;     /* the one Trainer.player was opened with */
+    int player_rollout;   /* the leaf rollout plies Trainer.player was opened with */
+    bool value_won;       /* V has won a value check (kept in every manifest, whatever the mode);
+                           * with mcgs.rollout_with_net = auto, V then values the leaves */
+    int value_checked;    /* the last model the value check played (0: none) */
+} TrainSearch;
+
 typedef struct Trainer {
     Comm comm;
     const volatile sig_atomic_t *stop; /* the caller's stop flag (TrainRequest.stop), or NULL */
-    RunLock run_lock; /* rank 0: the run directory's lock (train/rundir.h) */
+    TrainConfig cfg;
+    Engine engine;
+    /* the run directory (resume.c) */
+    RunLock run_lock;    /* rank 0: the run directory's lock (train/rundir.h) */
     bool config_changed; /* a resume changed keys that may change: RUN/config.ini is rewritten */
     bool created_run;    /* rank 0 created the run directory (removed again if the run fails before gen-0000) */
     char lexicon_sha256[65]; /* rank 0: the lexicon file's, into every manifest */
     char config_changes[1024]; /* "key old -> new; ..." for the log */
-    TrainConfig cfg;
-    Engine engine;
-    RackTable racks;
-    Klv klv;
-    LeaveDeriver deriver;
-    RackAccum acc;
-    RackAccum delta; /* forced-rack observations of one batch, before they are summed */
-    /* one buffer for the per-generation Allreduce: acc (2 x racks), then the
-     * SPV cells (spv_acc), then the generation totals */
+    bool check_only;     /* --check: set up everything, write nothing, play nothing */
+    /* what the generations train */
+    TrainLeaves leaves;
+    TrainSpv spv;
+    TrainNet net;
+    TrainSearch search;
+    /* one buffer for the per-generation Allreduce: leaves.acc (2 x racks),
+     * then the SPV cells (spv.acc), then the generation totals */
     int64_t *reduce_buf;
     size_t reduce_words;
-    bool spv_on;     /* spv.schedule != off */
-    Spv spv;         /* the SPV table in force */
-    Spv new_spv;     /* this generation's derivation */
-    SpvAccum spv_acc;
+    /* self-play: thread 0's game, player and recorder; the other threads' in helpers */
     GameResiduals *res; /* scratch */
-    float *new_values; /* the next generation's leaves, before they replace klv's */
     Game *game;
     Player player;      /* run.player when it is not "static" */
     bool have_player;
     TrainHelper *helpers; /* [cfg.threads - 1] */
-    /* the search's generation loop (run.player = mcgs:..., search_loop.c) */
-    bool mcgs_loop;
-    int model_in_force;   /* the generation whose model.h5 guides the search (0: none) */
-    int player_model;     /* the one t->player was opened with */
-    int player_rollout;   /* the leaf rollout plies t->player was opened with */
-    bool value_won;       /* V has won a value check (kept in every manifest, whatever the mode);
-                           * with mcgs.rollout_with_net = auto, V then values the leaves */
-    int value_checked;    /* the last model the value check played (0: none) */
     /* training samples (nn.shards): this rank's, and the files rank 0 wrote */
     ShardSet samples;
     SampleRecorder recorder;
     ShardFiles shard_files;
     bool gen_begun;     /* rank 0 has created this generation's gen-NNNN.tmp/ */
-    /* the network (nn.train): the model in force, trained a little more each generation */
-    NnFeatureContext nn_fc;
-    NnModel model;
-    bool have_model, nn_trained;
-    NnStageReport nn_rep;
-    /* nn.reference: this generation's model scored on another run's generation
-     * ref_gen (rank 0; 0: not scored this generation) */
-    int ref_gen;
-    char ref_run[TRAIN_PATH_MAX];
-    NnEvalReport ref_eval;
     /* the last generation played, for `rookery bench train` */
     bool bench;
-    bool check_only; /* --check: set up everything, write nothing, play nothing */
     double last_play, last_overhead, last_wall;
     int64_t last_games;
 } Trainer;
