@@ -13,9 +13,6 @@
 
 #define STREAM_WORLD 0
 #define STREAM_DRAWS 1
-#define STREAM_RESAMPLE 2
-#define STREAM_LEAF_WORLDS 3
-#define STREAM_LEAF_DRAWS 4
 #define STREAM_CHOOSE UINT64_C(0x63686f6f7365)
 #define ROOT_WORLD UINT64_MAX
 
@@ -34,7 +31,7 @@ typedef struct StaticCandidates {
 
 struct McgsPending {
     Game game;        /* the playout's world at the leaf */
-    uint64_t world;   /* its number (sample_world): rollout_worlds' worlds follow it */
+    uint64_t world;   /* its number (sample_world) */
     uint32_t leaf;
     int len;
     double terminal;  /* with a final step of outcome 0 */
@@ -49,11 +46,9 @@ void mcgs_config_defaults(McgsConfig *c) {
     c->cpuct = 40.0;
     c->fpu = 10.0;
     c->rollout = 2;
-    c->rollout_worlds = 1;
     win_value_defaults(&c->win);
     c->prior = MCGS_PRIOR_UNIFORM;
     c->prior_temperature = 10.0;
-    c->p_weight = 1.0;
     c->crn = true;
     c->batch = 1;
     c->vloss = 20.0;
@@ -71,10 +66,6 @@ int mcgs_config_check(const McgsConfig *c, RkError *err) {
         return rk_error(err, "mcgs: fpu, vloss and win_bonus must be finite (vloss, win_bonus >= 0)");
     if (winprob_check(&c->win.model, err) != 0) return -1;
     if (c->rollout < 0 || c->rollout > 100) return rk_error(err, "mcgs: rollout %d, expected 0..100", c->rollout);
-    if (c->rollout_worlds < 1 || c->rollout_worlds > MCGS_MAX_ROLLOUT_WORLDS)
-        return rk_error(err, "mcgs: rollout_worlds %d, expected 1..%d", c->rollout_worlds, MCGS_MAX_ROLLOUT_WORLDS);
-    if (c->rollout_worlds > 1 && c->rollout == 0)
-        return rk_error(err, "mcgs: rollout_worlds averages rollouts: it needs rollout >= 1");
     if (!(c->value_mix >= 0.0) || !(c->value_mix <= 1.0))
         return rk_error(err, "mcgs: value_mix must be in [0, 1] (V's share of a leaf's value)");
     if (c->value_mix > 0.0 && (c->net == NULL || c->rollout == 0))
@@ -83,18 +74,13 @@ int mcgs_config_check(const McgsConfig *c, RkError *err) {
         return rk_error(err, "mcgs: batch %d, expected 1..%d", c->batch, MCGS_MAX_BATCH);
     if (!(c->prior_temperature > 0.0) || !isfinite(c->prior_temperature))
         return rk_error(err, "mcgs: the prior temperature must be > 0");
-    if (!(c->p_weight >= 0.0) || !isfinite(c->p_weight)) return rk_error(err, "mcgs: p_weight must be >= 0");
-    if (!(c->prior_mix >= 0.0) || !(c->prior_mix <= 1.0))
-        return rk_error(err, "mcgs: prior_mix must be in [0, 1] (the share of the uniform prior mixed with P)");
     if (!(c->temperature >= 0.0) || !isfinite(c->temperature) || c->temperature_moves < 0)
         return rk_error(err, "mcgs: temperature must be >= 0 and temperature_moves >= 0");
     if (c->net == NULL) {
         if (c->rollout == 0) return rk_error(err, "mcgs: without a net, leaves are valued by rollouts: rollout >= 1");
         if (c->hidden == MCGS_HIDDEN_NET) return rk_error(err, "mcgs: hidden=net (H sampling) needs a net");
-        if (c->resample == MCGS_RESAMPLE_NET) return rk_error(err, "mcgs: resample=net (H sampling) needs a net");
         if (c->candidates_by == MCGS_CANDIDATES_PRIOR || c->candidates_by == MCGS_CANDIDATES_MIX)
             return rk_error(err, "mcgs: candidates_by=prior or mix needs a net (P ranks the moves)");
-        if (c->prior_mix > 0.0) return rk_error(err, "mcgs: prior_mix mixes the net's P with uniform: it needs a net");
     } else if (c->prior == MCGS_PRIOR_EQUITY && c->candidates_by != MCGS_CANDIDATES_EQUITY) {
         return rk_error(err, "mcgs: prior=equity with a net needs candidates_by=equity (the prior needs every "
                              "candidate's static equity)");
@@ -191,46 +177,15 @@ static void sample_world(McgsSearch *s, const Game *root, uint64_t i, Game *w) {
     rng_seed_stream(&w->rng, s->cfg.seed, i, STREAM_DRAWS);
 }
 
-/* Re-deals the root player's rack from the point of view of the opponent,
- * who is on turn in w. */
-static void resample_root_rack(McgsSearch *s, Game *w, Rng *r) {
-    Rack leave;
-    rack_clear(&leave);
-    if (s->cfg.resample == MCGS_RESAMPLE_NET) {
-        Position pos;
-        position_from_game(&pos, w);
-        nn_batch_set(&s->side_batch, s->cfg.net, 0, &pos);
-        nn_forward_trunk(s->cfg.net, &s->side_batch, 1);
-        hidden_leave(s, &s->side_batch, w, r, &leave);
-    }
-    game_deal_hidden(w, &leave, r);
-}
-
 /* -------------------------------------------------------------- evaluation */
 
 /* A static rollout from g (modified), valued for the player on turn
  * (sim_static_rollout): `rollout` moves, or to the end once the bag is
  * empty. `first` is the first move if known. */
-static double rollout_value(const McgsSearch *s, Game *g, uint64_t world, const Move *first) {
+static double rollout_value(const McgsSearch *s, Game *g, const Move *first) {
     const McgsConfig *c = &s->cfg;
-    bool bag = g->bag.count > 0;
-    int moves = bag ? c->rollout : 4 * GAME_MAX_SCORELESS * RK_RACK_SIZE;
-    if (!bag || c->rollout_worlds <= 1) return sim_static_rollout(g, moves, first, c->leave_value, c->leave_ctx, &c->win);
-    /* rollout_worlds: the other worlds follow the playout's world number, so
-     * that with crn the k-th visits of the root's moves share them too */
-    Game base = *g;
-    Rng r;
-    rng_seed_stream(&r, c->seed, world, STREAM_LEAF_WORLDS);
-    Rack none;
-    rack_clear(&none);
-    double sum = sim_static_rollout(g, moves, first, c->leave_value, c->leave_ctx, &c->win);
-    for (int k = 1; k < c->rollout_worlds; k++) {
-        Game w = base;
-        game_deal_hidden(&w, &none, &r);
-        rng_seed_stream(&w.rng, c->seed, world * MCGS_MAX_ROLLOUT_WORLDS + (uint64_t)k, STREAM_LEAF_DRAWS);
-        sum += sim_static_rollout(&w, moves, first, c->leave_value, c->leave_ctx, &c->win);
-    }
-    return sum / c->rollout_worlds;
+    int moves = g->bag.count > 0 ? c->rollout : 4 * GAME_MAX_SCORELESS * RK_RACK_SIZE;
+    return sim_static_rollout(g, moves, first, c->leave_value, c->leave_ctx, &c->win);
 }
 
 /* The k best moves of ml in movegen_compare order into best[0..k) (indices;
@@ -285,7 +240,7 @@ static int expand_static(McgsSearch *s, uint32_t node, const Game *w, Move *firs
  * come at its second visit). */
 static void evaluate_rollout_only(McgsSearch *s, McgsPending *p) {
     McgsNode *nd = &s->graph.nodes[p->leaf];
-    nd->u = nd->q = rollout_value(s, &p->game, p->world, NULL);
+    nd->u = nd->q = rollout_value(s, &p->game, NULL);
     nd->state = MCGS_NODE_VALUED;
 }
 
@@ -295,7 +250,7 @@ static int evaluate_static(McgsSearch *s, McgsPending *p) {
     Move first;
     if (expand_static(s, p->leaf, &p->game, &first) != 0) return -1;
     McgsNode *nd = &s->graph.nodes[p->leaf];
-    nd->u = nd->q = rollout_value(s, &p->game, p->world, &first); /* the leaf's world is not needed after this */
+    nd->u = nd->q = rollout_value(s, &p->game, &first); /* the leaf's world is not needed after this */
     return 0;
 }
 
@@ -378,8 +333,7 @@ static void net_prepare(McgsSearch *s, NnBatch *b, int j, const Game *w, StaticC
 
 /* Node gets slot j's K candidates (after nn_forward_submoves) with their
  * priors: P renormalised over them, or with prior=equity (candidates by
- * equity) P^p_weight x exp((equity - best) / prior_temperature); then
- * prior_mix flattens them. READY after. Returns -1 (no legal move, or out
+ * equity) P x exp((equity - best) / prior_temperature). READY after. Returns -1 (no legal move, or out
  * of memory). */
 static int net_expand(McgsSearch *s, NnBatch *b, int j, const StaticCandidates *sc, uint32_t node) {
     const McgsConfig *c = &s->cfg;
@@ -397,7 +351,7 @@ static int net_expand(McgsSearch *s, NnBatch *b, int j, const StaticCandidates *
         for (int a = 0; a < k; a++) {
             double logp = isfinite(lp[a]) ? lp[a] - top : isfinite(low) ? low - top : 0.0;
             double x = (sc->equity[a] - sc->equity[0]) / c->prior_temperature;
-            pr[a] = exp(c->p_weight > 0.0 ? x + c->p_weight * logp : x);
+            pr[a] = exp(x + logp);
             sum += pr[a];
         }
     } else {
@@ -407,12 +361,11 @@ static int net_expand(McgsSearch *s, NnBatch *b, int j, const StaticCandidates *
         }
     }
     McgsNode *nd = &s->graph.nodes[node];
-    double w = c->prior_mix;
     for (int a = 0; a < k; a++) {
         McgsEdge *e = &s->graph.edges[nd->first_edge + a];
         e->move = pm[a];
         e->reward = score[a];
-        e->prior = w > 0.0 ? (float)((1.0 - w) * (pr[a] / sum) + w / k) : (float)pr[a] / (float)sum;
+        e->prior = (float)pr[a] / (float)sum;
     }
     nd->state = MCGS_NODE_READY;
     return 0;
@@ -513,7 +466,7 @@ static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, bool expand,
             /* the rollout plays on the leaf's world, which is not needed after it. With an empty
              * bag the rollout goes to the end of the game: no mix */
             bool mix = want_v && p->game.bag.count > 0;
-            double r = rollout_value(s, &p->game, p->world, after ? &reply[j] : NULL);
+            double r = rollout_value(s, &p->game, after ? &reply[j] : NULL);
             nd->u = mix ? (1.0 - c->value_mix) * r + c->value_mix * v[j] : r;
         }
         nd->q = nd->u;
@@ -588,23 +541,17 @@ static void backup(McgsSearch *s, const McgsPending *p) {
 
 typedef enum { DESCENT_QUEUED, DESCENT_DONE, DESCENT_COLLISION, DESCENT_NOMEM } Descent;
 
-/* Playout `index`'s descent from the root node, through root edge `forced`
- * (0: chosen by PUCT), in a world sampled into p->game once the root's move
+/* Playout `index`'s descent from the root node, in a world sampled into p->game once the root's move
  * is chosen: world `index`, or with crn the root move's visit number. */
-static Descent descend(McgsSearch *s, const Game *root, uint32_t root_node, uint32_t forced, uint64_t index,
+static Descent descend(McgsSearch *s, const Game *root, uint32_t root_node, uint64_t index,
                        McgsPending *p, McgsResult *res) {
     McgsGraph *g = &s->graph;
     Game *w = &p->game;
     int root_player = root->on_turn;
-    Rng resample;
     p->len = 0;
     p->leaf = 0;
     uint32_t node = root_node;
     for (;;) {
-        /* the opponent's view: the root player's rack re-dealt before the
-         * node is valued or searched (its rollout would see the real one) */
-        if (s->cfg.resample != MCGS_RESAMPLE_NO && p->len > 0 && w->on_turn != root_player && w->bag.count > 0)
-            resample_root_rack(s, w, &resample);
         McgsNode *nd = &g->nodes[node];
         if (nd->state == MCGS_NODE_VALUED) { /* its second visit: lazy expansion */
             Move unused;
@@ -631,13 +578,12 @@ static Descent descend(McgsSearch *s, const Game *root, uint32_t root_node, uint
             res->opponent_choices++;
             if (nd->visits > 0) res->opponent_informed++;
         }
-        uint32_t edge = p->len == 0 && forced != 0 ? forced : select_edge(s, node);
+        uint32_t edge = select_edge(s, node);
         McgsEdge *e = &g->edges[edge];
         if (p->len == 0) {
             uint64_t world = s->cfg.crn ? (uint64_t)e->visits + e->inflight : index;
             sample_world(s, root, world, w);
             p->world = world;
-            rng_seed_stream(&resample, s->cfg.seed, world, STREAM_RESAMPLE);
         }
         e->inflight++;
         Move mv;
@@ -667,10 +613,9 @@ static Descent descend(McgsSearch *s, const Game *root, uint32_t root_node, uint
     }
 }
 
-/* The result; the move played is root edge number `chosen` if >= 0 (root
- * = halving), else the most visited (ties: the higher value, then the
+/* The result; the move played is the most visited (ties: the higher value, then the
  * higher prior), unless the temperature draws it from the visits. */
-static void fill_result(const McgsSearch *s, const Game *root, uint32_t root_node, int chosen, McgsResult *out) {
+static void fill_result(const McgsSearch *s, const Game *root, uint32_t root_node, McgsResult *out) {
     const McgsGraph *g = &s->graph;
     const McgsNode *nd = &g->nodes[root_node];
     out->count = (int)nd->n_edges;
@@ -687,8 +632,8 @@ static void fill_result(const McgsSearch *s, const Game *root, uint32_t root_nod
         out->value[a] = e->visits > 0 ? (double)e->reward + e->c : 0.0;
         out->prior[a] = e->prior;
     }
-    int best = chosen >= 0 ? chosen : 0;
-    for (int a = 1; a < out->count && chosen < 0; a++) {
+    int best = 0;
+    for (int a = 1; a < out->count; a++) {
         if (out->visits[a] != out->visits[best]) {
             if (out->visits[a] > out->visits[best]) best = a;
         } else if (out->value[a] != out->value[best]) {
@@ -720,21 +665,19 @@ static void fill_result(const McgsSearch *s, const Game *root, uint32_t root_nod
     out->bytes = mcgs_graph_bytes(g);
 }
 
-/* One round of up to `batch` playouts (at most `want`): playout j goes
- * through root edge forced[j] (forced NULL: PUCT chooses); their leaves are
+/* One round of up to `batch` playouts (at most `want`): their leaves are
  * evaluated in one pass and backed up. A collision ends the round early:
  * drop_path restores the graph exactly, so the next descent would repeat it
  * (the same world with crn or an empty bag, the same edges); its playout is
  * the next round's first. A round's first descent cannot collide (no leaf
  * waits between rounds), so every round completes at least one playout.
  * Returns the playouts completed, or -1 when out of memory. */
-static long play_round(McgsSearch *s, const Game *root, uint32_t root_node, const uint32_t *forced, uint32_t want,
+static long play_round(McgsSearch *s, const Game *root, uint32_t root_node, uint32_t want,
                        uint64_t *index, McgsResult *out) {
     int queued = 0;
     long done = 0;
     for (uint32_t tries = 0; tries < want && queued < s->cfg.batch; tries++) {
-        uint32_t f = forced != NULL ? forced[done + queued] : 0;
-        Descent d = descend(s, root, root_node, f, *index, &s->pending[queued], out);
+        Descent d = descend(s, root, root_node, *index, &s->pending[queued], out);
         ++*index;
         if (d == DESCENT_QUEUED) {
             queued++;
@@ -755,56 +698,10 @@ static long play_round(McgsSearch *s, const Game *root, uint32_t root_node, cons
 static int run_puct(McgsSearch *s, const Game *root, uint32_t root_node, McgsResult *out) {
     uint64_t index = 0;
     while (s->graph.nodes[root_node].visits < s->cfg.visits) {
-        long n = play_round(s, root, root_node, NULL, s->cfg.visits - s->graph.nodes[root_node].visits, &index, out);
+        long n = play_round(s, root, root_node, s->cfg.visits - s->graph.nodes[root_node].visits, &index, out);
         if (n < 0) return -1;
         out->playouts += (uint64_t)n;
     }
-    return 0;
-}
-
-/* Halving's order: visited before unvisited, then the higher value, then
- * the higher prior. */
-static bool halving_before(const McgsGraph *g, uint32_t a, uint32_t b) {
-    const McgsEdge *x = &g->edges[a], *y = &g->edges[b];
-    if ((x->visits > 0) != (y->visits > 0)) return x->visits > 0;
-    double vx = x->visits > 0 ? x->reward + x->c : 0.0, vy = y->visits > 0 ? y->reward + y->c : 0.0;
-    if (vx != vy) return vx > vy;
-    return x->prior > y->prior;
-}
-
-/* Sequential halving at the root (mcgs.h); *chosen: the root edge number of
- * the best survivor. */
-static int run_halving(McgsSearch *s, const Game *root, uint32_t root_node, McgsResult *out, int *chosen) {
-    McgsGraph *g = &s->graph;
-    uint32_t m = g->nodes[root_node].n_edges, first = g->nodes[root_node].first_edge;
-    uint32_t in[MCGS_MAX_CANDIDATES], forced[MCGS_MAX_BATCH];
-    for (uint32_t a = 0; a < m; a++) in[a] = first + a;
-    uint32_t phases = 0, live = m;
-    while ((1u << phases) < m) phases++;
-    uint32_t budget = s->cfg.visits, used = 0;
-    uint64_t index = 0;
-    for (uint32_t ph = 0; ph < phases && used < budget; ph++) {
-        uint32_t share = ph + 1 == phases ? budget - used : budget / phases;
-        if (share > budget - used) share = budget - used;
-        uint32_t pos = 0;
-        while (pos < share) {
-            uint32_t want = share - pos, n = want < (uint32_t)s->cfg.batch ? want : (uint32_t)s->cfg.batch;
-            for (uint32_t j = 0; j < n; j++) forced[j] = in[(pos + j) % live];
-            long done = play_round(s, root, root_node, forced, n, &index, out);
-            if (done < 0) return -1;
-            pos += (uint32_t)done;
-            out->playouts += (uint64_t)done;
-        }
-        used += share;
-        for (uint32_t i = 1; i < live; i++) /* insertion sort: at most 64 */
-            for (uint32_t j = i; j > 0 && halving_before(g, in[j], in[j - 1]); j--) {
-                uint32_t t = in[j];
-                in[j] = in[j - 1];
-                in[j - 1] = t;
-            }
-        live = (live + 1) / 2;
-    }
-    *chosen = (int)(in[0] - first);
     return 0;
 }
 
@@ -834,11 +731,9 @@ int mcgs_search_run(McgsSearch *s, const Game *root, McgsResult *out, RkError *e
     if (evaluate_pending(s, 1, true, out) != 0) return rk_error(err, "mcgs: out of memory");
 
     bool single = g->nodes[root_node].n_edges == 1; /* one legal move: nothing to search */
-    int chosen = -1;
-    int rc = single ? 0 : s->cfg.root == MCGS_ROOT_HALVING ? run_halving(s, root, root_node, out, &chosen)
-                                                            : run_puct(s, root, root_node, out);
+    int rc = single ? 0 : run_puct(s, root, root_node, out);
     if (rc != 0) return rk_error(err, "mcgs: out of memory");
-    fill_result(s, root, root_node, chosen, out);
+    fill_result(s, root, root_node, out);
     out->seconds = rk_seconds() - t0;
     return 0;
 }

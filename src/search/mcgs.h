@@ -45,12 +45,8 @@
  * expand=first.
  *
  * With prior = equity and a net (candidates by equity), the prior is static
- * equity corrected by P: P(a)^p_weight exp((eq(a) - eq_best) / T), so the
- * net starts from the static ranking instead of replacing it.
- * With prior_mix = w > 0 the net's prior is flattened: (1 - w) P + w / K
- * over a node's K candidates (P renormalised over them first); w = 1 makes
- * it the uniform prior of the search without a net, so P then only chooses
- * the candidates (candidates_by) and the net's part is H and V alone.
+ * equity corrected by P: P(a) exp((eq(a) - eq_best) / T), so the net
+ * starts from the static ranking instead of replacing it.
  *
  * SELECTION: PUCT, Q(a) + cpuct P(a) sqrt(N) / D(a) with D(a) = 1 + N(a), or
  * max(puct_floor, N(a)) when puct_floor > 0 (the plan's variant); Q(a) =
@@ -62,23 +58,12 @@
  * waiting is dropped (a collision).
  *
  * LEAKS: below the root, the opponent's nodes only see worlds where the root
- * player's rack is the real one. With resample = uniform (or net: H from the
- * opponent's position, one network pass each time), the root player's rack
- * and the bag are re-dealt from the opponent's point of view whenever a
- * playout reaches an opponent's node with tiles in the bag. The real rack
- * reaches an opponent's choice only through its node's statistics (prior,
- * V and static rollouts read the opponent's information alone);
- * McgsResult counts those choices (docs/mcgs.md: none in the middle game
- * with a fresh world a visit, most with a world pool).
- *
- * ROOT BY SEQUENTIAL HALVING (root = halving): the root's moves are not
- * chosen by PUCT but by a schedule (Karnin et al. 2013, as Gumbel
- * AlphaZero's root): ceil(log2 m) phases over the m candidates, each phase
- * giving its share of the visits to the moves still in, in turn, then
- * keeping the better half by value (r + c; ties: the higher prior); the
- * last phase takes what is left of the budget. The move played is the
- * survivor with the higher value. Below the root, PUCT as usual. With crn
- * the moves of a phase are compared in the same worlds.
+ * player's rack is the real one. The real rack reaches an opponent's choice
+ * only through its node's statistics (prior, V and static rollouts read the
+ * opponent's information alone); McgsResult counts those choices
+ * (docs/mcgs.md: none in the middle game with a fresh world a visit, most
+ * with a world pool). Re-dealing the root player's rack at the opponent's
+ * nodes was tried and measured no gain (docs/research.md).
  *
  * RESULT: the root's visit distribution. The move played is the most
  * visited (ties: higher value, then higher prior), or, while the game's
@@ -116,15 +101,12 @@
 #include "search/mcgs_graph.h"
 
 #define MCGS_MAX_CANDIDATES 64
-#define MCGS_MAX_ROLLOUT_WORLDS 64
 #define MCGS_MAX_BATCH 256
 #define MCGS_MAX_DEPTH 256
 
 typedef enum { MCGS_PRIOR_UNIFORM = 0, MCGS_PRIOR_EQUITY = 1 } McgsPriorKind;
 typedef enum { MCGS_HIDDEN_UNIFORM = 0, MCGS_HIDDEN_NET = 1 } McgsHiddenKind;
-typedef enum { MCGS_RESAMPLE_NO = 0, MCGS_RESAMPLE_UNIFORM = 1, MCGS_RESAMPLE_NET = 2 } McgsResample;
 typedef enum { MCGS_EXPAND_AUTO = 0, MCGS_EXPAND_FIRST = 1, MCGS_EXPAND_SECOND = 2 } McgsExpand;
-typedef enum { MCGS_ROOT_PUCT = 0, MCGS_ROOT_HALVING = 1 } McgsRootSelect;
 /* Which moves become a node's K edges. AUTO: the K most probable under P
  * with a net, the K best by static equity without. With a net, PRIOR is
  * AUTO; EQUITY: the K best by static equity, with P (renormalised over
@@ -148,30 +130,19 @@ typedef struct McgsConfig {
     double puct_floor;          /* > 0: D(a) = max(puct_floor, N(a)) */
     double fpu;                 /* first-play urgency reduction, points */
     int rollout;                /* static plies valuing a leaf; 0 = the net's V */
-    int rollout_worlds;         /* K >= 1: a leaf's rollout value is the mean of K rollouts, the
-                                 * playout's world and K - 1 worlds re-dealt from the leaf player's
-                                 * information (the other rack and the bag); 1 while the bag is empty
-                                 * (the worlds are all the same then). K times the rollouts' cost for
-                                 * a value with 1/K of their variance: what a V that learned the
-                                 * rollout's expectation would give at no sampling noise */
     double value_mix;           /* with a net and rollouts: a leaf's value is (1 - m) rollout + m V,
                                  * m = value_mix in [0, 1] (0: rollouts alone); the rollout alone
                                  * once the bag is empty */
     McgsPriorKind prior;        /* uniform (with a net: P), or softmax(equity / prior_temperature)
-                                 * (with a net: times P^p_weight; needs candidates_by=equity) */
-    double p_weight;            /* P's exponent in the equity prior with a net (0: equity alone) */
+                                 * (with a net: times P; needs candidates_by=equity) */
     double prior_temperature;   /* points */
-    double prior_mix;           /* with a net: a node's prior is (1 - w) P + w / K, w = prior_mix in
-                                 * [0, 1] (0: P alone; 1: uniform, as without a net) */
     McgsHiddenKind hidden;      /* the opponent's rack at the root */
-    McgsResample resample;      /* the leak countermeasure above */
     WinValue win;               /* win.bonus: points a win is worth on top of the spread;
                                  * win.model values the ends of rollouts that stop
                                  * before the game does (eval/winprob.h) */
     uint32_t worlds;            /* > 0: playout i plays in world i mod worlds (a fixed pool
                                  * shared by all the root's moves); 0: a new world each */
     bool crn;                   /* the k-th visit of every root move plays in world k */
-    McgsRootSelect root;        /* how playouts choose the root's move: PUCT, or sequential halving */
     McgsExpand expand;          /* when a node's candidates are generated (AUTO: at its second
                                  * visit) */
     int batch;                  /* playouts per evaluation round, 1..MCGS_MAX_BATCH */
@@ -185,8 +156,7 @@ typedef struct McgsConfig {
 } McgsConfig;
 
 /* visits 400, candidates 16, cpuct 40, floor 0, fpu 10, rollout 2, uniform
- * prior (temperature 10), uniform hidden, no resampling, win bonus 0, crn,
- * PUCT at the root, expand auto, batch 1, vloss 20, temperature 0, seed 1,
+ * prior (temperature 10), uniform hidden, win bonus 0, crn, expand auto, batch 1, vloss 20, temperature 0, seed 1,
  * no leaves, no net. */
 void mcgs_config_defaults(McgsConfig *c);
 /* Refuses impossible combinations (a zero budget, H or P without a net,

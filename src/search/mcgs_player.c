@@ -19,10 +19,8 @@ void mcgs_player_defaults(McgsPlayer *mp) {
 
 static const char *const PRIORS[] = {"uniform", "equity", NULL};
 static const char *const HIDDEN[] = {"uniform", "net", NULL};
-static const char *const RESAMPLE[] = {"no", "uniform", "net", NULL};
 static const char *const YES_NO[] = {"no", "yes", NULL};
 static const char *const EXPAND[] = {"auto", "first", "second", NULL};
-static const char *const ROOTS[] = {"puct", "halving", NULL};
 static const char *const CANDIDATES_BY[] = {"auto", "prior", "equity", "mix", NULL};
 
 int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const char *val, const LetterDist *ld,
@@ -53,9 +51,6 @@ int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const 
     } else if (strcmp(key, "rollout") == 0) {
         NUMBER(0, 100, true);
         c->rollout = (int)x;
-    } else if (strcmp(key, "rollout_worlds") == 0) {
-        NUMBER(1, MCGS_MAX_ROLLOUT_WORLDS, true);
-        c->rollout_worlds = (int)x;
     } else if (strcmp(key, "value_mix") == 0) {
         NUMBER(0, 1, false);
         c->value_mix = x;
@@ -65,18 +60,9 @@ int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const 
     } else if (strcmp(key, "prior_temperature") == 0) {
         NUMBER(1e-3, 1e6, false);
         c->prior_temperature = x;
-    } else if (strcmp(key, "p_weight") == 0) {
-        NUMBER(0, 100, false);
-        c->p_weight = x;
-    } else if (strcmp(key, "prior_mix") == 0) {
-        NUMBER(0, 1, false);
-        c->prior_mix = x;
     } else if (strcmp(key, "hidden") == 0) {
         if (spec_choice(spec, key, val, HIDDEN, &k, err) != 0) return -1;
         c->hidden = (McgsHiddenKind)k;
-    } else if (strcmp(key, "resample") == 0) {
-        if (spec_choice(spec, key, val, RESAMPLE, &k, err) != 0) return -1;
-        c->resample = (McgsResample)k;
     } else if (strcmp(key, "win_bonus") == 0) {
         NUMBER(0, 1e6, false);
         c->win.bonus = x;
@@ -89,9 +75,6 @@ int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const 
         if (spec_choice(spec, key, val, YES_NO, &k, err) != 0) return -1;
         c->crn = k == 1;
         mp->crn_given = true;
-    } else if (strcmp(key, "root") == 0) {
-        if (spec_choice(spec, key, val, ROOTS, &k, err) != 0) return -1;
-        c->root = (McgsRootSelect)k;
     } else if (strcmp(key, "expand") == 0) {
         if (spec_choice(spec, key, val, EXPAND, &k, err) != 0) return -1;
         c->expand = (McgsExpand)k;

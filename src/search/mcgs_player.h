@@ -2,11 +2,11 @@
  * mcgs_player.h - the graph search as a player (search/player.h):
  *
  *   mcgs[:visits=N][,candidates=K][,cpuct=C][,floor=F][,fpu=U][,rollout=P]
- *       [,value_mix=M][,rollout_worlds=K]
+ *       [,value_mix=M]
  *       [,prior=uniform|equity][,prior_temperature=T][,net=FILE.h5]
- *       [,hidden=uniform|net][,resample=no|uniform|net][,win_bonus=W]
+ *       [,hidden=uniform|net][,win_bonus=W]
  *       [,win_model=terminal|default|M0:M1:V0:V1]
- *       [,worlds=W][,crn=no|yes][,root=puct|halving][,expand=auto|first|second]
+ *       [,worlds=W][,crn=no|yes][,expand=auto|first|second]
  *       [,batch=B][,vloss=V][,temperature=T][,temperature_moves=M][,seed=S]
  *       [,full_share=F,fast_visits=N][,target=visits|q][,target_scale=S]
  *       [,target_span=D]

@@ -25,8 +25,8 @@
  *   found; the improved policy moves each candidate's probability by its
  *   value, more as the visits grow. Unvisited moves get v_mix, near the
  *   best visited values when the prior favours those, as in the paper
- *   (which pairs this target with sequential halving at the root,
- *   root=halving, where every candidate is visited). If a visited value is
+ *   (which pairs this target with sequential halving at the root, where
+ *   every candidate is visited). If a visited value is
  *   not finite, the target falls back to the visits.
  */
 #ifndef ROOKERY_POLICY_TARGET_H

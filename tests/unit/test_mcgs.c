@@ -275,14 +275,6 @@ static void test_search_accounting_and_determinism(void) {
             CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r2, &err) == 0);
             CU_ASSERT(memcmp(r1->value, r2->value, sizeof r1->value) != 0);
             s.cfg.seed = c.seed;
-            /* re-dealing the root player's rack at the opponent's nodes
-             * changes what the playouts see */
-            s.cfg.resample = MCGS_RESAMPLE_UNIFORM;
-            CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r2, &err) == 0);
-            CU_ASSERT_EQUAL(r2->playouts, 120);
-            CU_ASSERT(memcmp(r1->value, r2->value, sizeof r1->value) != 0);
-            check_graph(&s);
-            s.cfg.resample = MCGS_RESAMPLE_NO;
             /* a pool of 3 worlds: a root move leads to at most 3 opponent's nodes */
             s.cfg.worlds = 3;
             s.cfg.crn = false;
@@ -449,56 +441,6 @@ static void test_crn_values_depend_on_visits_only(void) {
     tu_env_close(&e);
 }
 
-static int cmp_u32(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* root=halving: 120 visits over 8 candidates are 3 phases of 40: 5 each
- * to the 8, 10 more each to the best 4, 20 more each to the best 2, so the
- * visits are {5,5,5,5,15,15,35,35} whatever the values; the move played is
- * the survivor of higher value; the same with batches of 4, with and
- * without crn; the graph's invariants hold. */
-static void test_root_halving_schedule(void) {
-    TuEnv e;
-    if (!tu_env_open(&e)) return;
-    RkError err;
-    McgsResult *r = malloc(sizeof *r), *r2 = malloc(sizeof *r2);
-    static const uint32_t expect[8] = {5, 5, 5, 5, 15, 15, 35, 35};
-    int searched = 0;
-    for (int variant = 0; variant < 3; variant++) {
-        McgsConfig c = config(120, variant == 2 ? 4 : 1);
-        c.root = MCGS_ROOT_HALVING;
-        c.crn = variant != 0;
-        McgsSearch s;
-        CU_ASSERT_FATAL(mcgs_search_init(&s, &c, &err) == 0);
-        for (uint64_t gi = 0; gi < 4; gi++) {
-            tu_env_position(&e, 37, gi, 40, NULL);
-            if (game_over(e.g)) continue;
-            CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r, &err) == 0);
-            if (r->count < 8) continue;
-            CU_ASSERT_EQUAL(r->playouts, 120);
-            uint32_t v[8];
-            memcpy(v, r->visits, sizeof v);
-            qsort(v, 8, sizeof v[0], cmp_u32);
-            CU_ASSERT(memcmp(v, expect, sizeof v) == 0);
-            CU_ASSERT_EQUAL(r->visits[r->best], 35);
-            for (int a = 0; a < r->count; a++)
-                if (r->visits[a] == 35) CU_ASSERT(r->value[r->best] >= r->value[a]);
-            check_graph(&s);
-            CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r2, &err) == 0); /* deterministic */
-            CU_ASSERT(memcmp(r->value, r2->value, sizeof r->value) == 0);
-            CU_ASSERT_EQUAL(r->best, r2->best);
-            searched++;
-        }
-        mcgs_search_free(&s);
-    }
-    CU_ASSERT(searched >= 6);
-    free(r);
-    free(r2);
-    tu_env_close(&e);
-}
-
 /* The root's edges lead to one child each when the bag is empty (the world
  * is the true position), and to many when it is not. */
 static void test_worlds_exact_in_endgame(void) {
@@ -627,13 +569,11 @@ static void test_with_random_net(void) {
     NnModel m;
     CU_ASSERT_FATAL(nn_model_init(&m, &arch, &e.ld, 15, 3, &err) == 0);
     McgsResult *r = malloc(sizeof *r);
-    for (int variant = 0; variant < 4; variant++) {
+    for (int variant = 0; variant < 3; variant++) {
         McgsConfig c = config(40, variant == 0 ? 1 : 8);
         c.net = &m;
         c.rollout = variant == 2 ? 1 : 0;
-        c.root = variant == 3 ? MCGS_ROOT_HALVING : MCGS_ROOT_PUCT; /* forced root moves, in batches */
         c.hidden = MCGS_HIDDEN_NET;
-        c.resample = variant == 1 ? MCGS_RESAMPLE_NET : MCGS_RESAMPLE_NO;
         McgsSearch s;
         CU_ASSERT_FATAL(mcgs_search_init(&s, &c, &err) == 0);
         tu_env_position(&e, 23, 5, 50, NULL);
@@ -1036,115 +976,57 @@ static void test_candidates_by(void) {
     tu_env_close(&e);
 }
 
-/* prior_mix = w: the root's priors are (1 - w) P + w / K, P renormalised
- * over the K candidates (the priors of w = 0); with w = 1, candidates by
- * equity and a uniform hidden rack the net has no say left, and the search
- * is the one without a net, visit for visit. */
-static void test_prior_mix(void) {
+/* prior=equity with a net (candidates by equity): the prior is the equity
+ * prior of the search without a net times P (that of prior=uniform, P
+ * renormalised over the same candidates), candidate by candidate. */
+static void test_equity_prior_with_net(void) {
     TuEnv e;
     if (!tu_env_open(&e)) return;
     RkError err;
     NnArch arch = {.channels = 8, .blocks = 1, .embed = 16, .head_hidden = 16, .h_tiles = 1};
     NnModel m;
     CU_ASSERT_FATAL(nn_model_init(&m, &arch, &e.ld, 15, 11, &err) == 0);
-    McgsResult *r0 = malloc(sizeof *r0), *rw = malloc(sizeof *rw);
-    int positions = 0, differ = 0;
+    McgsResult *r0 = malloc(sizeof *r0), *rp = malloc(sizeof *rp), *re = malloc(sizeof *re);
+    int positions = 0;
     for (uint64_t gi = 0; gi < 3; gi++) {
         tu_env_position(&e, 37, gi, 50, NULL);
         if (game_over(e.g)) continue;
         positions++;
-        /* the formula, candidates by P and mixed */
-        for (int by = MCGS_CANDIDATES_PRIOR; by <= MCGS_CANDIDATES_MIX; by += 2) {
-            McgsConfig c0 = config(40, 1);
-            c0.net = &m;
-            c0.candidates = 6;
-            c0.candidates_by = (McgsCandidateKind)by;
-            McgsConfig cw = c0;
-            cw.prior_mix = 0.3;
-            McgsSearch s0, sw;
-            CU_ASSERT_FATAL(mcgs_search_init(&s0, &c0, &err) == 0);
-            CU_ASSERT_FATAL(mcgs_search_init(&sw, &cw, &err) == 0);
-            CU_ASSERT_FATAL(mcgs_search_run(&s0, e.g, r0, &err) == 0);
-            CU_ASSERT_FATAL(mcgs_search_run(&sw, e.g, rw, &err) == 0);
-            CU_ASSERT_EQUAL_FATAL(r0->count, rw->count);
-            CU_ASSERT(memcmp(r0->packed, rw->packed, sizeof r0->packed) == 0); /* the same candidates */
-            double sum = 0.0;
-            for (int a = 0; a < rw->count; a++) {
-                CU_ASSERT_DOUBLE_EQUAL(rw->prior[a], 0.7 * r0->prior[a] + 0.3 / rw->count, 1e-6);
-                sum += rw->prior[a];
-            }
-            CU_ASSERT_DOUBLE_EQUAL(sum, 1.0, 1e-5);
-            differ += memcmp(r0->visits, rw->visits, sizeof r0->visits) != 0;
-            mcgs_search_free(&s0);
-            mcgs_search_free(&sw);
-        }
-        /* w = 1: the search without a net */
         McgsConfig c0 = config(60, 1);
         c0.candidates = 6;
-        McgsConfig cw = c0;
-        cw.net = &m;
-        cw.candidates_by = MCGS_CANDIDATES_EQUITY;
-        cw.prior_mix = 1.0;
-        McgsSearch s0, sw;
-        CU_ASSERT_FATAL(mcgs_search_init(&s0, &c0, &err) == 0);
-        CU_ASSERT_FATAL(mcgs_search_init(&sw, &cw, &err) == 0);
-        CU_ASSERT_FATAL(mcgs_search_run(&s0, e.g, r0, &err) == 0);
-        CU_ASSERT_FATAL(mcgs_search_run(&sw, e.g, rw, &err) == 0);
-        CU_ASSERT(rw->net_positions > 0); /* the net was asked, and ignored */
-        CU_ASSERT_EQUAL(r0->count, rw->count);
-        CU_ASSERT_EQUAL(r0->best, rw->best);
-        CU_ASSERT(memcmp(r0->packed, rw->packed, sizeof r0->packed) == 0);
-        CU_ASSERT(memcmp(r0->visits, rw->visits, sizeof r0->visits) == 0);
-        CU_ASSERT(memcmp(r0->value, rw->value, sizeof r0->value) == 0);
-        CU_ASSERT(memcmp(r0->prior, rw->prior, sizeof r0->prior) == 0);
-        CU_ASSERT(r0->root_q == rw->root_q);
-        mcgs_search_free(&s0);
-        mcgs_search_free(&sw);
-        /* prior=equity with a net: P^p_weight x the equity prior. p_weight 0
-         * is the search without a net with prior=equity, visit for visit;
-         * p_weight 1 multiplies its priors by P's (those of prior=uniform,
-         * P renormalised over the same candidates) */
-        McgsResult *re = malloc(sizeof *re), *rp = malloc(sizeof *rp);
         c0.prior = MCGS_PRIOR_EQUITY;
         c0.prior_temperature = 4.0;
-        cw.prior = MCGS_PRIOR_EQUITY;
-        cw.prior_temperature = 4.0;
-        cw.prior_mix = 0.0;
-        cw.p_weight = 0.0;
-        McgsConfig cp = cw, c1 = cw;
+        McgsConfig c1 = c0;
+        c1.net = &m;
+        c1.candidates_by = MCGS_CANDIDATES_EQUITY;
+        McgsConfig cp = c1;
         cp.prior = MCGS_PRIOR_UNIFORM;
-        c1.p_weight = 1.0;
-        McgsSearch sp, s1;
+        McgsSearch s0, sp, s1;
         CU_ASSERT_FATAL(mcgs_search_init(&s0, &c0, &err) == 0);
-        CU_ASSERT_FATAL(mcgs_search_init(&sw, &cw, &err) == 0);
         CU_ASSERT_FATAL(mcgs_search_init(&sp, &cp, &err) == 0);
         CU_ASSERT_FATAL(mcgs_search_init(&s1, &c1, &err) == 0);
         CU_ASSERT_FATAL(mcgs_search_run(&s0, e.g, r0, &err) == 0);
-        CU_ASSERT_FATAL(mcgs_search_run(&sw, e.g, rw, &err) == 0);
         CU_ASSERT_FATAL(mcgs_search_run(&sp, e.g, rp, &err) == 0);
         CU_ASSERT_FATAL(mcgs_search_run(&s1, e.g, re, &err) == 0);
-        CU_ASSERT(memcmp(r0->packed, rw->packed, sizeof r0->packed) == 0);
-        CU_ASSERT(memcmp(r0->prior, rw->prior, sizeof r0->prior) == 0);
-        CU_ASSERT(memcmp(r0->visits, rw->visits, sizeof r0->visits) == 0);
-        CU_ASSERT(r0->root_q == rw->root_q);
         CU_ASSERT(r0->prior[0] > r0->prior[r0->count - 1]); /* the equity prior is not flat */
         CU_ASSERT_EQUAL_FATAL(re->count, r0->count);
         CU_ASSERT(memcmp(re->packed, r0->packed, sizeof r0->packed) == 0);
+        CU_ASSERT(memcmp(rp->packed, r0->packed, sizeof r0->packed) == 0);
+        double psum = 0.0;
+        for (int a = 0; a < re->count; a++) psum += re->prior[a];
+        CU_ASSERT_DOUBLE_EQUAL(psum, 1.0, 1e-5);
         for (int a = 1; a < re->count; a++) {
             double want = log(r0->prior[a] / r0->prior[0]) + log(rp->prior[a] / rp->prior[0]);
             CU_ASSERT_DOUBLE_EQUAL(log(re->prior[a] / re->prior[0]), want, 1e-3);
         }
         mcgs_search_free(&s0);
-        mcgs_search_free(&sw);
         mcgs_search_free(&sp);
         mcgs_search_free(&s1);
-        free(re);
-        free(rp);
     }
     CU_ASSERT(positions >= 2);
-    CU_ASSERT(differ >= 1); /* flattening the prior moved some visits */
     free(r0);
-    free(rw);
+    free(rp);
+    free(re);
     nn_model_free(&m);
     tu_env_close(&e);
 }
@@ -1402,66 +1284,6 @@ static void test_value_mix(void) {
     tu_env_close(&e);
 }
 
-/* rollout_worlds = K: a leaf's value is the mean of K rollouts in re-dealt
- * worlds while the bag has tiles. Deterministic; other values than K = 1
- * (yet the same candidates: the worlds change values, not moves); with an
- * empty bag the worlds are all the same, so K = 4 is K = 1 exactly. */
-static void test_rollout_worlds(void) {
-    TuEnv e;
-    if (!tu_env_open(&e)) return;
-    RkError err;
-    McgsResult *r[3];
-    for (int k = 0; k < 3; k++) r[k] = malloc(sizeof *r[k]);
-    int positions = 0, differ = 0, endgames = 0;
-    for (uint64_t gi = 0; gi < 6; gi++) {
-        for (int bag = 0; bag < 2; bag++) {
-            tu_env_position(&e, 47, gi, bag ? 40 : 0, NULL);
-            if (game_over(e.g) || (e.g->bag.count == 0) != (bag == 0)) continue;
-            const int worlds[3] = {1, 4, 4};
-            for (int k = 0; k < 3; k++) {
-                McgsConfig c = config(40, 1);
-                c.candidates = 6;
-                c.rollout_worlds = worlds[k];
-                McgsSearch s;
-                CU_ASSERT_FATAL(mcgs_search_init(&s, &c, &err) == 0);
-                CU_ASSERT_FATAL(mcgs_search_run(&s, e.g, r[k], &err) == 0);
-                check_graph(&s);
-                mcgs_search_free(&s);
-            }
-            /* the same search twice */
-            CU_ASSERT(memcmp(r[1]->visits, r[2]->visits, sizeof r[1]->visits) == 0);
-            CU_ASSERT(memcmp(r[1]->value, r[2]->value, sizeof r[1]->value) == 0);
-            CU_ASSERT(r[1]->root_q == r[2]->root_q);
-            CU_ASSERT_EQUAL(r[0]->count, r[1]->count);
-            CU_ASSERT(memcmp(r[0]->packed, r[1]->packed, sizeof r[0]->packed) == 0);
-            if (bag) {
-                positions++;
-                differ += r[0]->root_q != r[1]->root_q;
-            } else {
-                endgames++;
-                CU_ASSERT(memcmp(r[0]->visits, r[1]->visits, sizeof r[0]->visits) == 0);
-                CU_ASSERT(memcmp(r[0]->value, r[1]->value, sizeof r[0]->value) == 0);
-                CU_ASSERT(r[0]->root_q == r[1]->root_q);
-            }
-        }
-    }
-    CU_ASSERT(positions >= 3);
-    CU_ASSERT(endgames >= 1);
-    CU_ASSERT(differ >= positions - 1); /* the worlds move the values */
-    McgsConfig c = config(10, 1);
-    c.rollout_worlds = 0;
-    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
-    c.rollout_worlds = MCGS_MAX_ROLLOUT_WORLDS + 1;
-    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
-    c.rollout_worlds = 2;
-    CU_ASSERT(mcgs_config_check(&c, &err) == 0);
-    c.rollout = 0; /* V leaves: nothing to average */
-    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
-    CU_ASSERT(strstr(err.msg, "rollout_worlds") != NULL);
-    for (int k = 0; k < 3; k++) free(r[k]);
-    tu_env_close(&e);
-}
-
 /* ------------------------------------------------------------ errors */
 
 static void test_bad_configs(void) {
@@ -1473,9 +1295,6 @@ static void test_bad_configs(void) {
     c.hidden = MCGS_HIDDEN_NET;
     CU_ASSERT(mcgs_config_check(&c, &err) != 0);
     CU_ASSERT(strstr(err.msg, "needs a net") != NULL);
-    c = config(10, 1);
-    c.resample = MCGS_RESAMPLE_NET;
-    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
     c = config(10, 1);
     c.rollout = 0;
     CU_ASSERT(mcgs_config_check(&c, &err) != 0);
@@ -1510,17 +1329,6 @@ static void test_bad_configs(void) {
     CU_ASSERT(strstr(err.msg, "candidates_by=equity") != NULL);
     c.candidates_by = MCGS_CANDIDATES_EQUITY;
     CU_ASSERT(mcgs_config_check(&c, &err) == 0);
-    c.p_weight = -1;
-    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
-    c = config(10, 1);
-    c.prior_mix = 0.5; /* mixes P with uniform: needs P */
-    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
-    CU_ASSERT(strstr(err.msg, "prior_mix") != NULL);
-    c.net = &any_net;
-    CU_ASSERT(mcgs_config_check(&c, &err) == 0);
-    c.prior_mix = 1.5;
-    CU_ASSERT(mcgs_config_check(&c, &err) != 0);
-    CU_ASSERT(strstr(err.msg, "prior_mix") != NULL);
     c = config(10, 1);
     c.value_mix = 0.5; /* mixes V with rollouts: needs V */
     CU_ASSERT(mcgs_config_check(&c, &err) != 0);
@@ -1545,15 +1353,15 @@ static void test_bad_configs(void) {
     Player p;
     static const char *const bad[] = {"mcgs:visits=0",       "mcgs:hidden=net",   "mcgs:rollout=0",
                                       "mcgs:bogus=1",        "mcgs:prior=maybe",  "mcgs:net=/nonexistent/m.h5",
-                                      "mcgs:batch=100000",   "mcgs:visits=abc",   "mcgs:resample=net",
+                                      "mcgs:batch=100000",   "mcgs:visits=abc",   "mcgs:resample=net", /* taken out: unknown now */
                                       "mcgs:spv=x.spv",       "mcgs:crn=maybe",    "mcgs:expand=third",
-                                      "mcgs:crn=yes,worlds=8", "mcgs:root=best",
+                                      "mcgs:crn=yes,worlds=8", "mcgs:root=halving",
                                       "mcgs:candidates_by=mix", "mcgs:candidates_by=best",
                                       "mcgs:visits=10,full_share=0.5", "mcgs:visits=10,full_share=0.5,fast_visits=10",
                                       "mcgs:full_share=1.5", "mcgs:visits=10,fast_visits=0",
                                       "mcgs:visits=10,full_share=0,fast_visits=2", "mcgs:prior_mix=0.5",
-                                      "mcgs:prior_mix=-1", "mcgs:value_mix=0.5", "mcgs:value_mix=2",
-                                      "mcgs:rollout_worlds=0", "mcgs:rollout_worlds=65", "mcgs:rollout_worlds=2.5"};
+                                      "mcgs:p_weight=0", "mcgs:value_mix=0.5", "mcgs:value_mix=2",
+                                      "mcgs:rollout_worlds=2"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err.msg[0] = '\0';
         CU_ASSERT(player_open(&p, bad[i], &ld, &err) != 0);
@@ -1568,15 +1376,13 @@ static void test_bad_configs(void) {
     /* crn is the default, and a pool of worlds replaces it */
     CU_ASSERT_FATAL(player_open(&p, "mcgs:visits=50,leaves=zero", &ld, &err) == 0);
     CU_ASSERT(p.mcgs->cfg.crn);
-    CU_ASSERT_EQUAL(p.mcgs->cfg.root, MCGS_ROOT_PUCT);
     player_close(&p);
     CU_ASSERT_FATAL(player_open(&p, "mcgs:visits=50,worlds=8,leaves=zero", &ld, &err) == 0);
     CU_ASSERT(!p.mcgs->cfg.crn);
     CU_ASSERT_EQUAL(p.mcgs->cfg.worlds, 8);
     player_close(&p);
-    CU_ASSERT_FATAL(player_open(&p, "mcgs:visits=50,crn=no,root=halving,expand=first,leaves=zero", &ld, &err) == 0);
+    CU_ASSERT_FATAL(player_open(&p, "mcgs:visits=50,crn=no,expand=first,leaves=zero", &ld, &err) == 0);
     CU_ASSERT(!p.mcgs->cfg.crn);
-    CU_ASSERT_EQUAL(p.mcgs->cfg.root, MCGS_ROOT_HALVING);
     CU_ASSERT_EQUAL(p.mcgs->cfg.expand, MCGS_EXPAND_FIRST);
     player_close(&p);
 }
@@ -1591,18 +1397,16 @@ int main(void) {
         {"the leak's reach: opponent's nodes chosen from statistics", test_leak_reach},
         {"lazy expansion: the same search, fewer edges", test_lazy_expansion_same_search},
         {"crn: a root move's value depends on its visits only", test_crn_values_depend_on_visits_only},
-        {"root=halving: the phases' visits, the survivor played", test_root_halving_schedule},
         {"guided by a random network", test_with_random_net},
         {"endgames against the exact solver", test_endgames_against_the_solver},
         {"visit distributions as P targets", test_visit_targets},
         {"the search's expected final spread", test_player_expected_spread},
         {"nn_policy_top is the top of nn_policy_all", test_policy_top_matches_all},
         {"candidates_by: equity and mix with a net", test_candidates_by},
-        {"prior_mix and the equity prior with a net: formulas, and the no-net search as a limit", test_prior_mix},
+        {"the equity prior with a net: the no-net equity prior times P", test_equity_prior_with_net},
         {"V after the reply sees the mover's kept tiles", test_value_after_reply},
         {"the root's value agrees with its edges' (the tempo)", test_root_value_agrees_with_edges},
         {"value_mix: V mixed with rollouts at the leaves", test_value_mix},
-        {"rollout_worlds: leaf rollouts averaged over re-dealt worlds", test_rollout_worlds},
         {"playout cap randomization: full and fast decisions", test_playout_cap},
         {"bad configurations", test_bad_configs},
         CU_TEST_INFO_NULL,
