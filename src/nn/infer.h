@@ -13,7 +13,7 @@
  * (the convolutions go a board at a time, the dense layers through
  * nn_dense_forward_each), so position i's outputs are bit for bit the same
  * whatever else is in the batch and however large it is. Searches that
- * batch leaves from several games (worker/lockstep.h) rely on it.
+ * batch leaves (search/mcgs.c) rely on it.
  *
  * Usage:
  *   nn_batch_set(b, i, pos) for i < n  (features, board, legal moves)

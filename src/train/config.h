@@ -124,6 +124,10 @@
  *                                      keys below) instead of random ones; gen-0000/model.h5
  *                                      keeps a copy. Like every trained model it guides the
  *                                      search only once it has won its gate (docs/nn.md)
+ *   nn.prior                  score    score | equity: what P's learned prior term reads of each
+ *                                      choice, its best score or its best static equity with the
+ *                                      leaves in force (a property of a new model, saved in it;
+ *                                      docs/nn.md "The policy's prior")
  *   nn.channels / blocks / embed / head_hidden / h_tiles   32 / 3 / 64 / 64 / 1
  *                                      the architecture (nn/model.h)
  *   [mcgs] applies when run.player is an mcgs: spec (docs/mcgs.md, the generation loop):
