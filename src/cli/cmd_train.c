@@ -67,7 +67,9 @@ int cmd_train(int argc, char **argv) {
         } else if (strcmp(a, "--check") == 0) {
             req.check_only = true;
         } else if (strcmp(a, "--print-default-config") == 0) {
-            fputs(TRAIN_DEFAULT_CONFIG, stdout);
+            char text[16384];
+            if (train_config_default_text(text, sizeof text) < 0) return 1;
+            fputs(text, stdout);
             return 0;
         } else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
             req.config_path = argv[++i];

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,95 +12,6 @@
 #include "eval/spv_derive.h"
 #include "worker/decision_study.h"
 #include "worker/generation.h"
-
-const char TRAIN_DEFAULT_CONFIG[] =
-    "# rookery training run: the embedded default (a short but real run)\n"
-    "[run]\n"
-    "seed = 1\n"
-    "generations = 3\n"
-    "games_per_generation = 3000\n"
-    "output = runs/default\n"
-    "player = static\n"
-    "progress_seconds = 5\n"
-    "threads = 1\n"
-    "keep = all\n"
-    "keep_every = 0\n"
-    "\n"
-    "[lexicon]\n"
-    "kwg = SOWPODS\n"
-    "ld = english\n"
-    "layout = standard15\n"
-    "\n"
-    "[leaves]\n"
-    "initial = zero\n"
-    "min_rack_count = 0\n"
-    "max_forced_games = 1000\n"
-    "sampled_racks = 0\n"
-    "shrink = 30\n"
-    "\n"
-    "[match]\n"
-    "pairs = 200\n"
-    "\n"
-    "[spv]\n"
-    "schedule = both\n"
-    "target = final\n"
-    "start = 1\n"
-    "use = no\n"
-    "initial = zero\n"
-    "k = 75\n"
-    "prior_mean = auto\n"
-    "prior_var = auto\n"
-    "heldout_games = 200\n"
-    "match_pairs = 200\n"
-    "\n"
-    "[nn]\n"
-    "shards = yes\n"
-    "policy_temperature = 1\n"
-    "policy_top = 16\n"
-    "shard_samples = 100000\n"
-    "train = yes\n"
-    "window = 4\n"
-    "steps = 150\n"
-    "batch = 128\n"
-    "grad_chunks = 8\n"
-    "lr = 0.001\n"
-    "weight_decay = 0.0001\n"
-    "value_search_weight = 0\n"
-    "value_weight = 1\n"
-    "policy_loss = direct\n"
-    "product_candidates = 16\n"
-    "product_temperature = 10\n"
-    "heldout_every = 10\n"
-    "eval_positions = 1000\n"
-    "reference = none\n"
-    "initial = none\n"
-    "channels = 32\n"
-    "blocks = 3\n"
-    "embed = 64\n"
-    "head_hidden = 64\n"
-    "h_tiles = 1\n"
-    "prior = score\n"
-    "\n"
-    "[mcgs]\n"
-    "net = auto\n"
-    "rollout_with_net = 0\n"
-    "candidates_with_net = prior\n"
-    "hidden_with_net = net\n"
-    "gate_pairs = 20\n"
-    "gate_threshold = 50\n"
-    "anchor_pairs = 0\n"
-    "anchor = search\n"
-    "decisions = 0\n"
-    "value_check_pairs = 20\n"
-    "value_check_threshold = 50\n";
-
-void train_config_defaults(TrainConfig *c) {
-    memset(c, 0, sizeof *c);
-    RkError err;
-    if (train_config_parse(c, TRAIN_DEFAULT_CONFIG, "default config", &err) != 0) abort(); /* constant */
-    /* not a key: every new model's H starts from the uniform draw (nn/model.h) */
-    c->nn_arch.h_pool_prior = 1;
-}
 
 NnLossOptions train_config_loss_options(const TrainConfig *c) {
     return (NnLossOptions){.search_weight = (float)c->nn_search_weight,
@@ -143,13 +55,6 @@ static int parse_prior(const char *v, double *out) {
 }
 
 
-static int parse_bool(const char *v, bool *out) {
-    if (strcmp(v, "yes") == 0) *out = true;
-    else if (strcmp(v, "no") == 0) *out = false;
-    else return -1;
-    return 0;
-}
-
 static int set_string(char *dst, const char *v) {
     size_t n = strlen(v);
     if (n == 0 || n >= TRAIN_PATH_MAX) return -1;
@@ -180,213 +85,396 @@ static int parse_schedule(TrainConfig *c, const char *v) {
     return 0;
 }
 
+/* The shortest of %.15g / %.17g that reads back exactly. */
+static void format_double(char *buf, size_t cap, double v) {
+    snprintf(buf, cap, "%.15g", v);
+    if (strtod(buf, NULL) != v) snprintf(buf, cap, "%.17g", v);
+}
+
+static void format_prior(char *buf, size_t cap, double v) {
+    if (v == SPV_PRIOR_AUTO) snprintf(buf, cap, "auto");
+    else format_double(buf, cap, v);
+}
+
+const char *train_config_schedule_name(SpvSchedule s) {
+    return s == SPV_SCHEDULE_OFF ? "off" : s == SPV_SCHEDULE_BOTH ? "both" : "alternate";
+}
+
+/* ------------------------------------------------------------ the keys */
+
+/* How a key's value is read and written. */
+typedef enum {
+    KEY_U64,    /* uint64_t in [lo, hi] */
+    KEY_INT,    /* int in [lo, hi] (lo >= 0) */
+    KEY_I64,    /* int64_t in [lo, hi] (lo >= 0) */
+    KEY_DOUBLE, /* double in [lo, hi]; above lo only if lo_open */
+    KEY_BOOL,   /* bool: names[0] is false, names[1] true */
+    KEY_ENUM,   /* int-sized enum: the index in names */
+    KEY_STRING, /* char[TRAIN_PATH_MAX], not empty, at most hi bytes (0: TRAIN_PATH_MAX - 1) */
+    KEY_PATH,   /* the same, or "none" for the empty string */
+    KEY_CUSTOM  /* parse and format below */
+} KeyType;
+
+typedef struct ConfigKey {
+    const char *section, *key;
+    const char *def; /* the default, as written */
+    KeyType type;
+    size_t offset;   /* of the field in TrainConfig (not KEY_CUSTOM) */
+    double lo, hi;
+    bool lo_open;
+    const char *const *names; /* KEY_BOOL, KEY_ENUM */
+    int (*parse)(TrainConfig *c, const char *v);                   /* KEY_CUSTOM: 0 or -1 */
+    void (*format)(const TrainConfig *c, char *buf, size_t cap); /* KEY_CUSTOM */
+    bool fixed;      /* cannot change mid-run (the run's identity) */
+    const char *doc; /* one line; the full reference is config.h's */
+} ConfigKey;
+
+static const char *const YES_NO[] = {"no", "yes", NULL};
+static const char *const SCHEDULES[] = {"off", "both", "alternate", NULL};
+static const char *const POLICY_LOSSES[] = {"direct", "product", NULL};
+static const char *const PRIORS[] = {"score", "equity", NULL};
+static const char *const NET_MODES[] = {"none", "auto", NULL};
+static const char *const HIDDEN[] = {"uniform", "net", NULL};
+
+/* A player spec the loop can open (static, sim:..., mcgs:...). */
+static bool is_spec(const char *v, const char *kind) {
+    size_t n = strlen(kind);
+    return strncmp(v, kind, n) == 0 && (v[n] == '\0' || v[n] == ':');
+}
+
+static int parse_player(TrainConfig *c, const char *v) {
+    /* the spec itself is opened (and its files loaded) by rookery train */
+    if (strcmp(v, "static") != 0 && !is_spec(v, "sim") && !is_spec(v, "mcgs")) return -1;
+    /* the loop gives the net in force (mcgs.net) and the candidates with it (mcgs.candidates_with_net) */
+    if (is_spec(v, "mcgs") && (strstr(v, "net=") != NULL || strstr(v, "candidates_by=") != NULL)) return -1;
+    return set_string(c->player, v);
+}
+static void format_player(const TrainConfig *c, char *buf, size_t cap) { snprintf(buf, cap, "%s", c->player); }
+
+static int parse_keep(TrainConfig *c, const char *v) {
+    uint64_t x;
+    if (strcmp(v, "all") == 0) c->keep = 0;
+    else if (parse_u64(v, 1, 100000, &x) != 0) return -1;
+    else c->keep = (int)x;
+    return 0;
+}
+static void format_keep(const TrainConfig *c, char *buf, size_t cap) {
+    if (c->keep > 0) snprintf(buf, cap, "%d", c->keep);
+    else snprintf(buf, cap, "all");
+}
+
+static void format_schedule(const TrainConfig *c, char *buf, size_t cap) {
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < c->n_min_rack_count && off < cap; i++)
+        off += (size_t)snprintf(buf + off, cap - off, "%s%" PRIu32, i ? "," : "", c->min_rack_count[i]);
+    if (c->n_min_rack_count == 0) snprintf(buf, cap, "0");
+}
+
+static int parse_target(TrainConfig *c, const char *v) {
+    int t = residual_target_parse(v);
+    if (t < 0) return -1;
+    c->spv_target = (ResidualTarget)t;
+    return 0;
+}
+static void format_target(const TrainConfig *c, char *buf, size_t cap) {
+    snprintf(buf, cap, "%s", residual_target_name(c->spv_target));
+}
+
+static int parse_prior_mean(TrainConfig *c, const char *v) { return parse_prior(v, &c->spv_prior_mean); }
+static int parse_prior_var(TrainConfig *c, const char *v) { return parse_prior(v, &c->spv_prior_var); }
+static void format_prior_mean(const TrainConfig *c, char *buf, size_t cap) { format_prior(buf, cap, c->spv_prior_mean); }
+static void format_prior_var(const TrainConfig *c, char *buf, size_t cap) { format_prior(buf, cap, c->spv_prior_var); }
+
+static int parse_heldout_every(TrainConfig *c, const char *v) {
+    uint64_t x;
+    if (parse_u64(v, 0, 1000000, &x) != 0 || x == 1) return -1; /* 1 would hold out every game */
+    c->nn_heldout_every = (int)x;
+    return 0;
+}
+static void format_heldout_every(const TrainConfig *c, char *buf, size_t cap) {
+    snprintf(buf, cap, "%d", c->nn_heldout_every);
+}
+
+static int parse_rollout_with_net(TrainConfig *c, const char *v) {
+    /* N, or auto (2-ply rollouts) / auto:N (N-ply) until V wins the value check */
+    uint64_t x;
+    bool automatic = is_spec(v, "auto");
+    if (automatic && v[4] == '\0') x = 2;
+    else if (parse_u64(automatic ? v + 5 : v, automatic ? 1 : 0, 100, &x) != 0) return -1;
+    c->mcgs_rollout_auto = automatic;
+    c->mcgs_rollout_with_net = (int)x;
+    return 0;
+}
+static void format_rollout_with_net(const TrainConfig *c, char *buf, size_t cap) {
+    snprintf(buf, cap, "%s%d", c->mcgs_rollout_auto ? "auto:" : "", c->mcgs_rollout_with_net);
+}
+
+static int parse_candidates_with_net(TrainConfig *c, const char *v) {
+    if (strcmp(v, "prior") != 0 && strcmp(v, "equity") != 0 && strcmp(v, "mix") != 0) return -1;
+    snprintf(c->mcgs_candidates_with_net, sizeof c->mcgs_candidates_with_net, "%s", v);
+    return 0;
+}
+static void format_candidates_with_net(const TrainConfig *c, char *buf, size_t cap) {
+    snprintf(buf, cap, "%s", c->mcgs_candidates_with_net);
+}
+
+static int parse_anchor(TrainConfig *c, const char *v) {
+    /* the spec itself is opened (and its files loaded) by rookery train */
+    bool named = strcmp(v, "search") == 0 || strcmp(v, "static") == 0;
+    if (!named && !is_spec(v, "sim") && !is_spec(v, "mcgs")) return -1;
+    return set_string(c->mcgs_anchor, v);
+}
+static void format_anchor(const TrainConfig *c, char *buf, size_t cap) { snprintf(buf, cap, "%s", c->mcgs_anchor); }
+
+#define OFF(f) offsetof(TrainConfig, f)
+#define U64(s, k, d, f, lo, hi, doc) {s, k, d, KEY_U64, OFF(f), lo, hi, false, NULL, NULL, NULL, false, doc}
+#define INT(s, k, d, f, lo, hi, doc) {s, k, d, KEY_INT, OFF(f), lo, hi, false, NULL, NULL, NULL, false, doc}
+#define FIXED_INT(s, k, d, f, lo, hi, doc) {s, k, d, KEY_INT, OFF(f), lo, hi, false, NULL, NULL, NULL, true, doc}
+#define DBL(s, k, d, f, lo, hi, doc) {s, k, d, KEY_DOUBLE, OFF(f), lo, hi, false, NULL, NULL, NULL, false, doc}
+#define POS(s, k, d, f, hi, doc) {s, k, d, KEY_DOUBLE, OFF(f), 0, hi, true, NULL, NULL, NULL, false, doc}
+#define BOOL(s, k, d, f, names, doc) {s, k, d, KEY_BOOL, OFF(f), 0, 0, false, names, NULL, NULL, false, doc}
+#define ENUM(s, k, d, f, names, fixed, doc) {s, k, d, KEY_ENUM, OFF(f), 0, 0, false, names, NULL, NULL, fixed, doc}
+#define STR(s, k, d, f, fixed, doc) {s, k, d, KEY_STRING, OFF(f), 0, 0, false, NULL, NULL, NULL, fixed, doc}
+#define PATH(s, k, d, f, fixed, doc) {s, k, d, KEY_PATH, OFF(f), 0, 0, false, NULL, NULL, NULL, fixed, doc}
+#define CUSTOM(s, k, d, p, fixed, doc) {s, k, d, KEY_CUSTOM, 0, 0, 0, false, NULL, parse_##p, format_##p, fixed, doc}
+
+/* Every key, in the order of the written config (and of config.h's
+ * reference, which test_train_config checks against this table). */
+static const ConfigKey KEYS[] = {
+    {"run", "seed", "1", KEY_U64, OFF(seed), 0, (double)UINT64_MAX, false, NULL, NULL, NULL, true,
+     "run seed: game i of generation g is seeded from (seed, g, i)"},
+    INT("run", "generations", "3", generations, 1, 100000, "generations to reach (a resumed run continues up to this)"),
+    U64("run", "games_per_generation", "3000", games_per_generation, 1, 1099511627776.0,
+        "self-play games per generation, all ranks together"),
+    {"run", "output", "runs/default", KEY_STRING, OFF(output), 0, TRAIN_OUTPUT_MAX, false, NULL, NULL, NULL, false,
+     "the run directory"},
+    CUSTOM("run", "player", "static", player, true, "who plays the self-play games: static, sim:..., mcgs:..."),
+    INT("run", "progress_seconds", "5", progress_seconds, 0, 86400, "seconds between progress lines (0: per generation)"),
+    INT("run", "threads", "1", threads, 1, GENERATION_MAX_THREADS, "self-play threads per rank (results do not depend on it)"),
+    CUSTOM("run", "keep", "all", keep, false, "all | N: older generations keep only their manifest and metrics row"),
+    INT("run", "keep_every", "0", keep_every, 0, 100000, "with run.keep: every generation divisible by this stays whole"),
+    STR("lexicon", "kwg", "SOWPODS", lexicon, true, "lexicon name or .kwg path"),
+    STR("lexicon", "ld", "english", ld, true, "letter distribution name or .csv path"),
+    STR("lexicon", "layout", "standard15", layout, true, "board layout name or .txt path"),
+    STR("leaves", "initial", "zero", initial_leaves, true, "zero or the .klv2 generation 1 starts from"),
+    {"leaves", "min_rack_count", "0", KEY_CUSTOM, 0, 0, 0, false, NULL, parse_schedule, format_schedule, false,
+     "minimum observations per rack, a comma list by generation (the last repeats)"},
+    U64("leaves", "max_forced_games", "1000", max_forced_games, 0, 1099511627776.0, "cap on forced-rack games a generation"),
+    INT("leaves", "sampled_racks", "0", sampled_racks, 0, GENERATION_MAX_SAMPLED_RACKS,
+        "racks valued on each position besides the mover's"),
+    DBL("leaves", "shrink", "30", shrink, 0, 1e12, "shrinkage k of the leave derivation, observations"),
+    U64("match", "pairs", "200", match_pairs, 0, 4294967296.0, "game pairs a generation: new leaves against zero leaves"),
+    ENUM("spv", "schedule", "both", spv_schedule, SCHEDULES, false, "off | both | alternate: which generations derive SPV"),
+    CUSTOM("spv", "target", "final", target, false, "the residual the SPV table learns"),
+    INT("spv", "start", "1", spv_start, 1, 100000, "first generation that derives an SPV table"),
+    BOOL("spv", "use", "no", spv_use, YES_NO, "self-play plays with the SPV table in force"),
+    STR("spv", "initial", "zero", spv_initial, true, "zero or the .spv of generation 0"),
+    DBL("spv", "k", "75", spv_k, 1e-3, 1e6, "spread scale K of the variance weight, points"),
+    CUSTOM("spv", "prior_mean", "auto", prior_mean, false, "shrinkage prior of the mean table, or auto"),
+    CUSTOM("spv", "prior_var", "auto", prior_var, false, "shrinkage prior of the variance table, or auto"),
+    U64("spv", "heldout_games", "200", spv_heldout_games, 0, 4294967296.0, "held-out games a generation for SPV's residuals"),
+    U64("spv", "match_pairs", "200", spv_match_pairs, 0, 4294967296.0, "game pairs a generation: SPV on against off"),
+    BOOL("nn", "shards", "yes", nn_shards, YES_NO, "record training samples into HDF5 shards"),
+    DBL("nn", "policy_temperature", "1", nn_temperature, 0, 1000, "P target's softmax temperature over static equity, points"),
+    INT("nn", "policy_top", "16", nn_top, 1, 64, "moves in that softmax"),
+    U64("nn", "shard_samples", "100000", nn_shard_samples, 1, 4294967296.0, "samples per shard file at most"),
+    BOOL("nn", "train", "yes", nn_train, YES_NO, "train the network each generation"),
+    INT("nn", "window", "4", nn_window, 1, 1000, "generations of shards the trainer samples from"),
+    {"nn", "steps", "150", KEY_I64, OFF(nn_steps), 0, 1099511627776.0, false, NULL, NULL, NULL, false,
+     "Adam steps a generation"},
+    INT("nn", "batch", "128", nn_batch, 1, 65536, "samples a step, all ranks together"),
+    INT("nn", "grad_chunks", "8", nn_chunks, 1, 4096, "fixed slices of a batch (weights independent of the ranks)"),
+    DBL("nn", "lr", "0.001", nn_lr, 0, 10, "Adam learning rate"),
+    DBL("nn", "weight_decay", "0.0001", nn_weight_decay, 0, 10, "AdamW decoupled weight decay"),
+    DBL("nn", "value_search_weight", "0", nn_search_weight, 0, 1, "the search's share of V's spread target"),
+    POS("nn", "value_weight", "1", nn_value_weight, 100, "V's losses' weight in the training loss"),
+    ENUM("nn", "policy_loss", "direct", nn_policy_loss, POLICY_LOSSES, false, "direct | product: P's loss"),
+    INT("nn", "product_candidates", "16", nn_product_candidates, 1, NN_PRODUCT_MAX, "the product loss's candidates"),
+    POS("nn", "product_temperature", "10", nn_product_temperature, 1000, "the product loss's equity temperature, points"),
+    CUSTOM("nn", "heldout_every", "10", heldout_every, true, "game i is held out when i mod N = N - 1 (0: none)"),
+    U64("nn", "eval_positions", "1000", nn_eval_positions, 0, 4294967296.0, "held-out positions evaluated a generation"),
+    PATH("nn", "reference", "none", nn_reference, false, "none | RUN | RUN:G: another run to score each model on"),
+    PATH("nn", "initial", "none", nn_initial, true, "none | FILE: the model a new run starts from"),
+    FIXED_INT("nn", "channels", "32", nn_arch.channels, 1, 512, "the trunk's channels"),
+    FIXED_INT("nn", "blocks", "3", nn_arch.blocks, 0, 40, "the trunk's residual blocks"),
+    FIXED_INT("nn", "embed", "64", nn_arch.embed, 1, 4096, "the move and tile embeddings' width"),
+    FIXED_INT("nn", "head_hidden", "64", nn_arch.head_hidden, 1, 4096, "the heads' hidden width"),
+    FIXED_INT("nn", "h_tiles", "1", nn_arch.h_tiles, 1, 2, "tiles H predicts a step"),
+    ENUM("nn", "prior", "score", nn_arch.prior_equity, PRIORS, true, "score | equity: what P's prior term reads"),
+    {"mcgs", "net", "auto", KEY_BOOL, OFF(mcgs_net_auto), 0, 0, false, NET_MODES, NULL, NULL, true,
+     "auto | none: the search is guided by the promoted model"},
+    CUSTOM("mcgs", "rollout_with_net", "0", rollout_with_net, false, "N | auto[:N]: leaf rollout plies once a net guides"),
+    CUSTOM("mcgs", "candidates_with_net", "prior", candidates_with_net, false,
+           "prior | equity | mix: a node's candidates once a net guides"),
+    BOOL("mcgs", "hidden_with_net", "net", mcgs_hidden_net, HIDDEN, "net | uniform: the opponent's rack once a net guides"),
+    U64("mcgs", "gate_pairs", "20", mcgs_gate_pairs, 0, 4294967296.0, "gatekeeper's game pairs (0: promote every model)"),
+    DBL("mcgs", "gate_threshold", "50", mcgs_gate_threshold, 0, 101, "win share (%) a new model needs to be promoted"),
+    U64("mcgs", "anchor_pairs", "0", mcgs_anchor_pairs, 0, 4294967296.0, "game pairs a generation against the anchor"),
+    CUSTOM("mcgs", "anchor", "search", anchor, false, "search | a player spec: the anchor"),
+    INT("mcgs", "decisions", "0", mcgs_decisions, 0, DECISION_MAX_POSITIONS, "positions of a decision study a generation"),
+    U64("mcgs", "value_check_pairs", "20", mcgs_value_pairs, 1, 4294967296.0, "game pairs of the value check"),
+    DBL("mcgs", "value_check_threshold", "50", mcgs_value_threshold, 0, 101, "win share (%) V needs to replace rollouts"),
+};
+#define NKEYS (sizeof KEYS / sizeof KEYS[0])
+
+static const ConfigKey *find_key(const char *section, const char *key) {
+    for (size_t i = 0; i < NKEYS; i++)
+        if (strcmp(KEYS[i].section, section) == 0 && strcmp(KEYS[i].key, key) == 0) return &KEYS[i];
+    return NULL;
+}
+
+static bool known_section(const char *section) {
+    for (size_t i = 0; i < NKEYS; i++)
+        if (strcmp(KEYS[i].section, section) == 0) return true;
+    return false;
+}
+
+static int name_index(const char *const *names, const char *v) {
+    for (int i = 0; names[i] != NULL; i++)
+        if (strcmp(names[i], v) == 0) return i;
+    return -1;
+}
+
 /* Returns 0, -1 for a bad value, -2 for an unknown key. */
 static int apply(TrainConfig *c, const char *section, const char *key, const char *v) {
+    const ConfigKey *k = find_key(section, key);
+    if (k == NULL) return -2;
+    char *field = (char *)c + k->offset;
     uint64_t x;
-#define IS(s, k) (strcmp(section, s) == 0 && strcmp(key, k) == 0)
-    if (IS("run", "seed")) {
-        if (parse_u64(v, 0, UINT64_MAX, &x) != 0) return -1;
-        c->seed = x;
-    } else if (IS("run", "generations")) {
-        if (parse_u64(v, 1, 100000, &x) != 0) return -1;
-        c->generations = (int)x;
-    } else if (IS("run", "games_per_generation")) {
-        if (parse_u64(v, 1, UINT64_C(1) << 40, &x) != 0) return -1;
-        c->games_per_generation = x;
-    } else if (IS("run", "output")) {
-        if (strlen(v) > TRAIN_OUTPUT_MAX) return -1;
-        return set_string(c->output, v);
-    } else if (IS("run", "player")) {
-        /* the spec itself is opened (and its files loaded) by rookery train */
-        bool sim = strncmp(v, "sim", 3) == 0 && (v[3] == '\0' || v[3] == ':');
-        bool mcgs = strncmp(v, "mcgs", 4) == 0 && (v[4] == '\0' || v[4] == ':');
-        if (strcmp(v, "static") != 0 && !sim && !mcgs) return -1;
-        /* the loop gives the net in force (mcgs.net) and the candidates with it (mcgs.candidates_with_net) */
-        if (mcgs && (strstr(v, "net=") != NULL || strstr(v, "candidates_by=") != NULL)) return -1;
-        return set_string(c->player, v);
-    } else if (IS("run", "progress_seconds")) {
-        if (parse_u64(v, 0, 86400, &x) != 0) return -1;
-        c->progress_seconds = (int)x;
-    } else if (IS("run", "threads")) {
-        if (parse_u64(v, 1, GENERATION_MAX_THREADS, &x) != 0) return -1;
-        c->threads = (int)x;
-    } else if (IS("run", "keep")) {
-        if (strcmp(v, "all") == 0) c->keep = 0;
-        else if (parse_u64(v, 1, 100000, &x) != 0) return -1;
-        else c->keep = (int)x;
-    } else if (IS("run", "keep_every")) {
-        if (parse_u64(v, 0, 100000, &x) != 0) return -1;
-        c->keep_every = (int)x;
-    } else if (IS("lexicon", "kwg")) {
-        return set_string(c->lexicon, v);
-    } else if (IS("lexicon", "ld")) {
-        return set_string(c->ld, v);
-    } else if (IS("lexicon", "layout")) {
-        return set_string(c->layout, v);
-    } else if (IS("leaves", "initial")) {
-        return set_string(c->initial_leaves, v);
-    } else if (IS("leaves", "min_rack_count")) {
-        return parse_schedule(c, v);
-    } else if (IS("leaves", "max_forced_games")) {
-        if (parse_u64(v, 0, UINT64_C(1) << 40, &x) != 0) return -1;
-        c->max_forced_games = x;
-    } else if (IS("leaves", "sampled_racks")) {
-        if (parse_u64(v, 0, GENERATION_MAX_SAMPLED_RACKS, &x) != 0) return -1;
-        c->sampled_racks = (int)x;
-    } else if (IS("leaves", "shrink")) {
-        double k;
-        if (parse_double(v, 0.0, 1e12, &k) != 0) return -1;
-        c->shrink = k;
-    } else if (IS("spv", "schedule")) {
-        if (strcmp(v, "off") == 0) c->spv_schedule = SPV_SCHEDULE_OFF;
-        else if (strcmp(v, "both") == 0) c->spv_schedule = SPV_SCHEDULE_BOTH;
-        else if (strcmp(v, "alternate") == 0) c->spv_schedule = SPV_SCHEDULE_ALTERNATE;
-        else return -1;
-    } else if (IS("spv", "target")) {
-        int t = residual_target_parse(v);
-        if (t < 0) return -1;
-        c->spv_target = (ResidualTarget)t;
-    } else if (IS("spv", "start")) {
-        if (parse_u64(v, 1, 100000, &x) != 0) return -1;
-        c->spv_start = (int)x;
-    } else if (IS("spv", "use")) {
-        return parse_bool(v, &c->spv_use);
-    } else if (IS("spv", "initial")) {
-        return set_string(c->spv_initial, v);
-    } else if (IS("spv", "k")) {
-        if (parse_double(v, 1e-3, 1e6, &c->spv_k) != 0) return -1;
-    } else if (IS("spv", "prior_mean")) {
-        return parse_prior(v, &c->spv_prior_mean);
-    } else if (IS("spv", "prior_var")) {
-        return parse_prior(v, &c->spv_prior_var);
-    } else if (IS("spv", "heldout_games")) {
-        if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
-        c->spv_heldout_games = x;
-    } else if (IS("spv", "match_pairs")) {
-        if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
-        c->spv_match_pairs = x;
-    } else if (IS("nn", "shards")) {
-        return parse_bool(v, &c->nn_shards);
-    } else if (IS("nn", "train")) {
-        return parse_bool(v, &c->nn_train);
-    } else if (IS("nn", "policy_temperature")) {
-        return parse_double(v, 0.0, 1000.0, &c->nn_temperature);
-    } else if (IS("nn", "policy_top")) {
-        if (parse_u64(v, 1, 64, &x) != 0) return -1;
-        c->nn_top = (int)x;
-    } else if (IS("nn", "shard_samples")) {
-        if (parse_u64(v, 1, UINT64_C(1) << 32, &x) != 0) return -1;
-        c->nn_shard_samples = x;
-    } else if (IS("nn", "window")) {
-        if (parse_u64(v, 1, 1000, &x) != 0) return -1;
-        c->nn_window = (int)x;
-    } else if (IS("nn", "steps")) {
-        if (parse_u64(v, 0, UINT64_C(1) << 40, &x) != 0) return -1;
-        c->nn_steps = (int64_t)x;
-    } else if (IS("nn", "batch")) {
-        if (parse_u64(v, 1, 65536, &x) != 0) return -1;
-        c->nn_batch = (int)x;
-    } else if (IS("nn", "grad_chunks")) {
-        if (parse_u64(v, 1, 4096, &x) != 0) return -1;
-        c->nn_chunks = (int)x;
-    } else if (IS("nn", "lr")) {
-        return parse_double(v, 0.0, 10.0, &c->nn_lr);
-    } else if (IS("nn", "weight_decay")) {
-        return parse_double(v, 0.0, 10.0, &c->nn_weight_decay);
-    } else if (IS("nn", "value_search_weight")) {
-        return parse_double(v, 0.0, 1.0, &c->nn_search_weight);
-    } else if (IS("nn", "value_weight")) {
-        if (parse_double(v, 0.0, 100.0, &c->nn_value_weight) != 0 || !(c->nn_value_weight > 0.0)) return -1;
+    int i;
+    switch (k->type) {
+    case KEY_U64:
+        if (parse_u64(v, (uint64_t)k->lo, k->hi >= (double)UINT64_MAX ? UINT64_MAX : (uint64_t)k->hi, &x) != 0)
+            return -1;
+        memcpy(field, &x, sizeof x);
         return 0;
-    } else if (IS("nn", "policy_loss")) {
-        if (strcmp(v, "direct") == 0) c->nn_policy_loss = NN_POLICY_LOSS_DIRECT;
-        else if (strcmp(v, "product") == 0) c->nn_policy_loss = NN_POLICY_LOSS_PRODUCT;
-        else return -1;
-    } else if (IS("nn", "product_candidates")) {
-        if (parse_u64(v, 1, NN_PRODUCT_MAX, &x) != 0) return -1;
-        c->nn_product_candidates = (int)x;
-    } else if (IS("nn", "product_temperature")) {
-        if (parse_double(v, 0.0, 1000.0, &c->nn_product_temperature) != 0 || !(c->nn_product_temperature > 0.0)) return -1;
-    } else if (IS("nn", "heldout_every")) {
-        if (parse_u64(v, 0, 1000000, &x) != 0 || x == 1) return -1;
-        c->nn_heldout_every = (int)x;
-    } else if (IS("nn", "eval_positions")) {
-        if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
-        c->nn_eval_positions = x;
-    } else if (IS("nn", "channels")) {
-        if (parse_u64(v, 1, 512, &x) != 0) return -1;
-        c->nn_arch.channels = (int)x;
-    } else if (IS("nn", "blocks")) {
-        if (parse_u64(v, 0, 40, &x) != 0) return -1;
-        c->nn_arch.blocks = (int)x;
-    } else if (IS("nn", "embed")) {
-        if (parse_u64(v, 1, 4096, &x) != 0) return -1;
-        c->nn_arch.embed = (int)x;
-    } else if (IS("nn", "head_hidden")) {
-        if (parse_u64(v, 1, 4096, &x) != 0) return -1;
-        c->nn_arch.head_hidden = (int)x;
-    } else if (IS("nn", "h_tiles")) {
-        if (parse_u64(v, 1, 2, &x) != 0) return -1;
-        c->nn_arch.h_tiles = (int)x;
-    } else if (IS("nn", "reference")) {
-        if (strcmp(v, "none") == 0) return c->nn_reference[0] = '\0', 0;
-        return set_string(c->nn_reference, v);
-    } else if (IS("nn", "initial")) {
-        if (strcmp(v, "none") == 0) return c->nn_initial[0] = '\0', 0;
-        return set_string(c->nn_initial, v);
-    } else if (IS("nn", "prior")) { /* what the policy's score prior values a move by */
-        if (strcmp(v, "score") == 0) c->nn_arch.prior_equity = 0;
-        else if (strcmp(v, "equity") == 0) c->nn_arch.prior_equity = 1;
-        else return -1;
-    } else if (IS("mcgs", "net")) {
-        if (strcmp(v, "auto") == 0) c->mcgs_net_auto = true;
-        else if (strcmp(v, "none") == 0) c->mcgs_net_auto = false;
-        else return -1;
-    } else if (IS("mcgs", "rollout_with_net")) {
-        /* N, or auto (2-ply rollouts) / auto:N (N-ply) until V wins the value check */
-        bool automatic = strncmp(v, "auto", 4) == 0 && (v[4] == '\0' || v[4] == ':');
-        if (automatic && v[4] == '\0') x = 2;
-        else if (parse_u64(automatic ? v + 5 : v, automatic ? 1 : 0, 100, &x) != 0) return -1;
-        c->mcgs_rollout_auto = automatic;
-        c->mcgs_rollout_with_net = (int)x;
-    } else if (IS("mcgs", "candidates_with_net")) {
-        if (strcmp(v, "prior") != 0 && strcmp(v, "equity") != 0 && strcmp(v, "mix") != 0) return -1;
-        snprintf(c->mcgs_candidates_with_net, sizeof c->mcgs_candidates_with_net, "%s", v);
-    } else if (IS("mcgs", "hidden_with_net")) {
-        if (strcmp(v, "net") == 0) c->mcgs_hidden_net = true;
-        else if (strcmp(v, "uniform") == 0) c->mcgs_hidden_net = false;
-        else return -1;
-    } else if (IS("mcgs", "gate_pairs")) {
-        if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
-        c->mcgs_gate_pairs = x;
-    } else if (IS("mcgs", "gate_threshold")) {
-        if (parse_double(v, 0.0, 101.0, &c->mcgs_gate_threshold) != 0) return -1;
-    } else if (IS("mcgs", "anchor_pairs")) {
-        if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
-        c->mcgs_anchor_pairs = x;
-    } else if (IS("mcgs", "decisions")) {
-        if (parse_u64(v, 0, DECISION_MAX_POSITIONS, &x) != 0) return -1;
-        c->mcgs_decisions = (int)x;
-    } else if (IS("mcgs", "value_check_pairs")) {
-        if (parse_u64(v, 1, UINT64_C(1) << 32, &x) != 0) return -1;
-        c->mcgs_value_pairs = x;
-    } else if (IS("mcgs", "value_check_threshold")) {
-        if (parse_double(v, 0.0, 101.0, &c->mcgs_value_threshold) != 0) return -1;
-    } else if (IS("mcgs", "anchor")) {
-        /* the spec itself is opened (and its files loaded) by rookery train */
-        bool named = strcmp(v, "search") == 0 || strcmp(v, "static") == 0;
-        bool sim = strncmp(v, "sim", 3) == 0 && (v[3] == '\0' || v[3] == ':');
-        bool mcgs = strncmp(v, "mcgs", 4) == 0 && (v[4] == '\0' || v[4] == ':');
-        if (!named && !sim && !mcgs) return -1;
-        return set_string(c->mcgs_anchor, v);
-    } else if (IS("match", "pairs")) {
-        if (parse_u64(v, 0, UINT64_C(1) << 32, &x) != 0) return -1;
-        c->match_pairs = x;
-    } else {
-        return -2;
+    case KEY_INT:
+    case KEY_I64:
+        if (parse_u64(v, (uint64_t)k->lo, (uint64_t)k->hi, &x) != 0) return -1;
+        if (k->type == KEY_INT) {
+            int n = (int)x;
+            memcpy(field, &n, sizeof n);
+        } else {
+            int64_t n = (int64_t)x;
+            memcpy(field, &n, sizeof n);
+        }
+        return 0;
+    case KEY_DOUBLE: {
+        double d;
+        if (parse_double(v, k->lo, k->hi, &d) != 0 || (k->lo_open && !(d > k->lo))) return -1;
+        memcpy(field, &d, sizeof d);
+        return 0;
     }
-#undef IS
-    return 0;
+    case KEY_BOOL: {
+        if ((i = name_index(k->names, v)) < 0) return -1;
+        bool b = i == 1;
+        memcpy(field, &b, sizeof b);
+        return 0;
+    }
+    case KEY_ENUM:
+        if ((i = name_index(k->names, v)) < 0) return -1;
+        memcpy(field, &i, sizeof i);
+        return 0;
+    case KEY_STRING:
+        if (k->hi > 0 && strlen(v) > (size_t)k->hi) return -1;
+        return set_string(field, v);
+    case KEY_PATH:
+        if (strcmp(v, "none") == 0) return field[0] = '\0', 0;
+        return set_string(field, v);
+    case KEY_CUSTOM:
+        return k->parse(c, v);
+    }
+    return -1;
+}
+
+/* Key k's value in c, as written. */
+static void format_key(const TrainConfig *c, const ConfigKey *k, char *buf, size_t cap) {
+    const char *field = (const char *)c + k->offset;
+    uint64_t u;
+    int n;
+    int64_t l;
+    double d;
+    bool b;
+    switch (k->type) {
+    case KEY_U64:
+        memcpy(&u, field, sizeof u);
+        snprintf(buf, cap, "%" PRIu64, u);
+        return;
+    case KEY_INT:
+        memcpy(&n, field, sizeof n);
+        snprintf(buf, cap, "%d", n);
+        return;
+    case KEY_I64:
+        memcpy(&l, field, sizeof l);
+        snprintf(buf, cap, "%" PRId64, l);
+        return;
+    case KEY_DOUBLE:
+        memcpy(&d, field, sizeof d);
+        format_double(buf, cap, d);
+        return;
+    case KEY_BOOL:
+        memcpy(&b, field, sizeof b);
+        snprintf(buf, cap, "%s", k->names[b ? 1 : 0]);
+        return;
+    case KEY_ENUM:
+        memcpy(&n, field, sizeof n);
+        snprintf(buf, cap, "%s", k->names[n]);
+        return;
+    case KEY_STRING:
+        snprintf(buf, cap, "%s", field);
+        return;
+    case KEY_PATH:
+        snprintf(buf, cap, "%s", field[0] ? field : "none");
+        return;
+    case KEY_CUSTOM:
+        k->format(c, buf, cap);
+        return;
+    }
+}
+
+/* The config as text: sections in order, "key = value" lines, with each
+ * key's doc line above it if `docs`. The length, or -1 if cap is short. */
+static int write_text(const TrainConfig *c, bool docs, char *buf, size_t cap) {
+    size_t off = 0;
+    char value[TRAIN_PATH_MAX + 16];
+    for (size_t i = 0; i < NKEYS; i++) {
+        const ConfigKey *k = &KEYS[i];
+        int n = 0;
+        if (i == 0 || strcmp(k->section, KEYS[i - 1].section) != 0)
+            n = snprintf(buf + off, cap - off, "%s[%s]\n", i ? "\n" : "", k->section);
+        if (n < 0 || (size_t)n >= cap - off) return -1;
+        off += (size_t)n;
+        if (docs) {
+            n = snprintf(buf + off, cap - off, "# %s\n", k->doc);
+            if (n < 0 || (size_t)n >= cap - off) return -1;
+            off += (size_t)n;
+        }
+        format_key(c, k, value, sizeof value);
+        n = snprintf(buf + off, cap - off, "%s = %s\n", k->key, value);
+        if (n < 0 || (size_t)n >= cap - off) return -1;
+        off += (size_t)n;
+    }
+    return (int)off;
+}
+
+void train_config_defaults(TrainConfig *c) {
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < NKEYS; i++)
+        if (apply(c, KEYS[i].section, KEYS[i].key, KEYS[i].def) != 0) abort(); /* the table is constant */
+    /* not a key: every new model's H starts from the uniform draw (nn/model.h) */
+    c->nn_arch.h_pool_prior = 1;
+}
+
+int train_config_default_text(char *buf, size_t cap) {
+    static const char head[] = "# rookery training run: the embedded default (a short but real run; every key,\n"
+                               "# its default and one line on it; the full reference: src/train/config.h)\n";
+    TrainConfig c;
+    train_config_defaults(&c);
+    if (cap <= sizeof head) return -1;
+    memcpy(buf, head, sizeof head);
+    int n = write_text(&c, true, buf + sizeof head - 1, cap - (sizeof head - 1));
+    return n < 0 ? -1 : n + (int)sizeof head - 1;
 }
 
 static char *trim(char *s) {
@@ -447,9 +535,7 @@ int train_config_parse(TrainConfig *c, const char *text, const char *source, RkE
             }
             *close = '\0';
             snprintf(section, sizeof section, "%s", trim(s + 1));
-            if (strcmp(section, "run") != 0 && strcmp(section, "lexicon") != 0 && strcmp(section, "leaves") != 0 &&
-                strcmp(section, "match") != 0 && strcmp(section, "spv") != 0 && strcmp(section, "nn") != 0 &&
-                strcmp(section, "mcgs") != 0) {
+            if (!known_section(section)) {
                 rc = rk_error(err, "%s:%d: unknown section [%s]", source, line_no, section);
                 break;
             }
@@ -548,89 +634,23 @@ uint32_t train_config_min_count(const TrainConfig *c, int generation) {
     return c->min_rack_count[i];
 }
 
-/* The shortest of %.15g / %.17g that reads back exactly. */
-static void format_double(char *buf, size_t cap, double v) {
-    snprintf(buf, cap, "%.15g", v);
-    if (strtod(buf, NULL) != v) snprintf(buf, cap, "%.17g", v);
-}
+int train_config_write(const TrainConfig *c, char *buf, size_t cap) { return write_text(c, false, buf, cap); }
 
-static void format_prior(char *buf, size_t cap, double v) {
-    if (v == SPV_PRIOR_AUTO) snprintf(buf, cap, "auto");
-    else format_double(buf, cap, v);
-}
-
-const char *train_config_schedule_name(SpvSchedule s) {
-    return s == SPV_SCHEDULE_OFF ? "off" : s == SPV_SCHEDULE_BOTH ? "both" : "alternate";
-}
-
-int train_config_write(const TrainConfig *c, char *buf, size_t cap) {
-    char keep[24] = "all";
-    if (c->keep > 0) snprintf(keep, sizeof keep, "%d", c->keep);
-    char shrink[40], k[40], pm[40], pv[40];
-    format_double(shrink, sizeof shrink, c->shrink);
-    format_double(k, sizeof k, c->spv_k);
-    format_prior(pm, sizeof pm, c->spv_prior_mean);
-    format_prior(pv, sizeof pv, c->spv_prior_var);
-    char temp[40], lr[40], wd[40], gate[40], sw[40], vw[40], ptemp[40];
-    format_double(gate, sizeof gate, c->mcgs_gate_threshold);
-    char value_thr[32], rollout[32];
-    format_double(value_thr, sizeof value_thr, c->mcgs_value_threshold);
-    snprintf(rollout, sizeof rollout, "%s%d", c->mcgs_rollout_auto ? "auto:" : "", c->mcgs_rollout_with_net);
-    format_double(temp, sizeof temp, c->nn_temperature);
-    format_double(lr, sizeof lr, c->nn_lr);
-    format_double(wd, sizeof wd, c->nn_weight_decay);
-    format_double(sw, sizeof sw, c->nn_search_weight);
-    format_double(vw, sizeof vw, c->nn_value_weight);
-    format_double(ptemp, sizeof ptemp, c->nn_product_temperature);
-    char sched[TRAIN_MAX_SCHEDULE * 12] = "";
-    size_t off = 0;
-    for (int i = 0; i < c->n_min_rack_count; i++)
-        off += (size_t)snprintf(sched + off, sizeof sched - off, "%s%" PRIu32, i ? "," : "", c->min_rack_count[i]);
-    if (c->n_min_rack_count == 0) snprintf(sched, sizeof sched, "0");
-    int n = snprintf(buf, cap,
-                     "[run]\nseed = %" PRIu64 "\ngenerations = %d\ngames_per_generation = %" PRIu64
-                     "\noutput = %s\nplayer = %s\nprogress_seconds = %d\nthreads = %d\nkeep = %s\nkeep_every = %d\n\n"
-                     "[lexicon]\nkwg = %s\nld = %s\nlayout = %s\n\n"
-                     "[leaves]\ninitial = %s\nmin_rack_count = %s\nmax_forced_games = %" PRIu64
-                     "\nsampled_racks = %d\nshrink = %s\n\n"
-                     "[match]\npairs = %" PRIu64 "\n\n"
-                     "[spv]\nschedule = %s\ntarget = %s\nstart = %d\nuse = %s\ninitial = %s\nk = %s\nprior_mean = %s\n"
-                     "prior_var = %s\nheldout_games = %" PRIu64 "\nmatch_pairs = %" PRIu64 "\n\n"
-                     "[nn]\nshards = %s\npolicy_temperature = %s\npolicy_top = %d\nshard_samples = %" PRIu64
-                     "\ntrain = %s\nwindow = %d\nsteps = %" PRId64 "\nbatch = %d\ngrad_chunks = %d\nlr = %s\n"
-                     "weight_decay = %s\nvalue_search_weight = %s\nvalue_weight = %s\npolicy_loss = %s\nproduct_candidates = %d\nproduct_temperature = %s\nheldout_every = %d\neval_positions = %" PRIu64 "\nreference = %s\ninitial = %s\nchannels = %d\nblocks = %d\nembed = %d\nhead_hidden = %d\nh_tiles = %d\nprior = %s\n\n"
-                     "[mcgs]\nnet = %s\nrollout_with_net = %s\ncandidates_with_net = %s\nhidden_with_net = %s\ngate_pairs = %" PRIu64
-                     "\ngate_threshold = %s\nanchor_pairs = %" PRIu64 "\nanchor = %s\ndecisions = %d\nvalue_check_pairs = %" PRIu64
-                     "\nvalue_check_threshold = %s\n",
-                     c->seed, c->generations, c->games_per_generation, c->output, c->player, c->progress_seconds, c->threads,
-                     keep, c->keep_every,
-                     c->lexicon,
-                     c->ld, c->layout, c->initial_leaves, sched, c->max_forced_games, c->sampled_racks, shrink, c->match_pairs,
-                     train_config_schedule_name(c->spv_schedule), residual_target_name(c->spv_target), c->spv_start, c->spv_use ? "yes" : "no",
-                     c->spv_initial, k, pm, pv, c->spv_heldout_games, c->spv_match_pairs,
-                     c->nn_shards ? "yes" : "no", temp, c->nn_top, c->nn_shard_samples, c->nn_train ? "yes" : "no",
-                     c->nn_window, c->nn_steps, c->nn_batch, c->nn_chunks, lr, wd, sw, vw,
-                     c->nn_policy_loss == NN_POLICY_LOSS_PRODUCT ? "product" : "direct", c->nn_product_candidates, ptemp,
-                     c->nn_heldout_every,
-                     c->nn_eval_positions, c->nn_reference[0] ? c->nn_reference : "none",
-                     c->nn_initial[0] ? c->nn_initial : "none", c->nn_arch.channels,
-                     c->nn_arch.blocks, c->nn_arch.embed, c->nn_arch.head_hidden, c->nn_arch.h_tiles,
-                     c->nn_arch.prior_equity ? "equity" : "score",
-                     c->mcgs_net_auto ? "auto" : "none", rollout, c->mcgs_candidates_with_net,
-                     c->mcgs_hidden_net ? "net" : "uniform", c->mcgs_gate_pairs, gate,
-                     c->mcgs_anchor_pairs, c->mcgs_anchor, c->mcgs_decisions, c->mcgs_value_pairs, value_thr);
-    return n > 0 && (size_t)n < cap ? n : -1;
-}
-
-static bool may_change(const char *key) {
-    static const char *const fixed[] = {
-        "run.seed",      "run.player",        "lexicon.kwg",    "lexicon.ld",     "lexicon.layout",
-        "leaves.initial", "spv.initial",      "nn.initial",     "nn.channels",    "nn.blocks",
-        "nn.embed",      "nn.head_hidden",    "nn.h_tiles",     "nn.prior",       "nn.heldout_every",
-        "mcgs.net"};
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-        if (strcmp(key, fixed[i]) == 0) return false;
+static bool may_change(const char *dotted) {
+    for (size_t i = 0; i < NKEYS; i++) {
+        size_t n = strlen(KEYS[i].section);
+        if (strncmp(dotted, KEYS[i].section, n) == 0 && dotted[n] == '.' && strcmp(dotted + n + 1, KEYS[i].key) == 0)
+            return !KEYS[i].fixed;
+    }
     return true;
+}
+
+int train_config_key_count(void) { return (int)NKEYS; }
+
+void train_config_key(int i, const char **section, const char **key, const char **def) {
+    *section = KEYS[i].section;
+    *key = KEYS[i].key;
+    *def = KEYS[i].def;
 }
 
 /* The next "key = value" line of a written config from *p (sections

@@ -163,7 +163,7 @@
  *                                      force while rollouts value the leaves, game pairs of the
  *                                      search with it and V leaves against the same search with
  *                                      rollouts
- *   mcgs.value_check_threshold 50      V replaces the rollouts (for good) if its win share (%)
+ *   mcgs.value_check_threshold  50     V replaces the rollouts (for good) if its win share (%)
  *                                      is at least this (0..101)
  */
 #ifndef ROOKERY_TRAIN_CONFIG_H
@@ -235,9 +235,19 @@ typedef struct TrainConfig {
     int mcgs_decisions;               /* positions of the decision study, 0 = none */
 } TrainConfig;
 
-/* The embedded default configuration, as INI text (also what
- * `rookery train --print-default-config` prints). */
-extern const char TRAIN_DEFAULT_CONFIG[];
+/* The configuration's keys are one table (config.c): each key's section,
+ * name, type, range, default, whether it may change mid-run, and a line of
+ * doc. Parsing, writing, the defaults, the default text and what a resume
+ * may change all come from it; test_train_config checks that the reference
+ * above lists exactly its keys with its defaults. */
+
+/* The embedded default configuration as INI text, every key with its doc
+ * line (what `rookery train --print-default-config` prints): its length, or
+ * -1 if cap is too small (16 KB is enough). */
+int train_config_default_text(char *buf, size_t cap);
+/* The table's size, and its key i (section, key, default as written). */
+int train_config_key_count(void);
+void train_config_key(int i, const char **section, const char **key, const char **def);
 
 void train_config_defaults(TrainConfig *c);
 /* The trainer's loss options of the config (nn.value_search_weight, nn.policy_loss, ...). */

@@ -1,5 +1,6 @@
 /* The training configuration parser. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -113,7 +114,9 @@ static void test_parse_and_override(void) {
     CU_ASSERT_STRING_EQUAL(d.nn_initial, "");
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "shrink = 0.1\n"));
     /* the embedded default text says what train_config_defaults holds */
-    CU_ASSERT_PTR_NOT_NULL(strstr(TRAIN_DEFAULT_CONFIG, "shrink = 30\n"));
+    char deftext[16384];
+    CU_ASSERT_FATAL(train_config_default_text(deftext, sizeof deftext) > 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(deftext, "shrink = 30\n"));
 }
 
 static void test_errors(void) {
@@ -235,7 +238,9 @@ static void test_spv_priors(void) {
     train_config_defaults(&c);
     CU_ASSERT_EQUAL(c.spv_prior_mean, SPV_PRIOR_AUTO);
     CU_ASSERT_EQUAL(c.spv_prior_var, SPV_PRIOR_AUTO);
-    CU_ASSERT_PTR_NOT_NULL(strstr(TRAIN_DEFAULT_CONFIG, "prior_mean = auto\n"));
+    char text[16384];
+    CU_ASSERT_FATAL(train_config_default_text(text, sizeof text) > 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "prior_mean = auto\n"));
     CU_ASSERT_EQUAL(train_config_set(&c, "spv.prior_mean", "250", &err), 0);
     CU_ASSERT_EQUAL(c.spv_prior_mean, 250.0);
     CU_ASSERT_FATAL(train_config_write(&c, buf, sizeof buf) > 0);
@@ -288,10 +293,115 @@ static void test_rollout_auto(void) {
     CU_ASSERT_EQUAL(d.mcgs_value_threshold, 52.5);
 }
 
+/* Cuts s at its first " / " and returns what follows (NULL if none). */
+static char *next_item(char *s) {
+    if (s == NULL) return NULL;
+    char *sep = strstr(s, " / ");
+    if (sep == NULL) return NULL;
+    *sep = '\0';
+    return sep + 3;
+}
+
+/* The key reference in src/train/config.h lists exactly the table's keys,
+ * each with the table's default ("nn.channels / blocks / ..." lists several
+ * keys of one section with their defaults "32 / 3 / ..."): neither can
+ * drift from the other. */
+static void test_reference_matches_table(void) {
+    unsigned char *text = NULL;
+    long n = tu_read_bytes(ROOKERY_SOURCE_DIR "/src/train/config.h", &text);
+    CU_ASSERT_FATAL(n > 0);
+    int nk = train_config_key_count();
+    CU_ASSERT_FATAL(nk > 0 && nk < 256);
+    int listed[256] = {0}, found = 0, unknown = 0;
+    char *save = NULL;
+    for (char *line = strtok_r((char *)text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+        /* " *   section.key[ / key...]   default[ / default...]   doc" */
+        if (strncmp(line, " *   ", 5) != 0 || line[5] == ' ') continue;
+        char names[256], defs[256];
+        const char *p = line + 5;
+        if (strchr(p, '.') == NULL || strchr(p, '.') > strchr(p, ' ')) continue; /* not a key line */
+        /* the names: up to the first run of two spaces */
+        const char *gap = strstr(p, "  ");
+        if (gap == NULL || (size_t)(gap - p) >= sizeof names) continue;
+        snprintf(names, sizeof names, "%.*s", (int)(gap - p), p);
+        while (*gap == ' ') gap++;
+        const char *end = strstr(gap, "  ");
+        size_t dl = end != NULL ? (size_t)(end - gap) : strlen(gap);
+        if (dl >= sizeof defs) continue;
+        snprintf(defs, sizeof defs, "%.*s", (int)dl, gap);
+        char section[64];
+        const char *dot = strchr(names, '.');
+        snprintf(section, sizeof section, "%.*s", (int)(dot - names), names);
+        /* several keys: "a / b / c" and "1 / 2 / 3" */
+        char *name = names + (dot - names) + 1, *def = defs;
+        for (char *rest_n, *rest_d; name != NULL; name = rest_n, def = rest_d) {
+            rest_n = next_item(name);
+            rest_d = next_item(def);
+            int k = -1;
+            for (int i = 0; i < nk; i++) {
+                const char *s2, *k2, *d2;
+                train_config_key(i, &s2, &k2, &d2);
+                if (strcmp(s2, section) == 0 && strcmp(k2, name) == 0) k = i;
+            }
+            if (k < 0) {
+                printf("\nconfig.h lists %s.%s, which the table does not have\n", section, name);
+                unknown++;
+                continue;
+            }
+            const char *s2, *k2, *d2;
+            train_config_key(k, &s2, &k2, &d2);
+            CU_ASSERT_PTR_NOT_NULL(def);
+            if (def != NULL && strcmp(def, d2) != 0) {
+                printf("\nconfig.h says %s.%s defaults to %s, the table %s\n", section, name, def, d2);
+                CU_FAIL("a default differs");
+            }
+            listed[k]++;
+            found++;
+        }
+    }
+    CU_ASSERT_EQUAL(unknown, 0);
+    for (int i = 0; i < nk; i++) {
+        const char *s2, *k2, *d2;
+        train_config_key(i, &s2, &k2, &d2);
+        if (listed[i] != 1) printf("\n%s.%s is listed %d times in config.h\n", s2, k2, listed[i]);
+        CU_ASSERT_EQUAL(listed[i], 1);
+    }
+    CU_ASSERT_EQUAL(found, nk);
+    free(text);
+}
+
+/* The printed default text (with its doc lines) reads back as the defaults,
+ * and names every key once. */
+static void test_default_text(void) {
+    char text[16384], a[16384], b[16384];
+    RkError err;
+    CU_ASSERT_FATAL(train_config_default_text(text, sizeof text) > 0);
+    CU_ASSERT(train_config_default_text(text, 100) < 0); /* too small: refused, not cut */
+    CU_ASSERT_FATAL(train_config_default_text(text, sizeof text) > 0);
+    TrainConfig d, p;
+    train_config_defaults(&d);
+    memset(&p, 0, sizeof p);
+    CU_ASSERT_EQUAL_FATAL(train_config_parse(&p, text, "default text", &err), 0);
+    p.nn_arch.h_pool_prior = d.nn_arch.h_pool_prior; /* not a key */
+    CU_ASSERT_FATAL(train_config_write(&d, a, sizeof a) > 0);
+    CU_ASSERT_FATAL(train_config_write(&p, b, sizeof b) > 0);
+    CU_ASSERT_STRING_EQUAL(a, b);
+    for (int i = 0; i < train_config_key_count(); i++) {
+        const char *s2, *k2, *d2;
+        train_config_key(i, &s2, &k2, &d2);
+        char want[256];
+        snprintf(want, sizeof want, "\n%s = %s\n", k2, d2);
+        CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
+        CU_ASSERT_PTR_NOT_NULL(strstr(a, want));
+    }
+}
+
 int main(void) {
     CU_TestInfo tests[] = {
         {"mcgs.rollout_with_net auto, the value check: values, written back", test_rollout_auto},
         {"defaults", test_defaults},
+        {"config.h's key reference is the table's keys and defaults", test_reference_matches_table},
+        {"the default text: every key, reads back as the defaults", test_default_text},
         {"parse, override, write", test_parse_and_override},
         {"errors name file, line and key", test_errors},
         {"spv priors: auto or a number, written back", test_spv_priors},
