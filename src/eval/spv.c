@@ -11,11 +11,12 @@
 #define SPV_MAX_FILE_BYTES                                                                                           \
     ((uint64_t)SPV_HEADER_BYTES + 8ull * RK_MAX_SQUARES * SPV_MAX_BUCKETS + 4ull * SPV_MAX_OPENNESS)
 
-uint32_t spv_read_le32(const uint8_t *p) {
+/* Little-endian words and f32 tables. */
+static uint32_t spv_read_le32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-void spv_write_le32(uint8_t *p, uint32_t v) {
+static void spv_write_le32(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
     p[2] = (uint8_t)(v >> 16);
@@ -63,7 +64,9 @@ static int alloc_tables(Spv *s, bool with_var, RkError *err) {
     return 0;
 }
 
-int spv_read_values(float *dst, const uint8_t *p, size_t n, const char *source, const char *table, RkError *err) {
+/* Reads n floats, each finite and within SPV_MAX_ABS_VALUE; the error names
+ * source, table and the value's index. */
+static int spv_read_values(float *dst, const uint8_t *p, size_t n, const char *source, const char *table, RkError *err) {
     for (size_t i = 0; i < n; i++) {
         float f = read_f32(p + 4 * i);
         if (!isfinite(f)) return rk_error(err, "%s: %s value %zu is not finite", source, table, i);
@@ -75,7 +78,7 @@ int spv_read_values(float *dst, const uint8_t *p, size_t n, const char *source, 
     return 0;
 }
 
-void spv_write_values(uint8_t *p, const float *src, size_t n) {
+static void spv_write_values(uint8_t *p, const float *src, size_t n) {
     for (size_t i = 0; i < n; i++, p += 4) {
         uint32_t u;
         memcpy(&u, &src[i], sizeof u);
@@ -83,7 +86,8 @@ void spv_write_values(uint8_t *p, const float *src, size_t n) {
     }
 }
 
-long spv_find_bad_value(const float *v, size_t n) {
+/* The first value of n that is not finite or exceeds SPV_MAX_ABS_VALUE, or -1. */
+static long spv_find_bad_value(const float *v, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (!isfinite(v[i]) || fabsf(v[i]) > SPV_MAX_ABS_VALUE) return (long)i;
     return -1;

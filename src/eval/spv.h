@@ -110,17 +110,6 @@ static inline int spv_move_square(const Move *m, int i, int dim, int *row, int *
     return down ? c * dim + r : r * dim + c;
 }
 
-/* Little-endian words and f32 tables, shared with the other table files of
- * this family (eval/neighbour.h). spv_read_values reads n floats, each
- * finite and within SPV_MAX_ABS_VALUE; the error names source, table and the
- * value's index. */
-uint32_t spv_read_le32(const uint8_t *p);
-void spv_write_le32(uint8_t *p, uint32_t v);
-int spv_read_values(float *dst, const uint8_t *p, size_t n, const char *source, const char *table, RkError *err);
-void spv_write_values(uint8_t *p, const float *src, size_t n);
-/* The first value of n that is not finite or exceeds SPV_MAX_ABS_VALUE, or -1. */
-long spv_find_bad_value(const float *v, size_t n);
-
 /* Per-tile values (millipoints) for the position: s must fit b
  * (spv_check_board). Fills pv->buckets and, for every square, the buckets of
  * the tiles on `rack` (all buckets if rack is NULL). */

@@ -73,9 +73,8 @@
 #include "eval/spv.h"
 
 #define SPV_ACCUM_WORDS 4
-/* Accumulator "squares": room for a square split into sub-cells (the
- * neighbour-aware table, eval/neighbour.h, has 3 a square). */
-#define SPV_ACCUM_MAX_SQUARES (4 * RK_MAX_SQUARES)
+/* Accumulator squares: one per board square. */
+#define SPV_ACCUM_MAX_SQUARES RK_MAX_SQUARES
 #define SPV_RESIDUAL_MAX INT64_C(2000000000) /* millipoints */
 #define SPV_MULT_MAX 4.0
 

@@ -11,7 +11,7 @@
 #include "eval/klv.h"
 
 #define PLAYER_USAGE                                                                                          \
-    "static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K][,exposure=FILE.txt][,neighbour=FILE.nbv[,neighbour_scale=S]] or " \
+    "static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K] or "                                              \
     "sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S][,win_bonus=W][,win_model=M][,leaves=FILE.klv2|zero|,req=FILE.req] or "  \
     "nn:greedy|value,model=FILE.h5[,candidates=K][,samples=S][,seed=N][,leaves=FILE.klv2] or "                                       \
     "mcgs[:visits=N][,candidates=K][,cpuct=C][,rollout=P][,net=FILE.h5][,hidden=uniform|net][,...]"
@@ -115,28 +115,6 @@ static int open_option(Player *p, const char *spec, const char *key, const char 
         }
         return 0;
     }
-    if ((strcmp(key, "exposure") == 0 || strcmp(key, "neighbour") == 0) && p->kind == PLAYER_STATIC) {
-        bool exposure = key[0] == 'e';
-        if (exposure ? p->exposure != NULL : p->neighbour != NULL)
-            return rk_error(err, "player '%s': %s given twice", spec, key);
-        if (p->scratch == NULL) {
-            p->scratch = malloc(sizeof *p->scratch);
-            if (p->scratch == NULL) return rk_error(err, "out of memory");
-            movelist_init(p->scratch);
-        }
-        if (exposure) {
-            p->exposure = malloc(sizeof *p->exposure);
-            if (p->exposure == NULL) return rk_error(err, "out of memory");
-            return exposure_load(p->exposure, val, err);
-        }
-        p->neighbour = malloc(sizeof *p->neighbour);
-        if (p->neighbour == NULL) return rk_error(err, "out of memory");
-        return neighbour_load(p->neighbour, val, err);
-    }
-    if (strcmp(key, "neighbour_scale") == 0 && p->kind == PLAYER_STATIC) {
-        if (p->neighbour_scale >= 0) return rk_error(err, "player '%s': neighbour_scale given twice", spec);
-        return spec_number(spec, key, val, 0, 100, false, &p->neighbour_scale, err);
-    }
     if (strcmp(key, "spv_k") == 0 && p->kind == PLAYER_STATIC) {
         char *end;
         errno = 0;
@@ -198,7 +176,6 @@ static int finish_open(Player *p, const char *spec, RkError *err) {
 int player_open(Player *p, const char *spec, const LetterDist *ld, RkError *err) {
     memset(p, 0, sizeof *p);
     p->spv_k = PLAYER_DEFAULT_SPV_K;
-    p->neighbour_scale = -1.0;
     /* errors quote the spec: it must be one printable line */
     for (size_t i = 0; spec[i] != '\0'; i++)
         if ((unsigned char)spec[i] < 0x20 || spec[i] == 0x7f)
@@ -244,14 +221,6 @@ int player_open(Player *p, const char *spec, const LetterDist *ld, RkError *err)
         player_close(p);
         return rk_error(err, "player '%s': shrink= goes with req=", spec);
     }
-    if (p->neighbour_scale >= 0) {
-        if (p->neighbour == NULL) {
-            player_close(p);
-            return rk_error(err, "player '%s': neighbour_scale= goes with neighbour=", spec);
-        }
-        size_t n = (size_t)p->neighbour->dim * p->neighbour->dim * NEIGHBOUR_STATES * p->neighbour->num_buckets;
-        for (size_t i = 0; i < n; i++) p->neighbour->value[i] = (float)(p->neighbour->value[i] * p->neighbour_scale);
-    }
     return finish_open(p, spec, err);
 }
 
@@ -264,7 +233,6 @@ int player_check_board(const Player *p, int dim, RkError *err) {
                         mcgs_player_dim(p->mcgs), mcgs_player_dim(p->mcgs), dim, dim);
     char what[600];
     snprintf(what, sizeof what, "player '%s'", p->spec);
-    if (p->neighbour != NULL && neighbour_check_board(p->neighbour, dim, what, err) != 0) return -1;
     if (p->spv == NULL) return 0;
     return spv_check_board(p->spv, dim, what, err);
 }
@@ -314,18 +282,6 @@ void player_close(Player *p) {
         free(p->mcgs);
         p->mcgs = NULL;
     }
-    free(p->exposure);
-    p->exposure = NULL;
-    if (p->neighbour != NULL) {
-        neighbour_free(p->neighbour);
-        free(p->neighbour);
-        p->neighbour = NULL;
-    }
-    if (p->scratch != NULL) {
-        movelist_free(p->scratch);
-        free(p->scratch);
-        p->scratch = NULL;
-    }
 }
 
 LeaveValueFn player_leave_fn(const Player *p) { return p->leaves ? klv_leave_value : NULL; }
@@ -368,22 +324,5 @@ void player_choose(const Player *p, const Game *g, Move *out) {
     movegen_request_for_game(&req, g);
     klv_request_leaves(&req, player_leave_fn(p), p->leaves);
     req.positional = spv_prepare_for_game(p->spv, p->spv_k, g, &pv);
-    if ((p->exposure != NULL || p->neighbour != NULL) && g->bag.count > 0) {
-        /* every move, rescored with the exposure term and the neighbour table */
-        movegen_all(&req, p->scratch);
-        size_t best = 0;
-        for (size_t i = 0; i < p->scratch->count; i++) {
-            Move *m = &p->scratch->moves[i];
-            if (p->exposure != NULL) {
-                double x[EXPOSURE_FEATURES];
-                exposure_features(&g->board, m, x);
-                m->equity += exposure_adjust(p->exposure, x);
-            }
-            if (p->neighbour != NULL) m->equity += neighbour_move_adjust(p->neighbour, &g->board, m);
-            if (i > 0 && movegen_compare(m, &p->scratch->moves[best]) < 0) best = i;
-        }
-        *out = p->scratch->moves[best];
-        return;
-    }
     movegen_best(&req, out, NULL);
 }

@@ -3,14 +3,10 @@
  * choose a move. The self-play worker and the match harness take any of
  * them. Kinds so far:
  *
- *   static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K][,exposure=FILE.txt]
- *         [,neighbour=FILE.nbv[,neighbour_scale=S]]
+ *   static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K]
  *        best static equity (score + leave + the reference engine's
  *        adjustments, + the SPV positional adjustment of eval/spv.h with
- *        spread scale K points, default PLAYER_DEFAULT_SPV_K, if spv is given; + the
- *        cross-word exposure term of eval/exposure.h and the neighbour-aware
- *        table of eval/neighbour.h, its values times S (default 1), while the
- *        bag is not empty, if given: every move is then generated and rescored)
+ *        spread scale K points, default PLAYER_DEFAULT_SPV_K, if spv is given)
  *
  *   sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S]
  *      [,win_bonus=W][,win_model=terminal|default|M0:M1:V0:V1]
@@ -38,8 +34,6 @@
 #include "core/movegen.h"
 #include "eval/klv.h"
 #include "eval/dynleaves.h"
-#include "eval/exposure.h"
-#include "eval/neighbour.h"
 #include "eval/spv.h"
 #include "search/mcgs_player.h"
 #include "search/nn_player.h"
@@ -60,10 +54,6 @@ typedef struct Player {
     double dyn_shrink;
     NnPlayer *nn;    /* owned; PLAYER_NN (scratch inside: one thread) */
     McgsPlayer *mcgs;/* owned; PLAYER_MCGS (scratch inside: one thread) */
-    Exposure *exposure; /* owned; PLAYER_STATIC: the exposure term, or NULL */
-    NeighbourTable *neighbour; /* owned; PLAYER_STATIC: the neighbour-aware table (scaled), or NULL */
-    double neighbour_scale;    /* neighbour_scale=, or -1 if not given (scale 1) */
-    MoveList *scratch;  /* owned; with exposure or neighbour: every move (one thread) */
     bool leaves_named, shrink_named; /* leaves= (even zero) and shrink= were given */
     bool leaves_lent;   /* leaves is not owned (player_lend_leaves) */
     bool leaves_default; /* leaves came from player_default_leaves */
@@ -73,7 +63,7 @@ typedef struct Player {
  * tables. Errors name the spec or the file. */
 int player_open(Player *p, const char *spec, const LetterDist *ld, RkError *err);
 /* Checks the player's tables against the board (an SPV table must have
- * dim*dim squares, a neighbour table be for side dim). */
+ * dim*dim squares, a network be for side dim). */
 int player_check_board(const Player *p, int dim, RkError *err);
 void player_close(Player *p);
 /* The default leaves: loads path (a .klv2) into a player whose spec named

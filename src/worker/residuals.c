@@ -2,7 +2,6 @@
 
 #include <string.h>
 
-#include "eval/neighbour.h"
 #include "eval/spv.h"
 
 void residuals_begin(GameResiduals *r, ResidualTarget target, int num_openness, int num_phases, int num_buckets) {
@@ -11,11 +10,8 @@ void residuals_begin(GameResiduals *r, ResidualTarget target, int num_openness, 
     r->num_openness = num_openness;
     r->num_phases = num_phases > 0 ? num_phases : 1;
     r->num_buckets = num_buckets;
-    r->neighbours = false;
     r->n = 0;
 }
-
-void residuals_track_neighbours(GameResiduals *r) { r->neighbours = true; }
 
 const char *residual_target_name(ResidualTarget t) { return t == RESIDUAL_EXPOSURE ? "exposure" : "final"; }
 
@@ -48,7 +44,6 @@ void residuals_record(GameResiduals *r, const Game *g, const Move *m, int32_t le
         int row, col;
         rm->square[n] = (uint16_t)spv_move_square(m, i, g->board.dim, &row, &col);
         rm->bucket[n] = (uint8_t)spv_tile_bucket(r->num_buckets, g->ld, t);
-        rm->nstate[n] = r->neighbours ? (uint8_t)neighbour_state(&g->board, row, col) : 0;
         n++;
     }
     rm->ntiles = (uint8_t)n;
@@ -71,17 +66,14 @@ int64_t residuals_value(const GameResiduals *r, int k, const Game *final) {
     return res;
 }
 
-static void finish(const GameResiduals *r, const Game *final, SpvAccum *acc, ResidualStats *st, bool neighbour) {
+void residuals_finish(const GameResiduals *r, const Game *final, SpvAccum *acc, ResidualStats *st) {
     for (int k = 0; k < r->n; k++) {
         const ResidualMove *rm = &r->moves[k];
         int64_t res = residuals_value(r, k, final);
         if (acc != NULL) {
             int o = rm->openness < acc->num_openness ? rm->openness : (int)acc->num_openness - 1;
             int p = rm->phase < acc->num_phases ? rm->phase : (int)acc->num_phases - 1;
-            for (int i = 0; i < rm->ntiles; i++) {
-                int cell = neighbour ? rm->square[i] * NEIGHBOUR_STATES + rm->nstate[i] : rm->square[i];
-                spv_accum_add(acc, o, p, cell, rm->bucket[i], res);
-            }
+            for (int i = 0; i < rm->ntiles; i++) spv_accum_add(acc, o, p, rm->square[i], rm->bucket[i], res);
         }
         if (st != NULL) {
             int64_t adj = res - rm->adjust;
@@ -92,14 +84,6 @@ static void finish(const GameResiduals *r, const Game *final, SpvAccum *acc, Res
             add_square(&st->sq_adj_hi, &st->sq_adj_lo, adj);
         }
     }
-}
-
-void residuals_finish(const GameResiduals *r, const Game *final, SpvAccum *acc, ResidualStats *st) {
-    finish(r, final, acc, st, false);
-}
-
-void residuals_finish_neighbour(const GameResiduals *r, const Game *final, SpvAccum *acc) {
-    finish(r, final, acc, NULL, true);
 }
 
 void residual_stats_pack(const ResidualStats *s, int64_t out[RESIDUAL_STATS_FIELDS]) {

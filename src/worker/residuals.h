@@ -45,7 +45,6 @@ typedef struct ResidualMove {
     int32_t reply;         /* the opponent's next move's score, points (0 until seen) */
     uint16_t square[RK_RACK_SIZE]; /* canonical squares of the fresh tiles */
     uint8_t bucket[RK_RACK_SIZE];  /* their tile buckets */
-    uint8_t nstate[RK_RACK_SIZE];  /* their neighbour states (eval/neighbour.h), if tracked */
 } ResidualMove;
 
 typedef enum { RESIDUAL_FINAL, RESIDUAL_EXPOSURE } ResidualTarget;
@@ -53,7 +52,6 @@ typedef enum { RESIDUAL_FINAL, RESIDUAL_EXPOSURE } ResidualTarget;
 typedef struct GameResiduals {
     int num_openness, num_phases, num_buckets;
     ResidualTarget target;
-    bool neighbours; /* record the neighbour states (residuals_track_neighbours) */
     int n;
     int pending; /* the recorded move waiting for the opponent's reply, or -1 */
     ResidualMove moves[RESIDUAL_MAX_MOVES];
@@ -70,10 +68,6 @@ typedef struct ResidualStats {
  * table of num_buckets buckets, num_openness openness buckets (0: one) and
  * num_phases phase buckets (spv_derive.h). */
 void residuals_begin(GameResiduals *r, ResidualTarget target, int num_openness, int num_phases, int num_buckets);
-/* After residuals_begin: also record each fresh tile's neighbour state, for
- * residuals_finish_neighbour (the neighbour study; a few board reads a tile
- * that training generations do not need). */
-void residuals_track_neighbours(GameResiduals *r);
 /* To be called with every move m of the game, about to be played from
  * position g: records a placement played while the bag is not empty, whose
  * kept tiles are worth leave_mp and whose SPV adjustment is adjust_mp (both
@@ -84,11 +78,6 @@ void residuals_record(GameResiduals *r, const Game *g, const Move *m, int32_t le
  * (one observation per fresh tile; acc may be NULL) and to st (may be NULL). */
 void residuals_finish(const GameResiduals *r, const Game *final, SpvAccum *acc, ResidualStats *st);
 
-/* The same for the neighbour-aware table (eval/neighbour.h): each tile
- * observation goes to accumulator "square" sq * NEIGHBOUR_STATES + state, so
- * acc has dim*dim*NEIGHBOUR_STATES squares. Needs residuals_track_neighbours
- * (without it, every state reads as 0). */
-void residuals_finish_neighbour(const GameResiduals *r, const Game *final, SpvAccum *acc);
 /* The residual of recorded move k (millipoints, clamped to
  * +-SPV_RESIDUAL_MAX) once the game has ended in `final`. */
 int64_t residuals_value(const GameResiduals *r, int k, const Game *final);

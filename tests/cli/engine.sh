@@ -59,7 +59,6 @@ wm=$(printf '%s\n' "$out" | sed -n 's/.*as an option: win_model=//p')
 # for the cli_train and cli_nn tests)
 ASAN_OPTIONS=detect_leaks=0 "$bin" match --lexicon "$kwg" --a "sim:iterations=2,candidates=3,win_bonus=30,win_model=$wm" \
   --b static --pairs 1 | grep "win" >/dev/null || fail "the study's win_model= is not a valid option: $wm"
-expect_error 2 "one of" "$bin" selfplay --lexicon "$kwg" --games 2 --winprob-study --exposure-study /tmp/x.txt
 expect_exit 1 "too few" "$bin" selfplay --lexicon "$kwg" --games 1 --winprob-study
 
 # bench runs and prints throughput

@@ -3,8 +3,7 @@
  * one-line message that is not empty; a success gives a player whose
  * options hold their checks (the search's and the simulation's win models
  * among them), and player_close frees it. Specs that name files (leaves=,
- * net=, req=, spv=, exposure=, neighbour=) are skipped: their loaders have
- * their own targets. */
+ * net=, req=, spv=) are skipped: their loaders have their own targets. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size > 4096) return 0;
     char *text = fuzz_text(data, size);
     if (text == NULL) return 0;
-    static const char *const files[] = {"leaves=", "net=", "model=", "req=", "spv=", "exposure=", "neighbour="};
+    static const char *const files[] = {"leaves=", "net=", "model=", "req=", "spv="};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         /* the key itself, at the start of an option (win_model= is not model=) */
         for (const char *at = strstr(text, files[i]); at != NULL; at = strstr(at + 1, files[i])) {
