@@ -7,6 +7,7 @@
 
 #include "bench.h"
 #include "cli_common.h"
+#include "search/mcgs_player.h"
 #include "search/player.h"
 
 static void usage(FILE *out) {
@@ -64,7 +65,8 @@ int bench_mcgs(int argc, char **argv) {
     }
     int rc = 0;
     Game *pos = malloc(npos * sizeof *pos), *scratch = malloc(sizeof *scratch);
-    if (p.kind != PLAYER_MCGS) {
+    McgsPlayer *mp = mcgs_player_of(&p);
+    if (mp == NULL) {
         fprintf(stderr, "rookery bench mcgs: '%s' is not an mcgs: player\n", spec);
         rc = 2;
         goto done;
@@ -81,7 +83,6 @@ int bench_mcgs(int argc, char **argv) {
         rc = 1;
         goto done;
     }
-    McgsPlayer *mp = p.mcgs;
     uint64_t nodes = 0;
     for (int i = 0; i < got; i++) {
         Move m;

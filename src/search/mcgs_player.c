@@ -2,10 +2,12 @@
 #include "mcgs_player.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nn/model_io.h"
+#include "search/player_kind.h"
 #include "search/spec_option.h"
 
 void mcgs_player_defaults(McgsPlayer *mp) {
@@ -187,3 +189,76 @@ void mcgs_player_close(McgsPlayer *mp) {
     if (mp->has_net) nn_model_free(&mp->model);
     mp->ready = mp->has_net = false;
 }
+
+/* ------------------------------------------------------------ the kind */
+
+static int mcgs_kind_init(Player *p, RkError *err) {
+    McgsPlayer *mp = malloc(sizeof *mp);
+    if (mp == NULL) return rk_error(err, "out of memory");
+    mcgs_player_defaults(mp);
+    p->state = mp;
+    return 0;
+}
+
+static int mcgs_kind_option(Player *p, const char *spec, const char *key, const char *val, const LetterDist *ld,
+                            RkError *err) {
+    if (val == NULL) return -2;
+    int rc = mcgs_player_option(p->state, spec, key, val, ld, err);
+    return rc > 0 ? -2 : rc; /* > 0: not a search option (leaves=) */
+}
+
+static int mcgs_kind_finish(Player *p, const char *spec, const LetterDist *ld, RkError *err) {
+    (void)ld;
+    return mcgs_player_finish(p->state, spec, err);
+}
+
+static int mcgs_kind_check_board(const Player *p, int dim, RkError *err) {
+    int d = mcgs_player_dim(p->state);
+    if (d == 0 || d == dim) return 0;
+    return rk_error(err, "player '%s': the net is for a %dx%d board, the game's is %dx%d", p->spec, d, d, dim, dim);
+}
+
+static int mcgs_kind_choose(const Player *p, const Game *g, Move *out) {
+    McgsPlayer *mp = p->state;
+    RkError err;
+    if (mcgs_player_choose(mp, g, player_leave_fn(p), p->leaves, out, &err) == 0) return 0;
+    if (mp->failures == 1) /* said once a player; the static move is played instead */
+        fprintf(stderr, "rookery: warning: search failed (%s); playing the static move instead\n", err.msg);
+    return -1;
+}
+
+static int mcgs_kind_last_target(const Player *p, PackedMove *moves, float *probs, int cap, int *count,
+                                 double *spread) {
+    const McgsPlayer *mp = p->state;
+    if (!mp->last_full) return 0; /* a fast search (playout cap randomization): V and H targets only */
+    const McgsResult *res = &mp->last;
+    float all[MCGS_MAX_CANDIDATES];
+    policy_target_compute(&mp->target, res, all);
+    int n = res->count < cap ? res->count : cap;
+    memcpy(moves, res->packed, (size_t)n * sizeof moves[0]);
+    memcpy(probs, all, (size_t)n * sizeof probs[0]);
+    *count = n;
+    *spread = mp->last_spread;
+    return 1;
+}
+
+static void mcgs_kind_close(Player *p) {
+    if (p->state == NULL) return;
+    mcgs_player_close(p->state);
+    free(p->state);
+}
+
+const PlayerKind PLAYER_KIND_MCGS = {
+    .name = "mcgs",
+    .usage = "mcgs[:visits=N][,candidates=K][,cpuct=C][,rollout=P][,net=FILE.h5][,hidden=uniform|net][,...] "
+             "(docs/mcgs.md)",
+    .init = mcgs_kind_init,
+    .option = mcgs_kind_option,
+    .finish = mcgs_kind_finish,
+    .check_board = mcgs_kind_check_board,
+    .choose = mcgs_kind_choose,
+    .last_target = mcgs_kind_last_target,
+    .close = mcgs_kind_close,
+};
+
+McgsPlayer *mcgs_player_of(const Player *p) { return p->kind == &PLAYER_KIND_MCGS ? p->state : NULL; }

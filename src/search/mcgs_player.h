@@ -73,4 +73,9 @@ int mcgs_player_choose(McgsPlayer *mp, const Game *g, LeaveValueFn leave_value, 
                        RkError *err);
 void mcgs_player_close(McgsPlayer *mp);
 
+/* The graph search inside a player opened from an mcgs: spec (for its
+ * statistics: `rookery bench mcgs`, tests), or NULL for another kind. */
+struct Player;
+McgsPlayer *mcgs_player_of(const struct Player *p);
+
 #endif

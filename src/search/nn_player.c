@@ -11,6 +11,8 @@
 
 #include "core/position.h"
 #include "nn/model_io.h"
+#include "search/player_kind.h"
+#include "search/spec_option.h"
 
 void nn_player_defaults(NnPlayer *np, NnPlayerMode mode) {
     memset(np, 0, sizeof *np);
@@ -145,3 +147,85 @@ int nn_player_choose(NnPlayer *np, const Game *g, LeaveValueFn leave_value, cons
     to_move(&pms[pick], g, out);
     return 0;
 }
+
+/* ------------------------------------------------------------ the kind */
+
+static int nn_kind_init(Player *p, RkError *err) {
+    NnPlayer *np = malloc(sizeof *np);
+    if (np == NULL) return rk_error(err, "out of memory");
+    nn_player_defaults(np, NN_PLAYER_GREEDY);
+    p->state = np;
+    return 0;
+}
+
+/* nn:MODE,model=FILE[,options]: the mode word first, then key=value. */
+static int nn_kind_option(Player *p, const char *spec, const char *key, const char *val, const LetterDist *ld,
+                          RkError *err) {
+    (void)ld;
+    NnPlayer *np = p->state;
+    double x;
+    if (val == NULL) {
+        if (np->mode_given) return -2;
+        if (strcmp(key, "greedy") == 0) np->mode = NN_PLAYER_GREEDY;
+        else if (strcmp(key, "value") == 0) np->mode = NN_PLAYER_VALUE;
+        else return rk_error(err, "player '%s': the mode is greedy or value (nn:greedy,model=FILE.h5)", spec);
+        np->mode_given = true;
+        return 0;
+    }
+    if (!np->mode_given)
+        return rk_error(err, "player '%s': the mode is greedy or value (nn:greedy,model=FILE.h5), first", spec);
+    if (strcmp(key, "model") == 0) {
+        snprintf(np->model_path, sizeof np->model_path, "%s", val);
+    } else if (strcmp(key, "candidates") == 0) {
+        if (spec_number(spec, key, val, 1, NN_PLAYER_MAX_CANDIDATES, true, &x, err) != 0) return -1;
+        np->candidates = (int)x;
+        np->sizes_given = true;
+    } else if (strcmp(key, "samples") == 0) {
+        if (spec_number(spec, key, val, 1, NN_PLAYER_MAX_SAMPLES, true, &x, err) != 0) return -1;
+        np->samples = (int)x;
+        np->sizes_given = true;
+    } else if (strcmp(key, "seed") == 0) {
+        if (spec_number(spec, key, val, 0, 9e15, true, &x, err) != 0) return -1;
+        np->seed = (uint64_t)x;
+    } else {
+        return -2;
+    }
+    return 0;
+}
+
+static int nn_kind_finish(Player *p, const char *spec, const LetterDist *ld, RkError *err) {
+    NnPlayer *np = p->state;
+    if (!np->mode_given) return rk_error(err, "player '%s': give nn:greedy or nn:value, and model=FILE.h5", spec);
+    if (np->model_path[0] == '\0') return rk_error(err, "player '%s': give model=FILE.h5", spec);
+    if (np->mode == NN_PLAYER_GREEDY && np->sizes_given)
+        return rk_error(err, "player '%s': candidates= and samples= are options of nn:value", spec);
+    return nn_player_load(np, np->model_path, ld, err);
+}
+
+static int nn_kind_check_board(const Player *p, int dim, RkError *err) {
+    const NnPlayer *np = p->state;
+    if (nn_player_dim(np) == dim) return 0;
+    return rk_error(err, "player '%s': the model is for a %dx%d board, the game's is %dx%d", p->spec,
+                    nn_player_dim(np), nn_player_dim(np), dim, dim);
+}
+
+static int nn_kind_choose(const Player *p, const Game *g, Move *out) {
+    return nn_player_choose(p->state, g, player_leave_fn(p), p->leaves, out);
+}
+
+static void nn_kind_close(Player *p) {
+    if (p->state == NULL) return;
+    nn_player_close(p->state);
+    free(p->state);
+}
+
+const PlayerKind PLAYER_KIND_NN = {
+    .name = "nn",
+    .usage = "nn:greedy|value,model=FILE.h5[,candidates=K][,samples=S][,seed=N][,leaves=FILE.klv2]",
+    .init = nn_kind_init,
+    .option = nn_kind_option,
+    .finish = nn_kind_finish,
+    .check_board = nn_kind_check_board,
+    .choose = nn_kind_choose,
+    .close = nn_kind_close,
+};

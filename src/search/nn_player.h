@@ -38,6 +38,9 @@ typedef struct NnPlayer {
     bool ready, warned;
     double *logp;
     int logp_cap;
+    /* while its spec is read (player_kind.h) */
+    bool mode_given, sizes_given;
+    char model_path[512];
 } NnPlayer;
 
 void nn_player_defaults(NnPlayer *np, NnPlayerMode mode);

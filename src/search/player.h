@@ -1,14 +1,16 @@
 /*
- * player.h - the players, behind one interface: given a game and its state,
- * choose a move. The self-play worker and the match harness take any of
- * them. Kinds so far:
+ * player.h - the players, behind one small interface: open one from a spec,
+ * choose a move for the side on turn, close it. The self-play worker, the
+ * training loop, the match harness and the commands take any of them and
+ * never look inside; each kind is one file (search/player_kind.h has the
+ * contract a kind fills in):
  *
- *   static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K]
+ *   static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K]   static_player.c
  *        best static equity (score + leave + the reference engine's
  *        adjustments, + the SPV positional adjustment of eval/spv.h with
  *        spread scale K points, default PLAYER_DEFAULT_SPV_K, if spv is given)
  *
- *   sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S]
+ *   sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S]   sim_player.c
  *      [,win_bonus=W][,win_model=terminal|default|M0:M1:V0:V1]
  *      [,leaves=FILE.klv2|zero | ,req=FILE.req[,shrink=K]]
  *        Monte Carlo simulation of the K best static moves (search/sim.h;
@@ -19,13 +21,18 @@
  *        Deterministic: each decision's seed is S mixed with the game's own
  *        random stream.
  *
- *   nn:greedy|value,model=FILE.h5[,candidates=K][,samples=S][,seed=N]
- *        the network alone (search/nn_player.h): the most probable move
- *        under P, or the best by V among the K most probable moves
+ *   nn:greedy|value,model=FILE.h5[,candidates=K][,samples=S][,seed=N]   nn_player.c
+ *        the network alone: the most probable move under P, or the best by
+ *        V among the K most probable moves
  *
  *   mcgs[:visits=N][,candidates=K][,rollout=P][,net=FILE.h5][,...][,leaves=FILE.klv2|zero]
  *        the graph search over information sets (search/mcgs.h; all its
- *        options in search/mcgs_player.h)
+ *        options in search/mcgs_player.h)                        mcgs_player.c
+ *
+ * leaves= is every kind's option (the static leaves its moves are valued
+ * with; none given: the caller's default, player_default_leaves, or the
+ * leaves it lends, player_lend_leaves). A player holds scratch space: one
+ * thread at a time.
  */
 #ifndef ROOKERY_PLAYER_H
 #define ROOKERY_PLAYER_H
@@ -33,52 +40,58 @@
 #include "core/game.h"
 #include "core/movegen.h"
 #include "eval/klv.h"
-#include "eval/dynleaves.h"
 #include "eval/spv.h"
-#include "search/mcgs_player.h"
-#include "search/nn_player.h"
-#include "search/sim.h"
+#include "nn/infer.h"
 
 #define PLAYER_DEFAULT_SPV_K 75.0
 
-typedef enum { PLAYER_STATIC = 0, PLAYER_SIM = 1, PLAYER_NN = 2, PLAYER_MCGS = 3 } PlayerKind;
+typedef struct PlayerKind PlayerKind; /* search/player_kind.h */
 
 typedef struct Player {
-    PlayerKind kind;
+    const PlayerKind *kind;
+    void *state;     /* the kind's own */
     char spec[512];  /* as given, for reports */
-    Klv *leaves;     /* owned; NULL = every leave is worth 0 */
-    Spv *spv;        /* owned; NULL = no positional adjustment */
-    double spv_k;
-    SimConfig sim;   /* PLAYER_SIM (its leave callback is set per decision) */
-    DynLeaves *dyn;  /* owned; PLAYER_SIM with req=: bag-aware leaves (one thread) */
-    double dyn_shrink;
-    NnPlayer *nn;    /* owned; PLAYER_NN (scratch inside: one thread) */
-    McgsPlayer *mcgs;/* owned; PLAYER_MCGS (scratch inside: one thread) */
-    bool leaves_named, shrink_named; /* leaves= (even zero) and shrink= were given */
-    bool leaves_lent;   /* leaves is not owned (player_lend_leaves) */
+    Klv *leaves;     /* NULL = every leave is worth 0 */
+    bool leaves_named;   /* leaves= (even zero) was given */
+    bool leaves_lent;    /* leaves is not owned (player_lend_leaves) */
     bool leaves_default; /* leaves came from player_default_leaves */
 } Player;
 
 /* Parses a SPEC like "static:leaves=RUN/gen-0003/leaves.klv2" and loads its
- * tables. Errors name the spec or the file. */
+ * tables. Errors name the spec or the file; nothing is left open. */
 int player_open(Player *p, const char *spec, const LetterDist *ld, RkError *err);
+/* The static player with lent tables (not owned: player_close leaves them
+ * alone): `leaves` (NULL: zero leaves) and, if not NULL, the SPV table
+ * `spv` at spread scale spv_k; `name` is its spec in reports. */
+int player_open_static(Player *p, const char *name, Klv *leaves, Spv *spv, double spv_k, RkError *err);
 /* Checks the player's tables against the board (an SPV table must have
  * dim*dim squares, a network be for side dim). */
 int player_check_board(const Player *p, int dim, RkError *err);
 void player_close(Player *p);
+/* The kind's name ("static", "sim", "nn", "mcgs"). */
+const char *player_kind_name(const Player *p);
 /* The default leaves: loads path (a .klv2) into a player whose spec named
- * none (no leaves=, not even zero, and no req=); does nothing to any other
- * player. Returns -1 with a message naming the file if it does not load. */
+ * none (no leaves=, not even zero, and no leaves of its kind's own, such
+ * as a sim player's req=); does nothing to any other player. Returns -1
+ * with a message naming the file if it does not load. */
 int player_default_leaves(Player *p, const char *path, const LetterDist *ld, RkError *err);
 /* Whether the player uses leaves it got from player_default_leaves. */
 bool player_has_default_leaves(const Player *p);
 /* Lends the player leave values it does not own (player_close leaves them
- * alone), if its spec chose none: no leaves= (not even zero) and no req=. */
+ * alone), if its spec chose none (as for player_default_leaves). */
 void player_lend_leaves(Player *p, Klv *leaves);
-/* The player's move for the side on turn. A sim player falls back to the
- * static choice if its simulation fails (it cannot for a game in progress). */
+/* The player's move for the side on turn. A player whose own way fails
+ * (a simulation or search out of memory) plays the static move instead. */
 void player_choose(const Player *p, const Game *g, Move *out);
 /* The leave callback for movegen (NULL if the player has no leaves). */
 LeaveValueFn player_leave_fn(const Player *p);
+
+/* What a searching player's last decision leaves as training targets:
+ * 1 with its candidates (at most cap; *count of them), the P target over
+ * them and the search's expected final spread (NAN if it has none); 0 for
+ * a decision that leaves no P target (a fast search of playout cap
+ * randomization); -1 for players that leave no targets of their own (their
+ * moves are recorded as the static player's). */
+int player_last_target(const Player *p, PackedMove *moves, float *probs, int cap, int *count, double *spread);
 
 #endif

@@ -104,4 +104,9 @@ void sim_sample_world(const Game *root, uint64_t seed, uint64_t i, Game *world);
  * with err set on a bad config or when the position has no move. */
 int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err);
 
+/* The configuration of a player opened from a sim: spec, or NULL for
+ * another kind (for checks of what a spec parsed to). */
+struct Player;
+const SimConfig *sim_player_config(const struct Player *p);
+
 #endif

@@ -31,15 +31,27 @@ int train_play_match(Trainer *t, const Player *a, const Player *b, uint64_t pair
 /* The new leaves against zero leaves (match.pairs), and with the new SPV
  * table against without it (spv.match_pairs). */
 int train_evaluation_matches(Trainer *t, GenReport *rep) {
-    Player leaves = {.kind = PLAYER_STATIC, .spec = "new leaves", .leaves = &t->leaves.klv, .spv_k = t->cfg.spv_k};
-    Player zero = {.kind = PLAYER_STATIC, .spec = "zero leaves", .leaves = NULL};
+    Player leaves, zero, with_spv;
+    RkError err;
+    if (player_open_static(&leaves, "new leaves", &t->leaves.klv, NULL, t->cfg.spv_k, &err) != 0) return 1;
+    if (player_open_static(&zero, "zero leaves", NULL, NULL, t->cfg.spv_k, &err) != 0) {
+        player_close(&leaves);
+        return 1;
+    }
     uint64_t seed = match_deals_seed(t->cfg.seed, MATCH_DEALS_RUN, 0);
-    if (train_play_match(t, &leaves, &zero, t->cfg.match_pairs, seed, &rep->match) != 0) return 1;
-    if (!t->spv.on || t->cfg.spv_match_pairs == 0) return 0;
-    Player with_spv = leaves;
-    with_spv.spv = &t->spv.table;
-    rep->spv_match_pairs = t->cfg.spv_match_pairs;
-    return train_play_match(t, &with_spv, &leaves, t->cfg.spv_match_pairs, seed, &rep->spv_match);
+    int rc = train_play_match(t, &leaves, &zero, t->cfg.match_pairs, seed, &rep->match);
+    if (rc == 0 && t->spv.on && t->cfg.spv_match_pairs > 0) {
+        if (player_open_static(&with_spv, "new leaves with SPV", &t->leaves.klv, &t->spv.table, t->cfg.spv_k, &err) != 0) {
+            rc = 1;
+        } else {
+            rep->spv_match_pairs = t->cfg.spv_match_pairs;
+            rc = train_play_match(t, &with_spv, &leaves, t->cfg.spv_match_pairs, seed, &rep->spv_match);
+            player_close(&with_spv);
+        }
+    }
+    player_close(&leaves);
+    player_close(&zero);
+    return rc;
 }
 
 /* Residual variance on held-out games played with the new tables, without

@@ -71,18 +71,18 @@ static void observe_turn(const Game *g, const Move *m, void *vctx) {
     Observe *o = vctx;
     if (o->w->samples != NULL) {
         const Player *p = o->w->play->player;
-        if (p != NULL && p->kind == PLAYER_MCGS) { /* the search's target, for the move just chosen */
-            const McgsPlayer *mp = p->mcgs;
-            const McgsResult *res = &mp->last;
-            if (mp->last_full) {
-                float probs[MCGS_MAX_CANDIDATES];
-                policy_target_compute(&mp->target, res, probs);
-                samples_record_policy(o->w->samples, g, m, res->packed, probs, res->count, mp->last_spread);
-            } else /* a fast search (playout cap randomization): V and H targets only */
-                samples_record_no_policy(o->w->samples, g, m);
-        } else {
+        PackedMove moves[MCGS_MAX_CANDIDATES];
+        float probs[MCGS_MAX_CANDIDATES];
+        int count;
+        double spread;
+        /* a search's own targets for the move just chosen, else the static player's */
+        int target = p != NULL ? player_last_target(p, moves, probs, MCGS_MAX_CANDIDATES, &count, &spread) : -1;
+        if (target > 0)
+            samples_record_policy(o->w->samples, g, m, moves, probs, count, spread);
+        else if (target == 0) /* a fast search (playout cap randomization): V and H targets only */
+            samples_record_no_policy(o->w->samples, g, m);
+        else
             samples_record(o->w->samples, g, m);
-        }
     }
     if (o->w->spv_acc != NULL)
         residuals_record(o->w->res, g, m, g->bag.count > 0 && m->kind == MOVE_PLACE ? kept_value(o->w->play, g, m) : 0,

@@ -38,7 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         return 0;
     }
     if (p.mcgs != NULL && winprob_check(&p.mcgs->cfg.win.model, &err) != 0) abort();
-    if (p.kind == PLAYER_SIM && winprob_check(&p.sim.win.model, &err) != 0) abort();
+    const SimConfig *sc = sim_player_config(&p);
+    if (sc != NULL && winprob_check(&sc->win.model, &err) != 0) abort();
     player_close(&p);
     free(text);
     return 0;

@@ -20,6 +20,7 @@
 #include "nn/model.h"
 #include "search/infoset.h"
 #include "search/mcgs.h"
+#include "search/mcgs_player.h"
 #include "search/player.h"
 #include "search/policy_target.h"
 #include "search/sim.h"
@@ -737,7 +738,7 @@ static void test_player_expected_spread(void) {
     Player p, bonus;
     CU_ASSERT_FATAL(player_open(&p, "mcgs:visits=400,candidates=32", &e.ld, &err) == 0);
     CU_ASSERT_FATAL(player_open(&bonus, "mcgs:visits=40,candidates=8,win_bonus=30", &e.ld, &err) == 0);
-    CU_ASSERT(isnan(p.mcgs->last_spread)); /* no decision yet */
+    CU_ASSERT(isnan(mcgs_player_of(&p)->last_spread)); /* no decision yet */
     Game *g = malloc(sizeof *g);
     EndgameResult solved;
     endgame_result_init(&solved);
@@ -747,15 +748,15 @@ static void test_player_expected_spread(void) {
         if (!endgame_study_position(&c, i, g)) continue;
         if (endgame_solve(g, &ec, &solved, &err) != 0) continue;
         Move m;
-        CU_ASSERT_FATAL(mcgs_player_choose(p.mcgs, g, NULL, NULL, &m, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_player_choose(mcgs_player_of(&p), g, NULL, NULL, &m, &err) == 0);
         int me = g->on_turn;
         double exact = (double)(g->scores[me] - g->scores[1 - me]) + solved.best_value;
-        double miss = fabs(p.mcgs->last_spread - exact);
+        double miss = fabs(mcgs_player_of(&p)->last_spread - exact);
         abs_err += miss;
         close += miss <= 5.0;
         checked++;
-        CU_ASSERT_FATAL(mcgs_player_choose(bonus.mcgs, g, NULL, NULL, &m, &err) == 0);
-        CU_ASSERT(isnan(bonus.mcgs->last_spread));
+        CU_ASSERT_FATAL(mcgs_player_choose(mcgs_player_of(&bonus), g, NULL, NULL, &m, &err) == 0);
+        CU_ASSERT(isnan(mcgs_player_of(&bonus)->last_spread));
     }
     printf("\n    %d endgames: the search's expected final spread within 5 points of the exact one in %d, "
            "mean miss %.2f\n", checked, close, checked ? abs_err / checked : 0.0);
@@ -764,7 +765,7 @@ static void test_player_expected_spread(void) {
     CU_ASSERT(abs_err <= 3.0 * checked);
     /* a failed search leaves nothing of the decision before it: no expected
      * spread, no visits, not a full decision (its sample gets no P target) */
-    CU_ASSERT_FATAL(isfinite(p.mcgs->last_spread) && p.mcgs->last.count > 0 && p.mcgs->last_full);
+    CU_ASSERT_FATAL(isfinite(mcgs_player_of(&p)->last_spread) && mcgs_player_of(&p)->last.count > 0 && mcgs_player_of(&p)->last_full);
     for (int turns = 0; turns < 50 && !game_over(g); turns++) {
         MoveGenRequest req;
         movegen_request_for_game(&req, g);
@@ -774,11 +775,11 @@ static void test_player_expected_spread(void) {
     }
     CU_ASSERT_FATAL(game_over(g));
     Move m;
-    CU_ASSERT(mcgs_player_choose(p.mcgs, g, NULL, NULL, &m, &err) != 0);
-    CU_ASSERT(isnan(p.mcgs->last_spread));
-    CU_ASSERT(!p.mcgs->last_full);
-    CU_ASSERT_EQUAL(p.mcgs->last.count, 0);
-    CU_ASSERT_EQUAL(p.mcgs->failures, 1);
+    CU_ASSERT(mcgs_player_choose(mcgs_player_of(&p), g, NULL, NULL, &m, &err) != 0);
+    CU_ASSERT(isnan(mcgs_player_of(&p)->last_spread));
+    CU_ASSERT(!mcgs_player_of(&p)->last_full);
+    CU_ASSERT_EQUAL(mcgs_player_of(&p)->last.count, 0);
+    CU_ASSERT_EQUAL(mcgs_player_of(&p)->failures, 1);
     endgame_result_free(&solved);
     free(g);
     player_close(&p);
@@ -805,24 +806,24 @@ static void test_playout_cap(void) {
     for (int i = 0; i < n; i++) {
         tu_env_position(&e, 31, (uint64_t)i, 60 - i, NULL);
         Move m, m2;
-        CU_ASSERT_FATAL(mcgs_player_choose(p.mcgs, e.g, NULL, NULL, &m, &err) == 0);
-        first[i] = p.mcgs->last_full;
+        CU_ASSERT_FATAL(mcgs_player_choose(mcgs_player_of(&p), e.g, NULL, NULL, &m, &err) == 0);
+        first[i] = mcgs_player_of(&p)->last_full;
         fulls += first[i];
         /* the budget is the decision's kind */
-        CU_ASSERT_EQUAL(p.mcgs->last.playouts, first[i] ? 12u : 3u);
+        CU_ASSERT_EQUAL(mcgs_player_of(&p)->last.playouts, first[i] ? 12u : 3u);
         uint32_t sum = 0;
-        for (int a = 0; a < p.mcgs->last.count; a++) sum += p.mcgs->last.visits[a];
+        for (int a = 0; a < mcgs_player_of(&p)->last.count; a++) sum += mcgs_player_of(&p)->last.visits[a];
         CU_ASSERT_EQUAL(sum, first[i] ? 12u : 3u);
-        CU_ASSERT_FATAL(mcgs_player_choose(again.mcgs, e.g, NULL, NULL, &m2, &err) == 0);
-        CU_ASSERT_EQUAL(again.mcgs->last_full, first[i]);
+        CU_ASSERT_FATAL(mcgs_player_choose(mcgs_player_of(&again), e.g, NULL, NULL, &m2, &err) == 0);
+        CU_ASSERT_EQUAL(mcgs_player_of(&again)->last_full, first[i]);
         CU_ASSERT(move_same(&m, &m2));
-        CU_ASSERT_FATAL(mcgs_player_choose(full.mcgs, e.g, NULL, NULL, &m2, &err) == 0);
-        CU_ASSERT(full.mcgs->last_full);
-        CU_ASSERT_EQUAL(full.mcgs->last.playouts, 12u);
+        CU_ASSERT_FATAL(mcgs_player_choose(mcgs_player_of(&full), e.g, NULL, NULL, &m2, &err) == 0);
+        CU_ASSERT(mcgs_player_of(&full)->last_full);
+        CU_ASSERT_EQUAL(mcgs_player_of(&full)->last.playouts, 12u);
     }
     printf("\n    full_share 0.3: %d of %d decisions full\n", fulls, n);
-    CU_ASSERT_EQUAL(p.mcgs->full_decisions, (uint64_t)fulls);
-    CU_ASSERT_EQUAL(full.mcgs->full_decisions, (uint64_t)n);
+    CU_ASSERT_EQUAL(mcgs_player_of(&p)->full_decisions, (uint64_t)fulls);
+    CU_ASSERT_EQUAL(mcgs_player_of(&full)->full_decisions, (uint64_t)n);
     CU_ASSERT(fulls >= 4 && fulls <= 22); /* binomial(40, 0.3): mean 12, sd 2.9 */
     player_close(&p);
     player_close(&again);
@@ -1369,21 +1370,21 @@ static void test_bad_configs(void) {
         if (strstr(bad[i], "net=") == NULL) CU_ASSERT(strstr(err.msg, bad[i]) != NULL); /* names the spec */
     }
     CU_ASSERT_FATAL(player_open(&p, "mcgs:visits=50,candidates=4,prior=equity,leaves=zero", &ld, &err) == 0);
-    CU_ASSERT_EQUAL(p.kind, PLAYER_MCGS);
-    CU_ASSERT_EQUAL(p.mcgs->cfg.visits, 50);
-    CU_ASSERT_EQUAL(p.mcgs->cfg.prior, MCGS_PRIOR_EQUITY);
+    CU_ASSERT_STRING_EQUAL(player_kind_name(&p), "mcgs");
+    CU_ASSERT_EQUAL(mcgs_player_of(&p)->cfg.visits, 50);
+    CU_ASSERT_EQUAL(mcgs_player_of(&p)->cfg.prior, MCGS_PRIOR_EQUITY);
     player_close(&p);
     /* crn is the default, and a pool of worlds replaces it */
     CU_ASSERT_FATAL(player_open(&p, "mcgs:visits=50,leaves=zero", &ld, &err) == 0);
-    CU_ASSERT(p.mcgs->cfg.crn);
+    CU_ASSERT(mcgs_player_of(&p)->cfg.crn);
     player_close(&p);
     CU_ASSERT_FATAL(player_open(&p, "mcgs:visits=50,worlds=8,leaves=zero", &ld, &err) == 0);
-    CU_ASSERT(!p.mcgs->cfg.crn);
-    CU_ASSERT_EQUAL(p.mcgs->cfg.worlds, 8);
+    CU_ASSERT(!mcgs_player_of(&p)->cfg.crn);
+    CU_ASSERT_EQUAL(mcgs_player_of(&p)->cfg.worlds, 8);
     player_close(&p);
     CU_ASSERT_FATAL(player_open(&p, "mcgs:visits=50,crn=no,expand=first,leaves=zero", &ld, &err) == 0);
-    CU_ASSERT(!p.mcgs->cfg.crn);
-    CU_ASSERT_EQUAL(p.mcgs->cfg.expand, MCGS_EXPAND_FIRST);
+    CU_ASSERT(!mcgs_player_of(&p)->cfg.crn);
+    CU_ASSERT_EQUAL(mcgs_player_of(&p)->cfg.expand, MCGS_EXPAND_FIRST);
     player_close(&p);
 }
 

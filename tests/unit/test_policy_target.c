@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "search/mcgs_player.h"
 #include "search/player.h"
 #include "search/policy_target.h"
 #include "testutil.h"
@@ -128,14 +129,14 @@ static void test_options(void) {
     ld_english(&ld);
     Player p;
     CU_ASSERT_FATAL(player_open(&p, "mcgs:visits=4,target=q,target_scale=0.3,target_span=25", &ld, &err) == 0);
-    CU_ASSERT_EQUAL(p.mcgs->target.kind, POLICY_TARGET_Q);
-    CU_ASSERT_DOUBLE_EQUAL(p.mcgs->target.scale, 0.3, 1e-12);
-    CU_ASSERT_DOUBLE_EQUAL(p.mcgs->target.span, 25, 1e-12);
+    CU_ASSERT_EQUAL(mcgs_player_of(&p)->target.kind, POLICY_TARGET_Q);
+    CU_ASSERT_DOUBLE_EQUAL(mcgs_player_of(&p)->target.scale, 0.3, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(mcgs_player_of(&p)->target.span, 25, 1e-12);
     player_close(&p);
     CU_ASSERT_FATAL(player_open(&p, "mcgs:visits=4", &ld, &err) == 0);
-    CU_ASSERT_EQUAL(p.mcgs->target.kind, POLICY_TARGET_VISITS);
-    CU_ASSERT_DOUBLE_EQUAL(p.mcgs->target.scale, 0.1, 1e-12);
-    CU_ASSERT_DOUBLE_EQUAL(p.mcgs->target.span, 10, 1e-12);
+    CU_ASSERT_EQUAL(mcgs_player_of(&p)->target.kind, POLICY_TARGET_VISITS);
+    CU_ASSERT_DOUBLE_EQUAL(mcgs_player_of(&p)->target.scale, 0.1, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(mcgs_player_of(&p)->target.span, 10, 1e-12);
     player_close(&p);
     static const struct {
         const char *spec, *msg;
@@ -173,13 +174,13 @@ static void test_real_search(void) {
     for (uint64_t seed = 31; seed < 37; seed++) {
         tu_env_position(&e, seed, 3, 60, NULL);
         Move mv, mq;
-        CU_ASSERT_FATAL(mcgs_player_choose(pv.mcgs, e.g, NULL, NULL, &mv, &err) == 0);
-        CU_ASSERT_FATAL(mcgs_player_choose(pq.mcgs, e.g, NULL, NULL, &mq, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_player_choose(mcgs_player_of(&pv), e.g, NULL, NULL, &mv, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_player_choose(mcgs_player_of(&pq), e.g, NULL, NULL, &mq, &err) == 0);
         CU_ASSERT(move_same(&mv, &mq));
-        const McgsResult *r = &pq.mcgs->last;
+        const McgsResult *r = &mcgs_player_of(&pq)->last;
         if (r->count < 2) continue;
         float p[MCGS_MAX_CANDIDATES];
-        CU_ASSERT_EQUAL(policy_target_compute(&pq.mcgs->target, r, p), r->count);
+        CU_ASSERT_EQUAL(policy_target_compute(&mcgs_player_of(&pq)->target, r, p), r->count);
         size_t before = set.n;
         samples_record_policy(&rec, e.g, &mq, r->packed, p, r->count, NAN);
         CU_ASSERT_FATAL(set.n == before + 1);

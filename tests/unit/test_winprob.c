@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "search/mcgs_player.h"
 #include "search/player.h"
 #include "search/sim.h"
 #include "testutil.h"
@@ -168,12 +169,12 @@ static void test_player_options(void) {
     RkError err;
     Player p;
     CU_ASSERT_EQUAL_FATAL(player_open(&p, "mcgs:visits=8,win_bonus=40,win_model=1:0.1:100:50", &ld, &err), 0);
-    CU_ASSERT_DOUBLE_EQUAL(p.mcgs->cfg.win.bonus, 40.0, 0.0);
-    CU_ASSERT_DOUBLE_EQUAL(p.mcgs->cfg.win.model.var_per_tile, 50.0, 0.0);
+    CU_ASSERT_DOUBLE_EQUAL(mcgs_player_of(&p)->cfg.win.bonus, 40.0, 0.0);
+    CU_ASSERT_DOUBLE_EQUAL(mcgs_player_of(&p)->cfg.win.model.var_per_tile, 50.0, 0.0);
     player_close(&p);
     CU_ASSERT_EQUAL_FATAL(player_open(&p, "sim:iterations=4,win_bonus=25,win_model=terminal", &ld, &err), 0);
-    CU_ASSERT_DOUBLE_EQUAL(p.sim.win.bonus, 25.0, 0.0);
-    CU_ASSERT(p.sim.win.terminal_only);
+    CU_ASSERT_DOUBLE_EQUAL(sim_player_config(&p)->win.bonus, 25.0, 0.0);
+    CU_ASSERT(sim_player_config(&p)->win.terminal_only);
     player_close(&p);
     const char *bad[][2] = {
         {"mcgs:win_model=1:2", "win model '1:2'"},

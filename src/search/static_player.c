@@ -1,0 +1,104 @@
+/* static_player.c - the static player (player.h): the best static equity,
+ * with the player's leaves and, if given, an SPV table's positional
+ * adjustment. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search/player_kind.h"
+
+typedef struct StaticState {
+    Spv *spv;  /* NULL = no positional adjustment */
+    bool spv_lent;
+    double spv_k;
+} StaticState;
+
+static int static_init(Player *p, RkError *err) {
+    StaticState *s = calloc(1, sizeof *s);
+    if (s == NULL) return rk_error(err, "out of memory");
+    s->spv_k = PLAYER_DEFAULT_SPV_K;
+    p->state = s;
+    return 0;
+}
+
+static int static_option(Player *p, const char *spec, const char *key, const char *val, const LetterDist *ld,
+                         RkError *err) {
+    (void)ld;
+    StaticState *s = p->state;
+    if (val == NULL) return -2;
+    if (strcmp(key, "spv") == 0) {
+        if (s->spv != NULL) return rk_error(err, "player '%s': spv given twice", spec);
+        s->spv = malloc(sizeof *s->spv);
+        if (s->spv == NULL) return rk_error(err, "out of memory");
+        if (spv_load(s->spv, val, err) != 0) {
+            free(s->spv);
+            s->spv = NULL;
+            return -1;
+        }
+        return 0;
+    }
+    if (strcmp(key, "spv_k") == 0) {
+        char *end;
+        errno = 0;
+        double k = strtod(val, &end);
+        if (errno != 0 || *end != '\0' || end == val || !isfinite(k) || k <= 0 || k > 1e6)
+            return rk_error(err, "player '%s': spv_k '%s' is not a number in (0, 1e6]", spec, val);
+        s->spv_k = k;
+        return 0;
+    }
+    return -2;
+}
+
+static int static_check_board(const Player *p, int dim, RkError *err) {
+    const StaticState *s = p->state;
+    if (s->spv == NULL) return 0;
+    char what[600];
+    snprintf(what, sizeof what, "player '%s'", p->spec);
+    return spv_check_board(s->spv, dim, what, err);
+}
+
+static int static_choose(const Player *p, const Game *g, Move *out) {
+    const StaticState *s = p->state;
+    player_static_choice(p, s->spv, s->spv_k, g, out);
+    return 0;
+}
+
+static void static_close(Player *p) {
+    StaticState *s = p->state;
+    if (s == NULL) return;
+    if (s->spv != NULL && !s->spv_lent) {
+        spv_free(s->spv);
+        free(s->spv);
+    }
+    free(s);
+}
+
+const PlayerKind PLAYER_KIND_STATIC = {
+    .name = "static",
+    .usage = "static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K]",
+    .init = static_init,
+    .option = static_option,
+    .check_board = static_check_board,
+    .choose = static_choose,
+    .close = static_close,
+};
+
+int player_open_static(Player *p, const char *name, Klv *leaves, Spv *spv, double spv_k, RkError *err) {
+    memset(p, 0, sizeof *p);
+    p->kind = &PLAYER_KIND_STATIC;
+    if (static_init(p, err) != 0) {
+        p->kind = NULL;
+        return -1;
+    }
+    snprintf(p->spec, sizeof p->spec, "%s", name);
+    StaticState *s = p->state;
+    s->spv = spv;
+    s->spv_lent = true;
+    s->spv_k = spv_k;
+    p->leaves = leaves;
+    p->leaves_lent = true;
+    p->leaves_named = true;
+    return 0;
+}
