@@ -13,8 +13,10 @@ int cli_player_open(Player *p, const char *spec, const Engine *e, RkError *err) 
     if (player_open(p, spec, &e->ld, err) != 0) return -1;
     char path[sizeof e->lexicon_path + 8];
     int have = engine_default_leaves(e, path, sizeof path, err);
-    if (have < 0) return -1;
-    if (have == 1 && player_default_leaves(p, path, &e->ld, err) != 0) return -1;
+    if (have < 0 || (have == 1 && player_default_leaves(p, path, &e->ld, err) != 0)) {
+        player_close(p);
+        return -1;
+    }
     return 0;
 }
 

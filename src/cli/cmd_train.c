@@ -87,6 +87,10 @@ int cmd_train(int argc, char **argv) {
         }
     }
     req.sets = sets;
+    if (req.check_only && req.bench) {
+        fprintf(stderr, "rookery train: --check plays nothing and --bench plays one generation: give one of them\n");
+        return 2;
+    }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

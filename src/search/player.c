@@ -14,6 +14,13 @@
 static const PlayerKind *const KINDS[] = {&PLAYER_KIND_STATIC, &PLAYER_KIND_SIM, &PLAYER_KIND_NN, &PLAYER_KIND_MCGS};
 #define NKINDS (sizeof KINDS / sizeof KINDS[0])
 
+/* Options that experiments added and took out again (docs/research.md): a
+ * spec from an older run gets told so instead of "unknown option". */
+static const char *const REMOVED[][2] = {
+    {"static", "exposure"}, {"static", "neighbour"}, {"static", "neighbour_scale"}, {"mcgs", "root"},
+    {"mcgs", "resample"},   {"mcgs", "prior_mix"},  {"mcgs", "p_weight"},          {"mcgs", "rollout_worlds"},
+};
+
 /* Every kind's syntax, for an error about an unknown kind. */
 static void usage_text(char *buf, size_t cap) {
     size_t off = 0;
@@ -44,6 +51,10 @@ static int open_option(Player *p, const char *spec, const char *key, const char 
         return strcmp(val, "zero") == 0 ? 0 : load_leaves(p, val, ld, err);
     }
     if (val == NULL) return rk_error(err, "player '%s': option '%s' is not key=value", spec, key);
+    for (size_t i = 0; i < sizeof REMOVED / sizeof REMOVED[0]; i++)
+        if (strcmp(p->kind->name, REMOVED[i][0]) == 0 && strcmp(key, REMOVED[i][1]) == 0)
+            return rk_error(err, "player '%s': option '%s' was taken out after it measured no gain (docs/research.md)",
+                            spec, key);
     return rk_error(err, "player '%s': unknown option '%s' (expected %s)", spec, key, p->kind->usage);
 }
 

@@ -317,6 +317,8 @@ static const ConfigKey KEYS[] = {
     DBL("mcgs", "value_check_threshold", "50", mcgs_value_threshold, 0, 101, "win share (%) V needs to replace rollouts"),
 };
 #define NKEYS (sizeof KEYS / sizeof KEYS[0])
+/* KEY_ENUM fields are written as ints */
+_Static_assert(sizeof(SpvSchedule) == sizeof(int), "SpvSchedule is int-sized");
 
 static const ConfigKey *find_key(const char *section, const char *key) {
     for (size_t i = 0; i < NKEYS; i++)

@@ -33,25 +33,22 @@ int train_play_match(Trainer *t, const Player *a, const Player *b, uint64_t pair
 int train_evaluation_matches(Trainer *t, GenReport *rep) {
     Player leaves, zero, with_spv;
     RkError err;
-    if (player_open_static(&leaves, "new leaves", &t->leaves.klv, NULL, t->cfg.spv_k, &err) != 0) return 1;
-    if (player_open_static(&zero, "zero leaves", NULL, NULL, t->cfg.spv_k, &err) != 0) {
-        player_close(&leaves);
-        return 1;
-    }
+    /* every rank opens the three or none plays (the matches are collective) */
+    bool l = player_open_static(&leaves, "new leaves", &t->leaves.klv, NULL, t->cfg.spv_k, &err) == 0;
+    bool z = player_open_static(&zero, "zero leaves", NULL, NULL, t->cfg.spv_k, &err) == 0;
+    bool w = player_open_static(&with_spv, "new leaves with SPV", &t->leaves.klv, &t->spv.table, t->cfg.spv_k, &err) == 0;
+    if (!(l && z && w)) fprintf(stderr, "rookery: rank %d: %s\n", t->comm.rank, err.msg);
+    int rc = agree(t, !(l && z && w));
     uint64_t seed = match_deals_seed(t->cfg.seed, MATCH_DEALS_RUN, 0);
-    int rc = train_play_match(t, &leaves, &zero, t->cfg.match_pairs, seed, &rep->match);
+    if (rc == 0) rc = train_play_match(t, &leaves, &zero, t->cfg.match_pairs, seed, &rep->match);
     if (rc == 0 && t->spv.on && t->cfg.spv_match_pairs > 0) {
-        if (player_open_static(&with_spv, "new leaves with SPV", &t->leaves.klv, &t->spv.table, t->cfg.spv_k, &err) != 0) {
-            rc = 1;
-        } else {
-            rep->spv_match_pairs = t->cfg.spv_match_pairs;
-            rc = train_play_match(t, &with_spv, &leaves, t->cfg.spv_match_pairs, seed, &rep->spv_match);
-            player_close(&with_spv);
-        }
+        rep->spv_match_pairs = t->cfg.spv_match_pairs;
+        rc = train_play_match(t, &with_spv, &leaves, t->cfg.spv_match_pairs, seed, &rep->spv_match);
     }
-    player_close(&leaves);
-    player_close(&zero);
-    return rc;
+    if (l) player_close(&leaves);
+    if (z) player_close(&zero);
+    if (w) player_close(&with_spv);
+    return rc != 0 ? 1 : 0;
 }
 
 /* Residual variance on held-out games played with the new tables, without

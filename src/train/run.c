@@ -25,12 +25,11 @@ static int configure(Trainer *t, const TrainRequest *req, RkError *err) {
     if (req->run_dir != NULL && train_config_set(&t->cfg, "run.output", req->run_dir, err) != 0) return 2;
     int rc = train_run_config(t, req->config_path, req->sets, req->nsets, err);
     if (rc != 0) return rc;
-    if (train_config_check(&t->cfg, err) != 0) return 2;
     if (t->cfg.threads > 1 && !t->comm.threads_ok)
         return rk_error(err, "run.threads = %d needs an MPI library that allows threads (MPI_THREAD_FUNNELED); "
                              "this one does not: set run.threads = 1 and run more ranks",
                         t->cfg.threads) != 0 ? 2 : 0;
-    return 0;
+    return train_config_check(&t->cfg, err) != 0 ? 2 : 0;
 }
 
 /* A resume's allowed changes go into RUN/config.ini before anything is

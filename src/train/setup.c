@@ -239,10 +239,9 @@ int train_setup(Trainer *t, int *start_gen) {
     rc = leave_deriver_init(&t->leaves.deriver, &t->leaves.racks, &t->leaves.klv.kwg, &err);
     if (rc != 0) fprintf(stderr, "rookery: leaves: %s\n", err.msg);
     if (agree(t, rc != 0) != 0) return 2;
-    if (helpers_init(t) != 0) {
-        fprintf(stderr, "rookery: out of memory for %d self-play threads\n", t->cfg.threads);
-        return 1;
-    }
+    int no_helpers = helpers_init(t) != 0;
+    if (no_helpers) fprintf(stderr, "rookery: rank %d: out of memory for %d self-play threads\n", t->comm.rank, t->cfg.threads);
+    if (agree(t, no_helpers) != 0) return 1;
     if (strncmp(t->cfg.player, "mcgs", 4) == 0) {
         rc = train_search_setup(t, latest);
         if (rc != 0) return rc;

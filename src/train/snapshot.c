@@ -3,12 +3,14 @@
 #include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/atomicfile.h"
 #include "eval/req.h"
 #include "nn/model_io.h"
 #include "train/rundir.h"
+#include "metrics_row.h"
 #include "trainer.h"
 
 /* The "files" members of a manifest, one line each. */
@@ -64,38 +66,39 @@ int train_write_generation0(Trainer *t, RkError *err) {
     return rundir_commit_generation(run, 0, text, NULL, NULL, err);
 }
 
-static const char METRICS_HEADER[] =
-    "generation,games,turns,ranks,games_per_s,wall_s,play_s,reduce_s,derive_s,write_s,mean_best_equity,"
-    "mean_final_score,bingos_per_game,racks_observed,baseline,leave_change_rms,forced_games,forced_observations,"
-    "match_pairs,match_win_pct,match_ci95_pct,leaves_trained,spv_trained,spv_cells_observed,spv_mean_abs,"
-    "heldout_moves,resid_var,resid_var_spv,spv_match_pairs,spv_match_win_pct,spv_match_ci95_pct,samples,"
-    "nn_trained,nn_steps,nn_train_samples,nn_samples_per_s,nn_loss_first,nn_loss_last,nn_value_loss,nn_policy_loss,"
-    "nn_hidden_loss,nn_heldout_positions,nn_p_top1,nn_brier,nn_brier_base,nn_spread_rmse,nn_spread_rmse_base,"
-    "nn_h_nll,nn_h_nll_uniform,nn_heldout_games,nn_p_top1_se,nn_brier_diff_se,nn_spread_rmse_diff_se,nn_h_nll_se,"
-    "nn_h_nll_diff_se,gate_pairs,gate_win_pct,gate_ci95_pct,promoted,model_in_force,anchor_pairs,anchor_win_pct,"
-    "anchor_ci95_pct,value_check_pairs,value_check_win_pct,value_check_ci95_pct,leaf_rollout,ref_generation,"
-    "ref_positions,ref_p_positions,ref_p_top1,ref_static_top1,ref_p_static_top1,ref_p_ce,ref_static_cand_ce,"
-    "ref_p_static_ce,ref_brier,ref_brier_base,decisions_positions,decisions_loss,decisions_anchor_loss,decisions_gain,"
-    "decisions_gain_se";
-
-
-
 /* The network's part of the manifest (a JSON member line, or "") and of the
- * metrics row (its columns); ref_json is nn.reference's member, or "". */
-static void nn_report_text(const Trainer *t, const char *ref_json, char *json, size_t jcap, char *row, size_t rcap) {
+ * metrics row (its columns, added to row); ref_json is nn.reference's
+ * member, or "". */
+static void nn_report_text(const Trainer *t, const char *ref_json, char *json, size_t jcap, MetricsRow *row) {
     const NnStageReport *r = &t->net.rep;
     const NnLossSums *mean = &r->train.mean;
     double n = mean->samples > 0 ? mean->samples : 1.0;
     double value = (mean->wdl + mean->spread) / n, policy = nn_loss_policy(mean), hidden = mean->hidden / n;
     const NnEvalReport *e = &r->eval;
     int64_t steps = t->net.trained ? t->cfg.nn_steps : 0;
-    snprintf(row, rcap,
-             "%d,%" PRId64 ",%" PRIu64 ",%.1f,%.5f,%.5f,%.5f,%.5f,%.5f,%" PRIu64 ",%.4f,%.5f,%.5f,%.2f,%.2f,%.4f,%.4f,"
-             "%" PRIu64 ",%.4f,%.5f,%.2f,%.4f,%.4f",
-             t->net.trained, steps, r->train_samples, r->train.samples_per_second, nn_loss_total(&r->train.first),
-             nn_loss_total(&r->train.last), value, policy, hidden, e->positions, e->p_top1, e->v_brier,
-             e->v_brier_base, e->spread_rmse, e->spread_rmse_base, e->h_nll, e->h_nll_uniform, e->games, e->p_top1_se,
-             e->v_brier_diff_se, e->spread_rmse_diff_se, e->h_nll_se, e->h_nll_diff_se);
+    metrics_row_int(row, "nn_trained", t->net.trained);
+    metrics_row_int(row, "nn_steps", steps);
+    metrics_row_uint(row, "nn_train_samples", r->train_samples);
+    metrics_row_real(row, "nn_samples_per_s", 1, r->train.samples_per_second);
+    metrics_row_real(row, "nn_loss_first", 5, nn_loss_total(&r->train.first));
+    metrics_row_real(row, "nn_loss_last", 5, nn_loss_total(&r->train.last));
+    metrics_row_real(row, "nn_value_loss", 5, value);
+    metrics_row_real(row, "nn_policy_loss", 5, policy);
+    metrics_row_real(row, "nn_hidden_loss", 5, hidden);
+    metrics_row_uint(row, "nn_heldout_positions", e->positions);
+    metrics_row_real(row, "nn_p_top1", 4, e->p_top1);
+    metrics_row_real(row, "nn_brier", 5, e->v_brier);
+    metrics_row_real(row, "nn_brier_base", 5, e->v_brier_base);
+    metrics_row_real(row, "nn_spread_rmse", 2, e->spread_rmse);
+    metrics_row_real(row, "nn_spread_rmse_base", 2, e->spread_rmse_base);
+    metrics_row_real(row, "nn_h_nll", 4, e->h_nll);
+    metrics_row_real(row, "nn_h_nll_uniform", 4, e->h_nll_uniform);
+    metrics_row_uint(row, "nn_heldout_games", e->games);
+    metrics_row_real(row, "nn_p_top1_se", 4, e->p_top1_se);
+    metrics_row_real(row, "nn_brier_diff_se", 5, e->v_brier_diff_se);
+    metrics_row_real(row, "nn_spread_rmse_diff_se", 2, e->spread_rmse_diff_se);
+    metrics_row_real(row, "nn_h_nll_se", 4, e->h_nll_se);
+    metrics_row_real(row, "nn_h_nll_diff_se", 4, e->h_nll_diff_se);
     if (!t->net.trained) return;
     snprintf(json, jcap,
              "  \"nn\": {\"window\": [%d, %d], \"train_samples\": %" PRIu64 ", \"steps\": %" PRId64
@@ -116,14 +119,11 @@ static void nn_report_text(const Trainer *t, const char *ref_json, char *json, s
              ref_json[0] ? ",\n" : "", ref_json);
 }
 
-/* nn.reference's part: the manifest's "reference" member inside "nn" (or "")
- * and the trailing ref_* columns of the metrics row (zeros when not scored). */
-static void reference_text(const Trainer *t, char *json, size_t jcap, char *row, size_t rcap) {
+/* nn.reference's part of the manifest: the "reference" member inside "nn"
+ * (or ""). */
+static void reference_json(const Trainer *t, char *json, size_t jcap) {
     const NnEvalReport *e = &t->net.ref_eval;
     bool on = t->net.ref_gen > 0;
-    snprintf(row, rcap, "%d,%" PRIu64 ",%" PRIu64 ",%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.5f,%.5f", t->net.ref_gen,
-             e->positions, e->p_positions, e->p_top1, e->static_top1, e->p_static_top1, e->p_ce, e->static_cand_ce,
-             e->p_static_ce, e->v_brier, e->v_brier_base);
     json[0] = '\0';
     if (!on) return;
     char run[2 * TRAIN_PATH_MAX];
@@ -133,6 +133,22 @@ static void reference_text(const Trainer *t, char *json, size_t jcap, char *row,
              "\"p_ce\": %.4f, \"static_cand_ce\": %.4f, \"p_static_ce\": %.4f, \"brier\": %.5f, \"brier_base\": %.5f}",
              rk_json_escape(t->net.ref_run, run, sizeof run), t->net.ref_gen, e->positions, e->p_positions, e->p_top1,
              e->static_top1, e->p_static_top1, e->p_ce, e->static_cand_ce, e->p_static_ce, e->v_brier, e->v_brier_base);
+}
+
+/* nn.reference's columns of the metrics row (zeros when not scored). */
+static void reference_columns(const Trainer *t, MetricsRow *row) {
+    const NnEvalReport *e = &t->net.ref_eval;
+    metrics_row_int(row, "ref_generation", t->net.ref_gen);
+    metrics_row_uint(row, "ref_positions", e->positions);
+    metrics_row_uint(row, "ref_p_positions", e->p_positions);
+    metrics_row_real(row, "ref_p_top1", 4, e->p_top1);
+    metrics_row_real(row, "ref_static_top1", 4, e->static_top1);
+    metrics_row_real(row, "ref_p_static_top1", 4, e->p_static_top1);
+    metrics_row_real(row, "ref_p_ce", 4, e->p_ce);
+    metrics_row_real(row, "ref_static_cand_ce", 4, e->static_cand_ce);
+    metrics_row_real(row, "ref_p_static_ce", 4, e->p_static_ce);
+    metrics_row_real(row, "ref_brier", 5, e->v_brier);
+    metrics_row_real(row, "ref_brier_base", 5, e->v_brier_base);
 }
 
 int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *tm, RkError *err) {
@@ -166,11 +182,10 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
     tm->wall += tm->write;
     double games = (double)tot->games;
     double mean_eq = tot->observations ? (double)tot->equity_sum / 1000.0 / (double)tot->observations : 0.0;
-    char manifest[131072], row[4096], nn_json[2048 + 3 * TRAIN_PATH_MAX] = "", nn_row[1024], ref_json[1024 + 2 * TRAIN_PATH_MAX], ref_row[512];
+    char manifest[131072], nn_json[2048 + 3 * TRAIN_PATH_MAX] = "", ref_json[1024 + 2 * TRAIN_PATH_MAX];
     char search_json[2 * (2 * TRAIN_PATH_MAX + 3 * TRAIN_SPEC_MAX) + 2048] = "";
     static_assert(sizeof files_json + sizeof nn_json + sizeof search_json < sizeof manifest - 4096, "manifest buffer");
-    reference_text(t, ref_json, sizeof ref_json, ref_row, sizeof ref_row);
-    nn_report_text(t, ref_json, nn_json, sizeof nn_json, nn_row, sizeof nn_row);
+    reference_json(t, ref_json, sizeof ref_json);
     uint64_t gate_pairs = rep->gate_played ? t->cfg.mcgs_gate_pairs : 0;
     uint64_t anchor_pairs = rep->anchor_played ? t->cfg.mcgs_anchor_pairs : 0;
     uint64_t value_pairs = rep->value_played ? t->cfg.mcgs_value_pairs : 0;
@@ -211,6 +226,60 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
                  anchor_pairs, rep->anchor.win_pct, rep->anchor.ci95_pct, dec_positions, dec_cur.mean_loss,
                  dec_cur.loss_se, dec_anchor.mean_loss, dec_anchor.loss_se, dec_anchor.diff, dec_anchor.diff_se);
     }
+    MetricsRow *m = malloc(sizeof *m);
+    if (m == NULL) return rk_error(err, "out of memory for the metrics row");
+    metrics_row_init(m);
+    metrics_row_int(m, "generation", gen);
+    metrics_row_int(m, "games", tot->games);
+    metrics_row_int(m, "turns", tot->turns);
+    metrics_row_int(m, "ranks", t->comm.size);
+    metrics_row_real(m, "games_per_s", 2, tm->play > 0 ? games / tm->play : 0.0);
+    metrics_row_real(m, "wall_s", 3, tm->wall);
+    metrics_row_real(m, "play_s", 3, tm->play);
+    metrics_row_real(m, "reduce_s", 3, tm->reduce);
+    metrics_row_real(m, "derive_s", 3, tm->derive);
+    metrics_row_real(m, "write_s", 3, tm->write);
+    metrics_row_real(m, "mean_best_equity", 4, mean_eq);
+    metrics_row_real(m, "mean_final_score", 2, games > 0 ? (double)tot->score_sum / (2.0 * games) : 0.0);
+    metrics_row_real(m, "bingos_per_game", 3, games > 0 ? (double)tot->bingos / games : 0.0);
+    metrics_row_uint(m, "racks_observed", info->racks_observed);
+    metrics_row_real(m, "baseline", 4, info->baseline);
+    metrics_row_real(m, "leave_change_rms", 5, change_rms);
+    metrics_row_int(m, "forced_games", tot->forced_games);
+    metrics_row_int(m, "forced_observations", tot->forced_observations);
+    metrics_row_uint(m, "match_pairs", t->cfg.match_pairs);
+    metrics_row_real(m, "match_win_pct", 2, match->win_pct);
+    metrics_row_real(m, "match_ci95_pct", 2, match->ci95_pct);
+    metrics_row_int(m, "leaves_trained", rep->leaves_trained);
+    metrics_row_int(m, "spv_trained", rep->spv_trained);
+    metrics_row_uint(m, "spv_cells_observed", rep->spv_info.cells_observed);
+    metrics_row_real(m, "spv_mean_abs", 5, rep->spv_info.mean_abs);
+    metrics_row_int(m, "heldout_moves", rep->heldout.moves);
+    metrics_row_real(m, "resid_var", 4, var0);
+    metrics_row_real(m, "resid_var_spv", 4, var1);
+    metrics_row_uint(m, "spv_match_pairs", rep->spv_match_pairs);
+    metrics_row_real(m, "spv_match_win_pct", 2, rep->spv_match.win_pct);
+    metrics_row_real(m, "spv_match_ci95_pct", 2, rep->spv_match.ci95_pct);
+    metrics_row_uint(m, "samples", t->shard_files.samples);
+    nn_report_text(t, ref_json, nn_json, sizeof nn_json, m);
+    metrics_row_uint(m, "gate_pairs", gate_pairs);
+    metrics_row_real(m, "gate_win_pct", 2, rep->gate.win_pct);
+    metrics_row_real(m, "gate_ci95_pct", 2, rep->gate.ci95_pct);
+    metrics_row_int(m, "promoted", rep->promoted);
+    metrics_row_int(m, "model_in_force", rep->model_in_force);
+    metrics_row_uint(m, "anchor_pairs", anchor_pairs);
+    metrics_row_real(m, "anchor_win_pct", 2, rep->anchor.win_pct);
+    metrics_row_real(m, "anchor_ci95_pct", 2, rep->anchor.ci95_pct);
+    metrics_row_uint(m, "value_check_pairs", value_pairs);
+    metrics_row_real(m, "value_check_win_pct", 2, rep->value.win_pct);
+    metrics_row_real(m, "value_check_ci95_pct", 2, rep->value.ci95_pct);
+    metrics_row_int(m, "leaf_rollout", rep->rollout_in_force);
+    reference_columns(t, m);
+    metrics_row_int(m, "decisions_positions", dec_positions);
+    metrics_row_real(m, "decisions_loss", 4, dec_cur.mean_loss);
+    metrics_row_real(m, "decisions_anchor_loss", 4, dec_anchor.mean_loss);
+    metrics_row_real(m, "decisions_gain", 4, dec_anchor.diff);
+    metrics_row_real(m, "decisions_gain_se", 4, dec_anchor.diff_se);
     snprintf(manifest, sizeof manifest,
              "{\n  \"generation\": %d,\n  \"run_seed\": %" PRIu64 ",\n  \"lexicon_sha256\": \"%s\",\n"
              "  \"game_seed\": \"game i of this generation is seeded from (run_seed, %d, i)\",\n"
@@ -239,23 +308,9 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
              var0, var1, rep->spv_match_pairs, rep->spv_match.win_pct, rep->spv_match.ci95_pct,
              t->shard_files.samples, nn_json, search_json, tm->play, tm->reduce,
              tm->derive, tm->write, tm->wall, files_json);
-    snprintf(row, sizeof row,
-             "%d,%" PRId64 ",%" PRId64 ",%d,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.3f,%" PRIu64 ",%.4f,%.5f,%" PRId64
-             ",%" PRId64 ",%" PRIu64 ",%.2f,%.2f,%d,%d,%u,%.5f,%" PRId64 ",%.4f,%.4f,%" PRIu64 ",%.2f,%.2f,%" PRIu64
-             ",%s,%" PRIu64 ",%.2f,%.2f,%d,%d,%" PRIu64 ",%.2f,%.2f,%" PRIu64 ",%.2f,%.2f,%d,%s,%" PRId64
-             ",%.4f,%.4f,%.4f,%.4f\n",
-             gen,
-             tot->games, tot->turns, t->comm.size, tm->play > 0 ? games / tm->play : 0.0, tm->wall, tm->play,
-             tm->reduce, tm->derive, tm->write, mean_eq, games > 0 ? (double)tot->score_sum / (2.0 * games) : 0.0,
-             games > 0 ? (double)tot->bingos / games : 0.0, info->racks_observed, info->baseline, change_rms,
-             tot->forced_games, tot->forced_observations, t->cfg.match_pairs, match->win_pct, match->ci95_pct,
-             rep->leaves_trained, rep->spv_trained, rep->spv_info.cells_observed, rep->spv_info.mean_abs,
-             rep->heldout.moves, var0, var1, rep->spv_match_pairs, rep->spv_match.win_pct, rep->spv_match.ci95_pct,
-             t->shard_files.samples, nn_row, gate_pairs, rep->gate.win_pct, rep->gate.ci95_pct, rep->promoted,
-             rep->model_in_force, anchor_pairs, rep->anchor.win_pct, rep->anchor.ci95_pct,
-             value_pairs, rep->value.win_pct, rep->value.ci95_pct,
-             rep->rollout_in_force, ref_row, dec_positions, dec_cur.mean_loss, dec_anchor.mean_loss, dec_anchor.diff,
-             dec_anchor.diff_se);
-    return rundir_commit_generation(run, gen, manifest, METRICS_HEADER, row, err);
+    int rc = metrics_row_finish(m) != 0 ? rk_error(err, "the metrics row does not fit its buffer")
+                                         : rundir_commit_generation(run, gen, manifest, m->header, m->row, err);
+    free(m);
+    return rc;
 }
 

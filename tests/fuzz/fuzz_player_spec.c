@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "fuzz_text.h"
+#include "search/mcgs_player.h"
 #include "search/player.h"
+#include "search/sim.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -37,7 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         free(text);
         return 0;
     }
-    if (p.mcgs != NULL && winprob_check(&p.mcgs->cfg.win.model, &err) != 0) abort();
+    const McgsPlayer *mp = mcgs_player_of(&p);
+    if (mp != NULL && winprob_check(&mp->cfg.win.model, &err) != 0) abort();
     const SimConfig *sc = sim_player_config(&p);
     if (sc != NULL && winprob_check(&sc->win.model, &err) != 0) abort();
     player_close(&p);

@@ -1369,6 +1369,11 @@ static void test_bad_configs(void) {
         CU_ASSERT(strchr(err.msg, '\n') == NULL && err.msg[0] != '\0');
         if (strstr(bad[i], "net=") == NULL) CU_ASSERT(strstr(err.msg, bad[i]) != NULL); /* names the spec */
     }
+    /* an option taken out says so (a spec of an older run) */
+    CU_ASSERT(player_open(&p, "mcgs:visits=10,p_weight=0", &ld, &err) != 0);
+    CU_ASSERT(strstr(err.msg, "taken out") != NULL && strstr(err.msg, "research.md") != NULL);
+    CU_ASSERT(player_open(&p, "static:exposure=x.txt", &ld, &err) != 0);
+    CU_ASSERT(strstr(err.msg, "taken out") != NULL);
     CU_ASSERT_FATAL(player_open(&p, "mcgs:visits=50,candidates=4,prior=equity,leaves=zero", &ld, &err) == 0);
     CU_ASSERT_STRING_EQUAL(player_kind_name(&p), "mcgs");
     CU_ASSERT_EQUAL(mcgs_player_of(&p)->cfg.visits, 50);
