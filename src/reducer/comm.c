@@ -8,6 +8,7 @@
 
 int comm_init(Comm *c, int *argc, char ***argv, RkError *err) {
     int ok = 0;
+    c->owns_mpi = false;
     MPI_Initialized(&ok);
     /* FUNNELED: the self-play threads of run.threads never call MPI; the
      * main thread joins them before every collective */
@@ -15,6 +16,7 @@ int comm_init(Comm *c, int *argc, char ***argv, RkError *err) {
     if (!ok && MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
         return rk_error(err, "MPI_Init_thread failed");
     if (ok) MPI_Query_thread(&provided);
+    c->owns_mpi = !ok; /* a caller that initialised MPI itself (a test, a library user) finalises it */
     c->threads_ok = provided >= MPI_THREAD_FUNNELED;
     MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &c->size);
@@ -30,10 +32,9 @@ int comm_init(Comm *c, int *argc, char ***argv, RkError *err) {
 }
 
 void comm_finalize(Comm *c) {
-    (void)c;
     int fin = 0;
     MPI_Finalized(&fin);
-    if (!fin) MPI_Finalize();
+    if (c->owns_mpi && !fin) MPI_Finalize();
 }
 
 _Noreturn void comm_abort(Comm *c, int code) {

@@ -13,12 +13,14 @@
 typedef struct Comm {
     int rank, size;
     bool threads_ok; /* MPI allows other threads beside the caller (FUNNELED or more) */
+    bool owns_mpi;   /* comm_init initialised MPI, so comm_finalize finalises it */
 } Comm;
 
 /* MPI_Init plus the Slurm/PMIx guard: if SLURM_NTASKS > 1 but MPI reports a
  * single process, srun started N independent copies (a PMI mismatch); that is
  * an error, with a message saying how to launch. */
 int comm_init(Comm *c, int *argc, char ***argv, RkError *err);
+/* MPI_Finalize, if comm_init was the one that initialised MPI. */
 void comm_finalize(Comm *c);
 /* Ends every rank (after a fatal error on one of them). */
 _Noreturn void comm_abort(Comm *c, int code);
