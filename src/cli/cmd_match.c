@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "reducer/comm.h"
 #include "reducer/totals_sum.h"
@@ -47,29 +48,13 @@ static void print_player(const char *seat, const char *spec, const Player *p, co
 int cmd_match(int argc, char **argv) {
     const char *spec_a = NULL, *spec_b = NULL, *lexicon = NULL;
     uint64_t pairs = 0, seed = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--a") == 0 && v) {
-            spec_a = argv[++i];
-        } else if (strcmp(a, "--b") == 0 && v) {
-            spec_b = argv[++i];
-        } else if (strcmp(a, "--pairs") == 0) {
-            if (cli_parse_u64(a, v, UINT64_C(1) << 40, &pairs) != 0) return 2;
-            i++;
-        } else if (strcmp(a, "--seed") == 0) {
-            if (cli_parse_u64(a, v, UINT64_MAX, &seed) != 0) return 2;
-            i++;
-        } else if (strcmp(a, "--lexicon") == 0 && v) {
-            lexicon = argv[++i];
-        } else {
-            fprintf(stderr, "rookery match: unknown or incomplete option '%s' (see --help)\n", a);
-            return 2;
-        }
-    }
+    const CliOption opts[] = {{"--a", CLI_STRING, &spec_a, 0, 0},
+                              {"--b", CLI_STRING, &spec_b, 0, 0},
+                              {"--pairs", CLI_U64, &pairs, 0, 1099511627776.0},
+                              {"--seed", CLI_U64, &seed, 0, 18446744073709551615.0},
+                              {"--lexicon", CLI_STRING, &lexicon, 0, 0}};
+    int parsed = cli_options_parse("match", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), usage);
+    if (parsed != 0) return parsed > 0 ? 0 : 2;
     if (spec_a == NULL || spec_b == NULL || pairs == 0) {
         fprintf(stderr, "rookery match: --a, --b and --pairs N (N > 0) are required (see --help)\n");
         return 2;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "train/train.h"
 
@@ -57,36 +58,24 @@ static void usage(FILE *out) {
 int cmd_train(int argc, char **argv) {
     TrainRequest req = {.stop = &stop_requested};
     const char *sets[64]; /* applied after the config file */
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--bench") == 0) {
-            req.bench = true;
-        } else if (strcmp(a, "--check") == 0) {
-            req.check_only = true;
-        } else if (strcmp(a, "--print-default-config") == 0) {
-            char text[16384];
-            if (train_config_default_text(text, sizeof text) < 0) return 1;
-            fputs(text, stdout);
-            return 0;
-        } else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
-            req.config_path = argv[++i];
-        } else if (strcmp(a, "--run") == 0 && i + 1 < argc) {
-            req.run_dir = argv[++i];
-        } else if (strcmp(a, "--set") == 0 && i + 1 < argc) {
-            if (req.nsets == (int)(sizeof sets / sizeof sets[0])) {
-                fprintf(stderr, "rookery train: more than %zu --set options\n", sizeof sets / sizeof sets[0]);
-                return 2;
-            }
-            sets[req.nsets++] = argv[++i];
-        } else {
-            fprintf(stderr, "rookery train: unknown or incomplete option '%s' (see --help)\n", a);
-            return 2;
-        }
+    CliStrings set_list = {sets, 0, 64};
+    bool print_default = false;
+    const CliOption opts[] = {{"--bench", CLI_FLAG, &req.bench, 0, 0},
+                              {"--check", CLI_FLAG, &req.check_only, 0, 0},
+                              {"--print-default-config", CLI_FLAG, &print_default, 0, 0},
+                              {"--config", CLI_STRING, &req.config_path, 0, 0},
+                              {"--run", CLI_STRING, &req.run_dir, 0, 0},
+                              {"--set", CLI_STRINGS, &set_list, 0, 0}};
+    int parsed = cli_options_parse("train", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), usage);
+    if (parsed != 0) return parsed > 0 ? 0 : 2;
+    if (print_default) {
+        char text[16384];
+        if (train_config_default_text(text, sizeof text) < 0) return 1;
+        fputs(text, stdout);
+        return 0;
     }
     req.sets = sets;
+    req.nsets = set_list.n;
     if (req.check_only && req.bench) {
         fprintf(stderr, "rookery train: --check plays nothing and --bench plays one generation: give one of them\n");
         return 2;
