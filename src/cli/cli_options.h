@@ -1,7 +1,7 @@
 /* cli_options.h - a command's options as a table: each option's name, kind,
  * destination and range, parsed by one loop with the same messages for
  * every command (an unknown or incomplete option, a bad value) and --help.
- * Commands move to it one at a time; cmd_match and cmd_train use it. */
+ * Commands move to it one at a time: match, train, selfplay and sim use it. */
 #ifndef ROOKERY_CLI_OPTIONS_H
 #define ROOKERY_CLI_OPTIONS_H
 

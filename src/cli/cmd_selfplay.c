@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "eval/klv.h"
 #include "worker/selfplay.h"
@@ -76,38 +77,18 @@ static int winprob_study(const SelfplayConfig *cfg, uint64_t games) {
 
 int cmd_selfplay(int argc, char **argv) {
     uint64_t games = 10, seed = 1;
-    int show = 0;
+    bool show = false, wp_study = false;
     const char *lexicon = NULL, *ld_name = NULL, *layout_name = NULL, *leaves = NULL;
-    bool wp_study = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--games") == 0) {
-            if (cli_parse_u64(a, v, 1000000000ULL, &games) != 0) return 2;
-            i++;
-        } else if (strcmp(a, "--seed") == 0) {
-            if (cli_parse_u64(a, v, UINT64_MAX, &seed) != 0) return 2;
-            i++;
-        } else if (strcmp(a, "--show") == 0) {
-            show = 1;
-        } else if (strcmp(a, "--lexicon") == 0 && v) {
-            lexicon = argv[++i];
-        } else if (strcmp(a, "--ld") == 0 && v) {
-            ld_name = argv[++i];
-        } else if (strcmp(a, "--layout") == 0 && v) {
-            layout_name = argv[++i];
-        } else if (strcmp(a, "--leaves") == 0 && v) {
-            leaves = argv[++i];
-        } else if (strcmp(a, "--winprob-study") == 0) {
-            wp_study = true;
-        } else {
-            fprintf(stderr, "rookery selfplay: unknown or incomplete option '%s' (see --help)\n", a);
-            return 2;
-        }
-    }
+    const CliOption opts[] = {{"--games", CLI_U64, &games, 0, 1e9},
+                              {"--seed", CLI_U64, &seed, 0, 18446744073709551615.0},
+                              {"--show", CLI_FLAG, &show, 0, 0},
+                              {"--lexicon", CLI_STRING, &lexicon, 0, 0},
+                              {"--ld", CLI_STRING, &ld_name, 0, 0},
+                              {"--layout", CLI_STRING, &layout_name, 0, 0},
+                              {"--leaves", CLI_STRING, &leaves, 0, 0},
+                              {"--winprob-study", CLI_FLAG, &wp_study, 0, 0}};
+    int parsed = cli_options_parse("selfplay", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), usage);
+    if (parsed != 0) return parsed > 0 ? 0 : 2;
     Engine e;
     if (engine_open(&e, ld_name, layout_name, lexicon, NULL) != 0) return 2;
     Klv klv;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "core/cgp.h"
 #include "eval/dynleaves.h"
@@ -38,46 +39,24 @@ typedef struct SimJob {
 } SimJob;
 
 static int parse_args(SimJob *j, int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        const char **slot = NULL;
-        int rc = 0;
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return 1;
-        }
-        if (strcmp(a, "--cgp") == 0) slot = &j->cgp;
-        else if (strcmp(a, "--lexicon") == 0) slot = &j->lexicon;
-        else if (strcmp(a, "--ld") == 0) slot = &j->ld_name;
-        else if (strcmp(a, "--layout") == 0) slot = &j->layout_name;
-        else if (strcmp(a, "--leaves") == 0) slot = &j->leaves_path;
-        else if (strcmp(a, "--req") == 0) slot = &j->req_path;
-        if (slot != NULL && v != NULL) {
-            *slot = v;
-        } else if (strcmp(a, "--plies") == 0) {
-            rc = cli_parse_int(a, v, 0, 100, &j->cfg.plies);
-        } else if (strcmp(a, "--candidates") == 0) {
-            rc = cli_parse_int(a, v, 1, SIM_MAX_CANDIDATES, &j->cfg.candidates);
-        } else if (strcmp(a, "--iterations") == 0) {
-            rc = cli_parse_u64(a, v, UINT64_C(1) << 40, &j->cfg.iterations);
-            if (rc == 0 && j->cfg.iterations == 0) {
-                fprintf(stderr, "rookery sim: --iterations must be at least 1\n");
-                rc = -1;
-            }
-        } else if (strcmp(a, "--seed") == 0) {
-            rc = cli_parse_u64(a, v, UINT64_MAX, &j->cfg.seed);
-        } else if (strcmp(a, "--seconds") == 0) {
-            rc = cli_parse_double(a, v, 0.0, 1e6, &j->cfg.seconds);
-        } else if (strcmp(a, "--stop-z") == 0) {
-            rc = cli_parse_double(a, v, 0.0, 100.0, &j->cfg.stop_z);
-        } else if (strcmp(a, "--shrink") == 0) {
-            rc = cli_parse_double(a, v, 0.0, 1e12, &j->shrink);
-        } else {
-            fprintf(stderr, "rookery sim: unknown or incomplete option '%s' (see --help)\n", a);
-            return -1;
-        }
-        if (rc != 0) return -1;
-        i++;
+    const CliOption opts[] = {{"--cgp", CLI_STRING, &j->cgp, 0, 0},
+                              {"--lexicon", CLI_STRING, &j->lexicon, 0, 0},
+                              {"--ld", CLI_STRING, &j->ld_name, 0, 0},
+                              {"--layout", CLI_STRING, &j->layout_name, 0, 0},
+                              {"--leaves", CLI_STRING, &j->leaves_path, 0, 0},
+                              {"--req", CLI_STRING, &j->req_path, 0, 0},
+                              {"--plies", CLI_INT, &j->cfg.plies, 0, 100},
+                              {"--candidates", CLI_INT, &j->cfg.candidates, 1, SIM_MAX_CANDIDATES},
+                              {"--iterations", CLI_U64, &j->cfg.iterations, 0, 1099511627776.0},
+                              {"--seed", CLI_U64, &j->cfg.seed, 0, 18446744073709551615.0},
+                              {"--seconds", CLI_DOUBLE, &j->cfg.seconds, 0, 1e6},
+                              {"--stop-z", CLI_DOUBLE, &j->cfg.stop_z, 0, 100},
+                              {"--shrink", CLI_DOUBLE, &j->shrink, 0, 1e12}};
+    int parsed = cli_options_parse("sim", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), usage);
+    if (parsed != 0) return parsed;
+    if (j->cfg.iterations == 0) {
+        fprintf(stderr, "rookery sim: --iterations must be at least 1\n");
+        return -1;
     }
     if (j->cgp == NULL) {
         fprintf(stderr, "rookery sim: --cgp is required (see --help)\n");
