@@ -35,7 +35,8 @@ int cli_options_parse(const char *cmd, int argc, char **argv, const CliOption *o
         case CLI_STRINGS: {
             CliStrings *s = o->dest;
             if (s->n == s->cap) {
-                fprintf(stderr, "rookery %s: more than %d %s options\n", cmd, s->cap, a);
+                if (s->too_many != NULL) fprintf(stderr, "rookery %s: %s\n", cmd, s->too_many);
+                else fprintf(stderr, "rookery %s: more than %d %s options\n", cmd, s->cap, a);
                 return -1;
             }
             s->v[s->n++] = v;

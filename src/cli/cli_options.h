@@ -1,7 +1,8 @@
 /* cli_options.h - a command's options as a table: each option's name, kind,
  * destination and range, parsed by one loop with the same messages for
  * every command (an unknown or incomplete option, a bad value) and --help.
- * Commands move to it one at a time: match, train, selfplay and sim use it. */
+ * Commands move to it one at a time: match, train, selfplay, sim, endgame
+ * and decisions use it. */
 #ifndef ROOKERY_CLI_OPTIONS_H
 #define ROOKERY_CLI_OPTIONS_H
 
@@ -19,8 +20,9 @@ typedef enum {
 } CliOptionKind;
 
 typedef struct CliStrings {
-    const char **v; /* the caller's array of cap entries */
+    const char **v;       /* the caller's array of cap entries */
     int n, cap;
+    const char *too_many; /* the error when more than cap are given (NULL: a generic one) */
 } CliStrings;
 
 typedef struct CliOption {

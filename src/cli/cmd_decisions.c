@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "core/cgp.h"
 #include "reducer/comm.h"
@@ -55,46 +56,22 @@ typedef struct DecisionsJob {
 } DecisionsJob;
 
 static int parse_args(DecisionsJob *j, int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int rc = 0;
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return 1;
-        }
-        if (strcmp(a, "--show") == 0) {
-            j->show = true;
-            continue;
-        }
-        if (strcmp(a, "--player") == 0 && v != NULL) {
-            if (j->n_players == DECISION_MAX_PLAYERS) {
-                fprintf(stderr, "rookery decisions: at most %d players\n", DECISION_MAX_PLAYERS);
-                return -1;
-            }
-            j->specs[j->n_players++] = v;
-        } else if (strcmp(a, "--lexicon") == 0 && v != NULL) {
-            j->lexicon = v;
-        } else if (strcmp(a, "--leaves") == 0 && v != NULL) {
-            j->leaves = v;
-        } else if (strcmp(a, "--positions") == 0) {
-            rc = cli_parse_int(a, v, 1, DECISION_MAX_POSITIONS, &j->cfg.positions);
-        } else if (strcmp(a, "--seed") == 0) {
-            rc = cli_parse_u64(a, v, UINT64_MAX, &j->cfg.seed);
-        } else if (strcmp(a, "--candidates") == 0) {
-            rc = cli_parse_int(a, v, 1, SIM_MAX_CANDIDATES - 1, &j->cfg.candidates);
-        } else if (strcmp(a, "--plies") == 0) {
-            rc = cli_parse_int(a, v, 0, 100, &j->cfg.plies);
-        } else if (strcmp(a, "--iterations") == 0) {
-            rc = cli_parse_int(a, v, 2, DECISION_MAX_ITERATIONS, &j->cfg.iterations);
-        } else if (strcmp(a, "--win-bonus") == 0) {
-            rc = cli_parse_double(a, v, 0.0, DECISION_MAX_WIN_BONUS, &j->cfg.win.bonus);
-        } else {
-            fprintf(stderr, "rookery decisions: unknown or incomplete option '%s' (see --help)\n", a);
-            return -1;
-        }
-        if (rc != 0) return -1;
-        i++;
-    }
+    char too_many[64];
+    snprintf(too_many, sizeof too_many, "at most %d players", DECISION_MAX_PLAYERS);
+    CliStrings players = {j->specs, 0, DECISION_MAX_PLAYERS, too_many};
+    const CliOption opts[] = {{"--show", CLI_FLAG, &j->show, 0, 0},
+                              {"--player", CLI_STRINGS, &players, 0, 0},
+                              {"--lexicon", CLI_STRING, &j->lexicon, 0, 0},
+                              {"--leaves", CLI_STRING, &j->leaves, 0, 0},
+                              {"--positions", CLI_INT, &j->cfg.positions, 1, DECISION_MAX_POSITIONS},
+                              {"--seed", CLI_U64, &j->cfg.seed, 0, 18446744073709551615.0},
+                              {"--candidates", CLI_INT, &j->cfg.candidates, 1, SIM_MAX_CANDIDATES - 1},
+                              {"--plies", CLI_INT, &j->cfg.plies, 0, 100},
+                              {"--iterations", CLI_INT, &j->cfg.iterations, 2, DECISION_MAX_ITERATIONS},
+                              {"--win-bonus", CLI_DOUBLE, &j->cfg.win.bonus, 0, DECISION_MAX_WIN_BONUS}};
+    int parsed = cli_options_parse("decisions", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), usage);
+    j->n_players = players.n;
+    if (parsed != 0) return parsed;
     if (j->n_players == 0) {
         fprintf(stderr, "rookery decisions: at least one --player is required (see --help)\n");
         return -1;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "core/cgp.h"
 #include "worker/endgame_study.h"
@@ -41,46 +42,21 @@ typedef struct EndgameJob {
 } EndgameJob;
 
 static int parse_args(EndgameJob *j, int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        const char **slot = NULL;
-        int rc = 0;
-        uint64_t u = 0;
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return 1;
-        }
-        if (strcmp(a, "--show") == 0) {
-            j->show = true;
-            continue;
-        }
-        if (strcmp(a, "--player") == 0) slot = &j->spec;
-        else if (strcmp(a, "--lexicon") == 0) slot = &j->lexicon;
-        else if (strcmp(a, "--ld") == 0) slot = &j->ld_name;
-        else if (strcmp(a, "--layout") == 0) slot = &j->layout_name;
-        if (slot != NULL && v != NULL) {
-            *slot = v;
-        } else if (strcmp(a, "--positions") == 0) {
-            rc = cli_parse_int(a, v, 1, 10000000, &j->cfg.positions);
-        } else if (strcmp(a, "--max-tiles") == 0) {
-            rc = cli_parse_int(a, v, 1, RK_RACK_SIZE, &j->cfg.max_tiles);
-        } else if (strcmp(a, "--seed") == 0) {
-            rc = cli_parse_u64(a, v, UINT64_MAX, &j->cfg.seed);
-        } else if (strcmp(a, "--max-nodes") == 0) {
-            rc = cli_parse_u64(a, v, UINT64_MAX, &u);
-            if (rc == 0 && u == 0) {
-                fprintf(stderr, "rookery endgame: --max-nodes must be at least 1\n");
-                rc = -1;
-            }
-            j->cfg.solver.max_nodes = u;
-        } else if (strcmp(a, "--table-bits") == 0) {
-            rc = cli_parse_int(a, v, 0, ENDGAME_MAX_TABLE_BITS, &j->cfg.solver.table_bits);
-        } else {
-            fprintf(stderr, "rookery endgame: unknown or incomplete option '%s' (see --help)\n", a);
-            return -1;
-        }
-        if (rc != 0) return -1;
-        i++;
+    const CliOption opts[] = {{"--show", CLI_FLAG, &j->show, 0, 0},
+                              {"--player", CLI_STRING, &j->spec, 0, 0},
+                              {"--lexicon", CLI_STRING, &j->lexicon, 0, 0},
+                              {"--ld", CLI_STRING, &j->ld_name, 0, 0},
+                              {"--layout", CLI_STRING, &j->layout_name, 0, 0},
+                              {"--positions", CLI_INT, &j->cfg.positions, 1, 10000000},
+                              {"--max-tiles", CLI_INT, &j->cfg.max_tiles, 1, RK_RACK_SIZE},
+                              {"--seed", CLI_U64, &j->cfg.seed, 0, 18446744073709551615.0},
+                              {"--max-nodes", CLI_U64, &j->cfg.solver.max_nodes, 0, 18446744073709551615.0},
+                              {"--table-bits", CLI_INT, &j->cfg.solver.table_bits, 0, ENDGAME_MAX_TABLE_BITS}};
+    int parsed = cli_options_parse("endgame", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), usage);
+    if (parsed != 0) return parsed;
+    if (j->cfg.solver.max_nodes == 0) {
+        fprintf(stderr, "rookery endgame: --max-nodes must be at least 1\n");
+        return -1;
     }
     if (j->spec == NULL) {
         fprintf(stderr, "rookery endgame: --player is required (see --help)\n");

@@ -58,7 +58,7 @@ static void usage(FILE *out) {
 int cmd_train(int argc, char **argv) {
     TrainRequest req = {.stop = &stop_requested};
     const char *sets[64]; /* applied after the config file */
-    CliStrings set_list = {sets, 0, 64};
+    CliStrings set_list = {sets, 0, 64, NULL};
     bool print_default = false;
     const CliOption opts[] = {{"--bench", CLI_FLAG, &req.bench, 0, 0},
                               {"--check", CLI_FLAG, &req.check_only, 0, 0},
