@@ -7,6 +7,7 @@
 
 #include "bench.h"
 #include "cli_common.h"
+#include "cli_options.h"
 #include "search/mcgs_player.h"
 #include "search/player.h"
 
@@ -28,27 +29,16 @@ static void usage(FILE *out) {
 int bench_mcgs(int argc, char **argv) {
     const char *lexicon = NULL, *spec = NULL;
     uint64_t npos = 20, seed = 1;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int rc = 0;
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--lexicon") == 0 && v) {
-            lexicon = v;
-        } else if (strcmp(a, "--player") == 0 && v) {
-            spec = v;
-        } else if (strcmp(a, "--positions") == 0) {
-            rc = cli_parse_u64(a, v, 100000, &npos);
-            if (rc == 0 && npos == 0) rc = fprintf(stderr, "rookery bench mcgs: --positions must be at least 1\n");
-        } else if (strcmp(a, "--seed") == 0) {
-            rc = cli_parse_u64(a, v, UINT64_MAX, &seed);
-        } else {
-            fprintf(stderr, "rookery bench mcgs: unknown or incomplete option '%s' (see --help)\n", a);
-            return 2;
-        }
-        if (rc != 0) return 2;
-        i++;
+    const CliOption opts[] = {{"--lexicon", CLI_STRING, &lexicon, 0, 0},
+                              {"--player", CLI_STRING, &spec, 0, 0},
+                              {"--positions", CLI_U64, &npos, 0, 100000},
+                              {"--seed", CLI_U64, &seed, 0, 18446744073709551615.0}};
+    /* argv[1] is "mcgs": the options follow it */
+    int parsed = cli_options_parse("bench mcgs", argc - 1, argv + 1, opts, (int)(sizeof opts / sizeof opts[0]), usage);
+    if (parsed != 0) return parsed > 0 ? 0 : 2;
+    if (npos == 0) {
+        fprintf(stderr, "rookery bench mcgs: --positions must be at least 1\n");
+        return 2;
     }
     if (spec == NULL) {
         fprintf(stderr, "rookery bench mcgs: give --player mcgs:... (see --help)\n");

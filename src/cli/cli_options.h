@@ -1,8 +1,8 @@
 /* cli_options.h - a command's options as a table: each option's name, kind,
  * destination and range, parsed by one loop with the same messages for
  * every command (an unknown or incomplete option, a bad value) and --help.
- * Commands move to it one at a time: match, train, selfplay, sim, endgame
- * and decisions use it. */
+ * Commands move to it one at a time: match, train, selfplay, sim, endgame,
+ * decisions, movegen and bench mcgs use it. */
 #ifndef ROOKERY_CLI_OPTIONS_H
 #define ROOKERY_CLI_OPTIONS_H
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "core/cgp.h"
 #include "core/movegen.h"
@@ -58,34 +59,18 @@ static void json_string(const char *s) {
 
 int cmd_movegen(int argc, char **argv) {
     const char *cgp = NULL, *lexicon = NULL, *ld_name = NULL, *layout_name = NULL, *leaves = NULL;
-    int top = 10, json = 0, best = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--cgp") == 0 && i + 1 < argc) {
-            cgp = argv[++i];
-        } else if (strcmp(a, "--lexicon") == 0 && i + 1 < argc) {
-            lexicon = argv[++i];
-        } else if (strcmp(a, "--ld") == 0 && i + 1 < argc) {
-            ld_name = argv[++i];
-        } else if (strcmp(a, "--layout") == 0 && i + 1 < argc) {
-            layout_name = argv[++i];
-        } else if (strcmp(a, "--leaves") == 0 && i + 1 < argc) {
-            leaves = argv[++i];
-        } else if (strcmp(a, "--top") == 0) {
-            if (cli_parse_int("--top", i + 1 < argc ? argv[i + 1] : NULL, 0, 1000000, &top) != 0) return 2;
-            i++;
-        } else if (strcmp(a, "--json") == 0) {
-            json = 1;
-        } else if (strcmp(a, "--best") == 0) {
-            best = 1;
-        } else {
-            fprintf(stderr, "rookery movegen: unknown or incomplete option '%s' (see --help)\n", a);
-            return 2;
-        }
-    }
+    int top = 10;
+    bool json = false, best = false;
+    const CliOption opts[] = {{"--cgp", CLI_STRING, &cgp, 0, 0},
+                              {"--lexicon", CLI_STRING, &lexicon, 0, 0},
+                              {"--ld", CLI_STRING, &ld_name, 0, 0},
+                              {"--layout", CLI_STRING, &layout_name, 0, 0},
+                              {"--leaves", CLI_STRING, &leaves, 0, 0},
+                              {"--top", CLI_INT, &top, 0, 1000000},
+                              {"--json", CLI_FLAG, &json, 0, 0},
+                              {"--best", CLI_FLAG, &best, 0, 0}};
+    int parsed = cli_options_parse("movegen", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), usage);
+    if (parsed != 0) return parsed > 0 ? 0 : 2;
     if (cgp == NULL) {
         fprintf(stderr, "rookery movegen: --cgp is required (see --help)\n");
         return 2;
