@@ -2,7 +2,7 @@
  * destination and range, parsed by one loop with the same messages for
  * every command (an unknown or incomplete option, a bad value) and --help.
  * Commands move to it one at a time: match, train, selfplay, sim, endgame,
- * decisions, movegen and bench mcgs use it. */
+ * decisions, movegen, nn and bench mcgs use it. */
 #ifndef ROOKERY_CLI_OPTIONS_H
 #define ROOKERY_CLI_OPTIONS_H
 

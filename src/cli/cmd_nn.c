@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli_common.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "nn/model_io.h"
 #include "train/nn_stage.h"
@@ -250,32 +251,20 @@ int cmd_nn(int argc, char **argv) {
         return 2;
     }
     NnOptions o = {.generation = -1};
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--run") == 0 && i + 1 < argc) {
-            o.run = argv[++i];
-        } else if (strcmp(a, "--from") == 0 && i + 1 < argc) {
-            o.from = argv[++i];
-        } else if (strcmp(a, "--out") == 0 && i + 1 < argc) {
-            o.out = argv[++i];
-        } else if (strcmp(a, "--model") == 0 && i + 1 < argc) {
-            o.model = argv[++i];
-        } else if (strcmp(a, "--leaves") == 0 && i + 1 < argc) {
-            o.leaves = argv[++i];
-        } else if (strcmp(a, "--generation") == 0) {
-            if (cli_parse_int("--generation", i + 1 < argc ? argv[i + 1] : NULL, 1, 1000000, &o.generation) != 0)
-                return 2;
-            i++;
-        } else if (strcmp(a, "--set") == 0 && i + 1 < argc && o.nsets < 64) {
-            o.sets[o.nsets++] = argv[++i];
-        } else {
-            fprintf(stderr, "rookery nn %s: unknown or incomplete option '%s' (see --help)\n", sub, a);
-            return 2;
-        }
-    }
+    CliStrings sets = {o.sets, 0, 64, NULL};
+    const CliOption opts[] = {{"--run", CLI_STRING, &o.run, 0, 0},
+                              {"--from", CLI_STRING, &o.from, 0, 0},
+                              {"--out", CLI_STRING, &o.out, 0, 0},
+                              {"--model", CLI_STRING, &o.model, 0, 0},
+                              {"--leaves", CLI_STRING, &o.leaves, 0, 0},
+                              {"--generation", CLI_INT, &o.generation, 1, 1000000},
+                              {"--set", CLI_STRINGS, &sets, 0, 0}};
+    char cmd[32];
+    snprintf(cmd, sizeof cmd, "nn %s", sub);
+    /* argv[1] is the subcommand: the options follow it */
+    int parsed = cli_options_parse(cmd, argc - 1, argv + 1, opts, (int)(sizeof opts / sizeof opts[0]), usage);
+    o.nsets = sets.n;
+    if (parsed != 0) return parsed > 0 ? 0 : 2;
     if (!o.run) {
         fprintf(stderr, "rookery nn %s: give --run RUN (see --help)\n", sub);
         return 2;
