@@ -29,10 +29,10 @@ static void usage(FILE *out) {
 int bench_mcgs(int argc, char **argv) {
     const char *lexicon = NULL, *spec = NULL;
     uint64_t npos = 20, seed = 1;
-    const CliOption opts[] = {{"--lexicon", CLI_STRING, &lexicon, 0, 0},
-                              {"--player", CLI_STRING, &spec, 0, 0},
-                              {"--positions", CLI_U64, &npos, 0, 100000},
-                              {"--seed", CLI_U64, &seed, 0, 18446744073709551615.0}};
+    const CliOption opts[] = {{"--lexicon", CLI_STRING, &lexicon, 0, 0, NULL},
+                              {"--player", CLI_STRING, &spec, 0, 0, NULL},
+                              {"--positions", CLI_U64, &npos, 0, 100000, NULL},
+                              {"--seed", CLI_U64, &seed, 0, 18446744073709551615.0, NULL}};
     /* argv[1] is "mcgs": the options follow it */
     int parsed = cli_options_parse("bench mcgs", argc - 1, argv + 1, opts, (int)(sizeof opts / sizeof opts[0]), usage);
     if (parsed != 0) return parsed > 0 ? 0 : 2;

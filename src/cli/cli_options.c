@@ -25,6 +25,7 @@ int cli_options_parse(const char *cmd, int argc, char **argv, const CliOption *o
             fprintf(stderr, "rookery %s: unknown or incomplete option '%s' (see --help)\n", cmd, a);
             return -1;
         }
+        if (o->given != NULL) *o->given = true;
         switch (o->kind) {
         case CLI_FLAG:
             *(bool *)o->dest = true;

@@ -2,7 +2,7 @@
  * destination and range, parsed by one loop with the same messages for
  * every command (an unknown or incomplete option, a bad value) and --help.
  * Commands move to it one at a time: match, train, selfplay, sim, endgame,
- * decisions, movegen, nn and bench mcgs use it. */
+ * decisions, movegen, nn, leaves and bench mcgs use it. */
 #ifndef ROOKERY_CLI_OPTIONS_H
 #define ROOKERY_CLI_OPTIONS_H
 
@@ -30,6 +30,7 @@ typedef struct CliOption {
     CliOptionKind kind;
     void *dest;
     double lo, hi;
+    bool *given; /* if not NULL: set when the option is given */
 } CliOption;
 
 /* Parses argv[1..argc) against opts[0..n): 0 done; 1 after --help or -h

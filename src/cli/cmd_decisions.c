@@ -59,16 +59,16 @@ static int parse_args(DecisionsJob *j, int argc, char **argv) {
     char too_many[64];
     snprintf(too_many, sizeof too_many, "at most %d players", DECISION_MAX_PLAYERS);
     CliStrings players = {j->specs, 0, DECISION_MAX_PLAYERS, too_many};
-    const CliOption opts[] = {{"--show", CLI_FLAG, &j->show, 0, 0},
-                              {"--player", CLI_STRINGS, &players, 0, 0},
-                              {"--lexicon", CLI_STRING, &j->lexicon, 0, 0},
-                              {"--leaves", CLI_STRING, &j->leaves, 0, 0},
-                              {"--positions", CLI_INT, &j->cfg.positions, 1, DECISION_MAX_POSITIONS},
-                              {"--seed", CLI_U64, &j->cfg.seed, 0, 18446744073709551615.0},
-                              {"--candidates", CLI_INT, &j->cfg.candidates, 1, SIM_MAX_CANDIDATES - 1},
-                              {"--plies", CLI_INT, &j->cfg.plies, 0, 100},
-                              {"--iterations", CLI_INT, &j->cfg.iterations, 2, DECISION_MAX_ITERATIONS},
-                              {"--win-bonus", CLI_DOUBLE, &j->cfg.win.bonus, 0, DECISION_MAX_WIN_BONUS}};
+    const CliOption opts[] = {{"--show", CLI_FLAG, &j->show, 0, 0, NULL},
+                              {"--player", CLI_STRINGS, &players, 0, 0, NULL},
+                              {"--lexicon", CLI_STRING, &j->lexicon, 0, 0, NULL},
+                              {"--leaves", CLI_STRING, &j->leaves, 0, 0, NULL},
+                              {"--positions", CLI_INT, &j->cfg.positions, 1, DECISION_MAX_POSITIONS, NULL},
+                              {"--seed", CLI_U64, &j->cfg.seed, 0, 18446744073709551615.0, NULL},
+                              {"--candidates", CLI_INT, &j->cfg.candidates, 1, SIM_MAX_CANDIDATES - 1, NULL},
+                              {"--plies", CLI_INT, &j->cfg.plies, 0, 100, NULL},
+                              {"--iterations", CLI_INT, &j->cfg.iterations, 2, DECISION_MAX_ITERATIONS, NULL},
+                              {"--win-bonus", CLI_DOUBLE, &j->cfg.win.bonus, 0, DECISION_MAX_WIN_BONUS, NULL}};
     int parsed = cli_options_parse("decisions", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), usage);
     j->n_players = players.n;
     if (parsed != 0) return parsed;

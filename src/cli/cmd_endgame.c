@@ -42,16 +42,16 @@ typedef struct EndgameJob {
 } EndgameJob;
 
 static int parse_args(EndgameJob *j, int argc, char **argv) {
-    const CliOption opts[] = {{"--show", CLI_FLAG, &j->show, 0, 0},
-                              {"--player", CLI_STRING, &j->spec, 0, 0},
-                              {"--lexicon", CLI_STRING, &j->lexicon, 0, 0},
-                              {"--ld", CLI_STRING, &j->ld_name, 0, 0},
-                              {"--layout", CLI_STRING, &j->layout_name, 0, 0},
-                              {"--positions", CLI_INT, &j->cfg.positions, 1, 10000000},
-                              {"--max-tiles", CLI_INT, &j->cfg.max_tiles, 1, RK_RACK_SIZE},
-                              {"--seed", CLI_U64, &j->cfg.seed, 0, 18446744073709551615.0},
-                              {"--max-nodes", CLI_U64, &j->cfg.solver.max_nodes, 0, 18446744073709551615.0},
-                              {"--table-bits", CLI_INT, &j->cfg.solver.table_bits, 0, ENDGAME_MAX_TABLE_BITS}};
+    const CliOption opts[] = {{"--show", CLI_FLAG, &j->show, 0, 0, NULL},
+                              {"--player", CLI_STRING, &j->spec, 0, 0, NULL},
+                              {"--lexicon", CLI_STRING, &j->lexicon, 0, 0, NULL},
+                              {"--ld", CLI_STRING, &j->ld_name, 0, 0, NULL},
+                              {"--layout", CLI_STRING, &j->layout_name, 0, 0, NULL},
+                              {"--positions", CLI_INT, &j->cfg.positions, 1, 10000000, NULL},
+                              {"--max-tiles", CLI_INT, &j->cfg.max_tiles, 1, RK_RACK_SIZE, NULL},
+                              {"--seed", CLI_U64, &j->cfg.seed, 0, 18446744073709551615.0, NULL},
+                              {"--max-nodes", CLI_U64, &j->cfg.solver.max_nodes, 0, 18446744073709551615.0, NULL},
+                              {"--table-bits", CLI_INT, &j->cfg.solver.table_bits, 0, ENDGAME_MAX_TABLE_BITS, NULL}};
     int parsed = cli_options_parse("endgame", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), usage);
     if (parsed != 0) return parsed;
     if (j->cfg.solver.max_nodes == 0) {

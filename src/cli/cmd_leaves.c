@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "core/bag.h"
 #include "core/cgp.h"
@@ -68,41 +69,25 @@ static void job_free(LeavesJob *j) {
 }
 
 static int parse_args(LeavesJob *j, int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        const char **slot = NULL;
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return 1;
-        }
-        if (strcmp(a, "--req") == 0) slot = &j->req_path;
-        else if (strcmp(a, "--unseen") == 0) slot = &j->unseen_text;
-        else if (strcmp(a, "--rack") == 0) slot = &j->rack_text;
-        else if (strcmp(a, "--cgp") == 0) slot = &j->cgp;
-        else if (strcmp(a, "-o") == 0) slot = &j->out_path;
-        else if (strcmp(a, "--lexicon") == 0) slot = &j->lexicon;
-        else if (strcmp(a, "--ld") == 0) slot = &j->ld_name;
-        else if (strcmp(a, "--leaves") == 0) slot = &j->static_path;
-        if (slot != NULL && v != NULL) {
-            *slot = argv[++i];
-        } else if (strcmp(a, "--shrink") == 0) {
-            if (cli_parse_double(a, v, 0.0, 1e12, &j->shrink) != 0) return -1;
-            i++;
-        } else if (strcmp(a, "--study") == 0) {
-            if (cli_parse_u64("--study", v, 1000000, &j->study_games) != 0 || j->study_games == 0) return -1;
-            i++;
-        } else if (strcmp(a, "--seed") == 0) {
-            if (cli_parse_u64("--seed", v, UINT64_MAX, &j->seed) != 0) return -1;
-            i++;
-        } else if (strcmp(a, "--all-leaves") == 0) {
-            j->all_leaves = true;
-        } else if (strcmp(a, "--rerank") == 0) {
-            if (cli_parse_int("--rerank", v, 1, 100000, &j->rerank) != 0) return -1;
-            i++;
-        } else {
-            fprintf(stderr, "rookery leaves: unknown or incomplete option '%s' (see --help)\n", a);
-            return -1;
-        }
+    bool study = false;
+    const CliOption opts[] = {{"--req", CLI_STRING, &j->req_path, 0, 0, NULL},
+                              {"--unseen", CLI_STRING, &j->unseen_text, 0, 0, NULL},
+                              {"--rack", CLI_STRING, &j->rack_text, 0, 0, NULL},
+                              {"--cgp", CLI_STRING, &j->cgp, 0, 0, NULL},
+                              {"-o", CLI_STRING, &j->out_path, 0, 0, NULL},
+                              {"--lexicon", CLI_STRING, &j->lexicon, 0, 0, NULL},
+                              {"--ld", CLI_STRING, &j->ld_name, 0, 0, NULL},
+                              {"--leaves", CLI_STRING, &j->static_path, 0, 0, NULL},
+                              {"--shrink", CLI_DOUBLE, &j->shrink, 0, 1e12, NULL},
+                              {"--study", CLI_U64, &j->study_games, 0, 1000000, &study},
+                              {"--seed", CLI_U64, &j->seed, 0, 18446744073709551615.0, NULL},
+                              {"--all-leaves", CLI_FLAG, &j->all_leaves, 0, 0, NULL},
+                              {"--rerank", CLI_INT, &j->rerank, 1, 100000, NULL}};
+    int parsed = cli_options_parse("leaves", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), usage);
+    if (parsed != 0) return parsed;
+    if (study && j->study_games == 0) {
+        fprintf(stderr, "rookery leaves: --study must be at least 1 (games)\n");
+        return -1;
     }
     const char *problem = NULL;
     if (j->req_path == NULL) problem = "--req is required";

@@ -48,11 +48,11 @@ static void print_player(const char *seat, const char *spec, const Player *p, co
 int cmd_match(int argc, char **argv) {
     const char *spec_a = NULL, *spec_b = NULL, *lexicon = NULL;
     uint64_t pairs = 0, seed = 1;
-    const CliOption opts[] = {{"--a", CLI_STRING, &spec_a, 0, 0},
-                              {"--b", CLI_STRING, &spec_b, 0, 0},
-                              {"--pairs", CLI_U64, &pairs, 0, 1099511627776.0},
-                              {"--seed", CLI_U64, &seed, 0, 18446744073709551615.0},
-                              {"--lexicon", CLI_STRING, &lexicon, 0, 0}};
+    const CliOption opts[] = {{"--a", CLI_STRING, &spec_a, 0, 0, NULL},
+                              {"--b", CLI_STRING, &spec_b, 0, 0, NULL},
+                              {"--pairs", CLI_U64, &pairs, 0, 1099511627776.0, NULL},
+                              {"--seed", CLI_U64, &seed, 0, 18446744073709551615.0, NULL},
+                              {"--lexicon", CLI_STRING, &lexicon, 0, 0, NULL}};
     int parsed = cli_options_parse("match", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), usage);
     if (parsed != 0) return parsed > 0 ? 0 : 2;
     if (spec_a == NULL || spec_b == NULL || pairs == 0) {

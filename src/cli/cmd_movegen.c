@@ -61,14 +61,14 @@ int cmd_movegen(int argc, char **argv) {
     const char *cgp = NULL, *lexicon = NULL, *ld_name = NULL, *layout_name = NULL, *leaves = NULL;
     int top = 10;
     bool json = false, best = false;
-    const CliOption opts[] = {{"--cgp", CLI_STRING, &cgp, 0, 0},
-                              {"--lexicon", CLI_STRING, &lexicon, 0, 0},
-                              {"--ld", CLI_STRING, &ld_name, 0, 0},
-                              {"--layout", CLI_STRING, &layout_name, 0, 0},
-                              {"--leaves", CLI_STRING, &leaves, 0, 0},
-                              {"--top", CLI_INT, &top, 0, 1000000},
-                              {"--json", CLI_FLAG, &json, 0, 0},
-                              {"--best", CLI_FLAG, &best, 0, 0}};
+    const CliOption opts[] = {{"--cgp", CLI_STRING, &cgp, 0, 0, NULL},
+                              {"--lexicon", CLI_STRING, &lexicon, 0, 0, NULL},
+                              {"--ld", CLI_STRING, &ld_name, 0, 0, NULL},
+                              {"--layout", CLI_STRING, &layout_name, 0, 0, NULL},
+                              {"--leaves", CLI_STRING, &leaves, 0, 0, NULL},
+                              {"--top", CLI_INT, &top, 0, 1000000, NULL},
+                              {"--json", CLI_FLAG, &json, 0, 0, NULL},
+                              {"--best", CLI_FLAG, &best, 0, 0, NULL}};
     int parsed = cli_options_parse("movegen", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), usage);
     if (parsed != 0) return parsed > 0 ? 0 : 2;
     if (cgp == NULL) {

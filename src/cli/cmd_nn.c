@@ -252,13 +252,13 @@ int cmd_nn(int argc, char **argv) {
     }
     NnOptions o = {.generation = -1};
     CliStrings sets = {o.sets, 0, 64, NULL};
-    const CliOption opts[] = {{"--run", CLI_STRING, &o.run, 0, 0},
-                              {"--from", CLI_STRING, &o.from, 0, 0},
-                              {"--out", CLI_STRING, &o.out, 0, 0},
-                              {"--model", CLI_STRING, &o.model, 0, 0},
-                              {"--leaves", CLI_STRING, &o.leaves, 0, 0},
-                              {"--generation", CLI_INT, &o.generation, 1, 1000000},
-                              {"--set", CLI_STRINGS, &sets, 0, 0}};
+    const CliOption opts[] = {{"--run", CLI_STRING, &o.run, 0, 0, NULL},
+                              {"--from", CLI_STRING, &o.from, 0, 0, NULL},
+                              {"--out", CLI_STRING, &o.out, 0, 0, NULL},
+                              {"--model", CLI_STRING, &o.model, 0, 0, NULL},
+                              {"--leaves", CLI_STRING, &o.leaves, 0, 0, NULL},
+                              {"--generation", CLI_INT, &o.generation, 1, 1000000, NULL},
+                              {"--set", CLI_STRINGS, &sets, 0, 0, NULL}};
     char cmd[32];
     snprintf(cmd, sizeof cmd, "nn %s", sub);
     /* argv[1] is the subcommand: the options follow it */

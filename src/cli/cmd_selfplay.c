@@ -79,14 +79,14 @@ int cmd_selfplay(int argc, char **argv) {
     uint64_t games = 10, seed = 1;
     bool show = false, wp_study = false;
     const char *lexicon = NULL, *ld_name = NULL, *layout_name = NULL, *leaves = NULL;
-    const CliOption opts[] = {{"--games", CLI_U64, &games, 0, 1e9},
-                              {"--seed", CLI_U64, &seed, 0, 18446744073709551615.0},
-                              {"--show", CLI_FLAG, &show, 0, 0},
-                              {"--lexicon", CLI_STRING, &lexicon, 0, 0},
-                              {"--ld", CLI_STRING, &ld_name, 0, 0},
-                              {"--layout", CLI_STRING, &layout_name, 0, 0},
-                              {"--leaves", CLI_STRING, &leaves, 0, 0},
-                              {"--winprob-study", CLI_FLAG, &wp_study, 0, 0}};
+    const CliOption opts[] = {{"--games", CLI_U64, &games, 0, 1e9, NULL},
+                              {"--seed", CLI_U64, &seed, 0, 18446744073709551615.0, NULL},
+                              {"--show", CLI_FLAG, &show, 0, 0, NULL},
+                              {"--lexicon", CLI_STRING, &lexicon, 0, 0, NULL},
+                              {"--ld", CLI_STRING, &ld_name, 0, 0, NULL},
+                              {"--layout", CLI_STRING, &layout_name, 0, 0, NULL},
+                              {"--leaves", CLI_STRING, &leaves, 0, 0, NULL},
+                              {"--winprob-study", CLI_FLAG, &wp_study, 0, 0, NULL}};
     int parsed = cli_options_parse("selfplay", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), usage);
     if (parsed != 0) return parsed > 0 ? 0 : 2;
     Engine e;

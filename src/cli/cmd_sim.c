@@ -39,19 +39,19 @@ typedef struct SimJob {
 } SimJob;
 
 static int parse_args(SimJob *j, int argc, char **argv) {
-    const CliOption opts[] = {{"--cgp", CLI_STRING, &j->cgp, 0, 0},
-                              {"--lexicon", CLI_STRING, &j->lexicon, 0, 0},
-                              {"--ld", CLI_STRING, &j->ld_name, 0, 0},
-                              {"--layout", CLI_STRING, &j->layout_name, 0, 0},
-                              {"--leaves", CLI_STRING, &j->leaves_path, 0, 0},
-                              {"--req", CLI_STRING, &j->req_path, 0, 0},
-                              {"--plies", CLI_INT, &j->cfg.plies, 0, 100},
-                              {"--candidates", CLI_INT, &j->cfg.candidates, 1, SIM_MAX_CANDIDATES},
-                              {"--iterations", CLI_U64, &j->cfg.iterations, 0, 1099511627776.0},
-                              {"--seed", CLI_U64, &j->cfg.seed, 0, 18446744073709551615.0},
-                              {"--seconds", CLI_DOUBLE, &j->cfg.seconds, 0, 1e6},
-                              {"--stop-z", CLI_DOUBLE, &j->cfg.stop_z, 0, 100},
-                              {"--shrink", CLI_DOUBLE, &j->shrink, 0, 1e12}};
+    const CliOption opts[] = {{"--cgp", CLI_STRING, &j->cgp, 0, 0, NULL},
+                              {"--lexicon", CLI_STRING, &j->lexicon, 0, 0, NULL},
+                              {"--ld", CLI_STRING, &j->ld_name, 0, 0, NULL},
+                              {"--layout", CLI_STRING, &j->layout_name, 0, 0, NULL},
+                              {"--leaves", CLI_STRING, &j->leaves_path, 0, 0, NULL},
+                              {"--req", CLI_STRING, &j->req_path, 0, 0, NULL},
+                              {"--plies", CLI_INT, &j->cfg.plies, 0, 100, NULL},
+                              {"--candidates", CLI_INT, &j->cfg.candidates, 1, SIM_MAX_CANDIDATES, NULL},
+                              {"--iterations", CLI_U64, &j->cfg.iterations, 0, 1099511627776.0, NULL},
+                              {"--seed", CLI_U64, &j->cfg.seed, 0, 18446744073709551615.0, NULL},
+                              {"--seconds", CLI_DOUBLE, &j->cfg.seconds, 0, 1e6, NULL},
+                              {"--stop-z", CLI_DOUBLE, &j->cfg.stop_z, 0, 100, NULL},
+                              {"--shrink", CLI_DOUBLE, &j->shrink, 0, 1e12, NULL}};
     int parsed = cli_options_parse("sim", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), usage);
     if (parsed != 0) return parsed;
     if (j->cfg.iterations == 0) {

@@ -60,12 +60,12 @@ int cmd_train(int argc, char **argv) {
     const char *sets[64]; /* applied after the config file */
     CliStrings set_list = {sets, 0, 64, NULL};
     bool print_default = false;
-    const CliOption opts[] = {{"--bench", CLI_FLAG, &req.bench, 0, 0},
-                              {"--check", CLI_FLAG, &req.check_only, 0, 0},
-                              {"--print-default-config", CLI_FLAG, &print_default, 0, 0},
-                              {"--config", CLI_STRING, &req.config_path, 0, 0},
-                              {"--run", CLI_STRING, &req.run_dir, 0, 0},
-                              {"--set", CLI_STRINGS, &set_list, 0, 0}};
+    const CliOption opts[] = {{"--bench", CLI_FLAG, &req.bench, 0, 0, NULL},
+                              {"--check", CLI_FLAG, &req.check_only, 0, 0, NULL},
+                              {"--print-default-config", CLI_FLAG, &print_default, 0, 0, NULL},
+                              {"--config", CLI_STRING, &req.config_path, 0, 0, NULL},
+                              {"--run", CLI_STRING, &req.run_dir, 0, 0, NULL},
+                              {"--set", CLI_STRINGS, &set_list, 0, 0, NULL}};
     int parsed = cli_options_parse("train", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), usage);
     if (parsed != 0) return parsed > 0 ? 0 : 2;
     if (print_default) {
