@@ -12,12 +12,21 @@ static const CliOption *find(const CliOption *opts, int n, const char *name) {
 }
 
 int cli_options_parse(const char *cmd, int argc, char **argv, const CliOption *opts, int n, void (*usage)(FILE *out)) {
+    return cli_options_parse_args(cmd, argc, argv, opts, n, usage, NULL);
+}
+
+int cli_options_parse_args(const char *cmd, int argc, char **argv, const CliOption *opts, int n,
+                           void (*usage)(FILE *out), CliStrings *positional) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (cli_is_help(a)) {
             usage(stdout);
             return 1;
+        }
+        if (a[0] != '-' && positional != NULL && positional->n < positional->cap) {
+            positional->v[positional->n++] = a;
+            continue;
         }
         const CliOption *o = find(opts, n, a);
         /* a number without its value gets the parser's "needs a value" */

@@ -1,8 +1,8 @@
 /* cli_options.h - a command's options as a table: each option's name, kind,
  * destination and range, parsed by one loop with the same messages for
  * every command (an unknown or incomplete option, a bad value) and --help.
- * Commands move to it one at a time: match, train, selfplay, sim, endgame,
- * decisions, movegen, nn, leaves and bench mcgs use it. */
+ * Commands move to it one at a time: all but lexicon, bench and bench nn
+ * use it. */
 #ifndef ROOKERY_CLI_OPTIONS_H
 #define ROOKERY_CLI_OPTIONS_H
 
@@ -37,5 +37,9 @@ typedef struct CliOption {
  * (usage printed to stdout: exit 0); -1 after a one-line error on stderr
  * (exit 2). */
 int cli_options_parse(const char *cmd, int argc, char **argv, const CliOption *opts, int n, void (*usage)(FILE *out));
+/* The same, with arguments that are not options (not starting with '-')
+ * collected into *positional, up to its cap; one more is an error. */
+int cli_options_parse_args(const char *cmd, int argc, char **argv, const CliOption *opts, int n,
+                           void (*usage)(FILE *out), CliStrings *positional);
 
 #endif

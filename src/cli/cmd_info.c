@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "cli_common.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "core/kwg.h"
 #include "core/kwg_index.h"
@@ -426,27 +427,15 @@ static int info_kwg(const char *path) {
 
 int cmd_info(int argc, char **argv) {
     InfoOptions o = {NULL, NULL, NULL, -1, false};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--bucket") == 0) {
-            if (cli_parse_int("--bucket", i + 1 < argc ? argv[i + 1] : NULL, 0, INT_MAX, &o.bucket) != 0) return 2;
-            i++;
-        } else if (strcmp(a, "--var") == 0) {
-            o.var = true;
-        } else if (strcmp(a, "--png") == 0 && i + 1 < argc) {
-            o.png = argv[++i];
-        } else if (strcmp(a, "--lexicon") == 0 && i + 1 < argc) {
-            o.lexicon = argv[++i];
-        } else if (a[0] != '-' && o.path == NULL) {
-            o.path = a;
-        } else {
-            fprintf(stderr, "rookery info: unknown or incomplete option '%s' (see --help)\n", a);
-            return 2;
-        }
-    }
+    const char *files[1];
+    CliStrings path = {files, 0, 1, NULL};
+    const CliOption opts[] = {{"--bucket", CLI_INT, &o.bucket, 0, INT_MAX, NULL},
+                              {"--var", CLI_FLAG, &o.var, 0, 0, NULL},
+                              {"--png", CLI_STRING, &o.png, 0, 0, NULL},
+                              {"--lexicon", CLI_STRING, &o.lexicon, 0, 0, NULL}};
+    int parsed = cli_options_parse_args("info", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), usage, &path);
+    if (parsed != 0) return parsed > 0 ? 0 : 2;
+    if (path.n == 1) o.path = files[0];
     if (o.path == NULL) {
         fprintf(stderr, "rookery info: give a file (see --help)\n");
         return 2;

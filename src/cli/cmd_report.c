@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli_common.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "core/common.h"
 #include "core/csvtable.h"
@@ -254,20 +255,12 @@ static int draw_png(const Report *rp, const char *run, const char *path, const c
 }
 
 int cmd_report(int argc, char **argv) {
-    const char *run = NULL, *png = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--png") == 0 && i + 1 < argc) {
-            png = argv[++i];
-        } else if (argv[i][0] != '-' && run == NULL) {
-            run = argv[i];
-        } else {
-            fprintf(stderr, "rookery report: unknown or incomplete option '%s' (see --help)\n", argv[i]);
-            return 2;
-        }
-    }
+    const char *run = NULL, *png = NULL, *dirs[1];
+    CliStrings runs = {dirs, 0, 1, NULL};
+    const CliOption opts[] = {{"--png", CLI_STRING, &png, 0, 0, NULL}};
+    int parsed = cli_options_parse_args("report", argc, argv, opts, 1, usage, &runs);
+    if (parsed != 0) return parsed > 0 ? 0 : 2;
+    if (runs.n == 1) run = dirs[0];
     if (run == NULL) {
         fprintf(stderr, "rookery report: give the run directory (see --help)\n");
         return 2;
