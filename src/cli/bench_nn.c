@@ -16,6 +16,7 @@
 
 #include "bench.h"
 #include "cli_common.h"
+#include "cli_options.h"
 #include "nn/blas_core.h"
 #include "nn/model_io.h"
 #include "nn/trainer.h"
@@ -349,45 +350,26 @@ int bench_nn(int argc, char **argv) {
     TrainConfig tc;
     train_config_defaults(&tc);
     BenchNnOptions o = {.arch = tc.nn_arch, .npos = 1024, .seed = 1, .seconds = 2.0, .steps = 20};
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int rc = 0;
-        uint64_t u = 0;
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--channels") == 0) {
-            rc = cli_parse_int(a, v, 1, 512, &o.arch.channels), o.arch_given = true;
-        } else if (strcmp(a, "--blocks") == 0) {
-            rc = cli_parse_int(a, v, 0, 40, &o.arch.blocks), o.arch_given = true;
-        } else if (strcmp(a, "--embed") == 0) {
-            rc = cli_parse_int(a, v, 1, 4096, &o.arch.embed), o.arch_given = true;
-        } else if (strcmp(a, "--head-hidden") == 0) {
-            rc = cli_parse_int(a, v, 1, 4096, &o.arch.head_hidden), o.arch_given = true;
-        } else if (strcmp(a, "--h-tiles") == 0) {
-            rc = cli_parse_int(a, v, 1, 2, &o.arch.h_tiles), o.arch_given = true;
-        } else if (strcmp(a, "--model") == 0 && v) {
-            o.model = v;
-        } else if (strcmp(a, "--lexicon") == 0 && v) {
-            o.lexicon = v;
-        } else if (strcmp(a, "--positions") == 0) {
-            rc = cli_parse_u64(a, v, 1000000, &o.npos);
-            if (rc == 0 && o.npos == 0) rc = fprintf(stderr, "rookery bench nn: --positions must be at least 1\n");
-        } else if (strcmp(a, "--seconds") == 0) {
-            rc = cli_parse_double(a, v, 0.0, 86400.0, &o.seconds);
-        } else if (strcmp(a, "--steps") == 0) {
-            rc = cli_parse_u64(a, v, 1000000, &u);
-            if (rc == 0 && u == 0) rc = fprintf(stderr, "rookery bench nn: --steps must be at least 1\n");
-            o.steps = (int64_t)u;
-        } else if (strcmp(a, "--seed") == 0) {
-            rc = cli_parse_u64(a, v, UINT64_MAX, &o.seed);
-        } else {
-            fprintf(stderr, "rookery bench nn: unknown or incomplete option '%s' (see --help)\n", a);
-            return 2;
-        }
-        if (rc != 0) return 2; /* the message is out */
-        i++;
+    uint64_t steps = (uint64_t)o.steps;
+    const CliOption opts[] = {{"--channels", CLI_INT, &o.arch.channels, 1, 512, &o.arch_given},
+                              {"--blocks", CLI_INT, &o.arch.blocks, 0, 40, &o.arch_given},
+                              {"--embed", CLI_INT, &o.arch.embed, 1, 4096, &o.arch_given},
+                              {"--head-hidden", CLI_INT, &o.arch.head_hidden, 1, 4096, &o.arch_given},
+                              {"--h-tiles", CLI_INT, &o.arch.h_tiles, 1, 2, &o.arch_given},
+                              {"--model", CLI_STRING, &o.model, 0, 0, NULL},
+                              {"--lexicon", CLI_STRING, &o.lexicon, 0, 0, NULL},
+                              {"--positions", CLI_U64, &o.npos, 0, 1000000, NULL},
+                              {"--seconds", CLI_DOUBLE, &o.seconds, 0, 86400, NULL},
+                              {"--steps", CLI_U64, &steps, 0, 1000000, NULL},
+                              {"--seed", CLI_U64, &o.seed, 0, 18446744073709551615.0, NULL}};
+    /* argv[1] is "nn": the options follow it */
+    int parsed = cli_options_parse("bench nn", argc - 1, argv + 1, opts, (int)(sizeof opts / sizeof opts[0]), usage);
+    if (parsed != 0) return parsed > 0 ? 0 : 2;
+    if (o.npos == 0 || steps == 0) {
+        fprintf(stderr, "rookery bench nn: --%s must be at least 1\n", o.npos == 0 ? "positions" : "steps");
+        return 2;
     }
+    o.steps = (int64_t)steps;
     if (o.model && o.arch_given) {
         fprintf(stderr, "rookery bench nn: --model %s gives the architecture; drop the architecture options\n",
                 o.model);

@@ -6,6 +6,7 @@
 
 #include "bench.h"
 #include "cli_common.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "core/rng.h"
 #include "eval/derive.h"
@@ -168,20 +169,26 @@ static int bench_selfplay(Engine *e, const BenchTables *tb, uint64_t games, uint
 
 /* `bench train` is the training loop itself, told to run one generation and
  * report on it. */
+/* A count that must be at least 1: 0, or 2 after the message. */
+static int at_least_one(const char *sub, const char *opt, uint64_t v) {
+    if (v > 0) return 0;
+    fprintf(stderr, "rookery bench %s: %s must be at least 1\n", sub, opt);
+    return 2;
+}
+
+/* The options after `bench SUB`: 0 go on, else the exit code. */
+static int bench_options(const char *sub, int argc, char **argv, const CliOption *opts, int n) {
+    char cmd[32];
+    snprintf(cmd, sizeof cmd, "bench %s", sub);
+    int parsed = cli_options_parse(cmd, argc - 1, argv + 1, opts, n, usage); /* argv[1] is SUB */
+    return parsed == 0 ? -1 : parsed > 0 ? 0 : 2;
+}
+
 static int bench_derive(int argc, char **argv) {
     int pct = 75;
-    for (int i = 2; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--observed") == 0) {
-            if (cli_parse_int(argv[i], i + 1 < argc ? argv[i + 1] : NULL, 0, 100, &pct) != 0) return 2;
-            i++;
-        } else {
-            fprintf(stderr, "rookery bench derive: unknown or incomplete option '%s' (see --help)\n", argv[i]);
-            return 2;
-        }
-    }
+    const CliOption opts[] = {{"--observed", CLI_INT, &pct, 0, 100, NULL}};
+    int rc = bench_options("derive", argc, argv, opts, 1);
+    if (rc >= 0) return rc;
     LetterDist ld;
     ld_english(&ld);
     RkError err;
@@ -261,29 +268,14 @@ static int bench_leaves(int argc, char **argv) {
     const char *req_path = NULL, *lexicon = NULL;
     uint64_t npos = 5, seed = 1;
     int rerank = 10;
-    for (int i = 2; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--req") == 0 && v) {
-            req_path = argv[++i];
-        } else if (strcmp(argv[i], "--lexicon") == 0 && v) {
-            lexicon = argv[++i];
-        } else if (strcmp(argv[i], "--positions") == 0) {
-            if (cli_parse_u64(argv[i], v, 10000, &npos) != 0 || npos == 0) return 2;
-            i++;
-        } else if (strcmp(argv[i], "--seed") == 0) {
-            if (cli_parse_u64(argv[i], v, UINT64_MAX, &seed) != 0) return 2;
-            i++;
-        } else if (strcmp(argv[i], "--rerank") == 0) {
-            if (cli_parse_int(argv[i], v, 0, 1000, &rerank) != 0) return 2;
-            i++;
-        } else {
-            fprintf(stderr, "rookery bench leaves: unknown or incomplete option '%s' (see --help)\n", argv[i]);
-            return 2;
-        }
-    }
+    const CliOption opts[] = {{"--req", CLI_STRING, &req_path, 0, 0, NULL},
+                              {"--lexicon", CLI_STRING, &lexicon, 0, 0, NULL},
+                              {"--positions", CLI_U64, &npos, 0, 10000, NULL},
+                              {"--seed", CLI_U64, &seed, 0, 18446744073709551615.0, NULL},
+                              {"--rerank", CLI_INT, &rerank, 0, 1000, NULL}};
+    int orc = bench_options("leaves", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]));
+    if (orc >= 0) return orc;
+    if (at_least_one("leaves", "--positions", npos) != 0) return 2;
     if (req_path == NULL) {
         fprintf(stderr, "rookery bench leaves: --req FILE.req is required (see --help)\n");
         return 2;
@@ -364,35 +356,16 @@ static int bench_sim(int argc, char **argv) {
     const char *lexicon = NULL, *leaves = NULL;
     uint64_t npos = 20, iterations = 50, seed = 1;
     int plies = 2, candidates = 10;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int rc = 0;
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--lexicon") == 0 && v) {
-            lexicon = v;
-        } else if (strcmp(a, "--leaves") == 0 && v) {
-            leaves = v;
-        } else if (strcmp(a, "--positions") == 0) {
-            rc = cli_parse_u64(a, v, 100000, &npos);
-            if (rc == 0 && npos == 0) rc = fprintf(stderr, "rookery bench sim: --positions must be at least 1\n");
-        } else if (strcmp(a, "--iterations") == 0) {
-            rc = cli_parse_u64(a, v, 1000000, &iterations);
-            if (rc == 0 && iterations == 0) rc = fprintf(stderr, "rookery bench sim: --iterations must be at least 1\n");
-        } else if (strcmp(a, "--seed") == 0) {
-            rc = cli_parse_u64(a, v, UINT64_MAX, &seed);
-        } else if (strcmp(a, "--plies") == 0) {
-            rc = cli_parse_int(a, v, 0, 100, &plies);
-        } else if (strcmp(a, "--candidates") == 0) {
-            rc = cli_parse_int(a, v, 1, SIM_MAX_CANDIDATES, &candidates);
-        } else {
-            fprintf(stderr, "rookery bench sim: unknown or incomplete option '%s' (see --help)\n", a);
-            return 2;
-        }
-        if (rc != 0) return 2; /* the message is out */
-        i++;
-    }
+    const CliOption opts[] = {{"--lexicon", CLI_STRING, &lexicon, 0, 0, NULL},
+                              {"--leaves", CLI_STRING, &leaves, 0, 0, NULL},
+                              {"--positions", CLI_U64, &npos, 0, 100000, NULL},
+                              {"--iterations", CLI_U64, &iterations, 0, 1000000, NULL},
+                              {"--seed", CLI_U64, &seed, 0, 18446744073709551615.0, NULL},
+                              {"--plies", CLI_INT, &plies, 0, 100, NULL},
+                              {"--candidates", CLI_INT, &candidates, 1, SIM_MAX_CANDIDATES, NULL}};
+    int orc = bench_options("sim", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]));
+    if (orc >= 0) return orc;
+    if (at_least_one("sim", "--positions", npos) != 0 || at_least_one("sim", "--iterations", iterations) != 0) return 2;
     Engine e;
     if (engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
     RkError err;
@@ -456,24 +429,12 @@ done:
 static int bench_train(int argc, char **argv) {
     uint64_t games = 2000, threads = 1;
     const char *run = "runs/bench";
-    for (int i = 2; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--games") == 0) {
-            if (cli_parse_u64(argv[i], v, UINT64_C(1) << 40, &games) != 0 || games == 0) return 2;
-            i++;
-        } else if (strcmp(argv[i], "--threads") == 0) {
-            if (cli_parse_u64(argv[i], v, GENERATION_MAX_THREADS, &threads) != 0 || threads == 0) return 2;
-            i++;
-        } else if (strcmp(argv[i], "--run") == 0 && v) {
-            run = argv[++i];
-        } else {
-            fprintf(stderr, "rookery bench train: unknown or incomplete option '%s' (see --help)\n", argv[i]);
-            return 2;
-        }
-    }
+    const CliOption opts[] = {{"--games", CLI_U64, &games, 0, 1099511627776.0, NULL},
+                              {"--threads", CLI_U64, &threads, 0, GENERATION_MAX_THREADS, NULL},
+                              {"--run", CLI_STRING, &run, 0, 0, NULL}};
+    int orc = bench_options("train", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]));
+    if (orc >= 0) return orc;
+    if (at_least_one("train", "--games", games) != 0 || at_least_one("train", "--threads", threads) != 0) return 2;
     char set_games[64];
     snprintf(set_games, sizeof set_games, "run.games_per_generation=%llu", (unsigned long long)games);
     char set_threads[64];
@@ -505,41 +466,20 @@ int cmd_bench(int argc, char **argv) {
     int secs = 5;
     const char *lexicon = NULL, *leaves = NULL, *spv_path = NULL;
     double spv_k = 75.0;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--positions") == 0) {
-            if (cli_parse_u64(a, v, 10000000, &npos) != 0 || npos == 0) return 2;
-            i++;
-        } else if (strcmp(a, "--games") == 0) {
-            if (cli_parse_u64(a, v, 100000000, &games) != 0 || games == 0) return 2;
-            i++;
-        } else if (strcmp(a, "--seconds") == 0) {
-            if (cli_parse_int(a, v, 0, 86400, &secs) != 0) return 2;
-            i++;
-        } else if (strcmp(a, "--seed") == 0) {
-            if (cli_parse_u64(a, v, UINT64_MAX, &seed) != 0) return 2;
-            i++;
-        } else if (strcmp(a, "--lexicon") == 0 && v) {
-            lexicon = argv[++i];
-        } else if (strcmp(a, "--leaves") == 0 && v) {
-            leaves = argv[++i];
-        } else if (strcmp(a, "--spv") == 0 && v) {
-            spv_path = argv[++i];
-        } else if (strcmp(a, "--spv-k") == 0) {
-            if (cli_parse_double(a, v, 0.0, 1e6, &spv_k) != 0) return 2;
-            if (spv_k == 0.0) {
-                fprintf(stderr, "rookery bench: --spv-k must be above 0\n");
-                return 2;
-            }
-            i++;
-        } else {
-            fprintf(stderr, "rookery bench: unknown or incomplete option '%s' (see --help)\n", a);
-            return 2;
-        }
+    const CliOption opts[] = {{"--positions", CLI_U64, &npos, 0, 10000000, NULL},
+                              {"--games", CLI_U64, &games, 0, 100000000, NULL},
+                              {"--seconds", CLI_INT, &secs, 0, 86400, NULL},
+                              {"--seed", CLI_U64, &seed, 0, 18446744073709551615.0, NULL},
+                              {"--lexicon", CLI_STRING, &lexicon, 0, 0, NULL},
+                              {"--leaves", CLI_STRING, &leaves, 0, 0, NULL},
+                              {"--spv", CLI_STRING, &spv_path, 0, 0, NULL},
+                              {"--spv-k", CLI_DOUBLE, &spv_k, 0, 1e6, NULL}};
+    int parsed = cli_options_parse("bench", argc - 1, argv + 1, opts, (int)(sizeof opts / sizeof opts[0]), usage);
+    if (parsed != 0) return parsed > 0 ? 0 : 2;
+    if (at_least_one("movegen", "--positions", npos) != 0 || at_least_one("movegen", "--games", games) != 0) return 2;
+    if (spv_k == 0.0) {
+        fprintf(stderr, "rookery bench: --spv-k must be above 0\n");
+        return 2;
     }
     Engine e;
     if (engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
