@@ -96,9 +96,6 @@ static void format_prior(char *buf, size_t cap, double v) {
     else format_double(buf, cap, v);
 }
 
-const char *train_config_schedule_name(SpvSchedule s) {
-    return s == SPV_SCHEDULE_OFF ? "off" : s == SPV_SCHEDULE_BOTH ? "both" : "alternate";
-}
 
 /* ------------------------------------------------------------ the keys */
 
@@ -131,6 +128,9 @@ typedef struct ConfigKey {
 
 static const char *const YES_NO[] = {"no", "yes", NULL};
 static const char *const SCHEDULES[] = {"off", "both", "alternate", NULL};
+/* spv.schedule's names, the table's (the manifest writes them too) */
+const char *train_config_schedule_name(SpvSchedule s) { return SCHEDULES[s]; }
+
 static const char *const POLICY_LOSSES[] = {"direct", "product", NULL};
 static const char *const PRIORS[] = {"score", "equity", NULL};
 static const char *const NET_MODES[] = {"none", "auto", NULL};
