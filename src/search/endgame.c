@@ -32,7 +32,8 @@ typedef struct Ply {
 
 typedef struct Solver {
     uint64_t nodes, max_nodes, table_hits;
-    bool over_budget, out_of_memory;
+    bool over_budget, out_of_memory, stop_seen;
+    const atomic_bool *stop;
     TtEntry *tt;
     uint64_t tt_mask;
     Ply **plies;
@@ -42,6 +43,7 @@ typedef struct Solver {
 void endgame_config_defaults(EndgameConfig *c) {
     c->max_nodes = ENDGAME_DEFAULT_MAX_NODES;
     c->table_bits = ENDGAME_DEFAULT_TABLE_BITS;
+    c->stop = NULL;
 }
 
 void endgame_result_init(EndgameResult *r) { memset(r, 0, sizeof *r); }
@@ -76,6 +78,7 @@ static int check_position(const Game *g, const EndgameConfig *cfg, RkError *err)
 static int solver_open(Solver *s, const EndgameConfig *cfg, RkError *err) {
     memset(s, 0, sizeof *s);
     s->max_nodes = cfg->max_nodes;
+    s->stop = cfg->stop;
     if (cfg->table_bits > 0) {
         size_t n = (size_t)1 << cfg->table_bits;
         s->tt = calloc(n, sizeof *s->tt);
@@ -162,13 +165,19 @@ static int32_t move_value(Solver *s, int d, const Move *m, int32_t alpha, int32_
     return delta - search(s, d + 1, delta - beta, delta - alpha);
 }
 
-static bool stopped(const Solver *s) { return s->over_budget || s->out_of_memory; }
+static bool stopped(const Solver *s) { return s->over_budget || s->out_of_memory || s->stop_seen; }
 
 /* Negamax value of level d's position for its player on turn, fail-soft
  * alpha-beta. Returns 0 (meaningless) once stopped(s). */
 static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta) {
     if (s->nodes >= s->max_nodes) {
         s->over_budget = true;
+        return 0;
+    }
+    /* the flag is read every 1,024 positions: a stop ends the search within
+     * microseconds without a shared load on every node */
+    if (s->stop != NULL && (s->nodes & 1023) == 0 && atomic_load_explicit(s->stop, memory_order_relaxed)) {
+        s->stop_seen = true;
         return 0;
     }
     s->nodes++;
@@ -225,6 +234,10 @@ static int32_t root_move_value(Solver *s, const Move *m) { return move_value(s, 
 
 static int solver_error(const Solver *s, RkError *err) {
     if (s->out_of_memory) return rk_error(err, "endgame: out of memory");
+    if (s->stop_seen) {
+        rk_error(err, "endgame: stopped after %llu positions", (unsigned long long)s->nodes);
+        return ENDGAME_STOPPED;
+    }
     rk_error(err, "endgame: node budget of %llu positions exceeded", (unsigned long long)s->max_nodes);
     return ENDGAME_OVER_BUDGET;
 }
@@ -240,6 +253,28 @@ static int solver_root(Solver *s, const Game *g, const EndgameConfig *cfg, RkErr
     gen_sorted(g, &s->plies[0]->moves);
     s->nodes = 1;
     return 0;
+}
+
+/* The best move, then, while the table holds the position after it with a
+ * best move, that move: the line the search found best (the values of the
+ * replies may be bounds, so past the first move it is the search's line,
+ * not a proof). */
+static void principal_variation(Solver *s, const Game *root, const Move *best, EndgameResult *out) {
+    Game *g = &s->plies[0]->game;
+    MoveList *moves = &s->plies[0]->moves;
+    *g = *root;
+    out->pv[0] = *best;
+    out->pv_len = 1;
+    game_play(g, best);
+    while (s->tt != NULL && !game_over(g) && out->pv_len < ENDGAME_PV_MAX) {
+        uint64_t key = endgame_position_key(g);
+        const TtEntry *e = &s->tt[key & s->tt_mask];
+        if (e->flag == TT_EMPTY || e->key != key) break;
+        gen_sorted(g, moves);
+        if (e->best >= moves->count) break;
+        out->pv[out->pv_len++] = moves->moves[e->best];
+        game_play(g, &moves->moves[e->best]);
+    }
 }
 
 int endgame_solve(const Game *g, const EndgameConfig *cfg, EndgameResult *out, RkError *err) {
@@ -262,22 +297,27 @@ int endgame_solve(const Game *g, const EndgameConfig *cfg, EndgameResult *out, R
     out->count = n;
     memcpy(out->moves, root->moves, (size_t)n * sizeof *out->moves);
     out->best = 0;
+    out->solved = 0;
+    out->pv_len = 0;
+    int rc = 0;
     for (int i = 0; i < n; i++) {
         out->values[i] = root_move_value(&s, &out->moves[i]);
         if (stopped(&s)) {
-            int rc = solver_error(&s, err);
-            out->nodes = s.nodes;
-            solver_close(&s);
-            return rc;
+            rc = solver_error(&s, err);
+            break;
         }
+        out->solved = i + 1;
         if (out->values[i] > out->values[out->best]) out->best = i;
     }
-    out->best_value = out->values[out->best];
+    if (out->solved > 0) {
+        out->best_value = out->values[out->best];
+        principal_variation(&s, g, &out->moves[out->best], out);
+    }
     out->nodes = s.nodes;
     out->table_hits = s.table_hits;
     out->seconds = rk_seconds() - t0;
     solver_close(&s);
-    return 0;
+    return rc;
 }
 
 int endgame_move_value(const Game *g, const Move *m, const EndgameConfig *cfg, int32_t *value,

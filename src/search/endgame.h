@@ -39,6 +39,8 @@
 #ifndef ROOKERY_ENDGAME_H
 #define ROOKERY_ENDGAME_H
 
+#include <stdatomic.h>
+
 #include "core/game.h"
 #include "core/move.h"
 
@@ -47,14 +49,21 @@
 #define ENDGAME_MAX_TABLE_BITS 30
 /* The return code of a search stopped by its node budget (err is set too). */
 #define ENDGAME_OVER_BUDGET (-2)
+/* The return code of a search ended by cfg->stop (err is set too). */
+#define ENDGAME_STOPPED (-3)
+/* The longest principal variation kept (plies). */
+#define ENDGAME_PV_MAX 32
 
 typedef struct EndgameConfig {
     uint64_t max_nodes; /* positions searched at most (>= 1); more is an error */
     int table_bits;     /* transposition table of 2^table_bits entries (16 bytes
                          * each); 0 = none; at most ENDGAME_MAX_TABLE_BITS */
+    const atomic_bool *stop; /* NULL, or set by another thread to end the search
+                              * (ENDGAME_STOPPED: the root moves solved so far
+                              * keep their exact values, EndgameResult.solved) */
 } EndgameConfig;
 
-/* ENDGAME_DEFAULT_MAX_NODES, ENDGAME_DEFAULT_TABLE_BITS (16 MiB). */
+/* ENDGAME_DEFAULT_MAX_NODES, ENDGAME_DEFAULT_TABLE_BITS (16 MiB), no stop. */
 void endgame_config_defaults(EndgameConfig *c);
 
 typedef struct EndgameResult {
@@ -67,6 +76,12 @@ typedef struct EndgameResult {
     uint64_t table_hits; /* of those, answered by the table (a value or a cutoff) */
     double seconds;    /* wall-clock time of the solve */
     int cap;           /* allocated entries of moves and values */
+    int solved;        /* root moves with exact values: all of them, or the first
+                        * `solved` in move order when the search was stopped or ran
+                        * out of budget (best/best_value are then over those) */
+    Move pv[ENDGAME_PV_MAX]; /* the best move, then the replies the table holds as best
+                              * (each a move of the position before it); pv_len plies */
+    int pv_len;
 } EndgameResult;
 
 void endgame_result_init(EndgameResult *r);
@@ -77,7 +92,9 @@ int endgame_result_find(const EndgameResult *r, const Move *m);
 /* Solves g for the player on turn. Errors (one line in err): the bag is not
  * empty, the game is over, a rack is empty, the configuration is out of
  * range, out of memory (-1 returned); the node budget is exceeded
- * (ENDGAME_OVER_BUDGET returned, out->nodes says how far it got). */
+ * (ENDGAME_OVER_BUDGET returned) or cfg->stop was set (ENDGAME_STOPPED):
+ * then out->nodes says how far it got and out->solved how many root moves
+ * have exact values (best/best_value among them when solved > 0). */
 int endgame_solve(const Game *g, const EndgameConfig *cfg, EndgameResult *out, RkError *err);
 
 /* The exact value of playing m in g, then optimal play; m must be one of

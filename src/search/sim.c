@@ -27,11 +27,23 @@ double sim_stderr(const SimCandidate *c) {
     return var > 0.0 ? sqrt(var / n) : 0.0;
 }
 
-static void add_value(SimCandidate *c, double v) {
+double sim_win_mean(const SimCandidate *c) { return c->win_mean; }
+
+double sim_win_stderr(const SimCandidate *c) {
+    if (c->n < 2) return 0.0;
+    double n = (double)c->n, var = c->win_m2 / (n - 1.0);
+    return var > 0.0 ? sqrt(var / n) : 0.0;
+}
+
+/* Welford's update of both running means (n counts both). */
+static void add_value(SimCandidate *c, double v, double win) {
     c->n++;
     double d = v - c->mean;
     c->mean += d / (double)c->n;
     c->m2 += d * (v - c->mean);
+    double dw = win - c->win_mean;
+    c->win_mean += dw / (double)c->n;
+    c->win_m2 += dw * (win - c->win_mean);
 }
 
 /* Scratch of one simulation. */
@@ -51,8 +63,29 @@ void sim_sample_world(const Game *root, uint64_t seed, uint64_t i, Game *world) 
 
 static void sample_world(Sim *s, uint64_t i) { sim_sample_world(s->root, s->cfg->seed, i, &s->world); }
 
+/* P(the player `me` wins) where a rollout stopped: 1, 1/2 or 0 once the
+ * game is over; else the model's for the lead with the leaves last kept. */
+static double horizon_win(const Game *g, int me, double leaves, const WinModel *model) {
+    int spread = g->scores[me] - g->scores[1 - me];
+    if (game_over(g)) return spread > 0 ? 1.0 : spread == 0 ? 0.5 : 0.0;
+    int tiles_left = g->bag.count + g->racks[0].total + g->racks[1].total;
+    double lead = spread + leaves;
+    double p = winprob(model, g->on_turn == me ? lead : -lead, tiles_left);
+    return g->on_turn == me ? p : 1.0 - p;
+}
+
+/* sim_static_rollout, and the root player's P(win) at its horizon into
+ * *p_win if not NULL (under win's model, or the default one). */
+static double rollout_value(Game *g, int moves, const Move *first, LeaveValueFn leave_value,
+                            const void *leave_ctx, const WinValue *win, double *p_win);
+
 double sim_static_rollout(Game *g, int moves, const Move *first, LeaveValueFn leave_value, const void *leave_ctx,
                           const WinValue *win) {
+    return rollout_value(g, moves, first, leave_value, leave_ctx, win, NULL);
+}
+
+static double rollout_value(Game *g, int moves, const Move *first, LeaveValueFn leave_value,
+                            const void *leave_ctx, const WinValue *win, double *p_win) {
     int me = g->on_turn, spread0 = g->scores[me] - g->scores[1 - me];
     int32_t last_leave[2] = {0, 0};
     for (int k = 0; k < moves && !game_over(g); k++) {
@@ -71,8 +104,12 @@ double sim_static_rollout(Game *g, int moves, const Move *first, LeaveValueFn le
     }
     int spread = g->scores[me] - g->scores[1 - me];
     double v = (double)(spread - spread0);
+    double leaves = game_over(g) ? 0.0 : (last_leave[me] - last_leave[1 - me]) / 1000.0;
+    if (p_win != NULL) {
+        WinModel model = win != NULL ? win->model : WINPROB_DEFAULT;
+        *p_win = horizon_win(g, me, leaves, &model);
+    }
     if (game_over(g)) return v + (win != NULL ? win_value_final(win, spread) : 0.0);
-    double leaves = (last_leave[me] - last_leave[1 - me]) / 1000.0;
     v += leaves;
     if (win != NULL) {
         int tiles_left = g->bag.count + g->racks[0].total + g->racks[1].total;
@@ -83,10 +120,13 @@ double sim_static_rollout(Game *g, int moves, const Move *first, LeaveValueFn le
     return v;
 }
 
-/* Plays candidate m in the world and `plies` static plies; its value. */
-static double rollout(Sim *s, const Move *m) {
+/* Plays candidate c in the world and `plies` static plies; adds its value. */
+static void rollout(Sim *s, SimCandidate *c) {
     s->play = s->world;
-    return sim_static_rollout(&s->play, s->cfg->plies + 1, m, s->cfg->leave_value, s->cfg->leave_ctx, &s->cfg->win);
+    double win;
+    double v = rollout_value(&s->play, s->cfg->plies + 1, &c->move, s->cfg->leave_value, s->cfg->leave_ctx,
+                             &s->cfg->win, &win);
+    add_value(c, v, win);
 }
 
 static int check_config(const SimConfig *c, RkError *err) {
@@ -100,6 +140,8 @@ static int check_config(const SimConfig *c, RkError *err) {
     if (!(c->seconds >= 0.0) || !isfinite(c->seconds)) return rk_error(err, "sim: seconds must be >= 0");
     if (!(c->win.bonus >= 0.0) || !isfinite(c->win.bonus)) return rk_error(err, "sim: win_bonus must be finite and >= 0");
     if (winprob_check(&c->win.model, err) != 0) return -1;
+    if (c->given != NULL && (c->given_count < 1 || c->given_count > SIM_MAX_CANDIDATES))
+        return rk_error(err, "sim: %d given candidates, expected 1..%d", c->given_count, SIM_MAX_CANDIDATES);
     return 0;
 }
 
@@ -132,39 +174,41 @@ int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err
     if (s == NULL) return rk_error(err, "sim: out of memory");
     s->cfg = cfg;
     s->root = root;
-    /* candidates: the K best by static equity */
-    MoveGenRequest req;
-    movegen_request_for_game(&req, root);
-    klv_request_leaves(&req, cfg->leave_value, cfg->leave_ctx);
-    MoveList list;
-    movelist_init(&list);
-    movegen_top(&req, cfg->candidates, move_compare_equity, &list);
-    if (list.count == 0) {
+    if (cfg->given != NULL) {
+        out->count = cfg->given_count;
+        for (int i = 0; i < out->count; i++) out->cand[i] = (SimCandidate){.move = cfg->given[i], .live = true};
+    } else { /* the K best by static equity */
+        MoveGenRequest req;
+        movegen_request_for_game(&req, root);
+        klv_request_leaves(&req, cfg->leave_value, cfg->leave_ctx);
+        MoveList list;
+        movelist_init(&list);
+        movegen_top(&req, cfg->candidates, move_compare_equity, &list);
+        if (list.count == 0) {
+            movelist_free(&list);
+            free(s);
+            return rk_error(err, "sim: the position has no move");
+        }
+        out->count = list.count < (size_t)cfg->candidates ? (int)list.count : cfg->candidates;
+        for (int i = 0; i < out->count; i++) out->cand[i] = (SimCandidate){.move = list.moves[i], .live = true};
         movelist_free(&list);
-        free(s);
-        return rk_error(err, "sim: the position has no move");
     }
-    out->count = list.count < (size_t)cfg->candidates ? (int)list.count : cfg->candidates;
-    for (int i = 0; i < out->count; i++) out->cand[i] = (SimCandidate){.move = list.moves[i], .live = true};
-    movelist_free(&list);
 
     double t0 = rk_seconds();
     int live = out->count;
     for (uint64_t it = 0; it < cfg->iterations && live > 1; it++) {
+        if (cfg->stop != NULL && it > 0 && atomic_load_explicit(cfg->stop, memory_order_relaxed)) break;
         sample_world(s, it);
-        for (int i = 0; i < out->count; i++) {
-            SimCandidate *c = &out->cand[i];
-            if (!c->live) continue;
-            add_value(c, rollout(s, &c->move));
-        }
+        for (int i = 0; i < out->count; i++)
+            if (out->cand[i].live) rollout(s, &out->cand[i]);
         out->iterations = it + 1;
         if (cfg->stop_z > 0.0 && out->iterations >= cfg->min_iterations) live = stop_behind(out, cfg->stop_z);
+        if (cfg->progress != NULL) cfg->progress(cfg->progress_ctx, out);
         if (cfg->seconds > 0.0 && rk_seconds() - t0 >= cfg->seconds) break;
     }
     if (out->count == 1 && out->iterations == 0) { /* a single candidate needs no simulation, but give it a value */
         sample_world(s, 0);
-        SimCandidate *c = &out->cand[0];
-        add_value(c, rollout(s, &c->move));
+        rollout(s, &out->cand[0]);
         out->iterations = 1;
     }
     out->seconds = rk_seconds() - t0;

@@ -37,12 +37,15 @@
 #ifndef ROOKERY_SIM_H
 #define ROOKERY_SIM_H
 
+#include <stdatomic.h>
+
 #include "core/game.h"
 #include "core/movegen.h"
 #include "eval/winprob.h"
 
 #define SIM_MAX_CANDIDATES 64
 
+struct SimResult;
 typedef struct SimConfig {
     int plies;               /* static plies after each candidate, >= 0 */
     int candidates;          /* K, 1..SIM_MAX_CANDIDATES */
@@ -54,6 +57,13 @@ typedef struct SimConfig {
     LeaveValueFn leave_value; /* the static leaves: candidates, rollouts and horizon */
     const void *leave_ctx;
     WinValue win;             /* a win's worth at the horizon (bonus 0: none) */
+    /* Optional, for a front end (rookery siu); all NULL/0 by default: */
+    const atomic_bool *stop;  /* set by another thread: end after the iteration under way */
+    void (*progress)(void *ctx, const struct SimResult *r); /* after every iteration */
+    void *progress_ctx;
+    const Move *given;        /* the candidates themselves (legal moves with their static
+                               * equity, best first), instead of the K best */
+    int given_count;          /* 1..SIM_MAX_CANDIDATES when given */
 } SimConfig;
 
 /* Defaults: 2 plies, 15 candidates, 100 iterations, stop after 16 at z = 2. */
@@ -62,6 +72,9 @@ void sim_config_defaults(SimConfig *c);
 typedef struct SimCandidate {
     Move move;               /* with its static equity */
     double mean, m2;         /* of the values (points), Welford's running mean and sum of squared deviations */
+    double win_mean, win_m2; /* of the root player's P(win) at each rollout's horizon: 1, 1/2 or 0
+                              * once the game is over, else the win model's (cfg->win.model) for
+                              * the lead with the leaves last kept */
     uint64_t n;              /* iterations played */
     bool live;
 } SimCandidate;
@@ -77,6 +90,9 @@ typedef struct SimResult {
 /* Mean value and its standard error (0 with fewer than 2 iterations). */
 double sim_mean(const SimCandidate *c);
 double sim_stderr(const SimCandidate *c);
+/* The same for the win probability (0..1). */
+double sim_win_mean(const SimCandidate *c);
+double sim_win_stderr(const SimCandidate *c);
 
 /* The rollout of an iteration, also the graph search's leaf value
  * (search/mcgs.h): in g (modified), `moves` moves (fewer if the game ends),
@@ -108,5 +124,11 @@ int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err
  * another kind (for checks of what a spec parsed to). */
 struct Player;
 const SimConfig *sim_player_config(const struct Player *p);
+/* The configuration a sim: player simulates g with: its own, with the
+ * leaves of this root (derived here with req=) and the seed of this
+ * decision. sim_run(g, cfg) then chooses what player_choose would. The
+ * leaves it points at belong to the player: valid until its next decision.
+ * -1 with err set for another kind of player or a failed derivation. */
+int sim_player_prepare(const struct Player *p, const Game *g, SimConfig *cfg, RkError *err);
 
 #endif

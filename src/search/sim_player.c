@@ -79,21 +79,28 @@ static int sim_finish(Player *p, const char *spec, const LetterDist *ld, RkError
 
 static bool sim_own_leaves(const Player *p) { return ((const SimState *)p->state)->dyn != NULL; }
 
-/* The decision; -1 if the simulation failed. */
-static int sim_choose(const Player *p, const Game *g, Move *out) {
+int sim_player_prepare(const Player *p, const Game *g, SimConfig *cfg, RkError *err) {
+    if (sim_player_config(p) == NULL) return rk_error(err, "player '%s' is not a sim: player", p->spec);
     const SimState *s = p->state;
-    SimConfig cfg = s->sim;
-    RkError err;
+    *cfg = s->sim;
     if (s->dyn != NULL) {
-        if (dynleaves_for_game(s->dyn, g, s->dyn_shrink, NULL, &err) != 0) return -1;
-        cfg.leave_value = klv_leave_value;
-        cfg.leave_ctx = &s->dyn->klv;
+        if (dynleaves_for_game(s->dyn, g, s->dyn_shrink, NULL, err) != 0) return -1;
+        cfg->leave_value = klv_leave_value;
+        cfg->leave_ctx = &s->dyn->klv;
     } else {
-        cfg.leave_value = player_leave_fn(p);
-        cfg.leave_ctx = p->leaves;
+        cfg->leave_value = player_leave_fn(p);
+        cfg->leave_ctx = p->leaves;
     }
     Rng r = g->rng; /* the game's own stream: the same game gives the same decisions */
-    cfg.seed = s->sim.seed ^ rng_next(&r) ^ ((uint64_t)g->turn << 48);
+    cfg->seed = s->sim.seed ^ rng_next(&r) ^ ((uint64_t)g->turn << 48);
+    return 0;
+}
+
+/* The decision; -1 if the simulation failed. */
+static int sim_choose(const Player *p, const Game *g, Move *out) {
+    SimConfig cfg;
+    RkError err;
+    if (sim_player_prepare(p, g, &cfg, &err) != 0) return -1;
     SimResult *res = malloc(sizeof *res);
     if (res == NULL || sim_run(g, &cfg, res, &err) != 0) {
         free(res);

@@ -1,0 +1,465 @@
+/* siu_go.c - a `go` of an SIU session: its parameters, then a search in a
+ * thread of its own (gen, sim, endgame, auto), its info lines and its one
+ * bestmove (see siu_session.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "core/movegen.h"
+#include "search/endgame.h"
+#include "search/sim.h"
+#include "siu_move.h"
+#include "siu_session.h"
+
+#ifndef ROOKERY_VERSION
+#define ROOKERY_VERSION "dev"
+#endif
+
+typedef enum { MODE_AUTO, MODE_GEN, MODE_SIM, MODE_ENDGAME } Mode;
+
+/* A go's parameters; -1 = not given. */
+typedef struct GoParams {
+    Mode mode;
+    long long depth, iterations, movetime, stopcondition, threads;
+    bool infinite;
+    Move search[SIM_MAX_CANDIDATES]; /* searchmoves, legal, with their static equity */
+    int nsearch;
+    Move also[SIM_MAX_CANDIDATES];   /* alsosearchmoves */
+    int nalso;
+} GoParams;
+
+/* What the search thread owns. */
+typedef struct GoJob {
+    SiuSession *s;
+    GoParams p;
+    Game game; /* the position (a copy: the session may take another one meanwhile) */
+    double t0;
+    double last_report;
+    uint64_t reported; /* the iterations of the last table streamed */
+} GoJob;
+
+/* ------------------------------------------------------------ output */
+
+static void move_text(const GoJob *j, const Move *m, char *buf, size_t cap) {
+    siu_move_write(m, &j->game.board, j->game.ld, buf, cap);
+}
+
+static void leave_text(const GoJob *j, const Move *m, char *buf, size_t cap) {
+    Rack kept;
+    move_kept_tiles(&j->game.racks[j->game.on_turn], m, &kept);
+    rack_to_string(&kept, j->game.ld, buf, cap);
+    if (buf[0] == '\0') snprintf(buf, cap, "-");
+}
+
+static void say_provenance(GoJob *j) {
+    const SiuTables *t = &j->s->tables;
+    siu_say(j->s, "info string provenance engine=%s/%s leaves=%s winpct=%s lexicon=%s", SIU_NAME, ROOKERY_VERSION,
+            t->leaves_id, t->win_id, t->lexicon_code);
+}
+
+static void say_gen(GoJob *j, const Move *m) {
+    char mt[SIU_MOVE_MAX], lt[64];
+    move_text(j, m, mt, sizeof mt);
+    leave_text(j, m, lt, sizeof lt);
+    siu_say(j->s, "info gen move %s score %d eq %.3f leave %s", mt, (int)m->score, m->equity / 1000.0, lt);
+}
+
+/* Ends the go: under `infinite`, not before stop (the protocol's rule). */
+static void say_bestmove(GoJob *j, const Move *m) {
+    while (j->p.infinite && !atomic_load(&j->s->stop)) {
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+    }
+    char mt[SIU_MOVE_MAX];
+    move_text(j, m, mt, sizeof mt);
+    /* idle from here on: a command the front end sends once it reads the
+     * bestmove must find the search over (the thread only frees its own
+     * memory after this) */
+    atomic_store(&j->s->done, true);
+    siu_say(j->s, "bestmove %s", mt);
+}
+
+static void say_ignored(SiuSession *s, const char *what) { siu_say(s, "info string ignored %s", what); }
+
+/* ------------------------------------------------------------ gen */
+
+static LeaveValueFn session_leaves(const SiuSession *s) {
+    return s->tables.leaves != NULL ? klv_leave_value : NULL;
+}
+
+/* Every legal move, by static equity under the session's leaves. */
+static void all_moves(const Game *g, const SiuSession *s, MoveList *out) {
+    MoveGenRequest req;
+    movegen_request_for_game(&req, g);
+    klv_request_leaves(&req, session_leaves(s), s->tables.leaves);
+    movegen_all(&req, out);
+    movelist_sort_by_equity(out);
+}
+
+static void run_gen(GoJob *j) {
+    MoveList list;
+    movelist_init(&list);
+    const Move *best;
+    if (j->p.nsearch > 0) { /* the given moves only, by equity */
+        for (int i = 0; i < j->p.nsearch; i++) *movelist_push(&list) = j->p.search[i];
+        movelist_sort_by_equity(&list);
+        for (size_t i = 0; i < list.count; i++) say_gen(j, &list.moves[i]);
+    } else {
+        all_moves(&j->game, j->s, &list);
+        int shown = 0;
+        for (size_t i = 0; i < list.count; i++) {
+            bool also = false;
+            for (int k = 0; k < j->p.nalso; k++) also |= move_same(&list.moves[i], &j->p.also[k]);
+            if (shown < j->s->opt.gen_count || also) say_gen(j, &list.moves[i]);
+            shown++;
+        }
+    }
+    best = &list.moves[0];
+    say_bestmove(j, best);
+    movelist_free(&list);
+}
+
+/* ------------------------------------------------------------ sim */
+
+static int by_mean(const void *a, const void *b) {
+    const SimCandidate *x = *(const SimCandidate *const *)a, *y = *(const SimCandidate *const *)b;
+    if (x->live != y->live) return x->live ? -1 : 1;
+    if (sim_mean(x) != sim_mean(y)) return sim_mean(x) > sim_mean(y) ? -1 : 1;
+    return move_compare_equity(&x->move, &y->move);
+}
+
+/* info sim lines for the best candidates, live first, by mean. */
+static void say_sim(GoJob *j, const SimResult *r) {
+    const SimCandidate *order[SIM_MAX_CANDIDATES];
+    for (int i = 0; i < r->count; i++) order[i] = &r->cand[i];
+    qsort(order, (size_t)r->count, sizeof order[0], by_mean);
+    int n = r->count < j->s->opt.gen_count ? r->count : j->s->opt.gen_count;
+    for (int i = 0; i < n; i++) {
+        const SimCandidate *c = order[i];
+        char mt[SIU_MOVE_MAX];
+        move_text(j, &c->move, mt, sizeof mt);
+        siu_say(j->s, "info sim move %s wp %.2f wpse %.2f eq %.3f eqse %.3f iters %llu", mt, 100.0 * sim_win_mean(c),
+                100.0 * sim_win_stderr(c), sim_mean(c), sim_stderr(c), (unsigned long long)c->n);
+    }
+    double ms = (rk_seconds() - j->t0) * 1000.0;
+    siu_say(j->s, "info time %.0f nodes %llu", ms, (unsigned long long)r->iterations);
+}
+
+/* Streams the table about twice a second. */
+static void sim_progress(void *ctx, const SimResult *r) {
+    GoJob *j = ctx;
+    double now = rk_seconds();
+    if (now - j->last_report < 0.5) return;
+    j->last_report = now;
+    j->reported = r->iterations;
+    say_sim(j, r);
+}
+
+/* z of a one-sided `pct` % bound. */
+static double stop_z(long long pct) { return pct >= 99 ? 2.326 : pct >= 98 ? 2.054 : 1.645; }
+
+/* The go's limits on a sim's configuration (its own when none is given). */
+static void sim_limits(const GoJob *j, SimConfig *cfg) {
+    const GoParams *p = &j->p;
+    bool timed = p->movetime >= 0 || p->infinite;
+    if (p->depth >= 0) cfg->plies = p->depth > 100 ? 100 : (int)p->depth;
+    if (p->iterations >= 0) cfg->iterations = p->iterations > 0 ? (uint64_t)p->iterations : 1;
+    else if (timed) cfg->iterations = UINT64_MAX;
+    if (p->stopcondition >= 0) {
+        cfg->stop_z = stop_z(p->stopcondition);
+        if (cfg->min_iterations < 2) cfg->min_iterations = 2;
+    }
+    cfg->stop = &j->s->stop;
+    cfg->progress = sim_progress;
+    cfg->progress_ctx = (void *)j;
+}
+
+/* The candidates of the go: searchmoves, or the K best plus alsosearchmoves. */
+static int sim_candidates(GoJob *j, const SimConfig *cfg, Move *out) {
+    if (j->p.nsearch > 0) {
+        memcpy(out, j->p.search, (size_t)j->p.nsearch * sizeof *out);
+        return j->p.nsearch;
+    }
+    if (j->p.nalso == 0) return 0;
+    MoveGenRequest req;
+    movegen_request_for_game(&req, &j->game);
+    klv_request_leaves(&req, cfg->leave_value, cfg->leave_ctx);
+    MoveList top;
+    movelist_init(&top);
+    movegen_top(&req, cfg->candidates, move_compare_equity, &top);
+    int n = 0;
+    for (size_t i = 0; i < top.count; i++) out[n++] = top.moves[i];
+    for (int k = 0; k < j->p.nalso && n < SIM_MAX_CANDIDATES; k++) {
+        bool have = false;
+        for (int i = 0; i < n; i++) have |= move_same(&out[i], &j->p.also[k]);
+        if (!have) out[n++] = j->p.also[k];
+    }
+    movelist_free(&top);
+    return n;
+}
+
+static void run_sim_with(GoJob *j, SimConfig *cfg) {
+    Move given[SIM_MAX_CANDIDATES];
+    int n = sim_candidates(j, cfg, given);
+    if (n > 0) {
+        cfg->given = given;
+        cfg->given_count = n;
+    }
+    sim_limits(j, cfg);
+    SimResult *r = malloc(sizeof *r);
+    RkError err;
+    if (r == NULL || sim_run(&j->game, cfg, r, &err) != 0) {
+        siu_say(j->s, "info string sim failed (%s); the static move instead", r == NULL ? "out of memory" : err.msg);
+        free(r);
+        MoveList list;
+        movelist_init(&list);
+        all_moves(&j->game, j->s, &list);
+        say_bestmove(j, &list.moves[0]);
+        movelist_free(&list);
+        return;
+    }
+    if (r->iterations != j->reported) say_sim(j, r); /* the final table, unless just streamed */
+    say_bestmove(j, &r->cand[r->best].move);
+    free(r);
+}
+
+static void run_sim(GoJob *j) {
+    SimConfig cfg;
+    sim_config_defaults(&cfg);
+    cfg.plies = j->s->opt.sim_plies;
+    cfg.candidates = j->s->opt.sim_candidates;
+    cfg.leave_value = session_leaves(j->s);
+    cfg.leave_ctx = j->s->tables.leaves;
+    cfg.win = j->s->tables.win;
+    cfg.seed = (uint64_t)j->s->opt.seed ^ rng_next(&j->game.rng);
+    if (j->p.movetime >= 0 || j->p.infinite) cfg.stop_z = 0.0; /* search the time given */
+    run_sim_with(j, &cfg);
+}
+
+/* ------------------------------------------------------------ endgame */
+
+static void say_endgame(GoJob *j, const EndgameResult *r) {
+    char line[8192];
+    int len = snprintf(line, sizeof line, "info endgame depth %d score spread %+d pv", r->pv_len, (int)r->best_value);
+    Game g = j->game;
+    for (int i = 0; i < r->pv_len && len < (int)sizeof line - SIU_MOVE_MAX - 2; i++) {
+        char mt[SIU_MOVE_MAX];
+        siu_move_write(&r->pv[i], &g.board, g.ld, mt, sizeof mt);
+        len += snprintf(line + len, sizeof line - (size_t)len, " %s", mt);
+        game_play(&g, &r->pv[i]);
+    }
+    siu_say(j->s, "%s", line);
+}
+
+static void run_endgame(GoJob *j) {
+    if (j->p.depth >= 0) say_ignored(j->s, "depth");
+    EndgameConfig cfg;
+    endgame_config_defaults(&cfg);
+    int bits = 0;
+    while (bits < ENDGAME_MAX_TABLE_BITS && ((uint64_t)1 << (bits + 1)) * 16 <= (uint64_t)j->s->opt.endgame_hash_mb << 20)
+        bits++;
+    cfg.table_bits = bits;
+    if (j->p.infinite || j->p.movetime >= 0) cfg.max_nodes = UINT64_MAX;
+    cfg.stop = &j->s->stop;
+    EndgameResult r;
+    endgame_result_init(&r);
+    RkError err;
+    int rc = endgame_solve(&j->game, &cfg, &r, &err);
+    if (rc == -1 || r.count == 0) {
+        siu_say(j->s, "info string endgame: %s; the static move instead", err.msg);
+        MoveList list;
+        movelist_init(&list);
+        all_moves(&j->game, j->s, &list);
+        say_bestmove(j, &list.moves[0]);
+        movelist_free(&list);
+        endgame_result_free(&r);
+        return;
+    }
+    if (rc != 0)
+        siu_say(j->s, "info string endgame stopped after %llu positions: %d of %d moves solved%s",
+                (unsigned long long)r.nodes, r.solved, r.count,
+                r.solved == 0 ? "; the first in static order instead" : "");
+    if (r.solved > 0) say_endgame(j, &r);
+    siu_say(j->s, "info time %.0f nodes %llu", (rk_seconds() - j->t0) * 1000.0, (unsigned long long)r.nodes);
+    say_bestmove(j, &r.moves[r.solved > 0 ? r.best : 0]);
+    endgame_result_free(&r);
+}
+
+/* ------------------------------------------------------------ auto */
+
+static void run_auto(GoJob *j) {
+    SiuSession *s = j->s;
+    if (j->game.bag.count == 0 && s->opt.auto_endgame) {
+        run_endgame(j);
+        return;
+    }
+    Player *pl = &s->tables.player;
+    if (strcmp(player_kind_name(pl), "sim") == 0) {
+        SimConfig cfg;
+        RkError err;
+        if (sim_player_prepare(pl, &j->game, &cfg, &err) == 0) {
+            run_sim_with(j, &cfg);
+            return;
+        }
+        siu_say(s, "info string the sim player failed (%s); it chooses alone", err.msg);
+    }
+    bool is_static = strcmp(player_kind_name(pl), "static") == 0;
+    if (!is_static && j->p.movetime >= 0) say_ignored(s, "movetime");
+    if (j->p.nsearch > 0 || j->p.nalso > 0) say_ignored(s, j->p.nsearch > 0 ? "searchmoves" : "alsosearchmoves");
+    Move m;
+    player_choose(pl, &j->game, &m);
+    if (is_static) say_gen(j, &m);
+    else siu_say(s, "info string player %s chose its move in %.0f ms", pl->spec, (rk_seconds() - j->t0) * 1000.0);
+    say_bestmove(j, &m);
+}
+
+/* ------------------------------------------------------------ the thread */
+
+static void *search_main(void *arg) {
+    GoJob *j = arg;
+    say_provenance(j);
+    switch (j->p.mode) {
+    case MODE_GEN: run_gen(j); break;
+    case MODE_SIM: run_sim(j); break;
+    case MODE_ENDGAME: run_endgame(j); break;
+    case MODE_AUTO: run_auto(j); break;
+    }
+    free(j); /* s->done was set with the bestmove */
+    return NULL;
+}
+
+/* ------------------------------------------------------------ parameters */
+
+static bool is_keyword(const char *t) {
+    static const char *const K[] = {"searchmoves", "alsosearchmoves", "depth", "iterations", "movetime",
+                                    "stopcondition", "firstwin", "useinference", "threads", "infinite"};
+    for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
+        if (strcmp(t, K[i]) == 0) return true;
+    return false;
+}
+
+/* A number after keyword tok[*i]; -1 (and an info line) if absent or bad. */
+static long long number_after(SiuSession *s, char **tok, int n, int *i) {
+    if (*i + 1 >= n) return siu_say(s, "info string %s needs a number", tok[*i]), -1;
+    char *end;
+    long long v = strtoll(tok[*i + 1], &end, 10);
+    if (*end != '\0' || v < 0) return siu_say(s, "info string %s: bad number '%s'", tok[*i], tok[*i + 1]), -1;
+    (*i)++;
+    return v;
+}
+
+/* Reads moves after searchmoves/alsosearchmoves: each legal one (found in
+ * the full list, with its equity) into out. */
+static int read_moves(SiuSession *s, const MoveList *legal, char **tok, int n, int *i, Move *out, int have) {
+    while (*i + 1 < n && !is_keyword(tok[*i + 1])) {
+        const char *t = tok[++*i];
+        Move m;
+        bool unknown;
+        RkError err;
+        const Game *g = &s->pos->game;
+        int found = -1;
+        if (siu_move_parse(&m, &unknown, t, &g->board, g->ld, &err) == 0 && !unknown)
+            for (size_t k = 0; k < legal->count && found < 0; k++)
+                if (move_same(&legal->moves[k], &m)) found = (int)k;
+        if (found < 0) siu_say(s, "info string error bad-move %s is not a legal move here", t);
+        else if (have >= SIM_MAX_CANDIDATES) siu_say(s, "info string more than %d moves: %s left out", SIM_MAX_CANDIDATES, t);
+        else out[have++] = legal->moves[found];
+    }
+    return have;
+}
+
+/* The parameters; false (after an error line) if the go cannot run. */
+static bool parse_params(SiuSession *s, const char *args, GoParams *p) {
+    char *buf = strdup(args), *tok[1024], *save = NULL;
+    int n = 0;
+    if (buf == NULL) return false;
+    for (char *t = strtok_r(buf, " \t\r\n", &save); t != NULL && n < 1024; t = strtok_r(NULL, " \t\r\n", &save))
+        tok[n++] = t;
+    memset(p, 0, sizeof *p);
+    p->depth = p->iterations = p->movetime = p->stopcondition = p->threads = -1;
+    MoveList legal;
+    movelist_init(&legal);
+    all_moves(&s->pos->game, s, &legal);
+    bool ok = true;
+    for (int i = 0; i < n && ok; i++) {
+        const char *t = tok[i];
+        if (i == 0 && (strcmp(t, "infer") == 0 || strcmp(t, "peg") == 0)) {
+            siu_say(s, "info string error unsupported-mode %s (capabilities: gen sim endgame auto)", t);
+            ok = false;
+        } else if (i == 0 && strcmp(t, "gen") == 0) p->mode = MODE_GEN;
+        else if (i == 0 && strcmp(t, "sim") == 0) p->mode = MODE_SIM;
+        else if (i == 0 && strcmp(t, "endgame") == 0) p->mode = MODE_ENDGAME;
+        else if (i == 0 && strcmp(t, "auto") == 0) p->mode = MODE_AUTO;
+        else if (strcmp(t, "searchmoves") == 0) p->nsearch = read_moves(s, &legal, tok, n, &i, p->search, p->nsearch);
+        else if (strcmp(t, "alsosearchmoves") == 0) p->nalso = read_moves(s, &legal, tok, n, &i, p->also, p->nalso);
+        else if (strcmp(t, "depth") == 0) p->depth = number_after(s, tok, n, &i);
+        else if (strcmp(t, "iterations") == 0) p->iterations = number_after(s, tok, n, &i);
+        else if (strcmp(t, "movetime") == 0) p->movetime = number_after(s, tok, n, &i);
+        else if (strcmp(t, "stopcondition") == 0) p->stopcondition = number_after(s, tok, n, &i);
+        else if (strcmp(t, "threads") == 0) p->threads = number_after(s, tok, n, &i);
+        else if (strcmp(t, "infinite") == 0) p->infinite = true;
+        else if (strcmp(t, "firstwin") == 0 || strcmp(t, "useinference") == 0) say_ignored(s, t);
+        /* anything else: an unknown token, skipped */
+    }
+    movelist_free(&legal);
+    free(buf);
+    return ok;
+}
+
+/* The parameters a mode does not use, said once each. */
+static void say_unused(SiuSession *s, const GoParams *p) {
+    bool sim = p->mode == MODE_SIM || p->mode == MODE_AUTO;
+    if (p->threads > 1) say_ignored(s, "threads");
+    if (!sim && p->iterations >= 0) say_ignored(s, "iterations");
+    if (!sim && p->stopcondition >= 0) say_ignored(s, "stopcondition");
+    if (p->mode == MODE_GEN && p->depth >= 0) say_ignored(s, "depth");
+    if (p->mode == MODE_ENDGAME && (p->nsearch > 0 || p->nalso > 0))
+        say_ignored(s, p->nsearch > 0 ? "searchmoves" : "alsosearchmoves");
+}
+
+void siu_go_start(SiuSession *s, const char *args) {
+    if (!s->have_position) {
+        siu_say(s, "info string error no-position go needs a position first");
+        return;
+    }
+    if (siu_tables_load(s, s->pos_lexicon) != 0) {
+        siu_say(s, "info string error bad-position the tables did not load (see above)");
+        return;
+    }
+    const SiuPosition *pos = s->pos;
+    if (game_over(&pos->game)) {
+        siu_say(s, "info string error bad-position the game is over");
+        return;
+    }
+    if (!pos->rack_known[pos->game.on_turn]) {
+        siu_say(s, "info string error bad-position the rack of the player on turn is unknown "
+                   "(give it in the CGP or as rack.<tiles> after the moves)");
+        return;
+    }
+    GoJob *j = calloc(1, sizeof *j);
+    if (j == NULL || !parse_params(s, args, &j->p)) {
+        free(j);
+        return;
+    }
+    if (j->p.mode == MODE_ENDGAME && pos->game.bag.count > 0) {
+        siu_say(s, "info string endgame needs an empty bag (%d tiles in it): simulating instead", pos->game.bag.count);
+        j->p.mode = MODE_SIM;
+    }
+    say_unused(s, &j->p);
+    j->s = s;
+    j->game = pos->game;
+    j->t0 = j->last_report = rk_seconds();
+    atomic_store(&s->stop, false);
+    atomic_store(&s->done, false);
+    s->infinite = j->p.infinite;
+    s->deadline = j->p.movetime >= 0 ? j->t0 + (double)j->p.movetime / 1000.0 : 0;
+    if (pthread_create(&s->thread, NULL, search_main, j) != 0) {
+        atomic_store(&s->done, true);
+        free(j);
+        siu_say(s, "info string error bad-position could not start a search thread");
+        return;
+    }
+    s->thread_live = true;
+}
