@@ -34,6 +34,7 @@ typedef struct Solver {
     uint64_t nodes, max_nodes, table_hits;
     bool over_budget, out_of_memory, stop_seen;
     const atomic_bool *stop;
+    double deadline;
     TtEntry *tt;
     uint64_t tt_mask;
     Ply **plies;
@@ -44,6 +45,7 @@ void endgame_config_defaults(EndgameConfig *c) {
     c->max_nodes = ENDGAME_DEFAULT_MAX_NODES;
     c->table_bits = ENDGAME_DEFAULT_TABLE_BITS;
     c->stop = NULL;
+    c->deadline = 0.0;
 }
 
 void endgame_result_init(EndgameResult *r) { memset(r, 0, sizeof *r); }
@@ -79,6 +81,7 @@ static int solver_open(Solver *s, const EndgameConfig *cfg, RkError *err) {
     memset(s, 0, sizeof *s);
     s->max_nodes = cfg->max_nodes;
     s->stop = cfg->stop;
+    s->deadline = cfg->deadline;
     if (cfg->table_bits > 0) {
         size_t n = (size_t)1 << cfg->table_bits;
         s->tt = calloc(n, sizeof *s->tt);
@@ -174,9 +177,10 @@ static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta) {
         s->over_budget = true;
         return 0;
     }
-    /* the flag is read every 1,024 positions: a stop ends the search within
-     * microseconds without a shared load on every node */
-    if (s->stop != NULL && (s->nodes & 1023) == 0 && atomic_load_explicit(s->stop, memory_order_relaxed)) {
+    /* the flag and the clock are read every 64 positions (a few ms at most)
+     * rather than at every one */
+    if ((s->nodes & 63) == 0 && ((s->stop != NULL && atomic_load_explicit(s->stop, memory_order_relaxed)) ||
+                                 (s->deadline > 0.0 && rk_seconds() >= s->deadline))) {
         s->stop_seen = true;
         return 0;
     }

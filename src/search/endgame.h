@@ -61,9 +61,10 @@ typedef struct EndgameConfig {
     const atomic_bool *stop; /* NULL, or set by another thread to end the search
                               * (ENDGAME_STOPPED: the root moves solved so far
                               * keep their exact values, EndgameResult.solved) */
+    double deadline;         /* rk_seconds() at which to stop the same way; 0 = none */
 } EndgameConfig;
 
-/* ENDGAME_DEFAULT_MAX_NODES, ENDGAME_DEFAULT_TABLE_BITS (16 MiB), no stop. */
+/* ENDGAME_DEFAULT_MAX_NODES, ENDGAME_DEFAULT_TABLE_BITS (16 MiB), no stop, no deadline. */
 void endgame_config_defaults(EndgameConfig *c);
 
 typedef struct EndgameResult {

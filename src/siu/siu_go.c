@@ -253,48 +253,82 @@ static void say_endgame(GoJob *j, const EndgameResult *r) {
     siu_say(j->s, "%s", line);
 }
 
-static void run_endgame(GoJob *j) {
-    if (j->p.depth >= 0) say_ignored(j->s, "depth");
+/* The static best move as the answer, after a search that could not run. */
+static void static_bestmove(GoJob *j) {
+    MoveList list;
+    movelist_init(&list);
+    all_moves(&j->game, j->s, &list);
+    say_bestmove(j, &list.moves[0]);
+    movelist_free(&list);
+}
+
+/* Solves the endgame until stop or `deadline` (0: none). Returns 1 if every
+ * root move was solved (r holds them), 0 if it stopped first (r holds the
+ * solved ones, maybe none), -1 if the solver could not run (said). */
+static int solve_endgame(GoJob *j, double deadline, EndgameResult *r) {
     EndgameConfig cfg;
     endgame_config_defaults(&cfg);
     int bits = 0;
     while (bits < ENDGAME_MAX_TABLE_BITS && ((uint64_t)1 << (bits + 1)) * 16 <= (uint64_t)j->s->opt.endgame_hash_mb << 20)
         bits++;
     cfg.table_bits = bits;
-    if (j->p.infinite || j->p.movetime >= 0) cfg.max_nodes = UINT64_MAX;
+    cfg.max_nodes = UINT64_MAX; /* time and stop limit it, not a node count */
     cfg.stop = &j->s->stop;
-    EndgameResult r;
-    endgame_result_init(&r);
+    cfg.deadline = deadline;
     RkError err;
-    int rc = endgame_solve(&j->game, &cfg, &r, &err);
-    if (rc == -1 || r.count == 0) {
-        siu_say(j->s, "info string endgame: %s; the static move instead", err.msg);
-        MoveList list;
-        movelist_init(&list);
-        all_moves(&j->game, j->s, &list);
-        say_bestmove(j, &list.moves[0]);
-        movelist_free(&list);
-        endgame_result_free(&r);
-        return;
+    int rc = endgame_solve(&j->game, &cfg, r, &err);
+    if (rc == -1 || r->count == 0) {
+        siu_say(j->s, "info string endgame: %s", err.msg);
+        return -1;
     }
     if (rc != 0)
-        siu_say(j->s, "info string endgame stopped after %llu positions: %d of %d moves solved%s",
-                (unsigned long long)r.nodes, r.solved, r.count,
-                r.solved == 0 ? "; the first in static order instead" : "");
-    if (r.solved > 0) say_endgame(j, &r);
-    siu_say(j->s, "info time %.0f nodes %llu", (rk_seconds() - j->t0) * 1000.0, (unsigned long long)r.nodes);
-    say_bestmove(j, &r.moves[r.solved > 0 ? r.best : 0]);
+        siu_say(j->s, "info string endgame stopped after %llu positions: %d of %d moves solved",
+                (unsigned long long)r->nodes, r->solved, r->count);
+    if (r->solved > 0) say_endgame(j, r);
+    siu_say(j->s, "info time %.0f nodes %llu", (rk_seconds() - j->t0) * 1000.0, (unsigned long long)r->nodes);
+    return rc == 0 ? 1 : 0;
+}
+
+static void run_endgame(GoJob *j) {
+    if (j->p.depth >= 0) say_ignored(j->s, "depth");
+    EndgameResult r;
+    endgame_result_init(&r);
+    int rc = solve_endgame(j, 0.0, &r);
+    if (rc < 0) {
+        static_bestmove(j);
+    } else {
+        /* stopped before any root move was solved: the first in the solver's
+         * order, the static endgame equity's best */
+        if (r.solved == 0) siu_say(j->s, "info string no move solved: the first in static order");
+        say_bestmove(j, &r.moves[r.solved > 0 ? r.best : 0]);
+    }
     endgame_result_free(&r);
 }
 
 /* ------------------------------------------------------------ auto */
 
+/* The solver's share of an auto search in an empty-bag position: half the
+ * movetime; without one, AUTO_ENDGAME_SECONDS; under infinite, no limit. */
+#define AUTO_ENDGAME_SECONDS 10.0
+
+/* go auto with an empty bag: the exact solver, if it solves every root move
+ * in its share of the time; true when it answered. */
+static bool auto_endgame(GoJob *j) {
+    double share = j->p.movetime >= 0 ? j->p.movetime / 2000.0 : AUTO_ENDGAME_SECONDS;
+    EndgameResult r;
+    endgame_result_init(&r);
+    int rc = solve_endgame(j, j->p.infinite ? 0.0 : j->t0 + share, &r);
+    bool stopped = atomic_load(&j->s->stop), answered = rc == 1 || (rc == 0 && stopped);
+    if (rc == 1) say_bestmove(j, &r.moves[r.best]);
+    else if (answered) say_bestmove(j, &r.moves[r.solved > 0 ? r.best : 0]); /* stopped: the best found */
+    else if (rc == 0) siu_say(j->s, "info string the endgame is not solved in its share of the time: the player chooses");
+    endgame_result_free(&r);
+    return answered;
+}
+
 static void run_auto(GoJob *j) {
     SiuSession *s = j->s;
-    if (j->game.bag.count == 0 && s->opt.auto_endgame) {
-        run_endgame(j);
-        return;
-    }
+    if (j->game.bag.count == 0 && s->opt.auto_endgame && auto_endgame(j)) return;
     Player *pl = &s->tables.player;
     if (strcmp(player_kind_name(pl), "sim") == 0) {
         SimConfig cfg;
