@@ -17,5 +17,6 @@ int cmd_sim(int argc, char **argv);
 int cmd_nn(int argc, char **argv);
 int cmd_endgame(int argc, char **argv);
 int cmd_decisions(int argc, char **argv);
+int cmd_arena(int argc, char **argv);
 
 #endif
