@@ -229,7 +229,8 @@ int engine_proc_send(EngineProc *e, const char *line, double deadline, RkError *
         }
         if (w < 0 && errno == EINTR) continue;
         if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-            rc = rk_error(err, "cannot write to the engine: %s", strerror(errno));
+            if (errno == EPIPE) rc = rk_error(err, "the engine exited (its input is closed)");
+            else rc = rk_error(err, "cannot write to the engine: %s", strerror(errno));
             break;
         }
         struct pollfd p = {e->to_fd, POLLOUT, 0};

@@ -24,10 +24,11 @@
  * Forfeits: an engine that crashes (its output closes, or it cannot be
  * written to), does not answer before the deadline (movetime + grace with a
  * movetime, else the per-move timeout), answers a malformed move (no token,
- * or one siu_move_parse refuses, or ex.N of unknown tiles) or an illegal one
- * loses that game at once. The referee prints one line on its log (the
- * reason, the engine, pair and game, the true position's CGP), restarts the
- * engine and goes on with the next game.
+ * or one siu_move_parse refuses) or an illegal one (siu_move_check refuses
+ * it, or ex.N: an engine knows its own tiles) loses that game at once.
+ * The referee prints one line on its log (the reason, the engine, pair and
+ * game, the true position's CGP), restarts the engine and goes on with the
+ * next game.
  *
  * Counting: a forfeited game is a loss for the offender (a win for the other
  * engine) in the wins, draws, losses and win %; its score at the forfeit is

@@ -401,6 +401,24 @@ static void test_gcg_files(void) {
     arena_close(&a);
 }
 
+/* The best-scoring first move of g (across on row 8) and its GCG line. */
+static void first_placement(TuEnv *env, Move *m, char *expect, size_t cap) {
+    Game *g = env->g;
+    MoveGenRequest req;
+    char rack[64], word[64] = "";
+    movegen_request_for_game(&req, g);
+    movegen_best(&req, m, NULL);
+    CU_ASSERT_EQUAL_FATAL(m->kind, MOVE_PLACE);
+    CU_ASSERT_EQUAL_FATAL(m->dir, DIR_ACROSS);
+    for (int i = 0; i < m->len; i++) {
+        char l[8];
+        ld_tile_label(&env->ld, m->tiles[i], l, sizeof l);
+        strcat(word, l);
+    }
+    rack_to_string(&g->racks[0], &env->ld, rack, sizeof rack);
+    snprintf(expect, cap, ">A: %s 8%c %s +%d %d\n", rack, 'A' + m->col, word, m->score, m->score);
+}
+
 /* A game of our own: a placement, an exchange, then passes up to six
  * scoreless turns; every line checked against the text it must be. */
 static void test_gcg_text(void) {
@@ -413,20 +431,7 @@ static void test_gcg_text(void) {
     *start = *g;
     Move moves[7];
     char expect[7][256], rack[64];
-    MoveGenRequest req;
-    movegen_request_for_game(&req, g);
-    movegen_best(&req, &moves[0], NULL);
-    CU_ASSERT_EQUAL_FATAL(moves[0].kind, MOVE_PLACE);
-    CU_ASSERT_EQUAL_FATAL(moves[0].dir, DIR_ACROSS); /* the first move, across on row 8 */
-    char word[32] = "";
-    for (int i = 0; i < moves[0].len; i++) {
-        char l[8];
-        ld_tile_label(&env.ld, moves[0].tiles[i], l, sizeof l);
-        strcat(word, l);
-    }
-    rack_to_string(&g->racks[0], &env.ld, rack, sizeof rack);
-    snprintf(expect[0], sizeof expect[0], ">A: %s 8%c %s +%d %d\n", rack, 'A' + moves[0].col, word, moves[0].score,
-             moves[0].score);
+    first_placement(&env, &moves[0], expect[0], sizeof expect[0]);
     int a_score = moves[0].score;
     game_play(g, &moves[0]);
     /* B throws back the first two tiles of its rack */
