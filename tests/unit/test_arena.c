@@ -296,6 +296,36 @@ static void test_hang(void) { expect_forfeits("hang", ARENA_FORFEIT_TIMEOUT, 100
 static void test_illegal(void) { expect_forfeits("illegal", ARENA_FORFEIT_ILLEGAL, 0); }
 static void test_garbage(void) { expect_forfeits("garbage", ARENA_FORFEIT_MALFORMED, 0); }
 
+/* An engine that starts once and never again: after its first forfeit it
+ * cannot be restarted, and every later game is its forfeit at its first
+ * turn ("does not start"); the pairs still complete. */
+static void test_no_restart(void) {
+    char dir[256], cmd[1024];
+    tu_tmpdir(dir, sizeof dir);
+    snprintf(cmd, sizeof cmd, "if [ -e '%s/started' ]; then exit 1; fi; touch '%s/started'; exec " FAKE " crash", dir,
+             dir);
+    Arena a;
+    if (!arena_open(&a, FAKE " good", cmd, 0, NULL)) return;
+    for (uint64_t i = 0; i < 2; i++) {
+        ArenaGame games[2];
+        RkError err;
+        CU_ASSERT_EQUAL(referee_play_pair(a.ref, i, games, &err), 0);
+        for (int k = 0; k < 2; k++) {
+            CU_ASSERT_EQUAL(games[k].forfeit, ARENA_FORFEIT_CRASH);
+            CU_ASSERT_EQUAL(games[k].offender, 1);
+            CU_ASSERT_EQUAL(games[k].a_result, 1);
+        }
+    }
+    CU_ASSERT_EQUAL(a.eng[1].starts, 1);
+    CU_ASSERT_FALSE(engine_proc_running(&a.eng[1]));
+    int total;
+    CU_ASSERT_EQUAL(log_lines(a.log, "(crash): exited during its move", &total), 1);
+    CU_ASSERT_EQUAL(log_lines(a.log, "(crash): does not start: ", &total), 3);
+    CU_ASSERT_EQUAL(log_lines(a.log, "B does not restart", &total), 4);
+    CU_ASSERT_EQUAL(total, 8);
+    arena_close(&a);
+}
+
 /* A hang without --movetime: the per-move timeout ends it. */
 static void test_hang_timeout(void) {
     Arena a;
@@ -499,6 +529,7 @@ int main(void) {
         {"a crashing engine forfeits every game, is restarted, the pairs complete", test_crash},
         {"a hanging engine forfeits on movetime + grace", test_hang},
         {"a hanging engine forfeits on the per-move timeout", test_hang_timeout},
+        {"an engine that cannot be restarted forfeits its later games at once", test_no_restart},
         {"an illegal move forfeits", test_illegal},
         {"a garbage move forfeits", test_garbage},
         {"totals pack and unpack", test_totals_pack},
