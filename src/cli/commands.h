@@ -18,5 +18,6 @@ int cmd_nn(int argc, char **argv);
 int cmd_endgame(int argc, char **argv);
 int cmd_decisions(int argc, char **argv);
 int cmd_siu(int argc, char **argv);
+int cmd_arena(int argc, char **argv);
 
 #endif

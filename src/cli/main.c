@@ -17,6 +17,7 @@ static const Command COMMANDS[] = {
     {"train", cmd_train, "the training job: generations of self-play and leave training (under mpirun)"},
     {"siu", cmd_siu, "rookery as an SIU engine on stdin/stdout, for front ends and referees"},
     {"match", cmd_match, "game pairs between two players, with a 95% confidence interval (under mpirun)"},
+    {"arena", cmd_arena, "game pairs between two SIU engines run as child processes, refereed (under mpirun)"},
     {"report", cmd_report, "per-generation table of a run and a PNG of its training curves"},
     {"lexicon", cmd_lexicon, "build, check and dump .kwg lexicon graphs"},
     {"movegen", cmd_movegen, "generate the moves of a CGP position (counts and best moves)"},
