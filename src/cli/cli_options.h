@@ -1,7 +1,7 @@
 /* cli_options.h - a command's options as a table: each option's name, kind,
  * destination and range, parsed by one loop with the same messages for
  * every command (an unknown or incomplete option, a bad value) and --help.
- * Every command but lexicon uses it (its subcommands still parse by hand). */
+ * Every command uses it (the lexicon subcommands with their operands). */
 #ifndef ROOKERY_CLI_OPTIONS_H
 #define ROOKERY_CLI_OPTIONS_H
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "core/kwg.h"
 #include "core/kwg_index.h"
@@ -100,30 +101,32 @@ static int open_ld(LetterDist *ld, const char *name) {
     return 0;
 }
 
-/* The options of check and dump: --help, --ld NAME, then the lexicon; the
- * operands after it are words (counted in *n_words) if `words`, otherwise an
+/* The options of check and dump (--ld NAME), then the lexicon; the operands
+ * after it are words (into *words, *n_words of them) if `words`, otherwise an
  * error. Returns -1 to go on, or the exit code. */
 static int lexicon_args(int argc, char **argv, const char *sub, void (*usage)(FILE *), bool words,
-                        const char **kwg_path, const char **ld_name, int *n_words) {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--ld") == 0 && i + 1 < argc) {
-            *ld_name = argv[++i];
-        } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "rookery lexicon %s: unknown or incomplete option '%s' (see --help)\n",
-                    sub, a);
-            return 2;
-        } else if (*kwg_path == NULL) {
-            *kwg_path = a;
-        } else if (words) {
-            (*n_words)++;
-        } else {
-            fprintf(stderr, "rookery lexicon %s: unexpected argument '%s' (see --help)\n", sub, a);
-            return 2;
-        }
+                        const char **kwg_path, const char **ld_name, const char ***word_list, int *n_words) {
+    const char **operands = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *operands);
+    if (operands == NULL) {
+        fprintf(stderr, "rookery: out of memory\n");
+        return 1;
+    }
+    CliStrings pos = {operands, 0, argc, NULL};
+    const CliOption opts[] = {{"--ld", CLI_STRING, ld_name, 0, 0, NULL}};
+    char cmd[32];
+    snprintf(cmd, sizeof cmd, "lexicon %s", sub);
+    int parsed = cli_options_parse_args(cmd, argc, argv, opts, 1, usage, &pos);
+    if (parsed != 0 || (!words && pos.n > 1)) {
+        if (parsed == 0) fprintf(stderr, "rookery lexicon %s: unexpected argument '%s' (see --help)\n", sub, operands[1]);
+        free(operands);
+        return parsed > 0 ? 0 : 2;
+    }
+    *kwg_path = pos.n > 0 ? operands[0] : NULL;
+    if (words) {
+        *n_words = pos.n > 0 ? pos.n - 1 : 0;
+        *word_list = operands; /* the caller frees it; the words start at [1] */
+    } else {
+        free(operands);
     }
     return -1;
 }
@@ -147,35 +150,23 @@ static int write_wordmap(const Kwg *k, int alphabet, int threads, const char *kw
 static int lexicon_build(int argc, char **argv) {
     const char *in_path = NULL, *out_path = NULL, *ld_name = NULL;
     int max_len = 15;
-    bool with_wordmap = true;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            usage_build(stdout);
-            return 0;
-        } else if (strcmp(a, "--no-wordmap") == 0) {
-            with_wordmap = false;
-        } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc) {
-            out_path = argv[++i];
-        } else if (strcmp(a, "--ld") == 0 && i + 1 < argc) {
-            ld_name = argv[++i];
-        } else if (strcmp(a, "--max-len") == 0) {
-            if (cli_parse_int("--max-len", i + 1 < argc ? argv[i + 1] : NULL, 1, LEXICON_MAX_LEN,
-                              &max_len) != 0)
-                return 2;
-            i++;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "rookery lexicon build: unknown or incomplete option '%s' (see --help)\n",
-                    a);
-            return 2;
-        } else if (in_path == NULL) {
-            in_path = a;
-        } else {
-            fprintf(stderr, "rookery lexicon build: more than one word list ('%s', '%s')\n",
-                    in_path, a);
-            return 2;
-        }
+    bool no_wordmap = false;
+    const char *operands[2];
+    CliStrings pos = {operands, 0, 2, NULL};
+    const CliOption opts[] = {{"--no-wordmap", CLI_FLAG, &no_wordmap, 0, 0, NULL},
+                              {"-o", CLI_STRING, &out_path, 0, 0, NULL},
+                              {"--output", CLI_STRING, &out_path, 0, 0, NULL},
+                              {"--ld", CLI_STRING, &ld_name, 0, 0, NULL},
+                              {"--max-len", CLI_INT, &max_len, 1, LEXICON_MAX_LEN, NULL}};
+    int parsed = cli_options_parse_args("lexicon build", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]),
+                                        usage_build, &pos);
+    if (parsed != 0) return parsed > 0 ? 0 : 2;
+    if (pos.n > 1) {
+        fprintf(stderr, "rookery lexicon build: more than one word list ('%s', '%s')\n", operands[0], operands[1]);
+        return 2;
     }
+    in_path = pos.n > 0 ? operands[0] : NULL;
+    bool with_wordmap = !no_wordmap;
     if (in_path == NULL || out_path == NULL) {
         fprintf(stderr, "rookery lexicon build: %s is required (see --help)\n",
                 in_path == NULL ? "a word list" : "-o NAME.kwg");
@@ -335,28 +326,20 @@ static int write_wordmap(const Kwg *k, int alphabet, int threads, const char *kw
 static int lexicon_wordmap(int argc, char **argv) {
     const char *kwg_path = NULL, *out_path = NULL, *ld_name = NULL;
     int threads = 2;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            usage_wordmap(stdout);
-            return 0;
-        } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc) {
-            out_path = argv[++i];
-        } else if (strcmp(a, "--ld") == 0 && i + 1 < argc) {
-            ld_name = argv[++i];
-        } else if (strcmp(a, "--threads") == 0) {
-            if (cli_parse_int("--threads", i + 1 < argc ? argv[i + 1] : NULL, 1, 8, &threads) != 0) return 2;
-            i++;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "rookery lexicon wordmap: unknown or incomplete option '%s' (see --help)\n", a);
-            return 2;
-        } else if (kwg_path == NULL) {
-            kwg_path = a;
-        } else {
-            fprintf(stderr, "rookery lexicon wordmap: unexpected argument '%s' (see --help)\n", a);
-            return 2;
-        }
+    const char *operands[2];
+    CliStrings pos = {operands, 0, 2, NULL};
+    const CliOption opts[] = {{"-o", CLI_STRING, &out_path, 0, 0, NULL},
+                              {"--output", CLI_STRING, &out_path, 0, 0, NULL},
+                              {"--ld", CLI_STRING, &ld_name, 0, 0, NULL},
+                              {"--threads", CLI_INT, &threads, 1, 8, NULL}};
+    int parsed = cli_options_parse_args("lexicon wordmap", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]),
+                                        usage_wordmap, &pos);
+    if (parsed != 0) return parsed > 0 ? 0 : 2;
+    if (pos.n > 1) {
+        fprintf(stderr, "rookery lexicon wordmap: unexpected argument '%s' (see --help)\n", operands[1]);
+        return 2;
     }
+    kwg_path = pos.n > 0 ? operands[0] : NULL;
     if (kwg_path == NULL) {
         fprintf(stderr, "rookery lexicon wordmap: a lexicon is required (see --help)\n");
         return 2;
@@ -380,31 +363,25 @@ static int lexicon_wordmap(int argc, char **argv) {
 /* ---- check ---- */
 
 static int lexicon_check(int argc, char **argv) {
-    const char *kwg_path = NULL, *ld_name = NULL;
+    const char *kwg_path = NULL, *ld_name = NULL, **words = NULL;
     int n_words = 0;
-    /* First pass: options and the lexicon; words are the other operands. */
-    int rc = lexicon_args(argc, argv, "check", usage_check, true, &kwg_path, &ld_name, &n_words);
+    int rc = lexicon_args(argc, argv, "check", usage_check, true, &kwg_path, &ld_name, &words, &n_words);
     if (rc >= 0) return rc;
     if (kwg_path == NULL || n_words == 0) {
         fprintf(stderr, "rookery lexicon check: %s (see --help)\n",
                 kwg_path == NULL ? "a lexicon and words are required" : "no words to check");
+        free(words);
         return 2;
     }
     LetterDist ld;
     Kwg k;
-    if (open_lexicon(&ld, ld_name, &k, kwg_path) != 0) return 2;
+    if (open_lexicon(&ld, ld_name, &k, kwg_path) != 0) {
+        free(words);
+        return 2;
+    }
     rc = 0;
-    bool seen_kwg = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--ld") == 0) {
-            i++;
-            continue;
-        }
-        if (!seen_kwg) {
-            seen_kwg = true;
-            continue;
-        }
+    for (int w = 1; w <= n_words; w++) {
+        const char *a = words[w];
         size_t len = strlen(a);
         char *up = malloc(len + 1);
         uint8_t *tiles = malloc(len + 1);
@@ -413,6 +390,7 @@ static int lexicon_check(int argc, char **argv) {
             free(tiles);
             fprintf(stderr, "rookery: out of memory\n");
             kwg_free(&k);
+            free(words);
             return 1;
         }
         memcpy(up, a, len + 1);
@@ -425,6 +403,7 @@ static int lexicon_check(int argc, char **argv) {
         free(tiles);
     }
     kwg_free(&k);
+    free(words);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "rookery: lexicon check: cannot write the output\n");
         return 1;
@@ -454,7 +433,7 @@ static int dump_word(const uint8_t *ml, int len, void *ctx) {
 
 static int lexicon_dump(int argc, char **argv) {
     const char *kwg_path = NULL, *ld_name = NULL;
-    int rc = lexicon_args(argc, argv, "dump", usage_dump, false, &kwg_path, &ld_name, NULL);
+    int rc = lexicon_args(argc, argv, "dump", usage_dump, false, &kwg_path, &ld_name, NULL, NULL);
     if (rc >= 0) return rc;
     if (kwg_path == NULL) {
         fprintf(stderr, "rookery lexicon dump: a lexicon is required (see --help)\n");
