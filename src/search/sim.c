@@ -166,6 +166,12 @@ static int stop_behind(SimResult *r, double z) {
     return live;
 }
 
+/* Whether cfg's stop flag is set, once the first iteration is done (a result
+ * needs one). */
+static bool stop_asked(const SimConfig *cfg, uint64_t it) {
+    return cfg->stop != NULL && it > 0 && atomic_load_explicit(cfg->stop, memory_order_relaxed);
+}
+
 int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err) {
     memset(out, 0, sizeof *out);
     if (check_config(cfg, err) != 0) return -1;
@@ -197,10 +203,16 @@ int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err
     double t0 = rk_seconds();
     int live = out->count;
     for (uint64_t it = 0; it < cfg->iterations && live > 1; it++) {
-        if (cfg->stop != NULL && it > 0 && atomic_load_explicit(cfg->stop, memory_order_relaxed)) break;
+        if (stop_asked(cfg, it)) break;
         sample_world(s, it);
-        for (int i = 0; i < out->count; i++)
-            if (out->cand[i].live) rollout(s, &out->cand[i]);
+        bool cut = false;
+        for (int i = 0; i < out->count && !cut; i++) {
+            /* a stop is seen between candidates too (an iteration can be long), the
+             * iteration then left part-played: only some candidates have its world */
+            cut = i > 0 && stop_asked(cfg, it);
+            if (!cut && out->cand[i].live) rollout(s, &out->cand[i]);
+        }
+        if (cut) break;
         out->iterations = it + 1;
         if (cfg->stop_z > 0.0 && out->iterations >= cfg->min_iterations) live = stop_behind(out, cfg->stop_z);
         if (cfg->progress != NULL) cfg->progress(cfg->progress_ctx, out);

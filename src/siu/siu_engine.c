@@ -79,64 +79,94 @@ static int deadline_wait(SiuSession *s) {
     return (int)(left * 1000.0) + 1;
 }
 
-/* Before a command that needs the engine idle (setoption, position, go):
- * a search with a limit is waited for (a front end that pipes commands
- * without waiting for bestmove gets them in order); under go infinite the
- * command is refused with an info line. */
-static bool wait_idle(SiuSession *s, const char *what) {
-    if (searching(s) && s->infinite) {
-        siu_say(s, "info string %s ignored: go infinite is running (send stop first)", what);
-        return false;
-    }
-    while (searching(s)) {
-        nanosleep(&(struct timespec){0, 1000000}, NULL);
-        deadline_wait(s);
-    }
-    reap(s, true);
-    return true;
-}
-
-static void position(SiuSession *s, const char *args) {
-    if (!wait_idle(s, "position")) return;
+/* Builds the position of a `position` command's arguments under the tables
+ * loaded now into out, its lex opcode into lex: SIU_POS_OK, or the error
+ * (err says why). */
+static SiuPosError build_position(SiuSession *s, const char *args, SiuPosition *out, char *lex, size_t lex_cap,
+                                  bool load, RkError *err) {
     char *cgp = malloc(MAX_LINE), *buf = malloc(MAX_LINE), **moves = malloc(MAX_MOVES * sizeof *moves);
-    SiuPosition *next = malloc(sizeof *next);
-    RkError err;
-    if (cgp == NULL || buf == NULL || moves == NULL || next == NULL) {
-        siu_say(s, "info string out of memory");
+    SiuPosError rc = SIU_POS_BAD_POSITION;
+    if (cgp == NULL || buf == NULL || moves == NULL) {
+        rk_error(err, "out of memory");
         goto done;
     }
-    int n = siu_position_split(args, cgp, MAX_LINE, buf, MAX_LINE, moves, MAX_MOVES, &err);
-    if (n < 0) {
-        siu_say(s, "info string error bad-position %s", err.msg);
-        goto done;
-    }
+    int n = siu_position_split(args, cgp, MAX_LINE, buf, MAX_LINE, moves, MAX_MOVES, err);
+    if (n < 0) goto done;
     CgpOps ops;
-    if (cgp_read_ops(cgp, &ops, &err) != 0) {
-        siu_say(s, "info string error bad-position %s", err.msg);
+    if (cgp_read_ops(cgp, &ops, err) != 0) goto done;
+    snprintf(lex, lex_cap, "%s", ops.lex);
+    bool reloaded;
+    if (load && siu_tables_load(s, ops.lex, &reloaded) != 0) {
+        rk_error(err, "the tables for this position did not load (see above)");
         goto done;
     }
-    if (siu_tables_load(s, ops.lex) != 0) {
-        siu_say(s, "info string error bad-position the tables for this position did not load (see above)");
+    if (!s->tables.loaded) {
+        rk_error(err, "no tables loaded");
         goto done;
     }
     const Engine *e = s->tables.engine;
     uint64_t seed = text_hash(args, UINT64_C(1469598103934665603) ^ (uint64_t)s->opt.seed);
-    SiuPosError rc = siu_position_build(next, cgp, moves, n, &e->ld, &e->layout, &e->kwg, seed, &err);
-    if (rc != SIU_POS_OK) {
-        siu_say(s, "info string error %s %s%s", rc == SIU_POS_BAD_MOVE ? "bad-move" : "bad-position", err.msg,
-                s->have_position ? " (the previous position stays)" : "");
-        goto done;
-    }
-    SiuPosition *old = s->pos;
-    s->pos = next;
-    next = old;
-    s->have_position = true;
-    snprintf(s->pos_lexicon, sizeof s->pos_lexicon, "%s", ops.lex);
+    rc = siu_position_build(out, cgp, moves, n, &e->ld, &e->layout, &e->kwg, seed, err);
 done:
-    free(next);
     free(moves);
     free(buf);
     free(cgp);
+    return rc;
+}
+
+static void drop_position(SiuSession *s) {
+    s->have_position = false;
+    free(s->pos_text);
+    s->pos_text = NULL;
+}
+
+/* The tables for lexicon lex, loaded. A position built under tables that a
+ * reload closed points into freed memory: it is built again from its text
+ * under the new ones (dropped, with an info line, if it no longer builds). */
+static int session_tables(SiuSession *s, const char *lex) {
+    bool reloaded;
+    if (siu_tables_load(s, lex, &reloaded) != 0) {
+        if (s->have_position) siu_say(s, "info string the position was dropped: the tables did not load");
+        drop_position(s);
+        return -1;
+    }
+    if (reloaded && s->have_position) {
+        RkError err;
+        char lex2[64];
+        if (build_position(s, s->pos_text, s->pos, lex2, sizeof lex2, false, &err) != SIU_POS_OK) {
+            siu_say(s, "info string the position was dropped: it does not build with the new options (%s)", err.msg);
+            drop_position(s);
+        }
+    }
+    return 0;
+}
+
+static void position(SiuSession *s, const char *args) {
+    SiuPosition *next = malloc(sizeof *next);
+    char *text = strdup(args), lex[64];
+    RkError err;
+    if (next == NULL || text == NULL) {
+        siu_say(s, "info string out of memory");
+        free(next);
+        free(text);
+        return;
+    }
+    SiuPosError rc = build_position(s, args, next, lex, sizeof lex, true, &err);
+    if (rc != SIU_POS_OK) {
+        siu_say(s, "info string error %s %s%s", rc == SIU_POS_BAD_MOVE ? "bad-move" : "bad-position", err.msg,
+                s->have_position ? " (the previous position stays)" : "");
+        free(next);
+        free(text);
+        /* the previous position, under its own tables again (the attempt may have loaded others) */
+        if (s->have_position) session_tables(s, s->pos_lexicon);
+        return;
+    }
+    free(s->pos);
+    free(s->pos_text);
+    s->pos = next;
+    s->pos_text = text;
+    s->have_position = true;
+    snprintf(s->pos_lexicon, sizeof s->pos_lexicon, "%s", lex);
 }
 
 /* The first word of `line` that is a command, and its arguments; unknown
@@ -166,6 +196,41 @@ static Command find_command(char *line, char **args) {
     }
 }
 
+/* A command that needs the engine idle, run now (the search is over). */
+static void idle_command(SiuSession *s, Command c, char *args) {
+    reap(s, true);
+    switch (c) {
+    case C_SETOPTION: siu_options_set(s, args); break;
+    case C_POSITION: position(s, args); break;
+    case C_GO:
+        if (s->have_position && session_tables(s, s->pos_lexicon) != 0) {
+            siu_say(s, "info string error bad-position the tables did not load (see above)");
+            break;
+        }
+        siu_go_start(s, args);
+        break;
+    default: break; /* siunewgame: nothing is cached between positions */
+    }
+}
+
+static bool queue_push(SiuSession *s, const char *line) {
+    if (s->qcount == s->qcap) {
+        int cap = s->qcap > 0 ? s->qcap * 2 : 16;
+        char **q = malloc((size_t)cap * sizeof *q);
+        if (q == NULL) return false;
+        for (int i = 0; i < s->qcount; i++) q[i] = s->queue[(s->qhead + i) % s->qcap];
+        free(s->queue);
+        s->queue = q;
+        s->qcap = cap;
+        s->qhead = 0;
+    }
+    char *copy = strdup(line);
+    if (copy == NULL) return false;
+    s->queue[(s->qhead + s->qcount) % s->qcap] = copy;
+    s->qcount++;
+    return true;
+}
+
 /* One line of input; false after quit. */
 static bool command(SiuSession *s, char *line) {
     char *args = NULL;
@@ -179,25 +244,53 @@ static bool command(SiuSession *s, char *line) {
         return true;
     }
     case C_SIU: handshake(s); return true;
-    case C_ISREADY:
+    case C_ISREADY: {
         /* during a search: at once; idle: once the tables are loaded */
-        if (!searching(s)) siu_tables_load(s, s->have_position ? s->pos_lexicon : "");
+        if (!searching(s) && s->qcount == 0) session_tables(s, s->have_position ? s->pos_lexicon : "");
         siu_say(s, "readyok");
         return true;
+    }
     case C_SETOPTION:
-        if (wait_idle(s, "setoption")) siu_options_set(s, args);
-        return true;
-    case C_POSITION: position(s, args); return true;
-    case C_NEWGAME: return true; /* nothing is cached between positions */
+    case C_POSITION:
+    case C_NEWGAME:
     case C_GO:
-        if (wait_idle(s, "go")) siu_go_start(s, args);
+        /* during a search (or behind commands waiting for one): in order once it ends */
+        if (searching(s) || s->qcount > 0) {
+            if (!queue_push(s, line)) siu_say(s, "info string out of memory: a command was dropped");
+        } else {
+            idle_command(s, c, args);
+        }
         return true;
     case C_STOP:
-        if (searching(s)) atomic_store(&s->stop, true); /* idle: ignored */
+        if (searching(s)) { /* idle: ignored */
+            atomic_store(&s->stop, true);
+            atomic_store(&s->halt, true);
+        }
         return true;
     case C_QUIT: return false;
     }
     return true;
+}
+
+/* Runs queued commands while no search runs. */
+static void drain_queue(SiuSession *s) {
+    while (s->qcount > 0 && !searching(s)) {
+        char *line = s->queue[s->qhead];
+        s->qhead = (s->qhead + 1) % s->qcap;
+        s->qcount--;
+        char *args = NULL;
+        Command c = find_command(line, &args);
+        idle_command(s, c, args);
+        free(line);
+    }
+}
+
+/* How long input may be waited for: until the deadline, or a moment when
+ * commands wait for the search to end (to run them when it does). */
+static int poll_wait(SiuSession *s) {
+    int ms = deadline_wait(s);
+    if (s->qcount > 0 && searching(s) && (ms < 0 || ms > 2)) ms = 2;
+    return ms;
 }
 
 /* Reads lines from fd until quit or the end of input. */
@@ -207,9 +300,10 @@ static void input_loop(SiuSession *s, int fd) {
     bool discarding = false, go_on = buf != NULL;
     while (go_on) {
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
-        int rc = poll(&pfd, 1, deadline_wait(s));
+        int rc = poll(&pfd, 1, poll_wait(s));
         deadline_wait(s);
         reap(s, false);
+        drain_queue(s);
         if (rc < 0 && errno == EINTR) continue;
         if (rc == 0) continue;
         if (len == cap) {
@@ -226,7 +320,7 @@ static void input_loop(SiuSession *s, int fd) {
         }
         ssize_t got = rc < 0 ? -1 : read(fd, buf + len, cap - len);
         if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) break; /* the end of input: as quit, once the search ends */
+        if (got <= 0) break; /* the end of input: as quit, once the searches asked for end */
         len += (size_t)got;
         size_t start = 0;
         for (size_t i = 0; i < len && go_on; i++) {
@@ -245,14 +339,26 @@ static void input_loop(SiuSession *s, int fd) {
         go_on = command(s, buf);
     }
     free(buf);
-    /* quit stops a search; the end of input lets a search with a limit end */
-    if (!go_on || s->infinite) atomic_store(&s->stop, true);
-    while (searching(s)) {
-        struct timespec ts = {0, 2000000};
-        nanosleep(&ts, NULL);
+    /* quit stops the search and drops what waits; the end of input lets the
+     * searches with a limit end and the waiting commands run (a go infinite
+     * is stopped: nobody is left to stop it) */
+    for (;;) {
+        if (!go_on || s->infinite) {
+            atomic_store(&s->stop, true);
+            atomic_store(&s->halt, true);
+        }
+        if (go_on) drain_queue(s);
+        if (!searching(s) && (!go_on || s->qcount == 0)) break;
+        nanosleep(&(struct timespec){0, 2000000}, NULL);
         deadline_wait(s);
+        reap(s, false);
     }
     reap(s, true);
+    while (s->qcount > 0) {
+        free(s->queue[s->qhead]);
+        s->qhead = (s->qhead + 1) % s->qcap;
+        s->qcount--;
+    }
 }
 
 int siu_engine_run(int in_fd, int out_fd, const char *const *presets, int npresets) {
@@ -261,6 +367,7 @@ int siu_engine_run(int in_fd, int out_fd, const char *const *presets, int nprese
     s->out_fd = out_fd;
     pthread_mutex_init(&s->out_lock, NULL);
     atomic_init(&s->stop, false);
+    atomic_init(&s->halt, false);
     atomic_init(&s->done, true);
     siu_options_defaults(&s->opt);
     int rc = 0;
@@ -274,6 +381,8 @@ int siu_engine_run(int in_fd, int out_fd, const char *const *presets, int nprese
     if (rc == 0) input_loop(s, in_fd);
     siu_tables_free(&s->tables);
     free(s->pos);
+    free(s->pos_text);
+    free(s->queue);
     pthread_mutex_destroy(&s->out_lock);
     free(s);
     return rc;

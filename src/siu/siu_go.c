@@ -68,7 +68,7 @@ static void say_gen(GoJob *j, const Move *m) {
 
 /* Ends the go: under `infinite`, not before stop (the protocol's rule). */
 static void say_bestmove(GoJob *j, const Move *m) {
-    while (j->p.infinite && !atomic_load(&j->s->stop)) {
+    while (j->p.infinite && !atomic_load(&j->s->halt)) { /* the front end's stop, not the movetime */
         struct timespec ts = {0, 2000000};
         nanosleep(&ts, NULL);
     }
@@ -188,7 +188,9 @@ static int sim_candidates(GoJob *j, const SimConfig *cfg, Move *out) {
     klv_request_leaves(&req, cfg->leave_value, cfg->leave_ctx);
     MoveList top;
     movelist_init(&top);
-    movegen_top(&req, cfg->candidates, move_compare_equity, &top);
+    /* room for every alsosearchmove beside the best */
+    int best = cfg->candidates < SIM_MAX_CANDIDATES - j->p.nalso ? cfg->candidates : SIM_MAX_CANDIDATES - j->p.nalso;
+    movegen_top(&req, best, move_compare_equity, &top);
     int n = 0;
     for (size_t i = 0; i < top.count; i++) out[n++] = top.moves[i];
     for (int k = 0; k < j->p.nalso && n < SIM_MAX_CANDIDATES; k++) {
@@ -272,7 +274,9 @@ static int solve_endgame(GoJob *j, double deadline, EndgameResult *r) {
     while (bits < ENDGAME_MAX_TABLE_BITS && ((uint64_t)1 << (bits + 1)) * 16 <= (uint64_t)j->s->opt.endgame_hash_mb << 20)
         bits++;
     cfg.table_bits = bits;
-    cfg.max_nodes = UINT64_MAX; /* time and stop limit it, not a node count */
+    /* time and stop limit a timed or infinite solve; an untimed one has the
+     * solver's default node budget (then the moves solved so far count) */
+    if (j->p.infinite || j->p.movetime >= 0 || deadline > 0) cfg.max_nodes = UINT64_MAX;
     cfg.stop = &j->s->stop;
     cfg.deadline = deadline;
     RkError err;
@@ -282,8 +286,9 @@ static int solve_endgame(GoJob *j, double deadline, EndgameResult *r) {
         return -1;
     }
     if (rc != 0)
-        siu_say(j->s, "info string endgame stopped after %llu positions: %d of %d moves solved",
-                (unsigned long long)r->nodes, r->solved, r->count);
+        siu_say(j->s, "info string endgame stopped after %llu positions (%s): %d of %d moves solved",
+                (unsigned long long)r->nodes, rc == ENDGAME_OVER_BUDGET ? "its node budget" : "stop or time",
+                r->solved, r->count);
     if (r->solved > 0) say_endgame(j, r);
     siu_say(j->s, "info time %.0f nodes %llu", (rk_seconds() - j->t0) * 1000.0, (unsigned long long)r->nodes);
     return rc == 0 ? 1 : 0;
@@ -319,6 +324,7 @@ static bool auto_endgame(GoJob *j) {
     endgame_result_init(&r);
     int rc = solve_endgame(j, j->p.infinite ? 0.0 : j->t0 + share, &r);
     bool stopped = atomic_load(&j->s->stop), answered = rc == 1 || (rc == 0 && stopped);
+    /* (stopped: the front end's stop or the movetime, not the solver's share of it) */
     if (rc == 1) say_bestmove(j, &r.moves[r.best]);
     else if (answered) say_bestmove(j, &r.moves[r.solved > 0 ? r.best : 0]); /* stopped: the best found */
     else if (rc == 0) siu_say(j->s, "info string the endgame is not solved in its share of the time: the player chooses");
@@ -458,10 +464,6 @@ void siu_go_start(SiuSession *s, const char *args) {
         siu_say(s, "info string error no-position go needs a position first");
         return;
     }
-    if (siu_tables_load(s, s->pos_lexicon) != 0) {
-        siu_say(s, "info string error bad-position the tables did not load (see above)");
-        return;
-    }
     const SiuPosition *pos = s->pos;
     if (game_over(&pos->game)) {
         siu_say(s, "info string error bad-position the game is over");
@@ -486,6 +488,7 @@ void siu_go_start(SiuSession *s, const char *args) {
     j->game = pos->game;
     j->t0 = j->last_report = rk_seconds();
     atomic_store(&s->stop, false);
+    atomic_store(&s->halt, false);
     atomic_store(&s->done, false);
     s->infinite = j->p.infinite;
     s->deadline = j->p.movetime >= 0 ? j->t0 + (double)j->p.movetime / 1000.0 : 0;

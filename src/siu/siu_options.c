@@ -307,12 +307,14 @@ static void player_spec(const SiuOptions *o, char *out, size_t cap) {
     else copy(out, cap, p);
 }
 
-int siu_tables_load(SiuSession *s, const char *lex) {
+int siu_tables_load(SiuSession *s, const char *lex, bool *reloaded) {
     const SiuOptions *o = &s->opt;
     const char *want = lex[0] != '\0' ? lex : o->lexicon;
     char key[sizeof s->tables.key];
     snprintf(key, sizeof key, "%s|%s|%s|%s|%s|%s", o->data_path, want, o->leaves, o->win_table, o->player, o->model);
+    *reloaded = false;
     if (s->tables.loaded && strcmp(key, s->tables.key) == 0) return 0;
+    *reloaded = true;
     siu_tables_free(&s->tables);
     SiuTables *t = &s->tables;
     RkError err;

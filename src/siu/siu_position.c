@@ -39,24 +39,30 @@ int siu_position_split(const char *args, char *cgp, size_t cgp_cap, char *buf, s
     return nmoves;
 }
 
+static void unseen_back(Game *g, int k);
+
 /* Puts player k's rack back among the unseen tiles and deals them a new one
- * from there: as many tiles as they held if `keep_size`, else as many as
- * the rules say (7, or every unseen tile when fewer are left). */
+ * from there, as many tiles as the rules say (7, or every unseen tile when
+ * fewer are left). */
 static void redeal(Game *g, int k, Rng *r) {
+    unseen_back(g, k);
+    bag_refill_rack(&g->bag, &g->racks[k], r);
+}
+
+/* Puts player k's rack back in the bag (it is unseen: the engine does not
+ * know it). */
+static void unseen_back(Game *g, int k) {
     Rack *rack = &g->racks[k];
     for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
         for (; rack->count[ml] > 0; rack->count[ml]--) bag_add(&g->bag, (uint8_t)ml);
     rack->total = 0;
-    bag_refill_rack(&g->bag, rack, r);
 }
 
 /* Gives the mover (whose rack is unknown) a rack that holds `need` plus
  * other unseen tiles; false if the unseen tiles do not hold `need`. */
 static bool deal_holding(Game *g, const Rack *need, Rng *r) {
     Rack *rack = &g->racks[g->on_turn];
-    for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
-        for (; rack->count[ml] > 0; rack->count[ml]--) bag_add(&g->bag, (uint8_t)ml);
-    rack->total = 0;
+    unseen_back(g, g->on_turn);
     for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
         for (int i = 0; i < need->count[ml]; i++) {
             if (bag_take(&g->bag, (uint8_t)ml) != 0) return false;
@@ -86,11 +92,24 @@ static SiuPosError play_token(SiuPosition *p, const char *tok, Rng *r, RkError *
     Move m;
     bool unknown_tiles;
     RkError e2;
+    if (strncmp(tok, "phony.", 6) == 0) { /* a play challenged off: a scoreless turn, the tiles kept */
+        if (siu_move_parse(&m, &unknown_tiles, tok + 6, &g->board, g->ld, &e2) != 0 || m.kind != MOVE_PLACE) {
+            rk_error(err, "%s: expected phony.COORD.TILES (%s)", q, e2.msg);
+            return SIU_POS_BAD_MOVE;
+        }
+        m = (Move){.kind = MOVE_PASS};
+        game_play(g, &m);
+        return SIU_POS_OK;
+    }
     if (siu_move_parse(&m, &unknown_tiles, tok, &g->board, g->ld, &e2) != 0) {
         rk_error(err, "%s", e2.msg);
         return SIU_POS_BAD_MOVE;
     }
     int me = g->on_turn;
+    /* both racks unknown: the other's tiles are unseen too, so the mover may
+     * hold any of them (dealt again before the move is played) */
+    bool other_unknown = !p->rack_known[me] && !p->rack_known[1 - me];
+    if (other_unknown) unseen_back(g, 1 - me);
     if (siu_move_check(g, p->rack_known[me], &m, unknown_tiles, &e2) != 0) {
         rk_error(err, "move '%s': %s", q, e2.msg);
         return SIU_POS_BAD_MOVE;
@@ -101,6 +120,7 @@ static SiuPosError play_token(SiuPosition *p, const char *tok, Rng *r, RkError *
         if (unknown_tiles) rack_clear(&need);
         if (!deal_holding(g, &need, r)) return rk_error(err, "move '%s': its tiles are not unseen", q), SIU_POS_BAD_MOVE;
     }
+    if (other_unknown) bag_refill_rack(&g->bag, &g->racks[1 - me], r);
     if (m.kind == MOVE_EXCHANGE && unknown_tiles) { /* any n of the tiles held: the rack is unknown after it */
         int n = 0;
         const Rack *rack = &g->racks[me];
@@ -113,23 +133,29 @@ static SiuPosError play_token(SiuPosition *p, const char *tok, Rng *r, RkError *
 }
 
 /* rack.<tiles>: the rack of the player on turn. */
-static SiuPosError set_rack(SiuPosition *p, const char *tok, RkError *err) {
+static SiuPosError set_rack(SiuPosition *p, const char *tok, Rng *r, RkError *err) {
     Game *g = &p->game;
+    int me = g->on_turn;
     Rack want;
     RkError e2;
+    if (tok[5] == '\0') return rk_error(err, "'%s': no tiles", tok), SIU_POS_BAD_MOVE;
     if (rack_parse(&want, g->ld, tok + 5, &e2) != 0) return rk_error(err, "'%s': %s", tok, e2.msg), SIU_POS_BAD_MOVE;
     if (want.total > RK_RACK_SIZE) return rk_error(err, "'%s': more than %d tiles", tok, RK_RACK_SIZE), SIU_POS_BAD_MOVE;
-    Rack *rack = &g->racks[g->on_turn];
-    for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
-        for (; rack->count[ml] > 0; rack->count[ml]--) bag_add(&g->bag, (uint8_t)ml);
-    rack->total = 0;
+    unseen_back(g, me);
+    bool other_unknown = !p->rack_known[1 - me];
+    if (other_unknown) unseen_back(g, 1 - me);
     for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
         for (int i = 0; i < want.count[ml]; i++) {
             if (bag_take(&g->bag, (uint8_t)ml) != 0)
                 return rk_error(err, "'%s': the rack holds tiles that are not unseen", tok), SIU_POS_BAD_MOVE;
-            rack_add(rack, (uint8_t)ml);
+            rack_add(&g->racks[me], (uint8_t)ml);
         }
-    p->rack_known[g->on_turn] = true;
+    if (other_unknown) bag_refill_rack(&g->bag, &g->racks[1 - me], r);
+    if (want.total < RK_RACK_SIZE && g->bag.count > 0)
+        return rk_error(err, "'%s': %d tiles, but a rack is full while the bag has tiles (%d left)", tok, want.total,
+                        g->bag.count),
+               SIU_POS_BAD_MOVE;
+    p->rack_known[me] = true;
     return SIU_POS_OK;
 }
 
@@ -149,7 +175,7 @@ SiuPosError siu_position_build(SiuPosition *out, const char *cgp, char *const *m
         SiuPosError rc;
         if (strncmp(moves[i], "rack.", 5) == 0) {
             if (i != nmoves - 1) return rk_error(err, "'%s' must be the last token of the moves", moves[i]), SIU_POS_BAD_MOVE;
-            rc = set_rack(out, moves[i], err);
+            rc = set_rack(out, moves[i], &r, err);
         } else {
             rc = play_token(out, moves[i], &r, err);
         }

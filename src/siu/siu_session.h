@@ -58,12 +58,18 @@ typedef struct SiuSession {
     SiuOptions opt;
     SiuTables tables;
     bool have_position;
-    SiuPosition *pos;         /* heap */
+    SiuPosition *pos;         /* heap; built under the tables loaded now (a reload rebuilds it) */
+    char *pos_text;           /* the position command's arguments, to rebuild it */
     char pos_lexicon[64];     /* the position's lex opcode, "" if none */
+    /* commands that need the engine idle (setoption, position, siunewgame,
+     * go), arrived during a search: run in order once it ends */
+    char **queue;
+    int qhead, qcount, qcap;
     /* the search */
     pthread_t thread;
     bool thread_live;         /* started and not joined */
-    atomic_bool stop;         /* stop, quit, or the movetime deadline */
+    atomic_bool stop;         /* ends the search: stop, quit, or the movetime deadline */
+    atomic_bool halt;         /* the front end's stop (or quit): a go infinite may answer */
     atomic_bool done;         /* the thread has written its bestmove */
     double deadline;          /* rk_seconds() at which to stop; 0 = none */
     bool infinite;
@@ -81,12 +87,15 @@ int siu_options_set(SiuSession *s, const char *args);
 /* A preset "Name=Value" (rookery siu --option): 0, or -1 with why. */
 int siu_options_preset(SiuOptions *o, const char *name_value, char *why, size_t cap);
 /* Loads what the options name for lexicon `lex` ("" = the Lexicon option)
- * unless it is loaded already: 0, or -1 after an `info string error`. */
-int siu_tables_load(SiuSession *s, const char *lex);
+ * unless it is loaded already (*reloaded says whether it loaded anew: what
+ * pointed into the old tables, such as the position, must be rebuilt): 0,
+ * or -1 after an `info string` line (the tables are then closed). */
+int siu_tables_load(SiuSession *s, const char *lex, bool *reloaded);
 void siu_tables_free(SiuTables *t);
 
 /* A go: parses its arguments and starts the search thread (the session's
- * thread fields), or answers with an error and starts nothing. */
+ * thread fields), or answers with an error and starts nothing. The tables
+ * must be loaded for the position (if there is one). */
 void siu_go_start(SiuSession *s, const char *args);
 
 #endif

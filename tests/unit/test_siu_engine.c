@@ -346,13 +346,13 @@ static void test_position_errors(void) {
     CU_ASSERT(read_until(f, "bestmove", 1000) < 0);
     CU_ASSERT(first_prefix(f, "info string error bad-position") >= 0);
     /* ...given with rack.: a search, from the right position */
-    send_line(f, "position cgp 15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 / 0/0 0 moves 8H.ZA rack.EIRST");
-    send_line(f, "go gen searchmoves 8H.ZAIRE H8.ZIT bogus 8H.QI");
+    send_line(f, "position cgp 15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 / 0/0 0 moves 8H.ZA rack.EIRSTLN");
+    send_line(f, "go gen searchmoves 9I.SLINTER J8.SLINTER bogus 8H.QI");
     CU_ASSERT_FATAL(read_until(f, "bestmove", 5000) >= 0);
     CU_ASSERT(count_prefix(f, "info gen move ") <= 2);
     CU_ASSERT(count_prefix(f, "info string error bad-move") >= 1);
     int b = first_prefix(f, "bestmove ");
-    CU_ASSERT(b >= 0 && strcmp(f->lines[b], "bestmove H8.ZIT") == 0); /* the better of the two by equity */
+    CU_ASSERT(b >= 0 && strcmp(f->lines[b], "bestmove J8.SLINTER") == 0); /* the better of the two by equity */
     /* an undeclared mode */
     send_line(f, "go infer");
     CU_ASSERT(read_until(f, "bestmove", 500) < 0);
@@ -389,6 +389,50 @@ static void test_options(void) {
     CU_ASSERT(siu_engine_run(-1, -1, bad, 1) == 2);
 }
 
+/* Options changed between position and go: the tables load anew and the
+ * position is built again under them (it pointed into the old ones). */
+static void test_reload_rebuilds_position(void) {
+    if (tu_sowpods_kwg() == NULL) return;
+    Front *f = ready(NULL);
+    send_line(f, "position cgp " OPENING);
+    send_line(f, "setoption name Leaves value zero");
+    send_line(f, "isready");
+    CU_ASSERT(read_until(f, "readyok", 30000) >= 0);
+    send_line(f, "setoption name Leaves value default");
+    send_line(f, "go gen");
+    CU_ASSERT_FATAL(read_until(f, "bestmove", 30000) >= 0);
+    int prov = first_prefix(f, "info string provenance");
+    CU_ASSERT(prov >= 0 && strstr(f->lines[prov], "leaves=SOWPODS.klv2") != NULL);
+    expect_legal_bestmove(f, OPENING);
+    /* a position that fails after loading another lexicon: the previous one stays, usable */
+    send_line(f, "position cgp " OPENING " lex NWL20; moves 8H.QQ");
+    send_line(f, "go gen");
+    CU_ASSERT_FATAL(read_until(f, "bestmove", 30000) >= 0);
+    CU_ASSERT(first_prefix(f, "info string error bad-move") >= 0);
+    expect_legal_bestmove(f, OPENING);
+    front_quit(f);
+}
+
+/* Commands right behind a stop, in one write, and a movetime under go
+ * infinite (it ends the search, not the wait for stop). */
+static void test_pipelined(void) {
+    if (tu_sowpods_kwg() == NULL) return;
+    Front *f = ready(NULL);
+    send_line(f, "position cgp " OPENING);
+    send_line(f, "go infinite movetime 150");
+    CU_ASSERT(read_until(f, "bestmove", 700) < 0);
+    send_line(f, "stop\ngo gen");
+    int answered = 0;
+    for (int i = 0; i < 2; i++) answered += read_until(f, "bestmove", 10000) >= 0;
+    CU_ASSERT(answered == 2); /* the infinite search's, then the gen's */
+    /* a go piped behind a go with a limit runs after it, in order */
+    send_line(f, "go sim iterations 5\ngo gen\ngo sim iterations 3");
+    int got = 0;
+    for (int i = 0; i < 3; i++) got += read_until(f, "bestmove", 20000) >= 0;
+    CU_ASSERT(got == 3);
+    front_quit(f);
+}
+
 /* The static player through go auto plays the static best move. */
 static void test_static_player(void) {
     if (tu_sowpods_kwg() == NULL) return;
@@ -414,6 +458,8 @@ int main(void) {
                            {"bad CGPs and moves, the rack on turn unknown, rack., searchmoves", test_position_errors},
                            {"options: set, bad values, a lexicon that is not there", test_options},
                            {"Player=static: go plays the static best move", test_static_player},
+                           {"options changed after position: the position is built again", test_reload_rebuilds_position},
+                           {"stop then go in one write; movetime under go infinite", test_pipelined},
                            CU_TEST_INFO_NULL};
     return tu_run("siu_engine", tests);
 }

@@ -99,8 +99,8 @@ static void test_malformed(void) {
     CU_ASSERT(siu_move_check(e.g, true, &m, false, &err) == 0);
     CU_ASSERT(m.score > 0);
     /* accepted in lowercase columns, written in uppercase */
-    CU_ASSERT_FATAL(siu_move_parse(&m, &unknown, "h8.CATS", &e.g->board, &e.ld, &err) != 0 ||
-                    m.dir == DIR_DOWN);
+    CU_ASSERT_FATAL(siu_move_parse(&m, &unknown, "h7.ACT", &e.g->board, &e.ld, &err) == 0);
+    CU_ASSERT(m.dir == DIR_DOWN && m.row == 6 && m.col == 7 && m.ntiles == 2);
     CU_ASSERT_FATAL(siu_move_parse(&m, &unknown, "8h.CATS", &e.g->board, &e.ld, &err) == 0);
     char tok[SIU_MOVE_MAX];
     siu_move_write(&m, &e.g->board, &e.ld, tok, sizeof tok);
@@ -136,9 +136,9 @@ static void test_positions(void) {
     CU_ASSERT(!p->rack_known[0] && !p->rack_known[1]);
     tu_expect_conserved(&p->game);
     /* then the rack of the player on turn */
-    CU_ASSERT(build(&e, p, "cgp 15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 / 0/0 0 moves 8H.ZA rack.QI?AB", &err) ==
+    CU_ASSERT(build(&e, p, "cgp 15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 / 0/0 0 moves 8H.ZA rack.QI?ABCD", &err) ==
               SIU_POS_OK);
-    CU_ASSERT(p->rack_known[1] && p->game.racks[1].total == 5);
+    CU_ASSERT(p->rack_known[1] && p->game.racks[1].total == 7);
     tu_expect_conserved(&p->game);
     /* a move not legal here, a move of tiles the mover does not hold, a bad CGP */
     CU_ASSERT(build(&e, p, "cgp 15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 AEINRST/ 0/0 0 moves 8H.QI", &err) ==
@@ -155,6 +155,37 @@ static void test_positions(void) {
     CU_ASSERT(build(&e, p, eg, &err) == SIU_POS_OK);
     CU_ASSERT(p->game.bag.count == 0 && p->game.racks[1].total == 7);
     tu_expect_conserved(&p->game);
+    /* both racks unknown: the opponent's dealt tiles are unseen too, whatever the seed */
+    const char *eg_unknown = "cgp 5BERGS5/4PA3U5/2QAID3R5/3BEE3F2S2/1P1ET2VIATIC2/MA1TAW3c2H2/ES3IS2E2A2/AT1FOLIA4V2/"
+                             "LI1L1EX1E6/1N1O1D2N2Y3/1GNU2C1JETE3/2ER2OHO2N3/2O3GOY6/1INDOW1U7/4DORR7 / 0/0 0 moves rack.IKLMTZ";
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        char cgp[1024], buf[2048], *moves[8];
+        int n = siu_position_split(eg_unknown, cgp, sizeof cgp, buf, sizeof buf, moves, 8, &err);
+        CU_ASSERT_FATAL(n == 1);
+        SiuPosError rc = siu_position_build(p, cgp, moves, n, &e.ld, &e.lay, &e.kwg, seed, &err);
+        if (rc != SIU_POS_OK) printf("\nseed %llu: %s\n", (unsigned long long)seed, err.msg);
+        CU_ASSERT(rc == SIU_POS_OK);
+        CU_ASSERT(p->game.bag.count == 0 && p->game.racks[1].total == 7 && p->rack_known[0]);
+        tu_expect_conserved(&p->game);
+        n = siu_position_split("cgp 15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 / 0/0 0 moves 8H.ZA 9H.AX", cgp,
+                               sizeof cgp, buf, sizeof buf, moves, 8, &err);
+        rc = siu_position_build(p, cgp, moves, n, &e.ld, &e.lay, &e.kwg, seed, &err);
+        if (rc != SIU_POS_OK) printf("\nseed %llu: %s\n", (unsigned long long)seed, err.msg);
+        CU_ASSERT(rc == SIU_POS_OK && p->game.scores[0] == 22);
+        tu_expect_conserved(&p->game);
+    }
+    /* a play challenged off: a scoreless turn, the rack kept */
+    CU_ASSERT(build(&e, p, "cgp 15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 AEINRST/ 0/0 0 moves phony.8D.RETSINA",
+                    &err) == SIU_POS_OK);
+    CU_ASSERT(p->game.on_turn == 1 && p->game.zeros == 1 && p->game.scores[0] == 0 && p->game.board.tiles_on_board == 0);
+    CU_ASSERT(p->rack_known[0] && p->game.racks[0].total == 7);
+    CU_ASSERT(build(&e, p, "cgp 15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 AEINRST/ 0/0 0 moves phony.8D", &err) ==
+              SIU_POS_BAD_MOVE);
+    /* rack. with no tiles, or short while the bag has tiles */
+    CU_ASSERT(build(&e, p, "cgp 15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 / 0/0 0 moves 8H.ZA rack.", &err) ==
+              SIU_POS_BAD_MOVE);
+    CU_ASSERT(build(&e, p, "cgp 15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 / 0/0 0 moves 8H.ZA rack.AB", &err) ==
+              SIU_POS_BAD_MOVE);
     char line[64];
     CU_ASSERT(siu_position_split("joho 15/15", line, sizeof line, line, sizeof line, NULL, 0, &err) < 0);
     free(p);
