@@ -419,9 +419,10 @@ static bool parse_params(SiuSession *s, const char *args, GoParams *p) {
         tok[n++] = t;
     memset(p, 0, sizeof *p);
     p->depth = p->iterations = p->movetime = p->stopcondition = p->threads = -1;
-    MoveList legal;
+    MoveList legal; /* the legal moves, listed only if searchmoves or alsosearchmoves need them */
     movelist_init(&legal);
-    all_moves(&s->pos->game, s, &legal);
+    for (int i = 0; i < n && legal.count == 0; i++)
+        if (strcmp(tok[i], "searchmoves") == 0 || strcmp(tok[i], "alsosearchmoves") == 0) all_moves(&s->pos->game, s, &legal);
     bool ok = true;
     for (int i = 0; i < n && ok; i++) {
         const char *t = tok[i];
