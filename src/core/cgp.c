@@ -297,28 +297,14 @@ int cgp_parse(Game *g, const char *cgp, const LetterDist *ld, const Layout *lay,
 
 /* ---------------------------------------------------------------- writing */
 
-typedef struct Out {
-    char *buf;
-    size_t cap, pos;
-} Out;
-
-static void out_str(Out *o, const char *s) {
-    if (o->cap == 0) return;
-    size_t n = strlen(s);
-    if (o->pos + n + 1 > o->cap) n = o->cap - 1 - o->pos;
-    memcpy(o->buf + o->pos, s, n);
-    o->pos += n;
-    o->buf[o->pos] = '\0';
-}
-
 void cgp_write(const Game *g, const char *lex, char *buf, size_t cap) {
-    Out o = {buf, cap, 0};
+    RkText o = {buf, cap, 0};
     if (cap > 0) buf[0] = '\0';
     const Board *b = &g->board;
     int dim = b->dim;
     char tmp[64];
     for (int r = 0; r < dim; r++) {
-        if (r > 0) out_str(&o, "/");
+        if (r > 0) rk_text_put(&o, "/");
         int run = 0;
         for (int c = 0; c < dim; c++) {
             uint8_t t = board_at(b, r, c);
@@ -328,30 +314,30 @@ void cgp_write(const Game *g, const char *lex, char *buf, size_t cap) {
             }
             if (run > 0) {
                 snprintf(tmp, sizeof tmp, "%d", run);
-                out_str(&o, tmp);
+                rk_text_put(&o, tmp);
                 run = 0;
             }
             ld_tile_label(g->ld, t, tmp, sizeof tmp);
-            out_str(&o, tmp);
+            rk_text_put(&o, tmp);
         }
         if (run > 0) {
             snprintf(tmp, sizeof tmp, "%d", run);
-            out_str(&o, tmp);
+            rk_text_put(&o, tmp);
         }
     }
     int me = g->on_turn, opp = 1 - me;
     char rack[RK_RACK_SIZE * RK_LABEL_MAX * 4 + 1];
-    out_str(&o, " ");
+    rk_text_put(&o, " ");
     rack_to_string(&g->racks[me], g->ld, rack, sizeof rack);
-    out_str(&o, rack);
-    out_str(&o, "/");
+    rk_text_put(&o, rack);
+    rk_text_put(&o, "/");
     rack_to_string(&g->racks[opp], g->ld, rack, sizeof rack);
-    out_str(&o, rack);
+    rk_text_put(&o, rack);
     snprintf(tmp, sizeof tmp, " %d/%d %d", g->scores[me], g->scores[opp], g->zeros);
-    out_str(&o, tmp);
+    rk_text_put(&o, tmp);
     if (lex != NULL) {
-        out_str(&o, " lex ");
-        out_str(&o, lex);
-        out_str(&o, ";");
+        rk_text_put(&o, " lex ");
+        rk_text_put(&o, lex);
+        rk_text_put(&o, ";");
     }
 }

@@ -101,3 +101,12 @@ char *rk_json_escape(const char *s, char *out, size_t cap) {
     out[o] = '\0';
     return out;
 }
+
+void rk_text_put(RkText *t, const char *s) {
+    if (t->cap == 0) return;
+    size_t n = strlen(s);
+    if (t->pos + n + 1 > t->cap) n = t->cap - 1 - t->pos;
+    memcpy(t->buf + t->pos, s, n);
+    t->pos += n;
+    t->buf[t->pos] = '\0';
+}

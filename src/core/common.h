@@ -45,6 +45,13 @@ void rk_quote_text(char *dst, size_t cap, const char *s, size_t n);
  * always valid UTF-8 JSON); cut short to fit, never inside an escape or a
  * character. Returns out. */
 char *rk_json_escape(const char *s, char *out, size_t cap);
+/* Text built in a caller's buffer: each piece appended is cut to fit, and
+ * the buffer always holds a NUL-terminated string (when cap > 0). */
+typedef struct RkText {
+    char *buf;
+    size_t cap, pos;
+} RkText;
+void rk_text_put(RkText *t, const char *s);
 /* Bytes of the (UTF-8) character at s, at least 1 (fewer if the string ends
  * inside it). */
 size_t rk_char_len(const char *s);

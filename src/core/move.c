@@ -20,24 +20,10 @@
 
 /* ---------------------------------------------------------------- writing */
 
-typedef struct Out {
-    char *buf;
-    size_t cap, pos;
-} Out;
-
-static void out_str(Out *o, const char *s) {
-    size_t n = strlen(s);
-    if (o->cap == 0) return;
-    if (o->pos + n + 1 > o->cap) n = o->cap - 1 - o->pos; /* truncate */
-    memcpy(o->buf + o->pos, s, n);
-    o->pos += n;
-    o->buf[o->pos] = '\0';
-}
-
-static void out_tile(Out *o, const LetterDist *ld, uint8_t t) {
+static void out_tile(RkText *o, const LetterDist *ld, uint8_t t) {
     char label[RK_LABEL_MAX + 1];
     ld_tile_label(ld, t, label, sizeof label);
-    out_str(o, label);
+    rk_text_put(o, label);
 }
 
 static int cmp_u8(const void *a, const void *b) {
@@ -45,10 +31,10 @@ static int cmp_u8(const void *a, const void *b) {
 }
 
 void move_to_string(const Move *m, const Board *b, const LetterDist *ld, char *buf, size_t cap) {
-    Out o = {buf, cap, 0};
+    RkText o = {buf, cap, 0};
     if (cap > 0) buf[0] = '\0';
     if (m->kind == MOVE_PASS) {
-        out_str(&o, "pass");
+        rk_text_put(&o, "pass");
         return;
     }
     if (m->kind == MOVE_EXCHANGE) {
@@ -56,35 +42,35 @@ void move_to_string(const Move *m, const Board *b, const LetterDist *ld, char *b
         int n = m->len <= RK_MAX_DIM ? m->len : RK_MAX_DIM;
         memcpy(t, m->tiles, (size_t)n);
         qsort(t, (size_t)n, 1, cmp_u8);
-        out_str(&o, "(exch ");
+        rk_text_put(&o, "(exch ");
         for (int i = 0; i < n; i++) out_tile(&o, ld, t[i]);
-        out_str(&o, ")");
+        rk_text_put(&o, ")");
         return;
     }
     char coord[16];
     if (m->dir == DIR_ACROSS) snprintf(coord, sizeof coord, "%d%c ", m->row + 1, 'A' + m->col);
     else snprintf(coord, sizeof coord, "%c%d ", 'A' + m->col, m->row + 1);
-    out_str(&o, coord);
+    rk_text_put(&o, coord);
     int dr = m->dir == DIR_ACROSS ? 0 : 1, dc = 1 - dr;
     bool in_paren = false;
     int n = m->len <= RK_MAX_DIM ? m->len : RK_MAX_DIM;
     for (int i = 0; i < n; i++) {
         uint8_t t = m->tiles[i];
         if (t == MOVE_PLAYED_THROUGH) {
-            if (!in_paren) out_str(&o, "(");
+            if (!in_paren) rk_text_put(&o, "(");
             in_paren = true;
             int r = m->row + dr * i, c = m->col + dc * i;
             if (b != NULL && r < b->dim && c < b->dim && board_at(b, r, c) != 0)
                 out_tile(&o, ld, board_at(b, r, c));
             else
-                out_str(&o, ".");
+                rk_text_put(&o, ".");
         } else {
-            if (in_paren) out_str(&o, ")");
+            if (in_paren) rk_text_put(&o, ")");
             in_paren = false;
             out_tile(&o, ld, t);
         }
     }
-    if (in_paren) out_str(&o, ")");
+    if (in_paren) rk_text_put(&o, ")");
 }
 
 /* ---------------------------------------------------------------- parsing */

@@ -11,28 +11,14 @@
 
 /* ---------------------------------------------------------------- writing */
 
-typedef struct Out {
-    char *buf;
-    size_t cap, pos;
-} Out;
-
-static void out_str(Out *o, const char *s) {
-    size_t n = strlen(s);
-    if (o->cap == 0) return;
-    if (o->pos + n + 1 > o->cap) n = o->cap - 1 - o->pos;
-    memcpy(o->buf + o->pos, s, n);
-    o->pos += n;
-    o->buf[o->pos] = '\0';
-}
-
 /* A tile's label, bracketed when it is more than one character. */
-static void out_tile(Out *o, const LetterDist *ld, uint8_t t) {
+static void out_tile(RkText *o, const LetterDist *ld, uint8_t t) {
     char label[RK_LABEL_MAX + 1];
     ld_tile_label(ld, t, label, sizeof label);
     bool multi = rk_char_len(label) < strlen(label);
-    if (multi) out_str(o, "[");
-    out_str(o, label);
-    if (multi) out_str(o, "]");
+    if (multi) rk_text_put(o, "[");
+    rk_text_put(o, label);
+    if (multi) rk_text_put(o, "]");
 }
 
 /* Excel-style column letters: A..Z, then AA, AB, ... */
@@ -52,10 +38,10 @@ static void col_letters(int col, char *buf) {
 static int cmp_u8(const void *a, const void *b) { return (int)*(const uint8_t *)a - (int)*(const uint8_t *)b; }
 
 void siu_move_write(const Move *m, const Board *b, const LetterDist *ld, char *buf, size_t cap) {
-    Out o = {buf, cap, 0};
+    RkText o = {buf, cap, 0};
     if (cap > 0) buf[0] = '\0';
     if (m->kind == MOVE_PASS) {
-        out_str(&o, "pass");
+        rk_text_put(&o, "pass");
         return;
     }
     if (m->kind == MOVE_EXCHANGE) {
@@ -63,7 +49,7 @@ void siu_move_write(const Move *m, const Board *b, const LetterDist *ld, char *b
         int n = m->len <= RK_MAX_DIM ? m->len : RK_MAX_DIM;
         memcpy(t, m->tiles, (size_t)n);
         qsort(t, (size_t)n, 1, cmp_u8);
-        out_str(&o, "ex.");
+        rk_text_put(&o, "ex.");
         for (int i = 0; i < n; i++) out_tile(&o, ld, t[i]);
         return;
     }
@@ -71,7 +57,7 @@ void siu_move_write(const Move *m, const Board *b, const LetterDist *ld, char *b
     col_letters(m->col, letters);
     if (m->dir == DIR_ACROSS) snprintf(coord, sizeof coord, "%d%s.", m->row + 1, letters);
     else snprintf(coord, sizeof coord, "%s%d.", letters, m->row + 1);
-    out_str(&o, coord);
+    rk_text_put(&o, coord);
     int dr = m->dir == DIR_ACROSS ? 0 : 1, dc = 1 - dr;
     int n = m->len <= RK_MAX_DIM ? m->len : RK_MAX_DIM;
     for (int i = 0; i < n; i++) {
