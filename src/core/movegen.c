@@ -100,6 +100,22 @@ static void setup_positional(Gen *g, const PositionalValues *pv) {
 
 /* ---------------------------------------------------------------- setup */
 
+/* The opening penalty (millipoints) of a vowel on column c of the start row
+ * of an empty board: 0.35 points for each extra multiplier of the squares
+ * just above and below it, which the reply can use (by the board's symmetry
+ * also the penalty of row c of a down move through the start column). */
+static int32_t opening_penalty(const Layout *lay, int c) {
+    int dim = lay->dim, r = lay->start_row;
+    int32_t pen = 0;
+    for (int dr = -1; dr <= 1; dr += 2) {
+        int rr = r + dr;
+        if (rr < 0 || rr >= dim) continue;
+        pen -= 350 * (lay->word_mult[rr * dim + c] - 1);
+        pen -= 350 * (lay->letter_mult[rr * dim + c] - 1);
+    }
+    return pen;
+}
+
 void mg_init(Gen *g, const MoveGenRequest *req, GenMode mode, MoveList *out) {
     memset(g, 0, sizeof *g);
     g->b = req->board;
@@ -131,20 +147,8 @@ void mg_init(Gen *g, const MoveGenRequest *req, GenMode mode, MoveList *out) {
             g->tile_vals[j] = g->tile_vals[j - 1];
             g->tile_vals[j - 1] = t;
         }
-    if (g->empty_board) {
-        const Layout *lay = g->b->layout;
-        int r = lay->start_row;
-        for (int c = 0; c < g->dim; c++) {
-            int32_t pen = 0;
-            for (int dr = -1; dr <= 1; dr += 2) {
-                int rr = r + dr;
-                if (rr < 0 || rr >= g->dim) continue;
-                pen -= 350 * (lay->word_mult[rr * g->dim + c] - 1);
-                pen -= 350 * (lay->letter_mult[rr * g->dim + c] - 1);
-            }
-            g->opening_penalty[c] = pen;
-        }
-    }
+    if (g->empty_board)
+        for (int c = 0; c < g->dim; c++) g->opening_penalty[c] = opening_penalty(g->b->layout, c);
 }
 
 void mg_set_line(Gen *g, int d, int line) {
@@ -777,4 +781,46 @@ int32_t move_leave_value(LeaveValueFn leave_value, const void *ctx, const Rack *
     Rack kept;
     move_kept_tiles(rack, m, &kept);
     return kept.total > 0 ? leave_value(ctx, &kept) : 0;
+}
+
+int32_t movegen_move_equity(const MoveGenRequest *req, const Move *m) {
+    if (m->kind == MOVE_PASS) return PASS_EQUITY;
+    int32_t leave = req->bag_count > 0 ? move_leave_value(req->leave_value, req->leave_ctx, req->rack, m) : 0;
+    if (m->kind == MOVE_EXCHANGE) return leave;
+    const Board *b = req->board;
+    int32_t eq = 1000 * board_score_move(b, m);
+    Rack kept;
+    move_kept_tiles(req->rack, m, &kept);
+    if (req->bag_count > 0) {
+        eq += leave;
+        if (board_is_empty(b)) {
+            const LetterDist *ld = b->ld;
+            for (int i = 0; i < m->len; i++) {
+                uint8_t t = m->tiles[i];
+                int at = m->dir == DIR_ACROSS ? m->col + i : m->row + i;
+                if (t != MOVE_PLAYED_THROUGH && ld->vowel[RK_LETTER(t)]) eq += opening_penalty(b->layout, at);
+            }
+        }
+    } else if (kept.total == 0) {
+        eq += 2000 * req->opp_rack_score;
+    } else {
+        eq -= 1000 * (10 + 2 * rack_score(&kept, b->ld));
+    }
+    return eq;
+}
+
+bool movegen_find(const struct Game *g, Move *m) {
+    MoveGenRequest req;
+    movegen_request_for_game(&req, g);
+    MoveList list;
+    movelist_init(&list);
+    movegen_all(&req, &list);
+    bool found = false;
+    for (size_t i = 0; i < list.count && !found; i++)
+        if (move_same(&list.moves[i], m)) {
+            *m = list.moves[i];
+            found = true;
+        }
+    movelist_free(&list);
+    return found;
 }

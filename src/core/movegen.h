@@ -105,6 +105,14 @@ size_t movegen_top(const MoveGenRequest *req, int k, MoveCompareFn cmp, MoveList
  * placements before exchanges before passes, then a canonical tie-break. A
  * full list sorted with it has movegen_best()'s move first. */
 int movegen_compare(const Move *a, const Move *b);
+/* The equity movegen gives move m (legal for req's rack on req's board),
+ * computed for this one move: what movegen_all writes in its equity field
+ * (without the positional adjustment: req->positional is not read). */
+int32_t movegen_move_equity(const MoveGenRequest *req, const Move *m);
+/* Whether m is one of the legal moves of the player on turn in g (movegen_all
+ * without leaves); if so *m becomes that move, with its score. */
+struct Game;
+bool movegen_find(const struct Game *g, Move *m);
 /* Request for the player on turn in a game. */
 struct Game;
 void movegen_request_for_game(MoveGenRequest *req, const struct Game *g);

@@ -265,20 +265,9 @@ int siu_move_check(const Game *g, bool rack_known, Move *m, bool unknown_tiles, 
     if (probe == NULL) return rk_error(err, "out of memory");
     *probe = *g;
     probe->racks[probe->on_turn] = need;
-    MoveGenRequest req;
-    movegen_request_for_game(&req, probe);
-    MoveList list;
-    movelist_init(&list);
-    movegen_all(&req, &list);
-    int rc = rk_error(err, "not a legal play here (a word not in the lexicon, or the tiles do not connect)");
-    for (size_t i = 0; i < list.count; i++)
-        if (list.moves[i].kind == MOVE_PLACE && move_same(&list.moves[i], m)) {
-            *m = list.moves[i];
-            m->equity = 0;
-            rc = 0;
-            break;
-        }
-    movelist_free(&list);
+    bool legal = movegen_find(probe, m);
     free(probe);
-    return rc;
+    m->equity = 0;
+    if (!legal) return rk_error(err, "not a legal play here (a word not in the lexicon, or the tiles do not connect)");
+    return 0;
 }

@@ -1,0 +1,88 @@
+/*
+ * infer.h - inference of the opponent's rack from their last move: the
+ * posterior over the tiles they kept.
+ *
+ * The position `before` is the one before the opponent's move, with the
+ * opponent on turn, as the inferring player sees it: the board, their own
+ * rack (the player not on turn), the scores; the tiles they cannot see (the
+ * bag plus the opponent's rack in `before`, whatever it holds there) are U.
+ * The opponent held h = min(7, |U|) tiles. Their move m puts T on the board
+ * (a placement), throws T back (an exchange of known tiles) or n unknown
+ * tiles (ex.N), or passes. Each candidate rack is R = T + L, L a multiset of
+ * h - |T| tiles of U - T (the leave they kept), and
+ *
+ *   P(L | m) ~ prior(L) * P(m | R)
+ *
+ * prior(L) = prod_x C((U - T)[x], L[x]): how many ways the bag deals it;
+ * P(m | R): the opponent modelled as a static-equity player (movegen's
+ * equity under cfg's leaves): INFER_WINDOW, 1 if m's equity for R is within
+ * tau points of R's best move, else 0; INFER_SOFTMAX, exp(eq(m)/tau) over the
+ * sum of exp(eq/tau) of every legal move of R. For ex.N the move's equity is
+ * that of R's best exchange of N tiles. A pass says nothing this model can
+ * weigh: its posterior is the prior.
+ *
+ * EXACT or SAMPLED. The distinct leaves are counted first; up to
+ * cfg->max_enumerate of them each is weighed exactly (prior x likelihood);
+ * beyond that cfg->samples racks are drawn from the prior (k tiles of U - T
+ * without replacement, seeded) and weighed by their likelihood alone
+ * (importance sampling with the prior as proposal), the same leave drawn
+ * twice adding up. Either way the result lists the distinct leaves with
+ * their probability, most likely first.
+ *
+ * A legal move the model explains for no rack (far from its choice for
+ * every rack weighed) gets the prior, and prior_only says so. A move that
+ * keeps nothing (a bingo, an exchange of every tile) has the one empty
+ * leave. Errors (one line): the move uses tiles that are not unseen or more
+ * tiles than the player held, a placement that is not legal on the board.
+ * No global state; `before` is only read.
+ */
+#ifndef ROOKERY_INFER_H
+#define ROOKERY_INFER_H
+
+#include "core/game.h"
+#include "core/movegen.h"
+
+typedef enum { INFER_WINDOW = 0, INFER_SOFTMAX = 1 } InferModel;
+
+typedef struct InferConfig {
+    InferModel model;
+    double tau;             /* points: the window's width, or the softmax temperature (> 0) */
+    uint64_t max_enumerate; /* weigh every leave when there are at most this many */
+    uint64_t samples;       /* else this many racks drawn from the prior (>= 1) */
+    uint64_t seed;
+    LeaveValueFn leave_value; /* the modelled player's leaves (NULL: zero) */
+    const void *leave_ctx;
+} InferConfig;
+
+/* Window of 5 points, enumerate up to 20,000 leaves, else 2,000 samples. */
+void infer_config_defaults(InferConfig *c);
+
+typedef struct InferLeave {
+    Rack leave;
+    double prob;
+} InferLeave;
+
+typedef struct InferResult {
+    InferLeave *leaves;   /* count of them, most likely first (ties: rack order) */
+    int count, cap;
+    int leave_size;       /* tiles kept */
+    bool exact;           /* every leave weighed (else sampled) */
+    uint64_t racks;       /* candidate racks weighed */
+    uint64_t consistent;  /* of them with a likelihood above 0 */
+    bool prior_only;      /* the model explains the move for no rack: the prior instead */
+    double seconds;
+} InferResult;
+
+void infer_result_init(InferResult *r);
+void infer_result_free(InferResult *r);
+
+/* The posterior of the leave the player on turn in `before` kept when they
+ * played m (unknown_tiles: an exchange of m->ntiles tiles not shown).
+ * Returns 0, or -1 with err set. */
+int infer_run(const Game *before, const Move *m, bool unknown_tiles, const InferConfig *cfg, InferResult *out,
+              RkError *err);
+
+/* A leave drawn from the posterior with r (r->leaves must not be empty). */
+const Rack *infer_draw(const InferResult *r, Rng *rng);
+
+#endif

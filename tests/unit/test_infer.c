@@ -1,0 +1,216 @@
+/* test_infer.c - inference of the opponent's kept tiles (search/infer.h):
+ * the one-move equity against movegen's; the true leave of a modelled
+ * player never excluded; a bingo and an exchange of seven; enumeration and
+ * sampling agreeing; a pass leaving the prior; bad input. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cgp.h"
+#include "core/movegen.h"
+#include "eval/klv.h"
+#include "search/infer.h"
+#include "testutil.h"
+
+/* Deterministic, varied leave values (millipoints) for the tests. */
+static int32_t hash_leave(const void *ctx, const Rack *leave) {
+    (void)ctx;
+    if (leave->total == 0) return 0;
+    uint64_t h = 1469598103934665603ULL;
+    for (int ml = 0; ml < RK_MAX_LETTERS; ml++) h = (h ^ leave->count[ml]) * 1099511628211ULL;
+    return (int32_t)(h % 20001) - 10000;
+}
+
+/* movegen_move_equity gives every move of movegen_all its equity. */
+static void test_move_equity_oracle(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    MoveList list;
+    movelist_init(&list);
+    long checked = 0;
+    for (int gi = 0; gi < tu_size(80, 25); gi++) {
+        int bag = 86 - (gi * 11) % 92;
+        tu_env_position(&e, 21, (uint64_t)gi, bag < 0 ? 0 : bag, hash_leave);
+        if (game_over(e.g)) continue;
+        MoveGenRequest req;
+        movegen_request_for_game(&req, e.g);
+        req.leave_value = hash_leave;
+        req.leave_table = NULL;
+        movegen_all(&req, &list);
+        for (size_t i = 0; i < list.count; i++) {
+            int32_t eq = movegen_move_equity(&req, &list.moves[i]);
+            if (eq != list.moves[i].equity) {
+                char t[64];
+                move_to_string(&list.moves[i], &e.g->board, &e.ld, t, sizeof t);
+                printf("\n%s: %d, movegen %d\n", t, eq, list.moves[i].equity);
+            }
+            CU_ASSERT_FATAL(eq == list.moves[i].equity);
+            checked++;
+        }
+    }
+    movelist_free(&list);
+    CU_ASSERT(checked > 10000);
+    tu_env_close(&e);
+}
+
+static void config(InferConfig *c, double tau) {
+    infer_config_defaults(c);
+    c->tau = tau;
+    c->leave_value = hash_leave;
+    c->max_enumerate = 1000000;
+}
+
+/* The player on turn plays its best static move; from the other player's
+ * view the tiles it kept always have a positive posterior (window 0: the
+ * model is exactly the player). */
+static void test_true_leave_consistent(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    InferConfig cfg;
+    config(&cfg, 0.0001);
+    InferResult r;
+    infer_result_init(&r);
+    int tried = 0, sharp = 0;
+    for (int gi = 0; gi < 400 && tried < tu_size(40, 12); gi++) {
+        tu_env_position(&e, 33, (uint64_t)gi, 40 - gi % 30, hash_leave);
+        if (game_over(e.g) || e.g->bag.count < 8) continue;
+        MoveGenRequest req;
+        movegen_request_for_game(&req, e.g);
+        klv_request_leaves(&req, hash_leave, NULL);
+        Move m;
+        movegen_best(&req, &m, NULL);
+        if (m.kind != MOVE_PLACE || m.ntiles < 5) continue; /* a leave of at most 2 tiles: exact and quick */
+        Rack kept;
+        move_kept_tiles(&e.g->racks[e.g->on_turn], &m, &kept);
+        RkError err;
+        int rc = infer_run(e.g, &m, false, &cfg, &r, &err);
+        if (rc != 0) printf("\n%s\n", err.msg);
+        CU_ASSERT_FATAL(rc == 0);
+        CU_ASSERT(r.exact && r.leave_size == kept.total);
+        double p = 0.0, sum = 0.0;
+        for (int i = 0; i < r.count; i++) {
+            sum += r.leaves[i].prob;
+            if (rack_equal(&r.leaves[i].leave, &kept)) p = r.leaves[i].prob;
+        }
+        CU_ASSERT(p > 0.0);
+        CU_ASSERT(fabs(sum - 1.0) < 1e-9);
+        CU_ASSERT(r.consistent <= r.racks);
+        sharp += r.count < (int)r.racks;
+        tried++;
+    }
+    CU_ASSERT(tried >= tu_size(40, 12) / 2);
+    CU_ASSERT(sharp > 0); /* the move excludes some leaves somewhere */
+    infer_result_free(&r);
+    tu_env_close(&e);
+}
+
+static void test_bingo_exchange_pass(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    InferConfig cfg;
+    config(&cfg, 5.0);
+    InferResult r;
+    infer_result_init(&r);
+    /* a bingo on the opening: every tile played, one leave (empty) with probability 1 */
+    CU_ASSERT_FATAL(cgp_parse(e.g, "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 AEINRST/ 0/0 0", &e.ld, &e.lay, &e.kwg,
+                              1, &err) == 0);
+    MoveGenRequest req;
+    movegen_request_for_game(&req, e.g);
+    Move m;
+    movegen_best(&req, &m, NULL);
+    CU_ASSERT_FATAL(m.ntiles == 7);
+    CU_ASSERT(infer_run(e.g, &m, false, &cfg, &r, &err) == 0);
+    CU_ASSERT(r.count == 1 && r.leaves[0].leave.total == 0 && fabs(r.leaves[0].prob - 1.0) < 1e-12);
+    /* an exchange of seven unknown tiles: nothing kept, the new rack uniform over the unseen tiles */
+    Move ex = {.kind = MOVE_EXCHANGE, .len = 7, .ntiles = 7};
+    CU_ASSERT(infer_run(e.g, &ex, true, &cfg, &r, &err) == 0);
+    CU_ASSERT(r.count == 1 && r.leave_size == 0 && r.leaves[0].leave.total == 0);
+    /* an exchange of two unknown tiles: a posterior over the five tiles kept */
+    Move ex2 = {.kind = MOVE_EXCHANGE, .len = 2, .ntiles = 2};
+    CU_ASSERT(infer_run(e.g, &ex2, true, &cfg, &r, &err) == 0);
+    CU_ASSERT(r.leave_size == 5 && r.count > 1);
+    /* a pass: the prior, sampled (7 of 93 tiles are too many leaves to list) */
+    Move pass = {.kind = MOVE_PASS};
+    CU_ASSERT(infer_run(e.g, &pass, false, &cfg, &r, &err) == 0);
+    CU_ASSERT(!r.exact && r.leave_size == 7 && r.consistent == r.racks);
+    double with_e = 0.0; /* P(the leave holds an E) against the hypergeometric's */
+    for (int i = 0; i < r.count; i++) with_e += r.leaves[i].leave.count[5] > 0 ? r.leaves[i].prob : 0.0;
+    Rack unseen;
+    rack_clear(&unseen);
+    for (int i = 0; i < e.g->bag.count; i++) rack_add(&unseen, e.g->bag.tiles[i]);
+    for (int ml = 0; ml < RK_MAX_LETTERS; ml++) unseen.count[ml] += e.g->racks[0].count[ml];
+    unseen.total += e.g->racks[0].total;
+    double none = 1.0;
+    for (int i = 0; i < 7; i++) none *= (double)(unseen.total - unseen.count[5] - i) / (unseen.total - i);
+    printf("(P(E kept) %.3f, hypergeometric %.3f) ", with_e, 1.0 - none);
+    CU_ASSERT(fabs(with_e - (1.0 - none)) < 0.05);
+    /* bad input: a placement that is no word, tiles that are not unseen, too many tiles */
+    bool unknown;
+    Move bad;
+    CU_ASSERT_FATAL(move_parse(&bad, "8H QZ", &e.g->board, &e.ld, &err) == 0);
+    CU_ASSERT(infer_run(e.g, &bad, false, &cfg, &r, &err) != 0 && strstr(err.msg, "not a legal play") != NULL);
+    (void)unknown;
+    CU_ASSERT_FATAL(cgp_parse(e.g, "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 QQQQQQQ/ 0/0 0", &e.ld, &e.lay, &e.kwg,
+                              1, &err) != 0); /* (not drawable: the distribution has one Q) */
+    CU_ASSERT_FATAL(cgp_parse(e.g, "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 /AEIQRST 0/0 0", &e.ld, &e.lay, &e.kwg,
+                              1, &err) == 0);
+    CU_ASSERT_FATAL(move_parse(&bad, "8H QI", &e.g->board, &e.ld, &err) == 0);
+    CU_ASSERT(infer_run(e.g, &bad, false, &cfg, &r, &err) != 0 && strstr(err.msg, "not unseen") != NULL);
+    infer_result_free(&r);
+    tu_env_close(&e);
+}
+
+/* The per-letter chance of being kept, exact and sampled, on a position
+ * whose leave space is small. */
+static void test_enumerate_matches_sampling(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    InferConfig exact, sampled;
+    config(&exact, 8.0);
+    config(&sampled, 8.0);
+    sampled.max_enumerate = 0;
+    sampled.samples = (uint64_t)tu_size(8000, 3000);
+    InferResult a, b;
+    infer_result_init(&a);
+    infer_result_init(&b);
+    int compared = 0;
+    for (int gi = 0; gi < 200 && compared < tu_size(4, 2); gi++) {
+        tu_env_position(&e, 44, (uint64_t)gi, 50, hash_leave);
+        if (game_over(e.g) || e.g->bag.count < 8) continue;
+        MoveGenRequest req;
+        movegen_request_for_game(&req, e.g);
+        klv_request_leaves(&req, hash_leave, NULL);
+        Move m;
+        movegen_best(&req, &m, NULL);
+        if (m.kind != MOVE_PLACE || m.ntiles != 5) continue;
+        RkError err;
+        CU_ASSERT_FATAL(infer_run(e.g, &m, false, &exact, &a, &err) == 0);
+        CU_ASSERT_FATAL(infer_run(e.g, &m, false, &sampled, &b, &err) == 0);
+        CU_ASSERT(a.exact && !b.exact);
+        double worst = 0.0;
+        for (int ml = 0; ml < e.ld.size; ml++) {
+            double pa = 0.0, pb = 0.0;
+            for (int i = 0; i < a.count; i++) pa += a.leaves[i].leave.count[ml] > 0 ? a.leaves[i].prob : 0.0;
+            for (int i = 0; i < b.count; i++) pb += b.leaves[i].leave.count[ml] > 0 ? b.leaves[i].prob : 0.0;
+            if (fabs(pa - pb) > worst) worst = fabs(pa - pb);
+        }
+        printf("(%d leaves, worst letter %.3f) ", a.count, worst);
+        CU_ASSERT(worst < 0.06);
+        compared++;
+    }
+    CU_ASSERT(compared > 0);
+    infer_result_free(&a);
+    infer_result_free(&b);
+    tu_env_close(&e);
+}
+
+int main(void) {
+    CU_TestInfo tests[] = {{"one move's equity = movegen's, every move", test_move_equity_oracle},
+                           {"the modelled player's true leave is never excluded", test_true_leave_consistent},
+                           {"a bingo, an exchange of seven, a pass, bad input", test_bingo_exchange_pass},
+                           {"enumeration and sampling agree", test_enumerate_matches_sampling},
+                           CU_TEST_INFO_NULL};
+    return tu_run("infer", tests);
+}
