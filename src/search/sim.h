@@ -64,6 +64,9 @@ typedef struct SimConfig {
     const Move *given;        /* the candidates themselves (legal moves with their static
                                * equity, best first), instead of the K best */
     int given_count;          /* 1..SIM_MAX_CANDIDATES when given */
+    const struct InferResult *infer; /* the opponent's kept tiles (search/infer.h): each world
+                               * deals the opponent a leave drawn from it plus unseen tiles
+                               * (NULL: the uniform draw) */
 } SimConfig;
 
 /* Defaults: 2 plies, 15 candidates, 100 iterations, stop after 16 at z = 2. */

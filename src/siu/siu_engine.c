@@ -54,7 +54,7 @@ static void reap(SiuSession *s, bool wait) {
 static void handshake(SiuSession *s) {
     siu_say(s, "id name %s %s", SIU_NAME, ROOKERY_VERSION);
     siu_say(s, "id author %s", SIU_AUTHOR);
-    siu_say(s, "capability gen sim endgame auto stream stop");
+    siu_say(s, "capability gen sim infer endgame auto stream stop");
     siu_options_announce(s);
     siu_say(s, "siuok");
 }
@@ -380,6 +380,8 @@ int siu_engine_run(int in_fd, int out_fd, const char *const *presets, int nprese
     }
     if (rc == 0) input_loop(s, in_fd);
     siu_tables_free(&s->tables);
+    infer_result_free(&s->inference);
+    free(s->inference_pos);
     free(s->pos);
     free(s->pos_text);
     free(s->queue);

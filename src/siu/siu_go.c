@@ -17,13 +17,14 @@
 #define ROOKERY_VERSION "dev"
 #endif
 
-typedef enum { MODE_AUTO, MODE_GEN, MODE_SIM, MODE_ENDGAME } Mode;
+typedef enum { MODE_AUTO, MODE_GEN, MODE_SIM, MODE_ENDGAME, MODE_INFER } Mode;
 
 /* A go's parameters; -1 = not given. */
 typedef struct GoParams {
     Mode mode;
     long long depth, iterations, movetime, stopcondition, threads;
     bool infinite;
+    bool use_inference; /* useinference, with an inference of this position to use */
     Move search[SIM_MAX_CANDIDATES]; /* searchmoves, legal, with their static equity */
     int nsearch;
     Move also[SIM_MAX_CANDIDATES];   /* alsosearchmoves */
@@ -35,6 +36,9 @@ typedef struct GoJob {
     SiuSession *s;
     GoParams p;
     Game game; /* the position (a copy: the session may take another one meanwhile) */
+    Game before; /* for go infer: the position before the last move, and that move */
+    Move last;
+    bool last_unknown_tiles;
     double t0;
     double last_report;
     uint64_t reported; /* the iterations of the last table streamed */
@@ -210,6 +214,7 @@ static void run_sim_with(GoJob *j, SimConfig *cfg) {
         cfg->given_count = n;
     }
     sim_limits(j, cfg);
+    if (j->p.use_inference) cfg->infer = &j->s->inference;
     SimResult *r = malloc(sizeof *r);
     RkError err;
     if (r == NULL || sim_run(&j->game, cfg, r, &err) != 0) {
@@ -238,6 +243,36 @@ static void run_sim(GoJob *j) {
     cfg.seed = (uint64_t)j->s->opt.seed ^ rng_next(&j->game.rng);
     if (j->p.movetime >= 0 || j->p.infinite) cfg.stop_z = 0.0; /* search the time given */
     run_sim_with(j, &cfg);
+}
+
+/* ------------------------------------------------------------ infer */
+
+static void run_infer(GoJob *j) {
+    SiuSession *s = j->s;
+    InferConfig cfg;
+    infer_config_defaults(&cfg);
+    cfg.tau = s->opt.infer_tau > 0 ? s->opt.infer_tau : 0.001; /* 0: exactly the best move */
+    cfg.leave_value = session_leaves(s);
+    cfg.leave_ctx = s->tables.leaves;
+    cfg.seed = (uint64_t)s->opt.seed;
+    RkError err;
+    InferResult *r = &s->inference; /* the session's: the input thread leaves it alone during a search */
+    if (infer_run(&j->before, &j->last, j->last_unknown_tiles, &cfg, r, &err) != 0) {
+        siu_say(s, "info string infer: %s", err.msg);
+    } else {
+        int n = r->count < s->opt.gen_count ? r->count : s->opt.gen_count;
+        for (int i = 0; i < n; i++) {
+            char lt[64];
+            rack_to_string(&r->leaves[i].leave, j->game.ld, lt, sizeof lt);
+            siu_say(s, "info infer leave %s prob %.4f", lt[0] != '\0' ? lt : "-", r->leaves[i].prob);
+        }
+        siu_say(s, "info string infer: %d leaves of %d tiles from %llu racks weighed (%s%s), %.0f ms", r->count,
+                r->leave_size, (unsigned long long)r->racks, r->exact ? "all of them" : "drawn from the prior",
+                r->prior_only ? "; the model explains the move for no rack: the prior" : "", r->seconds * 1000.0);
+    }
+    while (j->p.infinite && !atomic_load(&s->halt)) nanosleep(&(struct timespec){0, 2000000}, NULL);
+    atomic_store(&s->done, true);
+    siu_say(s, "bestmove none");
 }
 
 /* ------------------------------------------------------------ endgame */
@@ -365,6 +400,7 @@ static void *search_main(void *arg) {
     case MODE_SIM: run_sim(j); break;
     case MODE_ENDGAME: run_endgame(j); break;
     case MODE_AUTO: run_auto(j); break;
+    case MODE_INFER: run_infer(j); break;
     }
     free(j); /* s->done was set with the bestmove */
     return NULL;
@@ -426,10 +462,11 @@ static bool parse_params(SiuSession *s, const char *args, GoParams *p) {
     bool ok = true;
     for (int i = 0; i < n && ok; i++) {
         const char *t = tok[i];
-        if (i == 0 && (strcmp(t, "infer") == 0 || strcmp(t, "peg") == 0)) {
-            siu_say(s, "info string error unsupported-mode %s (capabilities: gen sim endgame auto)", t);
+        if (i == 0 && strcmp(t, "peg") == 0) {
+            siu_say(s, "info string error unsupported-mode %s (capabilities: gen sim infer endgame auto)", t);
             ok = false;
-        } else if (i == 0 && strcmp(t, "gen") == 0) p->mode = MODE_GEN;
+        } else if (i == 0 && strcmp(t, "infer") == 0) p->mode = MODE_INFER;
+        else if (i == 0 && strcmp(t, "gen") == 0) p->mode = MODE_GEN;
         else if (i == 0 && strcmp(t, "sim") == 0) p->mode = MODE_SIM;
         else if (i == 0 && strcmp(t, "endgame") == 0) p->mode = MODE_ENDGAME;
         else if (i == 0 && strcmp(t, "auto") == 0) p->mode = MODE_AUTO;
@@ -441,7 +478,8 @@ static bool parse_params(SiuSession *s, const char *args, GoParams *p) {
         else if (strcmp(t, "stopcondition") == 0) p->stopcondition = number_after(s, tok, n, &i);
         else if (strcmp(t, "threads") == 0) p->threads = number_after(s, tok, n, &i);
         else if (strcmp(t, "infinite") == 0) p->infinite = true;
-        else if (strcmp(t, "firstwin") == 0 || strcmp(t, "useinference") == 0) say_ignored(s, t);
+        else if (strcmp(t, "useinference") == 0) p->use_inference = true;
+        else if (strcmp(t, "firstwin") == 0) say_ignored(s, t);
         /* anything else: an unknown token, skipped */
     }
     movelist_free(&legal);
@@ -450,8 +488,15 @@ static bool parse_params(SiuSession *s, const char *args, GoParams *p) {
 }
 
 /* The parameters a mode does not use, said once each. */
-static void say_unused(SiuSession *s, const GoParams *p) {
+static void say_unused(SiuSession *s, GoParams *p) {
     bool sim = p->mode == MODE_SIM || p->mode == MODE_AUTO;
+    if (p->use_inference && (!sim || s->inference.count == 0 || s->inference_pos == NULL || s->pos_text == NULL ||
+                             strcmp(s->inference_pos, s->pos_text) != 0)) {
+        say_ignored(s, sim ? "useinference (no go infer on this position)" : "useinference");
+        p->use_inference = false;
+    }
+    if (p->mode == MODE_INFER && (p->movetime >= 0 || p->depth >= 0 || p->iterations >= 0))
+        say_ignored(s, "movetime, depth and iterations (go infer)");
     if (p->threads > 1) say_ignored(s, "threads");
     if (!sim && p->iterations >= 0) say_ignored(s, "iterations");
     if (!sim && p->stopcondition >= 0) say_ignored(s, "stopcondition");
@@ -470,7 +515,12 @@ void siu_go_start(SiuSession *s, const char *args) {
         siu_say(s, "info string error bad-position the game is over");
         return;
     }
-    if (!pos->rack_known[pos->game.on_turn]) {
+    bool infer = strncmp(args + strspn(args, " \t"), "infer", 5) == 0;
+    if (infer && !pos->has_last) {
+        siu_say(s, "info string error bad-position go infer needs the opponent's move: position cgp ... moves <move>");
+        return;
+    }
+    if (!infer && !pos->rack_known[pos->game.on_turn]) {
         siu_say(s, "info string error bad-position the rack of the player on turn is unknown "
                    "(give it in the CGP or as rack.<tiles> after the moves)");
         return;
@@ -487,6 +537,13 @@ void siu_go_start(SiuSession *s, const char *args) {
     say_unused(s, &j->p);
     j->s = s;
     j->game = pos->game;
+    if (j->p.mode == MODE_INFER) {
+        j->before = pos->before;
+        j->last = pos->last;
+        j->last_unknown_tiles = pos->last_unknown_tiles;
+        free(s->inference_pos); /* made anew by this go */
+        s->inference_pos = strdup(s->pos_text);
+    }
     j->t0 = j->last_report = rk_seconds();
     atomic_store(&s->stop, false);
     atomic_store(&s->halt, false);

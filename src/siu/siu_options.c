@@ -38,6 +38,8 @@ static const OptionDef OPTIONS[] = {
     {"GenCount", OPT_SPIN, "10", 1, 1000, "moves listed by go gen and in a search's final lines"},
     {"SimPlies", OPT_SPIN, "2", 0, 100, "go sim: static plies after each candidate (go ... depth overrides)"},
     {"SimCandidates", OPT_SPIN, "15", 1, 64, "go sim: candidates, the best by static equity"},
+    {"InferTau", OPT_SPIN, "5", 0, 1000,
+     "go infer: the opponent is modelled as playing within this many points of its best static move"},
     {"Seed", OPT_SPIN, "1", 0, 2147483647, "the seed of the simulations' worlds"},
 };
 #define NOPTIONS ((int)(sizeof OPTIONS / sizeof OPTIONS[0]))
@@ -76,6 +78,7 @@ static void store(SiuOptions *o, int i, const char *v) {
     else if (strcmp(n, "GenCount") == 0) o->gen_count = (int)x;
     else if (strcmp(n, "SimPlies") == 0) o->sim_plies = (int)x;
     else if (strcmp(n, "SimCandidates") == 0) o->sim_candidates = (int)x;
+    else if (strcmp(n, "InferTau") == 0) o->infer_tau = (int)x;
     else if (strcmp(n, "Seed") == 0) o->seed = x;
 }
 

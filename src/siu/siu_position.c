@@ -99,6 +99,7 @@ static SiuPosError play_token(SiuPosition *p, const char *tok, Rng *r, RkError *
         }
         m = (Move){.kind = MOVE_PASS};
         game_play(g, &m);
+        p->has_last = false; /* what a challenged-off play says of a rack is not modelled */
         return SIU_POS_OK;
     }
     if (siu_move_parse(&m, &unknown_tiles, tok, &g->board, g->ld, &e2) != 0) {
@@ -106,6 +107,7 @@ static SiuPosError play_token(SiuPosition *p, const char *tok, Rng *r, RkError *
         return SIU_POS_BAD_MOVE;
     }
     int me = g->on_turn;
+    p->before = *g; /* kept for inference (see last_seen) */
     /* both racks unknown: the other's tiles are unseen too, so the mover may
      * hold any of them (dealt again before the move is played) */
     bool other_unknown = !p->rack_known[me] && !p->rack_known[1 - me];
@@ -127,8 +129,36 @@ static SiuPosError play_token(SiuPosition *p, const char *tok, Rng *r, RkError *
         for (int ml = 0; ml < RK_MAX_LETTERS && n < m.ntiles; ml++)
             for (int k = 0; k < rack->count[ml] && n < m.ntiles; k++) m.tiles[n++] = (uint8_t)ml;
     }
+    Move played = m;
     game_play(g, &m);
     p->rack_known[me] = false;
+    p->has_last = true;
+    p->last = played;
+    p->last_unknown_tiles = unknown_tiles;
+    return SIU_POS_OK;
+}
+
+/* The position before the last move as the player now on turn saw it: the
+ * mover's rack and, unless the viewer's rack is known now, the viewer's
+ * rack back among the unseen tiles; a known rack (given by the CGP or by
+ * rack.) taken out of them. */
+static SiuPosError last_seen(SiuPosition *p, RkError *err) {
+    Game *b = &p->before;
+    int mover = b->on_turn, viewer = 1 - mover;
+    unseen_back(b, mover);
+    if (!p->rack_known[p->game.on_turn]) {
+        unseen_back(b, viewer);
+        return SIU_POS_OK;
+    }
+    const Rack *want = &p->game.racks[p->game.on_turn];
+    if (rack_equal(&b->racks[viewer], want)) return SIU_POS_OK;
+    unseen_back(b, viewer);
+    for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
+        for (int i = 0; i < want->count[ml]; i++) {
+            if (bag_take(&b->bag, (uint8_t)ml) != 0)
+                return rk_error(err, "the rack given holds tiles the last move played"), SIU_POS_BAD_MOVE;
+            rack_add(&b->racks[viewer], (uint8_t)ml);
+        }
     return SIU_POS_OK;
 }
 
@@ -179,6 +209,10 @@ SiuPosError siu_position_build(SiuPosition *out, const char *cgp, char *const *m
         } else {
             rc = play_token(out, moves[i], &r, err);
         }
+        if (rc != SIU_POS_OK) return rc;
+    }
+    if (out->has_last) {
+        SiuPosError rc = last_seen(out, err);
         if (rc != SIU_POS_OK) return rc;
     }
     /* racks still unknown: dealt afresh from what is unseen now */

@@ -26,6 +26,14 @@
 typedef struct SiuPosition {
     Game game;
     bool rack_known[2]; /* by player index of game */
+    /* the last move of the list and the position before it, as the player on
+     * turn now saw it (their rack as they gave it, or unseen if they did not;
+     * the mover's rack unseen: before.bag holds every tile they could not
+     * see, before's mover rack is empty): what inference needs */
+    bool has_last;
+    Game before;
+    Move last;
+    bool last_unknown_tiles; /* the last move was ex.N */
 } SiuPosition;
 
 /* What went wrong with a position command (the SIU error code). */

@@ -16,6 +16,7 @@
 #include "core/engine.h"
 #include "eval/klv.h"
 #include "eval/winprob.h"
+#include "search/infer.h"
 #include "search/player.h"
 #include "siu_position.h"
 
@@ -35,6 +36,7 @@ typedef struct SiuOptions {
     bool auto_endgame;
     int gen_count;
     int sim_plies, sim_candidates;
+    int infer_tau;
     long long seed;
 } SiuOptions;
 
@@ -73,6 +75,9 @@ typedef struct SiuSession {
     atomic_bool done;         /* the thread has written its bestmove */
     double deadline;          /* rk_seconds() at which to stop; 0 = none */
     bool infinite;
+    /* the last go infer's result, for go ... useinference on the same position */
+    InferResult inference;
+    char *inference_pos;      /* the position's text it was made for (NULL: none) */
 } SiuSession;
 
 /* Writes one line (formatted, '\n' added) and flushes it, under the lock. */

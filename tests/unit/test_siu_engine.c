@@ -145,8 +145,8 @@ static void test_handshake(void) {
     CU_ASSERT(first_prefix(f, "id author ") >= 0);
     int cap = first_prefix(f, "capability ");
     CU_ASSERT_FATAL(cap >= 0);
-    const char *want[] = {" gen", " sim", " endgame", " auto", " stream", " stop"};
-    for (int i = 0; i < 6; i++) CU_ASSERT(strstr(f->lines[cap], want[i]) != NULL);
+    const char *want[] = {" gen", " sim", " infer", " endgame", " auto", " stream", " stop"};
+    for (int i = 0; i < 7; i++) CU_ASSERT(strstr(f->lines[cap], want[i]) != NULL);
     int options = 0;
     for (int i = 0; i < f->nlines; i++) {
         if (strncmp(f->lines[i], "option ", 7) != 0) continue;
@@ -354,7 +354,7 @@ static void test_position_errors(void) {
     int b = first_prefix(f, "bestmove ");
     CU_ASSERT(b >= 0 && strcmp(f->lines[b], "bestmove J8.SLINTER") == 0); /* the better of the two by equity */
     /* an undeclared mode */
-    send_line(f, "go infer");
+    send_line(f, "go peg");
     CU_ASSERT(read_until(f, "bestmove", 500) < 0);
     CU_ASSERT(first_prefix(f, "info string error unsupported-mode") >= 0);
     front_quit(f);
@@ -433,6 +433,47 @@ static void test_pipelined(void) {
     front_quit(f);
 }
 
+/* go infer: the leaves the opponent kept, by probability, then bestmove
+ * none; go sim useinference draws from them; refusals. */
+static void test_infer(void) {
+    if (tu_sowpods_kwg() == NULL) return;
+    Front *f = ready(NULL);
+    send_line(f, "position cgp " OPENING);
+    send_line(f, "go infer");
+    CU_ASSERT(read_until(f, "bestmove", 1000) < 0); /* no opponent's move: refused */
+    CU_ASSERT(first_prefix(f, "info string error bad-position go infer needs") >= 0);
+    /* both racks unknown, the opponent opened with ZA (the published suite's position) */
+    send_line(f, "position cgp 15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 / 0/0 0 moves 8H.ZA");
+    send_line(f, "go infer");
+    CU_ASSERT_FATAL(read_until(f, "bestmove", 30000) >= 0);
+    int prov = first_prefix(f, "info string provenance"), first = first_prefix(f, "info infer leave ");
+    CU_ASSERT(prov >= 0 && first > prov);
+    CU_ASSERT(count_prefix(f, "bestmove") == 1 && first_prefix(f, "bestmove none") >= 0);
+    double sum = 0.0, last = 2.0;
+    for (int i = 0; i < f->nlines; i++) {
+        char leave[32];
+        double p;
+        if (sscanf(f->lines[i], "info infer leave %31s prob %lf", leave, &p) != 2) continue;
+        CU_ASSERT(strlen(leave) == 5 && p > 0.0 && p <= last);
+        last = p;
+        sum += p;
+    }
+    CU_ASSERT(sum > 0.0 && sum <= 1.0 + 1e-6);
+    /* useinference on another position is ignored, said; on this one with a rack it is used */
+    send_line(f, "position cgp 15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 / 0/0 0 moves 8H.ZA rack.EIRSTLN");
+    send_line(f, "go sim iterations 10 useinference");
+    CU_ASSERT_FATAL(read_until(f, "bestmove", 30000) >= 0);
+    CU_ASSERT(first_prefix(f, "info string ignored useinference") >= 0);
+    send_line(f, "go infer");
+    CU_ASSERT_FATAL(read_until(f, "bestmove none", 30000) >= 0);
+    send_line(f, "go sim iterations 10 useinference");
+    CU_ASSERT_FATAL(read_until(f, "bestmove", 30000) >= 0);
+    CU_ASSERT(first_prefix(f, "info string ignored useinference") < 0);
+    CU_ASSERT(first_prefix(f, "info string sim failed") < 0);
+    CU_ASSERT(first_prefix(f, "info sim move ") >= 0);
+    front_quit(f);
+}
+
 /* The static player through go auto plays the static best move. */
 static void test_static_player(void) {
     if (tu_sowpods_kwg() == NULL) return;
@@ -460,6 +501,7 @@ int main(void) {
                            {"Player=static: go plays the static best move", test_static_player},
                            {"options changed after position: the position is built again", test_reload_rebuilds_position},
                            {"stop then go in one write; movetime under go infinite", test_pipelined},
+                           {"go infer and go sim useinference", test_infer},
                            CU_TEST_INFO_NULL};
     return tu_run("siu_engine", tests);
 }
