@@ -36,9 +36,11 @@ void game_new(Game *g, const LetterDist *ld, const Layout *lay, const Kwg *kwg, 
     g->turn = 0;
     g->end = GAME_PLAYING;
     g->kept[0] = g->kept[1] = -1;
+    g->has_last = false;
 }
 
-static void play_placement(Game *g, const Move *m, Rack *rack) {
+/* Returns the move's score. */
+static int play_placement(Game *g, const Move *m, Rack *rack) {
     int score = board_score_move(&g->board, m);
     int fresh = 0;
     for (int i = 0; i < m->len; i++) {
@@ -55,6 +57,7 @@ static void play_placement(Game *g, const Move *m, Rack *rack) {
     g->kept[g->on_turn] = rack->total;
     bag_refill_rack(&g->bag, rack, &g->rng);
     g->zeros = score == 0 ? g->zeros + 1 : 0;
+    return score;
 }
 
 static void play_exchange(Game *g, const Move *m, Rack *rack) {
@@ -76,9 +79,11 @@ void game_play(Game *g, const Move *m) {
     require(g->end == GAME_PLAYING, "the game is over");
     int me = g->on_turn, opp = 1 - me;
     Rack *rack = &g->racks[me];
+    g->last = *m;
+    g->last.score = 0;
     switch (m->kind) {
     case MOVE_PLACE:
-        play_placement(g, m, rack);
+        g->last.score = play_placement(g, m, rack);
         break;
     case MOVE_EXCHANGE:
         play_exchange(g, m, rack);
@@ -99,6 +104,36 @@ void game_play(Game *g, const Move *m) {
     }
     g->on_turn = opp;
     g->turn++;
+    g->has_last = true;
+}
+
+bool game_before_last(const Game *g, Game *before) {
+    if (!g->has_last || game_over(g)) return false;
+    *before = *g;
+    const Move *m = &g->last;
+    int mover = 1 - g->on_turn;
+    before->on_turn = mover;
+    before->turn = g->turn - 1;
+    before->has_last = false;
+    before->scores[mover] -= m->score;
+    bool scoreless = m->kind != MOVE_PLACE || m->score == 0;
+    before->zeros = scoreless && g->zeros > 0 ? g->zeros - 1 : 0;
+    /* the mover's rack and the tiles the move put down are unseen again */
+    Rack *rack = &before->racks[mover];
+    for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
+        for (; rack->count[ml] > 0; rack->count[ml]--) bag_add(&before->bag, (uint8_t)ml);
+    rack->total = 0;
+    if (m->kind == MOVE_PLACE) {
+        int dr = m->dir == DIR_ACROSS ? 0 : 1, dc = 1 - dr;
+        for (int i = 0; i < m->len; i++) {
+            uint8_t t = m->tiles[i];
+            if (t == MOVE_PLAYED_THROUGH) continue;
+            board_put(&before->board, m->row + dr * i, m->col + dc * i, 0);
+            bag_add(&before->bag, RK_IS_BLANKED(t) ? 0 : t);
+        }
+        board_refresh(&before->board);
+    }
+    return true;
 }
 
 void game_deal_hidden(Game *w, const Rack *leave, Rng *r) {

@@ -13,6 +13,7 @@
 
 #include "bag.h"
 #include "board.h"
+#include "move.h"
 #include "rack.h"
 #include "rng.h"
 
@@ -36,6 +37,8 @@ typedef struct Game {
                           * -1 before their first move or when unknown (CGP) */
     Bag bag;
     Rng rng;
+    bool has_last;       /* a move was played since the game or CGP began */
+    Move last;           /* that move, as played (with its score) */
 } Game;
 
 /* A new game: empty board, full bag, both racks drawn (player 0 first). */
@@ -56,6 +59,14 @@ void game_deal_hidden(Game *w, const Rack *leave, Rng *r);
 /* Plays a legal move for the player on turn: places or exchanges or passes,
  * scores it, draws, applies the end rules and passes the turn. */
 void game_play(Game *g, const Move *m);
+/* The position before g's last move as the player on turn in g sees it
+ * (for inference, search/infer.h): the move taken off the board and out
+ * of the mover's score, the mover on turn with an empty rack and every tile
+ * the viewer cannot see in the bag (the viewer's rack is as in g). The count
+ * of scoreless turns is g's less one for a scoreless move, else 0 (it is
+ * not known). Returns false (before unchanged) if g has no last move or the
+ * game is over. */
+bool game_before_last(const Game *g, Game *before);
 static inline bool game_over(const Game *g) { return g->end != GAME_PLAYING; }
 /* Is an exchange allowed now? The bag must hold at least RK_RACK_SIZE tiles
  * once the opponent holds a full rack (in play the opponent's rack is always

@@ -8,11 +8,15 @@
 #include "core/rng.h"
 #include "eval/dynleaves.h"
 #include "search/player_kind.h"
+#include "search/infer.h"
 #include "search/sim.h"
 #include "search/spec_option.h"
 
 typedef struct SimState {
     SimConfig sim;   /* its leave callback is set per decision */
+    bool infer;      /* infer=yes: the opponent's kept tiles from their last move */
+    double infer_tau;
+    InferResult inference; /* of the last decision (one thread) */
     DynLeaves *dyn;  /* with req=: bag-aware leaves (one thread) */
     double dyn_shrink;
     bool shrink_named;
@@ -23,6 +27,8 @@ static int sim_init(Player *p, RkError *err) {
     if (s == NULL) return rk_error(err, "out of memory");
     sim_config_defaults(&s->sim);
     s->dyn_shrink = 30.0;
+    s->infer_tau = 5.0;
+    infer_result_init(&s->inference);
     p->state = s;
     return 0;
 }
@@ -50,6 +56,12 @@ static int sim_option(Player *p, const char *spec, const char *key, const char *
         if (spec_number(spec, key, val, 0, 1e6, false, &s->sim.win.bonus, err) != 0) return -1;
     } else if (strcmp(key, "win_model") == 0) {
         if (win_value_parse_model(&s->sim.win, val, err) != 0) return -1;
+    } else if (strcmp(key, "infer") == 0) {
+        if (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0)
+            return rk_error(err, "player '%s': infer=%s, expected yes or no", spec, val);
+        s->infer = strcmp(val, "yes") == 0;
+    } else if (strcmp(key, "infer_tau") == 0) {
+        if (spec_number(spec, key, val, 0.001, 1000, false, &s->infer_tau, err) != 0) return -1;
     } else if (strcmp(key, "shrink") == 0) {
         if (spec_number(spec, key, val, 0, 1e12, false, &s->dyn_shrink, err) != 0) return -1;
         s->shrink_named = true;
@@ -79,6 +91,31 @@ static int sim_finish(Player *p, const char *spec, const LetterDist *ld, RkError
 
 static bool sim_own_leaves(const Player *p) { return ((const SimState *)p->state)->dyn != NULL; }
 
+/* infer=yes: the posterior of the opponent's kept tiles from their last
+ * move, modelled with this player's own leaves, for the worlds of this
+ * decision (none when there is no last move, the bag is empty, or the
+ * inference fails: the uniform draw then). */
+static void infer_for_decision(const Player *p, const Game *g, SimConfig *cfg) {
+    SimState *s = p->state;
+    Game *before = malloc(sizeof *before);
+    if (before == NULL) return;
+    if (g->bag.count > 0 && game_before_last(g, before)) {
+        InferConfig ic;
+        infer_config_defaults(&ic);
+        ic.tau = s->infer_tau;
+        ic.max_enumerate = 2000; /* a decision's budget: about 0.1-0.3 s */
+        ic.samples = 500;
+        ic.seed = cfg->seed;
+        ic.leave_value = cfg->leave_value;
+        ic.leave_ctx = cfg->leave_ctx;
+        RkError err;
+        /* the viewer never sees the tiles of an exchange */
+        if (infer_run(before, &g->last, g->last.kind == MOVE_EXCHANGE, &ic, &s->inference, &err) == 0)
+            cfg->infer = &s->inference;
+    }
+    free(before);
+}
+
 int sim_player_prepare(const Player *p, const Game *g, SimConfig *cfg, RkError *err) {
     if (sim_player_config(p) == NULL) return rk_error(err, "player '%s' is not a sim: player", p->spec);
     const SimState *s = p->state;
@@ -93,6 +130,7 @@ int sim_player_prepare(const Player *p, const Game *g, SimConfig *cfg, RkError *
     }
     Rng r = g->rng; /* the game's own stream: the same game gives the same decisions */
     cfg->seed = s->sim.seed ^ rng_next(&r) ^ ((uint64_t)g->turn << 48);
+    if (s->infer) infer_for_decision(p, g, cfg);
     return 0;
 }
 
@@ -118,12 +156,13 @@ static void sim_close(Player *p) {
         dynleaves_close(s->dyn);
         free(s->dyn);
     }
+    infer_result_free(&s->inference);
     free(s);
 }
 
 const PlayerKind PLAYER_KIND_SIM = {
     .name = "sim",
-    .usage = "sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S][,win_bonus=W][,win_model=M]"
+    .usage = "sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S][,win_bonus=W][,win_model=M][,infer=yes[,infer_tau=T]]"
              "[,leaves=FILE.klv2|zero|,req=FILE.req[,shrink=K]]",
     .init = sim_init,
     .option = sim_option,

@@ -11,6 +11,7 @@
 #include "core/movegen.h"
 #include "eval/klv.h"
 #include "search/infer.h"
+#include "search/player.h"
 #include "testutil.h"
 
 /* Deterministic, varied leave values (millipoints) for the tests. */
@@ -206,11 +207,97 @@ static void test_enumerate_matches_sampling(void) {
     tu_env_close(&e);
 }
 
+/* game_before_last undoes a move as the viewer sees it: the same board (its
+ * cross-sets too: the same moves for the same rack), scores and turn, and
+ * the mover's tiles with the bag as the unseen pool. */
+static void test_before_last_oracle(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    Game *saved = malloc(sizeof *saved), *back = malloc(sizeof *back);
+    CU_ASSERT_FATAL(saved != NULL && back != NULL);
+    MoveList a, b;
+    movelist_init(&a);
+    movelist_init(&b);
+    int checked = 0;
+    for (uint64_t gi = 0; gi < (uint64_t)tu_size(12, 4); gi++) {
+        Game *g = e.g;
+        game_new(g, &e.ld, &e.lay, &e.kwg, 5, 0, gi);
+        CU_ASSERT(!game_before_last(g, back)); /* no move yet */
+        while (!game_over(g)) {
+            *saved = *g;
+            MoveGenRequest req;
+            movegen_request_for_game(&req, g);
+            klv_request_leaves(&req, hash_leave, NULL);
+            Move m;
+            movegen_best(&req, &m, NULL);
+            game_play(g, &m);
+            if (game_over(g)) break;
+            CU_ASSERT_FATAL(game_before_last(g, back));
+            int mover = saved->on_turn;
+            CU_ASSERT(back->on_turn == mover && back->scores[0] == saved->scores[0] &&
+                      back->scores[1] == saved->scores[1]);
+            CU_ASSERT(memcmp(back->board.sq[0], saved->board.sq[0], sizeof saved->board.sq[0]) == 0);
+            CU_ASSERT(back->racks[mover].total == 0 && rack_equal(&back->racks[1 - mover], &saved->racks[1 - mover]));
+            Rack u1, u2;
+            bag_to_rack(&back->bag, &u1);
+            bag_to_rack(&saved->bag, &u2);
+            for (int ml = 0; ml < RK_MAX_LETTERS; ml++) u2.count[ml] += saved->racks[mover].count[ml];
+            u2.total += saved->racks[mover].total;
+            CU_ASSERT(rack_equal(&u1, &u2));
+            /* the mover's true rack back on the rebuilt board: the same moves */
+            back->racks[mover] = saved->racks[mover];
+            back->bag = saved->bag;
+            movegen_request_for_game(&req, saved);
+            movegen_all(&req, &a);
+            movegen_request_for_game(&req, back);
+            movegen_all(&req, &b);
+            CU_ASSERT_FATAL(a.count == b.count);
+            for (size_t i = 0; i < a.count; i++) CU_ASSERT(move_same(&a.moves[i], &b.moves[i]) && a.moves[i].score == b.moves[i].score);
+            checked++;
+        }
+    }
+    CU_ASSERT(checked > 100);
+    movelist_free(&a);
+    movelist_free(&b);
+    free(saved);
+    free(back);
+    tu_env_close(&e);
+}
+
+/* sim:infer=yes plays legal, repeatable moves through a game; bad values
+ * are errors naming them. */
+static void test_sim_player_infer(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    Player p, q;
+    RkError err;
+    CU_ASSERT_FATAL(player_open(&p, "sim:plies=1,candidates=4,iterations=8,infer=yes,infer_tau=3", &e.ld, &err) == 0);
+    CU_ASSERT(player_open(&q, "sim:infer=maybe", &e.ld, &err) != 0 && strstr(err.msg, "infer=maybe") != NULL);
+    CU_ASSERT(player_open(&q, "sim:infer=yes,infer_tau=0", &e.ld, &err) != 0);
+    game_new(e.g, &e.ld, &e.lay, &e.kwg, 9, 0, 0);
+    int moves = 0;
+    while (!game_over(e.g) && moves < tu_size(16, 6)) {
+        Move a, b;
+        player_choose(&p, e.g, &a);
+        player_choose(&p, e.g, &b);
+        CU_ASSERT(move_same(&a, &b)); /* the same decision for the same position */
+        Move legal = a;
+        CU_ASSERT(movegen_find(e.g, &legal));
+        game_play(e.g, &a);
+        moves++;
+    }
+    CU_ASSERT(moves >= 4);
+    player_close(&p);
+    tu_env_close(&e);
+}
+
 int main(void) {
     CU_TestInfo tests[] = {{"one move's equity = movegen's, every move", test_move_equity_oracle},
+                           {"the position before the last move, rebuilt (movegen oracle)", test_before_last_oracle},
                            {"the modelled player's true leave is never excluded", test_true_leave_consistent},
                            {"a bingo, an exchange of seven, a pass, bad input", test_bingo_exchange_pass},
                            {"enumeration and sampling agree", test_enumerate_matches_sampling},
+                           {"the sim player with infer=yes", test_sim_player_infer},
                            CU_TEST_INFO_NULL};
     return tu_run("infer", tests);
 }
