@@ -11,6 +11,9 @@ int bench_nn(int argc, char **argv);
 /* rookery bench mcgs: the graph search player (bench_mcgs.c). */
 int bench_mcgs(int argc, char **argv);
 
+/* rookery bench infer: inference of the opponent's kept tiles (bench_infer.c). */
+int bench_infer(int argc, char **argv);
+
 #include "worker/selfplay.h"
 /* The first position of each game of `play` (games 0, 1, ...) with lo..hi
  * tiles in the bag (or unseen, by_unseen), up to `want` of them into out

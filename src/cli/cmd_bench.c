@@ -30,6 +30,7 @@ static void usage(FILE *out) {
             "       rookery bench sim [--positions N] [--iterations N] [--plies P] [--candidates K]\n"
             "                         [--leaves FILE.klv2] [--seed S]\n"
             "       rookery bench mcgs --player SPEC [--positions N] [--seed S] [--lexicon FILE.kwg]\n"
+            "       rookery bench infer [--positions N] [--tau T] [--seed S] [--lexicon FILE.kwg]\n"
             "       rookery bench nn [--channels C --blocks B --embed E --head-hidden H --h-tiles T]\n"
             "                        [--model FILE.h5] [--positions N] [--seconds S] [--steps K]\n"
             "\n"
@@ -50,6 +51,8 @@ static void usage(FILE *out) {
             "          2) and a fixed number of iterations (default 50, no stopping), on one core, and\n"
             "          prints iterations/s and ms per iteration (an iteration = every candidate played\n"
             "          out once).\n"
+            "infer:    inference of the opponent's kept tiles at five bag sizes: ms an inference\n"
+            "          (`rookery bench infer --help`).\n"
             "mcgs:     the graph search player (`rookery bench mcgs --help`): playouts/s, network\n"
             "          positions/s, average batch, memory per node.\n"
             "nn:       the network on one core: sgemm peak, forward positions/s and GFLOP/s at batch 1,\n"
@@ -456,9 +459,10 @@ int cmd_bench(int argc, char **argv) {
     if (strcmp(what, "sim") == 0) return bench_sim(argc, argv);
     if (strcmp(what, "nn") == 0) return bench_nn(argc, argv);
     if (strcmp(what, "mcgs") == 0) return bench_mcgs(argc, argv);
+    if (strcmp(what, "infer") == 0) return bench_infer(argc, argv);
     if (strcmp(what, "movegen") != 0 && strcmp(what, "selfplay") != 0) {
         fprintf(stderr,
-                "rookery bench: unknown benchmark '%s' (movegen, selfplay, derive, train, leaves, sim or nn)\n",
+                "rookery bench: unknown benchmark '%s' (movegen, selfplay, derive, train, leaves, sim, mcgs, nn or infer)\n",
                 what);
         return 2;
     }
