@@ -56,3 +56,14 @@ void bag_to_rack(const Bag *bag, Rack *out) {
     rack_clear(out);
     for (int i = 0; i < bag->count; i++) rack_add(out, bag->tiles[i]);
 }
+
+void bag_plus_rack(const Bag *bag, const Rack *rack, Rack *out) {
+    *out = *rack;
+    for (int i = 0; i < bag->count; i++) rack_add(out, bag->tiles[i]);
+}
+
+void bag_take_back_rack(Bag *bag, Rack *rack) {
+    for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
+        for (; rack->count[ml] > 0; rack->count[ml]--) bag_add(bag, (uint8_t)ml);
+    rack->total = 0;
+}

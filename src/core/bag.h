@@ -26,5 +26,10 @@ uint8_t bag_draw(Bag *bag, Rng *rng);
 void bag_refill_rack(Bag *bag, Rack *rack, Rng *rng);
 /* Tile counts of the bag as a Rack (multiset). */
 void bag_to_rack(const Bag *bag, Rack *out);
+/* The tiles of the bag and of rack together (what a player who sees neither
+ * may hold). */
+void bag_plus_rack(const Bag *bag, const Rack *rack, Rack *out);
+/* Puts every tile of rack back in the bag and empties the rack. */
+void bag_take_back_rack(Bag *bag, Rack *rack);
 
 #endif

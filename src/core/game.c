@@ -119,10 +119,7 @@ bool game_before_last(const Game *g, Game *before) {
     bool scoreless = m->kind != MOVE_PLACE || m->score == 0;
     before->zeros = scoreless && g->zeros > 0 ? g->zeros - 1 : 0;
     /* the mover's rack and the tiles the move put down are unseen again */
-    Rack *rack = &before->racks[mover];
-    for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
-        for (; rack->count[ml] > 0; rack->count[ml]--) bag_add(&before->bag, (uint8_t)ml);
-    rack->total = 0;
+    bag_take_back_rack(&before->bag, &before->racks[mover]);
     if (m->kind == MOVE_PLACE) {
         int dr = m->dir == DIR_ACROSS ? 0 : 1, dc = 1 - dr;
         for (int i = 0; i < m->len; i++) {
@@ -164,6 +161,5 @@ void game_redeal_unseen(const Game *g, Game *w, Rng *r) {
 }
 
 void game_unseen(const Game *g, Rack *unseen) {
-    *unseen = g->racks[1 - g->on_turn];
-    for (int i = 0; i < g->bag.count; i++) rack_add(unseen, g->bag.tiles[i]);
+    bag_plus_rack(&g->bag, &g->racks[1 - g->on_turn], unseen);
 }

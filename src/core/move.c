@@ -360,6 +360,16 @@ void movelist_sort_by_equity(MoveList *ml) {
     if (ml->count > 1) qsort(ml->moves, ml->count, sizeof *ml->moves, by_equity);
 }
 
+void move_rack_tiles(const Move *m, Rack *taken) {
+    rack_clear(taken);
+    if (m->kind == MOVE_EXCHANGE) {
+        for (int i = 0; i < m->ntiles; i++) rack_add(taken, m->tiles[i]);
+    } else if (m->kind == MOVE_PLACE) {
+        for (int i = 0; i < m->len; i++)
+            if (m->tiles[i] != MOVE_PLAYED_THROUGH) rack_add(taken, RK_IS_BLANKED(m->tiles[i]) ? 0 : m->tiles[i]);
+    }
+}
+
 void move_kept_tiles(const Rack *rack, const Move *m, Rack *kept) {
     *kept = *rack;
     if (m->kind == MOVE_PASS) return;

@@ -206,14 +206,10 @@ static int by_prob(const void *a, const void *b) {
 /* T, checked against what the player could hold; 0 or -1 with err set. */
 static int move_tiles(Infer *in, const Game *before, const Rack *unseen, RkError *err) {
     const Move *m = in->m;
-    rack_clear(&in->taken);
-    if (m->kind == MOVE_PLACE) {
-        for (int i = 0; i < m->len; i++)
-            if (m->tiles[i] != MOVE_PLAYED_THROUGH)
-                rack_add(&in->taken, RK_IS_BLANKED(m->tiles[i]) ? 0 : m->tiles[i]);
-    } else if (m->kind == MOVE_EXCHANGE && !in->unknown_tiles) {
-        for (int i = 0; i < m->ntiles; i++) rack_add(&in->taken, m->tiles[i]);
-    }
+    if (m->kind == MOVE_EXCHANGE && in->unknown_tiles)
+        rack_clear(&in->taken); /* ex.N: which tiles is what is inferred */
+    else
+        move_rack_tiles(m, &in->taken);
     int held = unseen->total < RK_RACK_SIZE ? unseen->total : RK_RACK_SIZE;
     int used = m->kind == MOVE_EXCHANGE ? m->ntiles : in->taken.total;
     if (used > held) return rk_error(err, "infer: the move uses %d tiles, the player held %d", used, held);
@@ -246,12 +242,8 @@ int infer_run(const Game *before, const Move *m, bool unknown_tiles, const Infer
     in.probe = malloc(sizeof *in.probe);
     if (in.probe == NULL) return rk_error(err, "infer: out of memory");
     *in.probe = *before;
-    Rack unseen;
-    rack_clear(&unseen);
-    for (int i = 0; i < before->bag.count; i++) rack_add(&unseen, before->bag.tiles[i]);
-    const Rack *opp = &before->racks[before->on_turn];
-    for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
-        for (int c = 0; c < opp->count[ml]; c++) rack_add(&unseen, (uint8_t)ml);
+    Rack unseen; /* what the mover could hold: the bag and their rack */
+    bag_plus_rack(&before->bag, &before->racks[before->on_turn], &unseen);
     int rc = move_tiles(&in, before, &unseen, err);
     if (rc == 0) { /* the bag as the probe needs it: its count (the tiles the player did not hold) */
         int held = unseen.total < RK_RACK_SIZE ? unseen.total : RK_RACK_SIZE;

@@ -221,20 +221,13 @@ int siu_move_parse(Move *m, bool *unknown_tiles, const char *token, const Board 
 
 /* ---------------------------------------------------------------- legality */
 
-/* The rack tile (ML; 0 = blank) a placed tile comes from. */
-static uint8_t rack_tile_of(uint8_t t) { return RK_IS_BLANKED(t) ? 0 : t; }
-
 int siu_move_check(const Game *g, bool rack_known, Move *m, bool unknown_tiles, RkError *err) {
     const Rack *mine = &g->racks[g->on_turn];
     Rack pool; /* what the mover may hold */
-    if (rack_known) {
+    if (rack_known)
         pool = *mine;
-    } else {
-        rack_clear(&pool);
-        for (int i = 0; i < g->bag.count; i++) rack_add(&pool, g->bag.tiles[i]);
-        for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
-            for (int k = 0; k < mine->count[ml]; k++) rack_add(&pool, (uint8_t)ml);
-    }
+    else
+        bag_plus_rack(&g->bag, mine, &pool);
     int held = rack_known ? mine->total : (pool.total < RK_RACK_SIZE ? pool.total : RK_RACK_SIZE);
     m->score = 0;
     m->equity = 0;
@@ -244,8 +237,7 @@ int siu_move_check(const Game *g, bool rack_known, Move *m, bool unknown_tiles, 
         if (m->ntiles > held) return rk_error(err, "exchanges %d tiles but the player holds %d", m->ntiles, held);
         if (unknown_tiles) return 0;
         Rack need;
-        rack_clear(&need);
-        for (int i = 0; i < m->ntiles; i++) rack_add(&need, m->tiles[i]);
+        move_rack_tiles(m, &need);
         for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
             if (need.count[ml] > pool.count[ml])
                 return rk_error(err, "exchanges tiles the player %s", rack_known ? "does not hold" : "cannot hold");
@@ -253,9 +245,7 @@ int siu_move_check(const Game *g, bool rack_known, Move *m, bool unknown_tiles, 
     }
     if (unknown_tiles) return rk_error(err, "a placement's tiles must be known");
     Rack need;
-    rack_clear(&need);
-    for (int i = 0; i < m->len; i++)
-        if (m->tiles[i] != MOVE_PLAYED_THROUGH) rack_add(&need, rack_tile_of(m->tiles[i]));
+    move_rack_tiles(m, &need);
     if (need.total > held) return rk_error(err, "places %d tiles but the player holds %d", need.total, held);
     for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
         if (need.count[ml] > pool.count[ml])

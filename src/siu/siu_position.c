@@ -51,12 +51,7 @@ static void redeal(Game *g, int k, Rng *r) {
 
 /* Puts player k's rack back in the bag (it is unseen: the engine does not
  * know it). */
-static void unseen_back(Game *g, int k) {
-    Rack *rack = &g->racks[k];
-    for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
-        for (; rack->count[ml] > 0; rack->count[ml]--) bag_add(&g->bag, (uint8_t)ml);
-    rack->total = 0;
-}
+static void unseen_back(Game *g, int k) { bag_take_back_rack(&g->bag, &g->racks[k]); }
 
 /* Gives the mover (whose rack is unknown) a rack that holds `need` plus
  * other unseen tiles; false if the unseen tiles do not hold `need`. */
@@ -70,17 +65,6 @@ static bool deal_holding(Game *g, const Rack *need, Rng *r) {
         }
     bag_refill_rack(&g->bag, rack, r);
     return true;
-}
-
-/* The rack tiles a move takes (ML; a placed blank is the blank, 0). */
-static void move_needs(const Move *m, Rack *need) {
-    rack_clear(need);
-    if (m->kind == MOVE_EXCHANGE) {
-        for (int i = 0; i < m->ntiles; i++) rack_add(need, m->tiles[i]);
-    } else if (m->kind == MOVE_PLACE) {
-        for (int i = 0; i < m->len; i++)
-            if (m->tiles[i] != MOVE_PLAYED_THROUGH) rack_add(need, RK_IS_BLANKED(m->tiles[i]) ? 0 : m->tiles[i]);
-    }
 }
 
 /* Plays one move token on p; SIU_POS_OK or SIU_POS_BAD_MOVE. */
@@ -118,7 +102,7 @@ static SiuPosError play_token(SiuPosition *p, const char *tok, Rng *r, RkError *
     }
     if (!p->rack_known[me]) {
         Rack need;
-        move_needs(&m, &need);
+        move_rack_tiles(&m, &need);
         if (unknown_tiles) rack_clear(&need);
         if (!deal_holding(g, &need, r)) return rk_error(err, "move '%s': its tiles are not unseen", q), SIU_POS_BAD_MOVE;
     }

@@ -325,6 +325,31 @@ static void test_movelist(void) {
 }
 
 /* Writing into a small buffer truncates and stays NUL-terminated. */
+/* move_rack_tiles: what the rack gives (the blank for a blanked letter, no
+ * played-through tile), and move_kept_tiles is the rack minus that. */
+static void test_rack_tiles(void) {
+    Env *e = env_new();
+    put_word(&e->board, &e->ld, 0, 0, DIR_DOWN, "..Y.HEN.UT..ON.");
+    Move m;
+    RkError err;
+    CU_ASSERT_FATAL(move_parse(&m, "A1 oX(Y)P(HEN)B(UT)AZ(ON)E", &e->board, &e->ld, &err) == 0);
+    Rack taken, want, rack, kept;
+    move_rack_tiles(&m, &taken);
+    CU_ASSERT_FATAL(rack_parse(&want, &e->ld, "?XPBAZE", &err) == 0);
+    CU_ASSERT(rack_equal(&taken, &want));
+    CU_ASSERT_FATAL(rack_parse(&rack, &e->ld, "?XPBAZE", &err) == 0);
+    move_kept_tiles(&rack, &m, &kept);
+    CU_ASSERT_EQUAL(kept.total, 0);
+    CU_ASSERT_FATAL(move_parse(&m, "(exch ??AZ)", &e->board, &e->ld, &err) == 0);
+    move_rack_tiles(&m, &taken);
+    CU_ASSERT_FATAL(rack_parse(&want, &e->ld, "??AZ", &err) == 0);
+    CU_ASSERT(rack_equal(&taken, &want));
+    CU_ASSERT_FATAL(move_parse(&m, "pass", NULL, &e->ld, &err) == 0);
+    move_rack_tiles(&m, &taken);
+    CU_ASSERT_EQUAL(taken.total, 0);
+    env_free(e);
+}
+
 static void test_small_buffer(void) {
     Env *e = env_new();
     Move m;
@@ -346,6 +371,7 @@ int main(void) {
         {"parse errors", test_parse_errors},
         {"move_same", test_move_same},
         {"move lists", test_movelist},
+        {"rack tiles", test_rack_tiles},
         {"small buffer", test_small_buffer},
         CU_TEST_INFO_NULL,
     };
