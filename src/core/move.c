@@ -30,6 +30,11 @@ static int cmp_u8(const void *a, const void *b) {
     return (int)*(const uint8_t *)a - (int)*(const uint8_t *)b;
 }
 
+void move_exchange_sort(Move *m) {
+    int n = m->len <= RK_MAX_DIM ? m->len : RK_MAX_DIM;
+    qsort(m->tiles, (size_t)n, 1, cmp_u8);
+}
+
 void move_to_string(const Move *m, const Board *b, const LetterDist *ld, char *buf, size_t cap) {
     RkText o = {buf, cap, 0};
     if (cap > 0) buf[0] = '\0';
@@ -38,12 +43,10 @@ void move_to_string(const Move *m, const Board *b, const LetterDist *ld, char *b
         return;
     }
     if (m->kind == MOVE_EXCHANGE) {
-        uint8_t t[RK_MAX_DIM];
-        int n = m->len <= RK_MAX_DIM ? m->len : RK_MAX_DIM;
-        memcpy(t, m->tiles, (size_t)n);
-        qsort(t, (size_t)n, 1, cmp_u8);
+        Move sorted = *m;
+        move_exchange_sort(&sorted);
         rk_text_put(&o, "(exch ");
-        for (int i = 0; i < n; i++) out_tile(&o, ld, t[i]);
+        for (int i = 0; i < sorted.len && i < RK_MAX_DIM; i++) out_tile(&o, ld, sorted.tiles[i]);
         rk_text_put(&o, ")");
         return;
     }

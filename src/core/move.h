@@ -49,6 +49,9 @@ int move_parse(Move *m, const char *s, const struct Board *b, const LetterDist *
 /* The tiles of `rack` that move m does not use (a blank played as a letter
  * uses the rack's blank). */
 void move_kept_tiles(const Rack *rack, const Move *m, Rack *kept);
+/* Puts an exchange's tiles in ascending order, the order every notation
+ * writes them in. */
+void move_exchange_sort(Move *m);
 /* The rack tiles move m takes: a placement's fresh tiles (a blank played as
  * a letter is the blank, 0), an exchange's tiles; none for a pass. */
 void move_rack_tiles(const Move *m, Rack *taken);

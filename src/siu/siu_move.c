@@ -35,8 +35,6 @@ static void col_letters(int col, char *buf) {
     buf[n] = '\0';
 }
 
-static int cmp_u8(const void *a, const void *b) { return (int)*(const uint8_t *)a - (int)*(const uint8_t *)b; }
-
 void siu_move_write(const Move *m, const Board *b, const LetterDist *ld, char *buf, size_t cap) {
     RkText o = {buf, cap, 0};
     if (cap > 0) buf[0] = '\0';
@@ -45,12 +43,10 @@ void siu_move_write(const Move *m, const Board *b, const LetterDist *ld, char *b
         return;
     }
     if (m->kind == MOVE_EXCHANGE) {
-        uint8_t t[RK_MAX_DIM];
-        int n = m->len <= RK_MAX_DIM ? m->len : RK_MAX_DIM;
-        memcpy(t, m->tiles, (size_t)n);
-        qsort(t, (size_t)n, 1, cmp_u8);
+        Move sorted = *m;
+        move_exchange_sort(&sorted);
         rk_text_put(&o, "ex.");
-        for (int i = 0; i < n; i++) out_tile(&o, ld, t[i]);
+        for (int i = 0; i < sorted.len && i < RK_MAX_DIM; i++) out_tile(&o, ld, sorted.tiles[i]);
         return;
     }
     char coord[24], letters[8];
@@ -131,8 +127,8 @@ static int parse_exchange(Move *m, bool *unknown, const char *body, const char *
     for (int i = 0; i < n; i++)
         if (RK_IS_BLANKED(m->tiles[i]))
             return rk_error(err, "move '%s': exchanged tiles are uppercase (a blank is '?')", tok);
-    qsort(m->tiles, (size_t)n, 1, cmp_u8);
     m->len = m->ntiles = (uint8_t)n;
+    move_exchange_sort(m);
     return 0;
 }
 
