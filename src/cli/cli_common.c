@@ -75,6 +75,32 @@ int cli_is_help(const char *s) { return strcmp(s, "--help") == 0 || strcmp(s, "-
 
 double cli_now(void) { return rk_seconds(); }
 
+int cli_start_comm_engine(Comm *comm, const char *lexicon, Engine **engine) {
+    *engine = NULL;
+    RkError err;
+    if (comm_init(comm, NULL, NULL, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return -1;
+    }
+    Engine *e = malloc(sizeof *e);
+    if (e == NULL) {
+        fprintf(stderr, "rookery: out of memory\n");
+        return 1;
+    }
+    if (engine_open(e, NULL, NULL, lexicon, NULL) != 0) {
+        free(e);
+        return 2;
+    }
+    *engine = e;
+    return 0;
+}
+
+void cli_engine_free(Engine *e) {
+    if (e == NULL) return;
+    engine_close(e);
+    free(e);
+}
+
 uint64_t cli_share_count(uint64_t n, int rank, int size) {
     uint64_t r = (uint64_t)rank, s = (uint64_t)size;
     return n > r ? (n - r + s - 1) / s : 0;

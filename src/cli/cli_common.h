@@ -7,7 +7,19 @@
 #include <stdint.h>
 
 #include "core/engine.h"
+#include "reducer/comm.h"
 #include "search/player.h"
+
+/* The start of every command that runs its share under mpirun: MPI up
+ * (comm_init), then the engine with the built-in distribution and layout and
+ * `lexicon` (NULL: the default), on the heap. Returns -1 after a one-line
+ * message when MPI cannot start (comm is not up: the caller returns 2).
+ * Otherwise comm is up and the result is 0 with *engine set, or 1 (out of
+ * memory) or 2 (the lexicon, message printed) with *engine NULL: the caller
+ * still agrees on the failure with the other ranks, then finalizes comm. */
+int cli_start_comm_engine(Comm *comm, const char *lexicon, Engine **engine);
+/* Closes and frees an engine of cli_start_comm_engine (NULL: nothing). */
+void cli_engine_free(Engine *e);
 
 /* player_open, then the engine's default leaves (engine_default_leaves) if
  * the spec names no leaves. */

@@ -202,25 +202,15 @@ int cmd_arena(int argc, char **argv) {
     ArenaArgs a;
     int parsed = parse(argc, argv, &a);
     if (parsed != 0) return parsed > 0 ? 0 : 2;
-    RkError err;
     Comm comm;
-    if (comm_init(&comm, NULL, NULL, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
-        return 2;
-    }
-    Engine *e = malloc(sizeof *e);
+    Engine *e;
+    int rc = cli_start_comm_engine(&comm, a.lexicon, &e);
+    if (rc < 0) return 2;
     EngineProc eng[2];
     memset(eng, 0, sizeof eng);
     eng[0].pid = eng[1].pid = -1;
     eng[0].to_fd = eng[0].from_fd = eng[1].to_fd = eng[1].from_fd = -1;
-    int rc = 0;
-    bool opened = false;
-    if (e == NULL) {
-        rc = 1;
-    } else if (engine_open(e, NULL, NULL, a.lexicon, NULL) != 0) {
-        rc = 2;
-    } else {
-        opened = true;
+    if (rc == 0) {
         if ((a.gcg != NULL && make_dir("--gcg", a.gcg) != 0) ||
             (a.logdir != NULL && make_dir("--engine-log", a.logdir) != 0))
             rc = 2;
@@ -233,8 +223,7 @@ int cmd_arena(int argc, char **argv) {
         engine_proc_quit(&eng[i], 500);
         engine_proc_free(&eng[i]);
     }
-    if (opened) engine_close(e);
-    free(e);
+    cli_engine_free(e);
     comm_finalize(&comm);
     return rc;
 }

@@ -162,22 +162,16 @@ int cmd_decisions(int argc, char **argv) {
         return 2;
     }
     Comm comm;
-    if (comm_init(&comm, NULL, NULL, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
-        return 2;
-    }
-    Engine *e = malloc(sizeof *e);
+    Engine *e;
+    int rc = cli_start_comm_engine(&comm, j.lexicon, &e);
+    if (rc < 0) return 2;
     Player *players = calloc(DECISION_MAX_PLAYERS, sizeof *players);
     const Player *order[DECISION_MAX_PLAYERS];
     Klv *leaves = NULL;
-    int rc = 0, opened = 0;
-    if (e == NULL || players == NULL) {
+    if (rc == 0 && players == NULL) {
         fprintf(stderr, "rookery: out of memory\n");
         rc = 1;
-    } else if (engine_open(e, NULL, NULL, j.lexicon, NULL) != 0) {
-        rc = 2;
-    } else {
-        opened = 1;
+    } else if (rc == 0) {
         if (open_leaves(j.leaves, &e->ld, &leaves, &err) != 0) {
             fprintf(stderr, "rookery: %s\n", err.msg);
             rc = 2;
@@ -224,9 +218,8 @@ int cmd_decisions(int argc, char **argv) {
         klv_free(leaves);
         free(leaves);
     }
-    if (opened) engine_close(e);
+    cli_engine_free(e);
     free(players);
-    free(e);
     comm_finalize(&comm);
     return rc;
 }

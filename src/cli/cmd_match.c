@@ -61,29 +61,26 @@ int cmd_match(int argc, char **argv) {
     }
     RkError err;
     Comm comm;
-    if (comm_init(&comm, NULL, NULL, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
-        return 2;
-    }
-    Engine *e = malloc(sizeof *e);
+    Engine *e;
+    int rc = cli_start_comm_engine(&comm, lexicon, &e);
+    if (rc < 0) return 2;
     Game *g = malloc(sizeof *g);
     Player a, b;
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
-    int rc = 0;
-    if (e == NULL || g == NULL) rc = 1;
-    else if (engine_open(e, NULL, NULL, lexicon, NULL) != 0) rc = 2;
-    else if (cli_player_open(&a, spec_a, e, &err) != 0 || cli_player_open(&b, spec_b, e, &err) != 0 ||
-             player_check_board(&a, e->layout.dim, &err) != 0 || player_check_board(&b, e->layout.dim, &err) != 0) {
+    if (rc == 0 && g == NULL) rc = 1;
+    if (rc == 0 &&
+        (cli_player_open(&a, spec_a, e, &err) != 0 || cli_player_open(&b, spec_b, e, &err) != 0 ||
+         player_check_board(&a, e->layout.dim, &err) != 0 || player_check_board(&b, e->layout.dim, &err) != 0)) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         rc = 2;
     }
     if (comm_max_i64(&comm, rc) != 0) {
         player_close(&a);
         player_close(&b);
+        cli_engine_free(e);
         comm_finalize(&comm);
         free(g);
-        free(e);
         return rc ? rc : 2;
     }
     MatchTotals t;
@@ -115,9 +112,8 @@ int cmd_match(int argc, char **argv) {
     }
     player_close(&a);
     player_close(&b);
-    engine_close(e);
+    cli_engine_free(e);
     free(g);
-    free(e);
     comm_finalize(&comm);
     return rc;
 }
