@@ -16,17 +16,22 @@
 static void usage(FILE *out) {
     fprintf(out,
             "usage: rookery bench infer [--positions N] [--tau T] [--seed S] [--lexicon FILE.kwg]\n"
-            "       rookery bench infer --calibrate GAMES [--tau T] [--seed S]\n"
+            "       rookery bench infer --calibrate GAMES [--player SPEC] [--models LIST] [--tau T] [--seed S]\n"
             "\n"
             "For N static self-play positions (default 20) in each of five bag ranges (60-80, 40-59,\n"
             "20-39, 9-19 and 1-8 tiles), infers what the player who just moved kept (search/infer.h:\n"
             "a window of T points, default 5, the default leaves as the model's) and prints the time\n"
             "an inference takes (mean and maximum), how many were exact (every leave weighed) and\n"
             "the leaves and racks weighed, on one core.\n"
-            "--calibrate: plays GAMES static games instead and infers every placement made with\n"
-            "tiles in the bag from the other side: per bag range, the nats a tile the posterior\n"
-            "gains over the prior on the leave really kept, how often that leave is the most likely,\n"
-            "and how often a sampled posterior missed it.\n");
+            "--calibrate: plays GAMES games of --player (default static; any player spec) instead\n"
+            "and infers every placement made with tiles in the bag from the other side, under each\n"
+            "model of --models (default window:T; e.g. window:5,top:8,softmax:5: a window of T\n"
+            "points, the move among the rack's K best, or a softmax of temperature T over static\n"
+            "equity, with the default leaves): per bag\n"
+            "range, the nats a tile the posterior gains over the prior on the leave really kept\n"
+            "(where it holds it, and mixed 9:1 with the prior, which counts every position), how\n"
+            "often that leave is the most likely, and how often it is missing: excluded by the\n"
+            "model, or not drawn by a sampled posterior.\n");
 }
 
 typedef struct Row {
@@ -43,76 +48,146 @@ static double log_prior(const Rack *pool, const Rack *leave) {
     return lp - (lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0));
 }
 
-/* How well the posterior finds what a static player really kept: static
- * games (the default leaves, which the model also uses), each placement
- * with tiles left in the bag inferred from the viewer's side; per bag range,
- * the nats a tile the posterior gains over the prior on the true leave, how
- * often the true leave is the most likely one, and how often it is missing
- * (a sample that did not draw it). */
-static int calibrate(const Engine *e, const InferConfig *base, uint64_t games, uint64_t seed) {
-    const Row rows[] = {{60, 86}, {40, 59}, {20, 39}, {7, 19}};
-    enum { NR = 4 };
-    double gain[NR] = {0}, top[NR] = {0}, missed[NR] = {0}, n[NR] = {0}, ms[NR] = {0};
+/* One model of the opponent to calibrate: window or softmax, tau points. */
+typedef struct CalModel {
+    InferModel model;
+    double tau;
+} CalModel;
+
+enum { CAL_MAX_MODELS = 8, CAL_ROWS = 4 };
+
+/* A model's sums over the inferred positions of one bag range. */
+typedef struct CalSums {
+    double n, found, gain, mixed, top, excluded, unsampled, ms;
+} CalSums;
+
+/* Parses "window:5,softmax:10,..." into ms; returns how many, or -1. */
+static int parse_models(const char *s, CalModel *ms) {
+    int n = 0;
+    while (*s) {
+        if (n == CAL_MAX_MODELS) return -1;
+        const char *colon = strchr(s, ':');
+        if (colon == NULL) return -1;
+        size_t k = (size_t)(colon - s);
+        if (k == 6 && strncmp(s, "window", 6) == 0) ms[n].model = INFER_WINDOW;
+        else if (k == 7 && strncmp(s, "softmax", 7) == 0) ms[n].model = INFER_SOFTMAX;
+        else if (k == 3 && strncmp(s, "top", 3) == 0) ms[n].model = INFER_TOPK;
+        else return -1;
+        char *end;
+        ms[n].tau = strtod(colon + 1, &end);
+        if (end == colon + 1 || !(ms[n].tau >= 0.001 && ms[n].tau <= 1000.0) || (*end != ',' && *end != '\0')) return -1;
+        if (ms[n].model == INFER_TOPK && (ms[n].tau != (int)ms[n].tau || ms[n].tau > MOVEGEN_TOP_MAX)) return -1;
+        n++;
+        s = *end == ',' ? end + 1 : end;
+    }
+    return n;
+}
+
+/* How well the posterior finds what a player really kept: games of `player`
+ * (the default leaves are the model's), each placement with tiles left in
+ * the bag inferred from the viewer's side under every model. Per bag range
+ * and model: the nats a tile the posterior gains over the prior on the true
+ * leave (where it holds it at all), the same for the posterior mixed 9:1
+ * with the prior (a score every position counts in), how often the true
+ * leave is the most likely one, and how often it is missing: excluded by
+ * the model (an exact posterior without it) or not drawn (a sampled one). */
+static int calibrate(const Engine *e, const InferConfig *base, const char *spec, const CalModel *models, int nmodels,
+                     uint64_t games, uint64_t seed) {
+    const Row rows[CAL_ROWS] = {{60, 86}, {40, 59}, {20, 39}, {7, 19}};
+    CalSums sums[CAL_MAX_MODELS][CAL_ROWS];
+    memset(sums, 0, sizeof sums);
     Game *g = malloc(sizeof *g);
+    Player player;
+    memset(&player, 0, sizeof player);
+    RkError err;
+    if (g == NULL) return 1;
+    if (cli_player_open(&player, spec, e, &err) != 0 || player_check_board(&player, e->layout.dim, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        player_close(&player);
+        free(g);
+        return 2;
+    }
     InferResult r;
     infer_result_init(&r);
     InferConfig cfg = *base;
-    if (g == NULL) return 1;
+    double t0 = cli_now(), last = t0;
     for (uint64_t gi = 0; gi < games; gi++) {
         game_new(g, &e->ld, &e->layout, &e->kwg, seed, 0, gi);
         while (!game_over(g)) {
-            MoveGenRequest req;
-            movegen_request_for_game(&req, g);
-            klv_request_leaves(&req, cfg.leave_value, cfg.leave_ctx);
             Move m;
-            movegen_best(&req, &m, NULL);
+            player_choose(&player, g, &m);
             int row = -1;
-            for (int k = 0; k < NR; k++)
+            for (int k = 0; k < CAL_ROWS; k++)
                 if (g->bag.count >= rows[k].lo && g->bag.count <= rows[k].hi) row = k;
-            RkError err;
-            if (row >= 0 && m.kind == MOVE_PLACE && g->turn > 0) {
-                Rack kept, pool;
-                move_kept_tiles(&g->racks[g->on_turn], &m, &kept);
-                cfg.seed = seed ^ (gi << 16) ^ (uint64_t)g->turn;
-                if (kept.total > 0 && infer_run(g, &m, false, &cfg, &r, &err) == 0) {
-                    /* the viewer's unseen tiles less the move's: the bag and what was kept */
-                    bag_to_rack(&g->bag, &pool);
-                    for (int ml = 0; ml < RK_MAX_LETTERS; ml++) pool.count[ml] += kept.count[ml];
-                    pool.total += kept.total;
+            Rack kept;
+            move_kept_tiles(&g->racks[g->on_turn], &m, &kept);
+            if (row >= 0 && m.kind == MOVE_PLACE && g->turn > 0 && kept.total > 0) {
+                /* the viewer's unseen tiles less the move's: the bag and what was kept */
+                Rack pool;
+                bag_plus_rack(&g->bag, &kept, &pool);
+                double lprior = log_prior(&pool, &kept);
+                for (int k = 0; k < nmodels; k++) {
+                    cfg.model = models[k].model;
+                    cfg.tau = models[k].model == INFER_TOPK ? base->tau : models[k].tau;
+                    cfg.top_k = (int)models[k].tau;
+                    cfg.seed = seed ^ (gi << 16) ^ (uint64_t)g->turn;
+                    if (infer_run(g, &m, false, &cfg, &r, &err) != 0) {
+                        fprintf(stderr, "rookery: %s\n", err.msg);
+                        continue;
+                    }
+                    CalSums *c = &sums[k][row];
                     double post = 0.0;
                     for (int i = 0; i < r.count; i++)
                         if (rack_equal(&r.leaves[i].leave, &kept)) post = r.leaves[i].prob;
-                    if (post > 0.0) gain[row] += (log(post) - log_prior(&pool, &kept)) / kept.total;
-                    else missed[row]++;
-                    top[row] += r.count > 0 && rack_equal(&r.leaves[0].leave, &kept);
-                    ms[row] += r.seconds * 1000.0;
-                    n[row]++;
+                    if (post > 0.0) {
+                        c->gain += (log(post) - lprior) / kept.total;
+                        c->found++;
+                    } else if (r.exact) {
+                        c->excluded++;
+                    } else {
+                        c->unsampled++;
+                    }
+                    c->mixed += (log(0.9 * post + 0.1 * exp(lprior)) - lprior) / kept.total;
+                    c->top += r.count > 0 && rack_equal(&r.leaves[0].leave, &kept);
+                    c->ms += r.seconds * 1000.0;
+                    c->n++;
                 }
             }
             game_play(g, &m);
         }
+        if (cli_now() - last >= 30.0) {
+            last = cli_now();
+            fprintf(stderr, "calibrate: %llu of %llu games (%.0f s)\n", (unsigned long long)gi + 1,
+                    (unsigned long long)games, last - t0);
+        }
     }
-    printf("calibration: %llu static games, the model = the player (window %.1f points)\n", (unsigned long long)games,
-           cfg.tau);
-    for (int k = 0; k < NR; k++) {
-        double found = n[k] - missed[k];
-        if (n[k] == 0) continue;
-        printf("  bag %2d-%2d: %4.0f leaves, gain %.3f nats a tile over the prior, true leave first %.1f%%, "
-               "missing %.1f%%, %.0f ms an inference\n",
-               rows[k].lo, rows[k].hi, n[k], found > 0 ? gain[k] / found : 0.0, 100.0 * top[k] / n[k],
-               100.0 * missed[k] / n[k], ms[k] / n[k]);
+    printf("calibration: %llu games of %s; the model: the default leaves\n", (unsigned long long)games, spec);
+    for (int k = 0; k < nmodels; k++) {
+        if (models[k].model == INFER_TOPK) printf("model top %d (the move among the rack's %d best)\n", (int)models[k].tau, (int)models[k].tau);
+        else printf("model %s, tau %.1f points\n", models[k].model == INFER_WINDOW ? "window" : "softmax", models[k].tau);
+        for (int row = 0; row < CAL_ROWS; row++) {
+            const CalSums *c = &sums[k][row];
+            if (c->n == 0) continue;
+            printf("  bag %2d-%2d: %4.0f leaves, gain %.3f nats a tile (where held), mixed 9:1 with the prior %+.3f, "
+                   "true leave first %.1f%%, excluded %.1f%%, not drawn %.1f%%, %.0f ms an inference\n",
+                   rows[row].lo, rows[row].hi, c->n, c->found > 0 ? c->gain / c->found : 0.0, c->mixed / c->n,
+                   100.0 * c->top / c->n, 100.0 * c->excluded / c->n, 100.0 * c->unsampled / c->n, c->ms / c->n);
+        }
     }
     infer_result_free(&r);
+    player_close(&player);
     free(g);
     return 0;
 }
 
 int bench_infer(int argc, char **argv) {
-    const char *lexicon = NULL;
+    const char *lexicon = NULL, *cal_player = "static", *cal_models = NULL;
     uint64_t npos = 20, seed = 1, cal_games = 0;
     double tau = 5.0;
     const CliOption opts[] = {{"--lexicon", CLI_STRING, &lexicon, 0, 0, NULL},
                               {"--calibrate", CLI_U64, &cal_games, 1, 100000, NULL},
+                              {"--player", CLI_STRING, &cal_player, 0, 0, NULL},
+                              {"--models", CLI_STRING, &cal_models, 0, 0, NULL},
                               {"--positions", CLI_U64, &npos, 1, 10000, NULL},
                               {"--seed", CLI_U64, &seed, 0, 18446744073709551615.0, NULL},
                               {"--tau", CLI_DOUBLE, &tau, 0.001, 1000, NULL}};
@@ -120,6 +195,15 @@ int bench_infer(int argc, char **argv) {
     if (parsed != 0) return parsed > 0 ? 0 : 2;
     if (npos == 0) {
         fprintf(stderr, "rookery bench infer: --positions must be at least 1\n");
+        return 2;
+    }
+    CalModel models[CAL_MAX_MODELS] = {{INFER_WINDOW, tau}};
+    int nmodels = 1;
+    if (cal_models != NULL && (nmodels = parse_models(cal_models, models)) < 1) {
+        fprintf(stderr,
+                "rookery bench infer: --models '%s': expected a comma list of window:T, softmax:T (T in "
+                "0.001..1000) or top:K (K in 1..%d), at most %d\n",
+                cal_models, MOVEGEN_TOP_MAX, CAL_MAX_MODELS);
         return 2;
     }
     Engine e;
@@ -143,7 +227,7 @@ int bench_infer(int argc, char **argv) {
     cfg.leave_value = play.leave_value;
     cfg.leave_ctx = play.leave_ctx;
     if (cal_games > 0) {
-        rc = calibrate(&e, &cfg, cal_games, seed);
+        rc = calibrate(&e, &cfg, cal_player, models, nmodels, cal_games, seed);
         goto done;
     }
     printf("bench infer: window %.1f points, leaves %s, every leave weighed up to %llu, else %llu racks drawn\n", tau,

@@ -12,6 +12,7 @@ void infer_config_defaults(InferConfig *c) {
     memset(c, 0, sizeof *c);
     c->model = INFER_WINDOW;
     c->tau = 5.0;
+    c->top_k = 8;
     c->max_enumerate = 20000;
     c->samples = 2000;
     c->seed = 1;
@@ -95,6 +96,10 @@ static double likelihood(Infer *in) {
         Move best;
         movegen_best(&req, &best, NULL);
         return (double)eq_m >= (double)best.equity - cfg->tau * 1000.0 ? 1.0 : 0.0;
+    }
+    if (cfg->model == INFER_TOPK) {
+        movegen_top(&req, cfg->top_k, move_compare_equity, &in->list);
+        return in->list.count > 0 && eq_m >= in->list.moves[in->list.count - 1].equity ? 1.0 : 0.0;
     }
     movegen_all(&req, &in->list);
     double top = -INFINITY, sum = 0.0;
@@ -237,6 +242,8 @@ int infer_run(const Game *before, const Move *m, bool unknown_tiles, const Infer
     double t0 = rk_seconds();
     infer_result_free(out);
     if (!(cfg->tau > 0.0) || cfg->samples < 1) return rk_error(err, "infer: tau must be > 0 and samples >= 1");
+    if (cfg->model == INFER_TOPK && (cfg->top_k < 1 || cfg->top_k > MOVEGEN_TOP_MAX))
+        return rk_error(err, "infer: top_k %d, expected 1..%d", cfg->top_k, MOVEGEN_TOP_MAX);
     if (game_over(before)) return rk_error(err, "infer: the game is over");
     Infer in = {.cfg = cfg, .m = m, .unknown_tiles = unknown_tiles, .out = out};
     in.probe = malloc(sizeof *in.probe);

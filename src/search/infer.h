@@ -16,8 +16,11 @@
  * prior(L) = prod_x C((U - T)[x], L[x]): how many ways the bag deals it;
  * P(m | R): the opponent modelled as a static-equity player (movegen's
  * equity under cfg's leaves): INFER_WINDOW, 1 if m's equity for R is within
- * tau points of R's best move, else 0; INFER_SOFTMAX, exp(eq(m)/tau) over the
- * sum of exp(eq/tau) of every legal move of R. For ex.N the move's equity is
+ * tau points of R's best move, else 0; INFER_TOPK, 1 if m's equity for R is
+ * at least that of R's top_k-th best move (a player that searches among its
+ * top_k static candidates, as the simulation player does, chooses one of
+ * them), else 0; INFER_SOFTMAX, exp(eq(m)/tau) over the sum of exp(eq/tau) of
+ * every legal move of R. For ex.N the move's equity is
  * that of R's best exchange of N tiles. A pass says nothing this model can
  * weigh: its posterior is the prior.
  *
@@ -42,11 +45,12 @@
 #include "core/game.h"
 #include "core/movegen.h"
 
-typedef enum { INFER_WINDOW = 0, INFER_SOFTMAX = 1 } InferModel;
+typedef enum { INFER_WINDOW = 0, INFER_SOFTMAX = 1, INFER_TOPK = 2 } InferModel;
 
 typedef struct InferConfig {
     InferModel model;
     double tau;             /* points: the window's width, or the softmax temperature (> 0) */
+    int top_k;              /* INFER_TOPK: how many of the rack's best moves (1..MOVEGEN_TOP_MAX) */
     uint64_t max_enumerate; /* weigh every leave when there are at most this many */
     uint64_t samples;       /* else this many racks drawn from the prior (>= 1) */
     uint64_t seed;
@@ -54,7 +58,8 @@ typedef struct InferConfig {
     const void *leave_ctx;
 } InferConfig;
 
-/* Window of 5 points, enumerate up to 20,000 leaves, else 2,000 samples. */
+/* Window of 5 points (top_k 8 for INFER_TOPK), enumerate up to 20,000
+ * leaves, else 2,000 samples. */
 void infer_config_defaults(InferConfig *c);
 
 typedef struct InferLeave {

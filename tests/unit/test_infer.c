@@ -106,6 +106,77 @@ static void test_true_leave_consistent(void) {
     tu_env_close(&e);
 }
 
+/* INFER_TOPK: a player that plays the 4th of its 4 best static moves (the
+ * worst choice a simulation of 4 candidates can make) never has its true
+ * leave excluded by top_k 4, which still rules leaves out somewhere; a
+ * window of 0 points (the best move only) excludes it somewhere. And top_k
+ * 1 on a best-move player gives the window-0 posterior, leave for leave. */
+static void test_topk_true_leave(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    InferConfig top, win;
+    config(&top, 5.0);
+    top.model = INFER_TOPK;
+    top.top_k = 4;
+    config(&win, 0.0001);
+    InferResult r, w;
+    infer_result_init(&r);
+    infer_result_init(&w);
+    MoveList list;
+    movelist_init(&list);
+    int tried = 0, sharp = 0, win_excluded = 0, same = 0;
+    RkError err;
+    for (int gi = 0; gi < 400 && tried < tu_size(30, 10); gi++) {
+        tu_env_position(&e, 35, (uint64_t)gi, 40 - gi % 30, hash_leave);
+        if (game_over(e.g) || e.g->bag.count < 8) continue;
+        MoveGenRequest req;
+        movegen_request_for_game(&req, e.g);
+        klv_request_leaves(&req, hash_leave, NULL);
+        movegen_top(&req, 4, move_compare_equity, &list);
+        if (list.count < 4) continue;
+        Move m = list.moves[3];
+        if (m.kind != MOVE_PLACE || m.ntiles < 5) continue; /* a leave of at most 2 tiles: exact and quick */
+        Rack kept;
+        move_kept_tiles(&e.g->racks[e.g->on_turn], &m, &kept);
+        CU_ASSERT_FATAL(infer_run(e.g, &m, false, &top, &r, &err) == 0);
+        CU_ASSERT(r.exact);
+        double p = 0.0;
+        for (int i = 0; i < r.count; i++)
+            if (rack_equal(&r.leaves[i].leave, &kept)) p = r.leaves[i].prob;
+        CU_ASSERT(p > 0.0);
+        sharp += r.count < (int)r.racks;
+        CU_ASSERT_FATAL(infer_run(e.g, &m, false, &win, &w, &err) == 0);
+        bool held = false;
+        for (int i = 0; i < w.count; i++) held |= rack_equal(&w.leaves[i].leave, &kept);
+        win_excluded += !held && !w.prior_only;
+        /* the best move: top 1 is the window of 0 */
+        Move best = list.moves[0];
+        if (best.kind == MOVE_PLACE && best.ntiles >= 5) {
+            top.top_k = 1;
+            CU_ASSERT_FATAL(infer_run(e.g, &best, false, &top, &r, &err) == 0);
+            CU_ASSERT_FATAL(infer_run(e.g, &best, false, &win, &w, &err) == 0);
+            CU_ASSERT(r.count == w.count);
+            for (int i = 0; i < r.count && i < w.count; i++) {
+                CU_ASSERT(rack_equal(&r.leaves[i].leave, &w.leaves[i].leave));
+                CU_ASSERT(fabs(r.leaves[i].prob - w.leaves[i].prob) < 1e-12);
+            }
+            same++;
+            top.top_k = 4;
+        }
+        tried++;
+    }
+    CU_ASSERT(tried >= tu_size(30, 10) / 2);
+    CU_ASSERT(sharp > 0);
+    CU_ASSERT(win_excluded > 0);
+    CU_ASSERT(same > 0);
+    top.top_k = 0;
+    CU_ASSERT(infer_run(e.g, &list.moves[0], false, &top, &r, &err) == -1 && strstr(err.msg, "top_k") != NULL);
+    movelist_free(&list);
+    infer_result_free(&r);
+    infer_result_free(&w);
+    tu_env_close(&e);
+}
+
 static void test_bingo_exchange_pass(void) {
     TuEnv e;
     if (!tu_env_open(&e)) return;
@@ -295,6 +366,7 @@ int main(void) {
     CU_TestInfo tests[] = {{"one move's equity = movegen's, every move", test_move_equity_oracle},
                            {"the position before the last move, rebuilt (movegen oracle)", test_before_last_oracle},
                            {"the modelled player's true leave is never excluded", test_true_leave_consistent},
+                           {"top K: a player choosing among its K best", test_topk_true_leave},
                            {"a bingo, an exchange of seven, a pass, bad input", test_bingo_exchange_pass},
                            {"enumeration and sampling agree", test_enumerate_matches_sampling},
                            {"the sim player with infer=yes", test_sim_player_infer},
