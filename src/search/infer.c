@@ -295,3 +295,29 @@ const Rack *infer_draw(const InferResult *r, Rng *rng) {
     }
     return &r->leaves[r->count - 1].leave;
 }
+
+int infer_last_move(const Game *g, const InferConfig *cfg, InferResult *out) {
+    if (g->bag.count == 0 || !g->has_last) return 0;
+    Game *before = malloc(sizeof *before);
+    if (before == NULL) return 0;
+    RkError err;
+    int rc = game_before_last(g, before) &&
+             infer_run(before, &g->last, g->last.kind == MOVE_EXCHANGE, cfg, out, &err) == 0;
+    free(before);
+    return rc;
+}
+
+int infer_check_fits(const Game *root, const InferResult *r, RkError *err) {
+    if (r->count < 1) return rk_error(err, "the inference lists no leave");
+    Rack unseen;
+    game_unseen(root, &unseen);
+    int hidden = root->racks[1 - root->on_turn].total;
+    for (int i = 0; i < r->count; i++) {
+        if (r->leaves[i].leave.total > hidden)
+            return rk_error(err, "an inferred leave holds more tiles than the opponent");
+        for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
+            if (r->leaves[i].leave.count[ml] > unseen.count[ml])
+                return rk_error(err, "an inferred leave does not fit this position (its tiles are not unseen)");
+    }
+    return 0;
+}

@@ -90,4 +90,16 @@ int infer_run(const Game *before, const Move *m, bool unknown_tiles, const Infer
 /* A leave drawn from the posterior with r (r->leaves must not be empty). */
 const Rack *infer_draw(const InferResult *r, Rng *rng);
 
+/* What a searching player on turn in g infers of the opponent's last move
+ * (g->last), seen from its side (game_before_last; the tiles of an
+ * exchange are never seen): 1 with *out the posterior, 0 when there is
+ * nothing to infer (no last move, an empty bag, where the racks are known)
+ * or the inference fails (the caller draws uniformly then). */
+int infer_last_move(const Game *g, const InferConfig *cfg, InferResult *out);
+
+/* Whether every leave of r can be the hidden tiles of the player not on
+ * turn in root: made of tiles unseen there, no more than that player holds.
+ * 0, or -1 with err set (also for a posterior without a leave). */
+int infer_check_fits(const Game *root, const InferResult *r, RkError *err);
+
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/position.h"
+#include "search/infer.h"
 #include "search/infoset.h"
 #include "search/sim.h"
 #include "eval/klv.h"
@@ -87,6 +88,8 @@ int mcgs_config_check(const McgsConfig *c, RkError *err) {
     }
     if (c->crn && c->worlds > 0)
         return rk_error(err, "mcgs: crn and worlds are two ways of choosing a playout's world: give one");
+    if (c->infer != NULL && c->hidden == MCGS_HIDDEN_NET)
+        return rk_error(err, "mcgs: the opponent's rack comes from H (hidden=net) or from the inference, not both");
     return 0;
 }
 
@@ -172,10 +175,16 @@ static void sample_world(McgsSearch *s, const Game *root, uint64_t i, Game *w) {
     *w = *root;
     Rack leave;
     rack_clear(&leave);
-    if (s->cfg.hidden == MCGS_HIDDEN_NET && root->bag.count > 0) hidden_leave(s, &s->root_batch, root, &r, &leave);
-    game_deal_hidden(w, &leave, &r);
+    if (s->cfg.infer != NULL && root->bag.count > 0) {
+        game_deal_hidden(w, infer_draw(s->cfg.infer, &r), &r);
+    } else {
+        if (s->cfg.hidden == MCGS_HIDDEN_NET && root->bag.count > 0) hidden_leave(s, &s->root_batch, root, &r, &leave);
+        game_deal_hidden(w, &leave, &r);
+    }
     rng_seed_stream(&w->rng, s->cfg.seed, i, STREAM_DRAWS);
 }
+
+void mcgs_search_world(McgsSearch *s, const Game *root, uint64_t i, Game *w) { sample_world(s, root, i, w); }
 
 /* -------------------------------------------------------------- evaluation */
 
@@ -708,6 +717,9 @@ static int run_puct(McgsSearch *s, const Game *root, uint32_t root_node, McgsRes
 int mcgs_search_run(McgsSearch *s, const Game *root, McgsResult *out, RkError *err) {
     memset(out, 0, sizeof *out);
     if (game_over(root)) return rk_error(err, "mcgs: the game is over");
+    RkError inner;
+    if (s->cfg.infer != NULL && infer_check_fits(root, s->cfg.infer, &inner) != 0)
+        return rk_error(err, "mcgs: %s", inner.msg);
     if (nn_prepare(s, root, err) != 0) return -1;
     double t0 = rk_seconds();
     McgsGraph *g = &s->graph;

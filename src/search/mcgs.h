@@ -137,6 +137,10 @@ typedef struct McgsConfig {
                                  * (with a net: times P; needs candidates_by=equity) */
     double prior_temperature;   /* points */
     McgsHiddenKind hidden;      /* the opponent's rack at the root */
+    const struct InferResult *infer; /* not NULL: the opponent's kept tiles in every world are
+                                 * drawn from this posterior of their last move (search/infer.h;
+                                 * with hidden=uniform, while the bag has tiles), the rest of
+                                 * their rack from what is left */
     WinValue win;               /* win.bonus: points a win is worth on top of the spread;
                                  * win.model values the ends of rollouts that stop
                                  * before the game does (eval/winprob.h) */
@@ -199,6 +203,9 @@ typedef struct McgsSearch {
 /* Checks the config and allocates. */
 int mcgs_search_init(McgsSearch *s, const McgsConfig *cfg, RkError *err);
 void mcgs_search_free(McgsSearch *s);
+/* Playout i's world as the search deals it from root (the opponent's rack
+ * and the bag; for tests). */
+void mcgs_search_world(McgsSearch *s, const Game *root, uint64_t i, Game *w);
 /* Searches the position on turn in root (which must not be over). Returns 0,
  * or -1 with err set (the game is over, out of memory); out is zeroed first,
  * so a failed search leaves no result (count 0). */

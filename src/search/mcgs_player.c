@@ -16,6 +16,8 @@ void mcgs_player_defaults(McgsPlayer *mp) {
     mp->last_spread = NAN;
     mp->full_share = 1.0;
     mp->last_full = true;
+    mp->infer_tau = 5.0;
+    infer_result_init(&mp->inference);
     policy_target_defaults(&mp->target);
 }
 
@@ -65,6 +67,12 @@ int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const 
     } else if (strcmp(key, "hidden") == 0) {
         if (spec_choice(spec, key, val, HIDDEN, &k, err) != 0) return -1;
         c->hidden = (McgsHiddenKind)k;
+    } else if (strcmp(key, "infer") == 0) {
+        if (spec_choice(spec, key, val, YES_NO, &k, err) != 0) return -1;
+        mp->infer = k == 1;
+    } else if (strcmp(key, "infer_tau") == 0) {
+        NUMBER(0.001, 1000, false);
+        mp->infer_tau = x;
     } else if (strcmp(key, "win_bonus") == 0) {
         NUMBER(0, 1e6, false);
         c->win.bonus = x;
@@ -129,6 +137,8 @@ int mcgs_player_finish(McgsPlayer *mp, const char *spec, RkError *err) {
             return rk_error(err, "player '%s': fast_visits=%u must be below visits=%u", spec, mp->fast_visits,
                             mp->cfg.visits);
     }
+    if (mp->infer && mp->cfg.hidden == MCGS_HIDDEN_NET)
+        return rk_error(err, "player '%s': infer=yes and hidden=net both choose the opponent's rack: give one", spec);
     if (mcgs_search_init(&mp->search, &mp->cfg, &inner) != 0)
         return rk_error(err, "player '%s': %s", spec, inner.msg);
     mp->ready = true;
@@ -152,6 +162,18 @@ int mcgs_player_choose(McgsPlayer *mp, const Game *g, LeaveValueFn leave_value, 
         mp->last_full = (double)(rng_next(&d) >> 11) * 0x1.0p-53 < mp->full_share;
     }
     s->cfg.visits = mp->last_full ? mp->cfg.visits : mp->fast_visits;
+    s->cfg.infer = NULL;
+    if (mp->infer) {
+        InferConfig ic;
+        infer_config_defaults(&ic);
+        ic.tau = mp->infer_tau;
+        ic.max_enumerate = 2000; /* a decision's budget, as the simulation player's */
+        ic.samples = 500;
+        ic.seed = s->cfg.seed;
+        ic.leave_value = leave_value;
+        ic.leave_ctx = leave_ctx;
+        if (infer_last_move(g, &ic, &mp->inference)) s->cfg.infer = &mp->inference;
+    }
     if (mcgs_search_run(s, g, &mp->last, err) != 0) {
         /* nothing of this decision may stand in for a search result: no P
          * target, no expected spread (the last ones were another decision's) */
@@ -187,6 +209,7 @@ int mcgs_player_choose(McgsPlayer *mp, const Game *g, LeaveValueFn leave_value, 
 void mcgs_player_close(McgsPlayer *mp) {
     if (mp->ready) mcgs_search_free(&mp->search);
     if (mp->has_net) nn_model_free(&mp->model);
+    infer_result_free(&mp->inference);
     mp->ready = mp->has_net = false;
 }
 
@@ -250,7 +273,7 @@ static void mcgs_kind_close(Player *p) {
 
 const PlayerKind PLAYER_KIND_MCGS = {
     .name = "mcgs",
-    .usage = "mcgs[:visits=N][,candidates=K][,cpuct=C][,rollout=P][,net=FILE.h5][,hidden=uniform|net][,...] "
+    .usage = "mcgs[:visits=N][,candidates=K][,cpuct=C][,rollout=P][,net=FILE.h5][,hidden=uniform|net][,infer=yes][,...] "
              "(docs/mcgs.md)",
     .init = mcgs_kind_init,
     .option = mcgs_kind_option,

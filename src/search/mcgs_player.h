@@ -4,7 +4,7 @@
  *   mcgs[:visits=N][,candidates=K][,cpuct=C][,floor=F][,fpu=U][,rollout=P]
  *       [,value_mix=M]
  *       [,prior=uniform|equity][,prior_temperature=T][,net=FILE.h5]
- *       [,hidden=uniform|net][,win_bonus=W]
+ *       [,hidden=uniform|net][,infer=yes[,infer_tau=T]][,win_bonus=W]
  *       [,win_model=terminal|default|M0:M1:V0:V1]
  *       [,worlds=W][,crn=no|yes][,expand=auto|first|second]
  *       [,batch=B][,vloss=V][,temperature=T][,temperature_moves=M][,seed=S]
@@ -12,7 +12,11 @@
  *       [,target_span=D]
  *
  * (McgsConfig of search/mcgs.h; leaves= is the players' common option and
- * values the static moves of candidates and rollouts). Each decision's seed
+ * values the static moves of candidates and rollouts). infer=yes: each
+ * decision infers the opponent's kept tiles from their last move
+ * (search/infer.h, a window of infer_tau points, default 5, with the
+ * player's leaves) and every world deals them from that posterior (not
+ * with hidden=net). Each decision's seed
  * is S mixed with the game's own random stream, so a game replays exactly.
  *
  * PLAYOUT CAP RANDOMIZATION (KataGo's, for self-play): with full_share F < 1,
@@ -30,6 +34,7 @@
  */
 #ifndef ROOKERY_MCGS_PLAYER_H
 #define ROOKERY_MCGS_PLAYER_H
+#include "search/infer.h"
 #include "search/mcgs.h"
 #include "search/policy_target.h"
 
@@ -39,6 +44,9 @@ typedef struct McgsPlayer {
     bool has_net, ready;
     bool crn_given;         /* crn= in the spec (else worlds=W turns the default crn off) */
     McgsSearch search;
+    bool infer;             /* infer=yes */
+    double infer_tau;
+    InferResult inference;  /* of the last decision */
     McgsResult last;        /* the last decision's search */
     double last_spread;     /* its expected final spread for the mover: the spread then + the
                              * root value, points; NaN with a win bonus (values not in points) */

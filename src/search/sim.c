@@ -55,37 +55,19 @@ typedef struct Sim {
     Game play;    /* one candidate's rollout */
 } Sim;
 
-void sim_sample_world(const Game *root, uint64_t seed, uint64_t i, Game *world) {
+void sim_sample_world(const Game *root, const InferResult *infer, uint64_t seed, uint64_t i, Game *world) {
     Rng r;
     rng_seed_stream(&r, seed, i, 0);
-    game_redeal_unseen(root, world, &r);
+    if (infer == NULL) {
+        game_redeal_unseen(root, world, &r);
+    } else {
+        *world = *root;
+        game_deal_hidden(world, infer_draw(infer, &r), &r);
+    }
     rng_seed_stream(&world->rng, seed, i, 1);
 }
 
-static void sample_world(Sim *s, uint64_t i) {
-    if (s->cfg->infer == NULL) {
-        sim_sample_world(s->root, s->cfg->seed, i, &s->world);
-        return;
-    }
-    Rng r;
-    rng_seed_stream(&r, s->cfg->seed, i, 0);
-    s->world = *s->root;
-    game_deal_hidden(&s->world, infer_draw(s->cfg->infer, &r), &r);
-    rng_seed_stream(&s->world.rng, s->cfg->seed, i, 1);
-}
-
-/* Every inferred leave is made of tiles the player on turn cannot see. */
-static int check_infer(const Game *root, const InferResult *inf, RkError *err) {
-    if (inf->count < 1) return rk_error(err, "sim: the inference lists no leave");
-    Rack unseen;
-    game_unseen(root, &unseen);
-    int hidden = root->racks[1 - root->on_turn].total;
-    for (int i = 0; i < inf->count; i++)
-        for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
-            if (inf->leaves[i].leave.count[ml] > unseen.count[ml] || inf->leaves[i].leave.total > hidden)
-                return rk_error(err, "sim: an inferred leave does not fit this position (its tiles are not unseen)");
-    return 0;
-}
+static void sample_world(Sim *s, uint64_t i) { sim_sample_world(s->root, s->cfg->infer, s->cfg->seed, i, &s->world); }
 
 /* P(the player `me` wins) where a rollout stopped: 1, 1/2 or 0 once the
  * game is over; else the model's for the lead with the leaves last kept. */
@@ -200,7 +182,9 @@ int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err
     memset(out, 0, sizeof *out);
     if (check_config(cfg, err) != 0) return -1;
     if (game_over(root)) return rk_error(err, "sim: the game is over");
-    if (cfg->infer != NULL && check_infer(root, cfg->infer, err) != 0) return -1;
+    RkError inner;
+    if (cfg->infer != NULL && infer_check_fits(root, cfg->infer, &inner) != 0)
+        return rk_error(err, "sim: %s", inner.msg);
     Sim *s = malloc(sizeof *s);
     if (s == NULL) return rk_error(err, "sim: out of memory");
     s->cfg = cfg;

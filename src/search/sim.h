@@ -116,8 +116,10 @@ double sim_static_rollout(Game *g, int moves, const Move *first, LeaveValueFn le
 /* The world of iteration i under seed: the opponent's rack and the bag,
  * from the unseen tiles of the player on turn at root (in letter order, so
  * the worlds do not depend on the bag's order) in a random order, and the
- * stream for the draws; into world (a copy of root otherwise). */
-void sim_sample_world(const Game *root, uint64_t seed, uint64_t i, Game *world);
+ * stream for the draws; into world (a copy of root otherwise). With infer
+ * (not NULL), the opponent's kept tiles are a leave drawn from that
+ * posterior (search/infer.h) and the rest of their rack from the others. */
+void sim_sample_world(const Game *root, const struct InferResult *infer, uint64_t seed, uint64_t i, Game *world);
 
 /* Simulates the root position (which must not be over). Returns 0, or -1
  * with err set on a bad config or when the position has no move. */

@@ -93,27 +93,18 @@ static bool sim_own_leaves(const Player *p) { return ((const SimState *)p->state
 
 /* infer=yes: the posterior of the opponent's kept tiles from their last
  * move, modelled with this player's own leaves, for the worlds of this
- * decision (none when there is no last move, the bag is empty, or the
- * inference fails: the uniform draw then). */
+ * decision (none when there is nothing to infer: the uniform draw then). */
 static void infer_for_decision(const Player *p, const Game *g, SimConfig *cfg) {
     SimState *s = p->state;
-    Game *before = malloc(sizeof *before);
-    if (before == NULL) return;
-    if (g->bag.count > 0 && game_before_last(g, before)) {
-        InferConfig ic;
-        infer_config_defaults(&ic);
-        ic.tau = s->infer_tau;
-        ic.max_enumerate = 2000; /* a decision's budget: about 0.1-0.3 s */
-        ic.samples = 500;
-        ic.seed = cfg->seed;
-        ic.leave_value = cfg->leave_value;
-        ic.leave_ctx = cfg->leave_ctx;
-        RkError err;
-        /* the viewer never sees the tiles of an exchange */
-        if (infer_run(before, &g->last, g->last.kind == MOVE_EXCHANGE, &ic, &s->inference, &err) == 0)
-            cfg->infer = &s->inference;
-    }
-    free(before);
+    InferConfig ic;
+    infer_config_defaults(&ic);
+    ic.tau = s->infer_tau;
+    ic.max_enumerate = 2000; /* a decision's budget: about 0.1-0.3 s */
+    ic.samples = 500;
+    ic.seed = cfg->seed;
+    ic.leave_value = cfg->leave_value;
+    ic.leave_ctx = cfg->leave_ctx;
+    if (infer_last_move(g, &ic, &s->inference)) cfg->infer = &s->inference;
 }
 
 int sim_player_prepare(const Player *p, const Game *g, SimConfig *cfg, RkError *err) {

@@ -11,7 +11,9 @@
 #include "core/movegen.h"
 #include "eval/klv.h"
 #include "search/infer.h"
+#include "search/mcgs.h"
 #include "search/player.h"
+#include "search/sim.h"
 #include "testutil.h"
 
 /* Deterministic, varied leave values (millipoints) for the tests. */
@@ -362,6 +364,110 @@ static void test_sim_player_infer(void) {
     tu_env_close(&e);
 }
 
+static bool rack_holds(const Rack *rack, const Rack *leave) {
+    for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
+        if (leave->count[ml] > rack->count[ml]) return false;
+    return true;
+}
+
+static bool holds_a_leave(const InferResult *r, const Rack *rack) {
+    for (int i = 0; i < r->count; i++)
+        if (rack_holds(rack, &r->leaves[i].leave)) return true;
+    return false;
+}
+
+/* Worlds from the posterior: after an inference of the opponent's last
+ * move, every world of the simulation (sim_sample_world) and of the graph
+ * search (mcgs_search_world) deals the opponent a rack that holds one of
+ * the posterior's leaves, the most likely one at least as often as its
+ * probability says, with the unseen tiles conserved; the uniform deal
+ * breaks the first rule somewhere. */
+static void test_worlds_from_posterior(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    InferConfig cfg;
+    config(&cfg, 0.0001);
+    InferResult r;
+    infer_result_init(&r);
+    Game *w = malloc(sizeof *w);
+    McgsConfig mc;
+    mcgs_config_defaults(&mc);
+    mc.leave_value = hash_leave;
+    mc.infer = &r;
+    McgsSearch ms;
+    RkError err;
+    CU_ASSERT_FATAL(mcgs_search_init(&ms, &mc, &err) == 0);
+    int tried = 0, uniform_outside = 0;
+    const int worlds = tu_size(400, 150);
+    for (uint64_t gi = 0; gi < 60 && tried < tu_size(8, 3); gi++) {
+        tu_env_position(&e, 41, gi, 50 - (int)(gi % 20), hash_leave);
+        if (game_over(e.g) || e.g->last.kind != MOVE_PLACE || e.g->last.ntiles > 4) continue;
+        if (!infer_last_move(e.g, &cfg, &r) || r.prior_only || r.leave_size == 0 || !r.exact) continue;
+        int opp = 1 - e.g->on_turn, top = 0;
+        Rack unseen, wu;
+        game_unseen(e.g, &unseen);
+        for (int i = 0; i < worlds; i++) {
+            sim_sample_world(e.g, &r, 7, (uint64_t)i, w);
+            CU_ASSERT(holds_a_leave(&r, &w->racks[opp]));
+            CU_ASSERT(w->racks[opp].total == e.g->racks[opp].total);
+            game_unseen(w, &wu);
+            CU_ASSERT(rack_equal(&wu, &unseen));
+            top += rack_holds(&w->racks[opp], &r.leaves[0].leave);
+            mcgs_search_world(&ms, e.g, (uint64_t)i, w);
+            CU_ASSERT(holds_a_leave(&r, &w->racks[opp]));
+            game_unseen(w, &wu);
+            CU_ASSERT(rack_equal(&wu, &unseen));
+            sim_sample_world(e.g, NULL, 7, (uint64_t)i, w);
+            uniform_outside += !holds_a_leave(&r, &w->racks[opp]);
+        }
+        double p = r.leaves[0].prob;
+        CU_ASSERT((double)top / worlds >= p - 4.0 * sqrt(p * (1.0 - p) / worlds) - 1e-9);
+        tried++;
+    }
+    CU_ASSERT(tried >= tu_size(8, 3) / 2);
+    CU_ASSERT(uniform_outside > 0);
+    /* a posterior that does not fit the position is an error, not a deal */
+    Rack big;
+    CU_ASSERT_FATAL(rack_parse(&big, &e.ld, "ZZZ", &err) == 0);
+    InferResult bad = {.leaves = &(InferLeave){.leave = big, .prob = 1.0}, .count = 1};
+    CU_ASSERT(infer_check_fits(e.g, &bad, &err) == -1 && strstr(err.msg, "not unseen") != NULL);
+    McgsResult *res = malloc(sizeof *res);
+    mc.infer = &bad;
+    ms.cfg.infer = &bad;
+    CU_ASSERT(mcgs_search_run(&ms, e.g, res, &err) == -1 && strstr(err.msg, "mcgs: ") != NULL);
+    free(res);
+    mcgs_search_free(&ms);
+    free(w);
+    infer_result_free(&r);
+    tu_env_close(&e);
+}
+
+/* mcgs:infer=yes plays legal, repeatable moves; it cannot go with hidden=net. */
+static void test_mcgs_player_infer(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    Player p, q;
+    RkError err;
+    CU_ASSERT_FATAL(player_open(&p, "mcgs:visits=24,candidates=4,infer=yes,infer_tau=3", &e.ld, &err) == 0);
+    CU_ASSERT(player_open(&q, "mcgs:infer=maybe", &e.ld, &err) != 0 && strstr(err.msg, "infer") != NULL);
+    CU_ASSERT(player_open(&q, "mcgs:infer=yes,hidden=net", &e.ld, &err) != 0 && strstr(err.msg, "hidden=net") != NULL);
+    game_new(e.g, &e.ld, &e.lay, &e.kwg, 9, 0, 1);
+    int moves = 0;
+    while (!game_over(e.g) && moves < tu_size(12, 5)) {
+        Move a, b;
+        player_choose(&p, e.g, &a);
+        player_choose(&p, e.g, &b);
+        CU_ASSERT(move_same(&a, &b));
+        Move legal = a;
+        CU_ASSERT(movegen_find(e.g, &legal));
+        game_play(e.g, &a);
+        moves++;
+    }
+    CU_ASSERT(moves >= 4);
+    player_close(&p);
+    tu_env_close(&e);
+}
+
 int main(void) {
     CU_TestInfo tests[] = {{"one move's equity = movegen's, every move", test_move_equity_oracle},
                            {"the position before the last move, rebuilt (movegen oracle)", test_before_last_oracle},
@@ -370,6 +476,8 @@ int main(void) {
                            {"a bingo, an exchange of seven, a pass, bad input", test_bingo_exchange_pass},
                            {"enumeration and sampling agree", test_enumerate_matches_sampling},
                            {"the sim player with infer=yes", test_sim_player_infer},
+                           {"worlds dealt from the posterior (sim and mcgs)", test_worlds_from_posterior},
+                           {"the mcgs player with infer=yes", test_mcgs_player_infer},
                            CU_TEST_INFO_NULL};
     return tu_run("infer", tests);
 }

@@ -1130,7 +1130,7 @@ static void test_value_after_reply(void) {
             if (res->visits[k] == 1) a = k;
         CU_ASSERT_FATAL(a >= 0);
         Game leaf, after;
-        sim_sample_world(e.g, c.seed, 0, &leaf);
+        sim_sample_world(e.g, NULL, c.seed, 0, &leaf);
         game_play(&leaf, &res->moves[a]);
         Move reply;
         double gain;
