@@ -681,10 +681,11 @@ static void best_from_anchors(Gen *g, const MoveGenRequest *req, MoveGenStats *s
         if (g->have_best && anchors[i].bound < g->best.equity) break;
         search_anchor(g, anchors[i].d, anchors[i].line, anchors[i].pos);
         searched++;
+        if (mg_done(g)) return;
     }
     /* the best move is known here (the loop above only stops then); only a
      * bingo from the remaining anchors could beat or tie it */
-    for (; i < n; i++) {
+    for (; i < n && !mg_done(g); i++) {
         const AnchorRef *a = &anchors[i];
         if (a->bingo < g->best.equity) continue;
         anchor_bingos(g, a->d, a->line, a->pos);
@@ -702,6 +703,22 @@ void movegen_best(const MoveGenRequest *req, Move *best, MoveGenStats *stats) {
     if (!mg_best_from_wordmap(&g, stats)) best_from_anchors(&g, req, stats);
     if (g.have_best) *best = g.best;
     else make_pass(best);
+}
+
+bool movegen_beats(const MoveGenRequest *req, int32_t floor) {
+    if (floor == INT32_MAX) return false;
+    Gen g;
+    mg_init(&g, req, GEN_BEST, NULL);
+    /* the stand-in: a pass at floor + 1, after every real move of that equity
+     * in movegen_compare order, so a move at floor + 1 or above replaces it */
+    make_pass(&g.best);
+    g.best.equity = floor + 1;
+    g.best.score = INT32_MIN;
+    g.have_best = true;
+    g.stop_at_first = true;
+    if (req->exchanges_allowed && req->rack->total > 0) mg_exchanges(&g);
+    if (!mg_done(&g) && !mg_best_from_wordmap(&g, NULL)) best_from_anchors(&g, req, NULL);
+    return g.best.kind != MOVE_PASS;
 }
 
 /* The heap of GEN_TOP: top[0] is the worst of the top_n kept. Puts m at

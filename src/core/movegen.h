@@ -91,6 +91,11 @@ size_t movegen_all(const MoveGenRequest *req, MoveList *out);
 /* The best move by equity (ties: the first in movegen_compare order). Writes
  * a pass if nothing else is legal. stats may be NULL. */
 void movegen_best(const MoveGenRequest *req, Move *best, MoveGenStats *stats);
+/* Whether some legal placement or exchange has equity above floor (the
+ * best move's equity > floor, decided without finding the best move: the
+ * best-move search starts from the floor, so everything below it is
+ * pruned, and stops at the first move above it). */
+bool movegen_beats(const MoveGenRequest *req, int32_t floor);
 /* An order of moves, best first (negative: a before b). */
 typedef int (*MoveCompareFn)(const Move *a, const Move *b);
 /* The k best moves in order cmp (movegen_compare, or move_compare_equity:

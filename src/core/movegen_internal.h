@@ -64,6 +64,9 @@ typedef struct Gen {
     size_t placements;
     Move best;
     bool have_best;
+    /* movegen_beats: `best` starts as a stand-in pass at the floor (every
+     * move below it pruned) and the search stops at the first real move */
+    bool stop_at_first;
     /* GEN_TOP: a heap of the top_n <= top_k best so far, the worst first */
     Move *top;
     int top_k, top_n;
@@ -99,5 +102,7 @@ static inline int32_t mg_leave_term(const Gen *g, int kept_idx) {
 /* The best move from the word map, span by span (movegen_span.c); false if
  * this position must take the graph path instead. */
 bool mg_best_from_wordmap(Gen *g, MoveGenStats *stats);
+/* movegen_beats: a real move has been found above the floor. */
+static inline bool mg_done(const Gen *g) { return g->stop_at_first && g->best.kind != MOVE_PASS; }
 
 #endif

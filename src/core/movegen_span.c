@@ -508,6 +508,7 @@ bool mg_best_from_wordmap(Gen *g, MoveGenStats *stats) {
         Span s = heap_pop(sg);
         sg->popped++;
         search_span(sg, s);
+        if (mg_done(g)) break;
     }
     if (stats) {
         stats->spans_pushed += pushed;

@@ -92,10 +92,9 @@ static double likelihood(Infer *in) {
                        ? (req.exchanges_allowed ? best_exchange(in, rack, rack->total - in->m->ntiles, NULL) : INT32_MIN)
                        : movegen_move_equity(&req, in->m);
     if (eq_m == INT32_MIN) return 0.0;
-    if (cfg->model == INFER_WINDOW) {
-        Move best;
-        movegen_best(&req, &best, NULL);
-        return (double)eq_m >= (double)best.equity - cfg->tau * 1000.0 ? 1.0 : 0.0;
+    if (cfg->model == INFER_WINDOW) { /* in the window unless some move beats eq(m) + tau */
+        double floor_eq = floor((double)eq_m + cfg->tau * 1000.0);
+        return floor_eq >= INT32_MAX || !movegen_beats(&req, (int32_t)floor_eq) ? 1.0 : 0.0;
     }
     if (cfg->model == INFER_TOPK) {
         movegen_top(&req, cfg->top_k, move_compare_equity, &in->list);

@@ -746,7 +746,7 @@ typedef struct Ctx {
     MoveList got;
     OList place, exch, want, have, sorted;
     long positions, configs, placements, exchanges_checked, best_checks, with_blanks[3];
-    long wordmap_best_checks, top_checks;
+    long wordmap_best_checks, top_checks, beats_checks;
     long nonempty_best, best_exchanges, oracle_placements, bingos, empty_boards, blank_plays;
     int failures;
     PositionalValues pv;
@@ -897,6 +897,27 @@ static bool check_config(Ctx *cx, const Board *b, const int rack[], const Cfg *c
                       "(score %d, top equity %d)",
                       PATH[path], s1, best.score, best.equity, s2, first->score, max_eq);
         }
+    }
+    /* movegen_beats, both paths, at floors around the top equity of a
+     * placement or exchange (below, at, just under and above it): whether
+     * the full list has such a move above the floor */
+    {
+        int32_t top_eq = INT32_MIN;
+        for (size_t q = 0; q < cx->got.count; q++)
+            if (cx->got.moves[q].kind != MOVE_PASS && cx->got.moves[q].equity > top_eq) top_eq = cx->got.moves[q].equity;
+        int32_t base = top_eq == INT32_MIN ? 0 : top_eq;
+        const int32_t floors[] = {base - 20000, base - 1, base, base + 1, base + 7000, INT32_MIN + 1};
+        for (int path = 0; path < 2; path++)
+            for (size_t f = 0; f < sizeof floors / sizeof floors[0]; f++) {
+                cx->kwg->wordmap = path == 1 ? cx->wordmap : NULL;
+                bool got = movegen_beats(&req, floors[f]);
+                cx->kwg->wordmap = NULL;
+                bool want = top_eq != INT32_MIN && top_eq > floors[f];
+                cx->beats_checks++;
+                if (got != want)
+                    FAIL_LINE("movegen_beats(%d, %s) says %d, the list's top equity is %d", floors[f],
+                              path ? "word map" : "graph", got, top_eq);
+            }
     }
     /* the k best, both orders, both paths: the first k of the sorted list */
     static const int KS[] = {1, 2, 5, 16, 40, 100};
@@ -1274,11 +1295,11 @@ static void ctx_summary(const Ctx *cx, const char *what, double secs) {
            "%ld oracle placements (%ld using a blank, %ld bingos); %ld request configs compared "
            "in full (%ld placements and %ld exchanges, summed over configs); %ld best-move checks "
            "(%ld of them from the word map; %ld with a legal move other than a pass, %ld won by an "
-           "exchange); %ld top-k checks; %.1f s\n",
+           "exchange); %ld top-k checks; %ld movegen_beats checks; %.1f s\n",
            what, cx->positions, cx->empty_boards, cx->with_blanks[0], cx->with_blanks[1],
            cx->with_blanks[2], cx->oracle_placements, cx->blank_plays, cx->bingos, cx->configs,
            cx->placements, cx->exchanges_checked, cx->best_checks, cx->wordmap_best_checks, cx->nonempty_best,
-           cx->best_exchanges, cx->top_checks, secs);
+           cx->best_exchanges, cx->top_checks, cx->beats_checks, secs);
 }
 
 static double now_seconds(void) {
@@ -1394,6 +1415,7 @@ static void test_oracle_standard15(void) {
     ctx_summary(&cx, "standard 15x15", now_seconds() - t0);
     CU_ASSERT_EQUAL(cx.failures, 0);
     CU_ASSERT_TRUE(cx.positions >= (quick_mode() ? 200 : 2000));
+    CU_ASSERT_TRUE(cx.beats_checks >= 12 * cx.configs);
     ctx_free(&cx);
     fixture_free(f);
 }
