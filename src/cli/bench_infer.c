@@ -15,14 +15,17 @@
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: rookery bench infer [--positions N] [--tau T] [--seed S] [--lexicon FILE.kwg]\n"
+            "usage: rookery bench infer [--positions N] [--tau T] [--enumerate N] [--samples N] [--seed S]\n"
+            "                           [--lexicon FILE.kwg]\n"
             "       rookery bench infer --calibrate GAMES [--player SPEC] [--models LIST] [--tau T] [--seed S]\n"
             "\n"
             "For N static self-play positions (default 20) in each of five bag ranges (60-80, 40-59,\n"
             "20-39, 9-19 and 1-8 tiles), infers what the player who just moved kept (search/infer.h:\n"
             "a window of T points, default 5, the default leaves as the model's) and prints the time\n"
             "an inference takes (mean and maximum), how many were exact (every leave weighed) and\n"
-            "the leaves and racks weighed, on one core.\n"
+            "the leaves and racks weighed (and of them consistent with the move), on one core.\n"
+            "--enumerate N, --samples N: weigh every leave when there are at most N (default\n"
+            "20,000), else draw --samples racks (default 2,000); the players use 2,000 and 500.\n"
             "--calibrate: plays GAMES games of --player (default static; any player spec) instead\n"
             "and infers every placement made with tiles in the bag from the other side, under each\n"
             "model of --models (default window:T; e.g. window:5,top:8,softmax:5: a window of T\n"
@@ -182,7 +185,7 @@ static int calibrate(const Engine *e, const InferConfig *base, const char *spec,
 
 int bench_infer(int argc, char **argv) {
     const char *lexicon = NULL, *cal_player = "static", *cal_models = NULL;
-    uint64_t npos = 20, seed = 1, cal_games = 0;
+    uint64_t npos = 20, seed = 1, cal_games = 0, enumerate_max = 20000, samples = 2000;
     double tau = 5.0;
     const CliOption opts[] = {{"--lexicon", CLI_STRING, &lexicon, 0, 0, NULL},
                               {"--calibrate", CLI_U64, &cal_games, 1, 100000, NULL},
@@ -190,6 +193,8 @@ int bench_infer(int argc, char **argv) {
                               {"--models", CLI_STRING, &cal_models, 0, 0, NULL},
                               {"--positions", CLI_U64, &npos, 1, 10000, NULL},
                               {"--seed", CLI_U64, &seed, 0, 18446744073709551615.0, NULL},
+                              {"--enumerate", CLI_U64, &enumerate_max, 0, 100000000, NULL},
+                              {"--samples", CLI_U64, &samples, 1, 100000000, NULL},
                               {"--tau", CLI_DOUBLE, &tau, 0.001, 1000, NULL}};
     int parsed = cli_options_parse("bench infer", argc - 1, argv + 1, opts, (int)(sizeof opts / sizeof opts[0]), usage);
     if (parsed != 0) return parsed > 0 ? 0 : 2;
@@ -224,6 +229,8 @@ int bench_infer(int argc, char **argv) {
     InferConfig cfg;
     infer_config_defaults(&cfg);
     cfg.tau = tau;
+    cfg.max_enumerate = enumerate_max;
+    cfg.samples = samples;
     cfg.leave_value = play.leave_value;
     cfg.leave_ctx = play.leave_ctx;
     if (cal_games > 0) {
@@ -237,7 +244,7 @@ int bench_infer(int argc, char **argv) {
     infer_result_init(&r);
     for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
         int got = positions_per_game(&play, rows[k].lo, rows[k].hi, false, pos, (int)npos, scratch);
-        double sum = 0.0, worst = 0.0, leaves = 0.0, racks = 0.0;
+        double sum = 0.0, worst = 0.0, leaves = 0.0, racks = 0.0, consistent = 0.0;
         int exact = 0, done_n = 0;
         for (int i = 0; i < got; i++) {
             if (!game_before_last(&pos[i], before)) continue;
@@ -251,15 +258,17 @@ int bench_infer(int argc, char **argv) {
             exact += r.exact;
             leaves += r.count;
             racks += (double)r.racks;
+            consistent += (double)r.consistent;
             done_n++;
         }
         if (done_n == 0) {
             printf("  bag %2d-%2d: no position\n", rows[k].lo, rows[k].hi);
             continue;
         }
-        printf("  bag %2d-%2d: %3d positions, %7.1f ms a inference (max %7.1f), %3d exact, %7.0f leaves, %7.0f racks weighed\n",
+        printf("  bag %2d-%2d: %3d positions, %7.1f ms an inference (max %7.1f), %3d exact, %7.0f leaves, %7.0f racks "
+               "weighed, %7.0f consistent\n",
                rows[k].lo, rows[k].hi, done_n, 1000.0 * sum / done_n, 1000.0 * worst, exact, leaves / done_n,
-               racks / done_n);
+               racks / done_n, consistent / done_n);
     }
     infer_result_free(&r);
 done:
