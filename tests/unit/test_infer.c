@@ -337,30 +337,38 @@ static void test_before_last_oracle(void) {
     tu_env_close(&e);
 }
 
+/* A player opened from spec plays legal, repeatable moves through a game
+ * (game index `index` of seed 9). */
+static void plays_legal_repeatable(TuEnv *e, const char *spec, uint64_t index, int max_moves) {
+    Player p;
+    RkError err;
+    CU_ASSERT_FATAL(player_open(&p, spec, &e->ld, &err) == 0);
+    game_new(e->g, &e->ld, &e->lay, &e->kwg, 9, 0, index);
+    int moves = 0;
+    while (!game_over(e->g) && moves < max_moves) {
+        Move a, b;
+        player_choose(&p, e->g, &a);
+        player_choose(&p, e->g, &b);
+        CU_ASSERT(move_same(&a, &b)); /* the same decision for the same position */
+        Move legal = a;
+        CU_ASSERT(movegen_find(e->g, &legal));
+        game_play(e->g, &a);
+        moves++;
+    }
+    CU_ASSERT(moves >= 4);
+    player_close(&p);
+}
+
 /* sim:infer=yes plays legal, repeatable moves through a game; bad values
  * are errors naming them. */
 static void test_sim_player_infer(void) {
     TuEnv e;
     if (!tu_env_open(&e)) return;
-    Player p, q;
+    Player q;
     RkError err;
-    CU_ASSERT_FATAL(player_open(&p, "sim:plies=1,candidates=4,iterations=8,infer=yes,infer_tau=3", &e.ld, &err) == 0);
     CU_ASSERT(player_open(&q, "sim:infer=maybe", &e.ld, &err) != 0 && strstr(err.msg, "infer=maybe") != NULL);
     CU_ASSERT(player_open(&q, "sim:infer=yes,infer_tau=0", &e.ld, &err) != 0);
-    game_new(e.g, &e.ld, &e.lay, &e.kwg, 9, 0, 0);
-    int moves = 0;
-    while (!game_over(e.g) && moves < tu_size(16, 6)) {
-        Move a, b;
-        player_choose(&p, e.g, &a);
-        player_choose(&p, e.g, &b);
-        CU_ASSERT(move_same(&a, &b)); /* the same decision for the same position */
-        Move legal = a;
-        CU_ASSERT(movegen_find(e.g, &legal));
-        game_play(e.g, &a);
-        moves++;
-    }
-    CU_ASSERT(moves >= 4);
-    player_close(&p);
+    plays_legal_repeatable(&e, "sim:plies=1,candidates=4,iterations=8,infer=yes,infer_tau=3", 0, tu_size(16, 6));
     tu_env_close(&e);
 }
 
@@ -446,25 +454,11 @@ static void test_worlds_from_posterior(void) {
 static void test_mcgs_player_infer(void) {
     TuEnv e;
     if (!tu_env_open(&e)) return;
-    Player p, q;
+    Player q;
     RkError err;
-    CU_ASSERT_FATAL(player_open(&p, "mcgs:visits=24,candidates=4,infer=yes,infer_tau=3", &e.ld, &err) == 0);
     CU_ASSERT(player_open(&q, "mcgs:infer=maybe", &e.ld, &err) != 0 && strstr(err.msg, "infer") != NULL);
     CU_ASSERT(player_open(&q, "mcgs:infer=yes,hidden=net", &e.ld, &err) != 0 && strstr(err.msg, "hidden=net") != NULL);
-    game_new(e.g, &e.ld, &e.lay, &e.kwg, 9, 0, 1);
-    int moves = 0;
-    while (!game_over(e.g) && moves < tu_size(12, 5)) {
-        Move a, b;
-        player_choose(&p, e.g, &a);
-        player_choose(&p, e.g, &b);
-        CU_ASSERT(move_same(&a, &b));
-        Move legal = a;
-        CU_ASSERT(movegen_find(e.g, &legal));
-        game_play(e.g, &a);
-        moves++;
-    }
-    CU_ASSERT(moves >= 4);
-    player_close(&p);
+    plays_legal_repeatable(&e, "mcgs:visits=24,candidates=4,infer=yes,infer_tau=3", 1, tu_size(12, 5));
     tu_env_close(&e);
 }
 
