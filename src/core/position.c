@@ -16,6 +16,23 @@ void position_from_game(Position *p, const Game *g) {
     p->bag = g->bag.count;
     p->opp_tiles = g->racks[1 - me].total;
     p->zeros = g->zeros;
+    if (g->has_last) {
+        PackedMove pm;
+        packed_from_move(&pm, &g->last, &g->board);
+        position_set_last(p, &pm, g->last.score);
+    }
+}
+
+void position_set_last(Position *p, const PackedMove *m, int score) {
+    p->last_known = true;
+    p->last.kind = m->kind;
+    p->last.dir = m->dir;
+    p->last.row = m->row;
+    p->last.col = m->col;
+    p->last.n = m->n;
+    memset(p->last.tiles, 0, sizeof p->last.tiles);
+    if (m->kind == MOVE_PLACE) memcpy(p->last.tiles, m->tiles, sizeof p->last.tiles);
+    p->last.score = m->kind == MOVE_PLACE ? score : 0;
 }
 
 void position_board(const Position *p, const Layout *lay, const LetterDist *ld, const Kwg *kwg, Board *b) {

@@ -4,8 +4,11 @@
  *
  * A Position holds what the player on turn knows: the board's tiles, their
  * own rack, both scores, the bag size, how many tiles the opponent holds and
- * the count of consecutive scoreless turns. The unseen pool (bag plus the
- * opponent's rack) follows from the distribution, the board and the rack.
+ * the count of consecutive scoreless turns, and the opponent's last move as
+ * they saw it (what inference reads: the squares and tiles of a placement
+ * and its score, how many tiles an exchange threw, not which, or a pass).
+ * The unseen pool (bag plus the opponent's rack) follows from the
+ * distribution, the board and the rack.
  *
  * A PackedMove names a move by what the player chooses, independently of the
  * tiles already on the board (the network's sub-move decomposition,
@@ -32,9 +35,16 @@ typedef struct Position {
     int bag;                        /* tiles in the bag */
     int opp_tiles;                  /* tiles on the opponent's rack */
     int zeros;                      /* consecutive scoreless turns */
+    bool last_known;                /* the opponent's last move is known (not before their first
+                                     * move, nor after a CGP without moves) */
+    struct {
+        uint8_t kind, dir, row, col, n; /* as PackedMove (below); an exchange's tiles not seen */
+        uint8_t tiles[RK_RACK_SIZE];
+        int score;
+    } last;
 } Position;
 
-/* The position of the player on turn in g. */
+/* The position of the player on turn in g (the last move from g->last). */
 void position_from_game(Position *p, const Game *g);
 /* The board of p with cross-sets and anchors (for features and movegen). */
 void position_board(const Position *p, const Layout *lay, const LetterDist *ld, const Kwg *kwg, Board *b);
@@ -67,6 +77,9 @@ static inline bool packed_equal(const PackedMove *a, const PackedMove *b) {
     return true;
 }
 void packed_to_bytes(const PackedMove *pm, uint8_t out[PACKED_MOVE_BYTES]);
+/* Sets p's last move: m, packed (the tiles of an exchange dropped, as the
+ * player on turn cannot see them), with its score. */
+void position_set_last(Position *p, const PackedMove *m, int score);
 void packed_from_bytes(PackedMove *pm, const uint8_t in[PACKED_MOVE_BYTES]);
 
 #endif

@@ -70,6 +70,18 @@ static int cmp_sample(const void *pa, const void *pb) {
 
 void shardset_sort(ShardSet *set) { qsort(set->s, set->n, sizeof *set->s, cmp_sample); }
 
+void shardset_link_last_moves(ShardSet *set) {
+    for (size_t i = 0; i < set->n; i++) {
+        ShardSample *s = &set->s[i];
+        const ShardSample *prev = i > 0 ? &set->s[i - 1] : NULL;
+        s->pos.last_known = false;
+        if (prev == NULL || prev->game != s->game || prev->generation != s->generation || prev->turn + 1 != s->turn)
+            continue;
+        /* the opponent's score now, less theirs before their move */
+        position_set_last(&s->pos, &prev->played, s->pos.score_opp - prev->pos.score_self);
+    }
+}
+
 /* ---------------------------------------------------------------- bytes */
 
 typedef struct Buf {

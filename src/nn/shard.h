@@ -65,6 +65,13 @@ void shardset_append(ShardSet *set, const ShardSet *src);
 /* Sorts by (game, turn). */
 void shardset_sort(ShardSet *set);
 
+/* Gives each sample the opponent's last move (Position.last, which shards
+ * do not store): the move its predecessor in the set played, when that is
+ * the same game's previous turn (the set as read: in game and turn order),
+ * its score from the scores of the two positions. Other samples keep
+ * last_known false. */
+void shardset_link_last_moves(ShardSet *set);
+
 /* Bytes for a set (malloc'ed into *out). */
 int shardset_pack(const ShardSet *set, uint8_t **out, size_t *len, RkError *err);
 /* Appends the samples packed in buf; validates lengths. */

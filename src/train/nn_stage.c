@@ -58,6 +58,7 @@ int nn_stage_load_window(const char *run, int gen, const char *gen_dir, int wind
         }
     }
     free(names);
+    if (rc == 0) shardset_link_last_moves(set);
     return rc;
 }
 

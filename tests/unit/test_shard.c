@@ -670,6 +670,67 @@ static void test_shared_top(void) {
     kwg_free(&kwg);
 }
 
+static bool same_last(const Position *a, const Position *b) {
+    if (a->last_known != b->last_known) return false;
+    if (!a->last_known) return true;
+    return a->last.kind == b->last.kind && a->last.dir == b->last.dir && a->last.row == b->last.row &&
+           a->last.col == b->last.col && a->last.n == b->last.n && a->last.score == b->last.score &&
+           memcmp(a->last.tiles, b->last.tiles, sizeof a->last.tiles) == 0;
+}
+
+/* Shards do not store the opponent's last move: linked again from the
+ * previous sample of the same game after reading, it equals what the game
+ * gave each position (position_from_game: the move, its score, an
+ * exchange's tiles unseen), for every sample but each game's first. */
+static void test_link_last_moves(void) {
+    World w;
+    if (!world_open(&w)) return;
+    ShardSet set, back;
+    shardset_init(&set);
+    shardset_init(&back);
+    int games = tu_size(10, 4);
+    tu_selfplay_samples(&set, &w.ld, &w.lay, &w.kwg, 37, games, 1.0, 4, false);
+    shardset_sort(&set);
+    char dir[256], a[512];
+    tu_tmpdir(dir, sizeof dir);
+    snprintf(a, sizeof a, "%s/a.h5", dir);
+    RkError err;
+    CU_ASSERT_EQUAL_FATAL(shard_write(a, &set, 0, set.n, &w.ld, 15, 1, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(shard_read(a, &back, NULL, &w.ld, 15, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(back.n, set.n);
+    size_t known = 0, firsts = 0, exchanges = 0, scored = 0;
+    for (size_t i = 0; i < back.n; i++) CU_ASSERT(!back.s[i].pos.last_known); /* not stored */
+    shardset_link_last_moves(&back);
+    for (size_t i = 0; i < set.n; i++) {
+        const Position *want = &set.s[i].pos, *got = &back.s[i].pos;
+        CU_ASSERT(same_last(want, got));
+        known += got->last_known;
+        firsts += set.s[i].turn == 0;
+        CU_ASSERT(got->last_known == (set.s[i].turn > 0));
+        if (got->last_known && got->last.kind == MOVE_EXCHANGE) {
+            exchanges++;
+            for (int k = 0; k < RK_RACK_SIZE; k++) CU_ASSERT(got->last.tiles[k] == 0);
+        }
+        scored += got->last_known && got->last.score > 0;
+    }
+    CU_ASSERT(firsts == (size_t)games);
+    CU_ASSERT(known == set.n - (size_t)games);
+    CU_ASSERT(scored > known / 2);
+    printf("(%zu linked, %zu exchanges) ", known, exchanges);
+    /* an exchange's tiles are not seen: n kept, tiles and score dropped */
+    Position p;
+    memset(&p, 0, sizeof p);
+    PackedMove ex = {.kind = MOVE_EXCHANGE, .n = 3, .tiles = {1, 5, 26}};
+    position_set_last(&p, &ex, 17);
+    CU_ASSERT(p.last_known && p.last.kind == MOVE_EXCHANGE && p.last.n == 3 && p.last.score == 0);
+    for (int k = 0; k < RK_RACK_SIZE; k++) CU_ASSERT(p.last.tiles[k] == 0);
+    unlink(a);
+    rmdir(dir);
+    shardset_free(&set);
+    shardset_free(&back);
+    kwg_free(&w.kwg);
+}
+
 int main(void) {
     H5dont_atexit(); /* as the CLI: no teardown message after the damaged files */
     CU_TestInfo tests[] = {
@@ -679,6 +740,7 @@ int main(void) {
         {"shards: a forged chunk index is refused", test_shard_chunk_index},
         {"shard statistics: counts, the visit grid, search estimates", test_shard_stats},
         {"self-play sharing its k best with the sampler: the same samples", test_shared_top},
+        {"the opponent's last move, linked from the previous sample", test_link_last_moves},
         CU_TEST_INFO_NULL,
     };
     return tu_run("shard", tests);
