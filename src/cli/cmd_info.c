@@ -295,7 +295,9 @@ static int info_model(const char *path, const NnModelInfo *in) {
            a->channels, a->blocks, a->embed, a->head_hidden, a->h_tiles, a->prior_equity ? "equity" : "score",
            a->h_pool_prior ? "pool" : "none");
     printf("  features        version %d%s\n", in->feature_version,
-           in->feature_version == NN_FEATURE_VERSION ? "" : " (this build uses another)");
+           in->feature_version >= NN_FEATURE_VERSION_MIN && in->feature_version <= NN_FEATURE_VERSION
+               ? ""
+               : " (this build computes others)");
     printf("  board           %dx%d, %s distribution (%d letters)\n", in->dim, in->dim, in->distribution, in->letters);
     printf("  train step      %lld\n", (long long)in->train_step);
     printf("  generation      %u\n", in->generation);

@@ -5,6 +5,20 @@
 
 #include <string.h>
 
+/* The last move's fields but its fresh squares. */
+static void set_last(Position *p, const PackedMove *m, int score) {
+    p->last_known = true;
+    p->last.kind = m->kind;
+    p->last.dir = m->dir;
+    p->last.row = m->row;
+    p->last.col = m->col;
+    p->last.n = m->n;
+    memset(p->last.tiles, 0, sizeof p->last.tiles);
+    if (m->kind == MOVE_PLACE) memcpy(p->last.tiles, m->tiles, sizeof p->last.tiles);
+    p->last.fresh = 0;
+    p->last.score = m->kind == MOVE_PLACE ? score : 0;
+}
+
 void position_from_game(Position *p, const Game *g) {
     memset(p, 0, sizeof *p);
     int dim = g->board.dim, me = g->on_turn;
@@ -19,20 +33,27 @@ void position_from_game(Position *p, const Game *g) {
     if (g->has_last) {
         PackedMove pm;
         packed_from_move(&pm, &g->last, &g->board);
-        position_set_last(p, &pm, g->last.score);
+        set_last(p, &pm, g->last.score);
+        if (g->last.kind == MOVE_PLACE) { /* the fresh squares from the first fresh tile on */
+            int first = -1;
+            for (int i = 0; i < g->last.len; i++) {
+                if (g->last.tiles[i] == MOVE_PLAYED_THROUGH) continue;
+                if (first < 0) first = i;
+                if (i - first < 32) p->last.fresh |= UINT32_C(1) << (i - first);
+            }
+        }
     }
 }
 
-void position_set_last(Position *p, const PackedMove *m, int score) {
-    p->last_known = true;
-    p->last.kind = m->kind;
-    p->last.dir = m->dir;
-    p->last.row = m->row;
-    p->last.col = m->col;
-    p->last.n = m->n;
-    memset(p->last.tiles, 0, sizeof p->last.tiles);
-    if (m->kind == MOVE_PLACE) memcpy(p->last.tiles, m->tiles, sizeof p->last.tiles);
-    p->last.score = m->kind == MOVE_PLACE ? score : 0;
+void position_set_last(Position *p, const PackedMove *m, const uint8_t *before, int score) {
+    set_last(p, m, score);
+    if (m->kind != MOVE_PLACE) return;
+    int dim = p->dim, dr = m->dir == DIR_DOWN ? 1 : 0, dc = 1 - dr, placed = 0;
+    for (int k = 0, r = m->row, c = m->col; k < 32 && r < dim && c < dim && placed < m->n; k++, r += dr, c += dc)
+        if (before[r * dim + c] == 0) {
+            p->last.fresh |= UINT32_C(1) << k;
+            placed++;
+        }
 }
 
 void position_board(const Position *p, const Layout *lay, const LetterDist *ld, const Kwg *kwg, Board *b) {

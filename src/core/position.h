@@ -40,6 +40,8 @@ typedef struct Position {
     struct {
         uint8_t kind, dir, row, col, n; /* as PackedMove (below); an exchange's tiles not seen */
         uint8_t tiles[RK_RACK_SIZE];
+        uint32_t fresh;             /* a placement: bit k set if the k-th square from (row, col)
+                                     * along dir got a fresh tile (the others it played through) */
         int score;
     } last;
 } Position;
@@ -77,9 +79,11 @@ static inline bool packed_equal(const PackedMove *a, const PackedMove *b) {
     return true;
 }
 void packed_to_bytes(const PackedMove *pm, uint8_t out[PACKED_MOVE_BYTES]);
-/* Sets p's last move: m, packed (the tiles of an exchange dropped, as the
- * player on turn cannot see them), with its score. */
-void position_set_last(Position *p, const PackedMove *m, int score);
+/* Sets p's last move: m, packed, played on `before` (the board as it was,
+ * row*dim+col, to tell its fresh squares from those it played through),
+ * with its score; the tiles of an exchange are dropped, as the player on
+ * turn cannot see them. */
+void position_set_last(Position *p, const PackedMove *m, const uint8_t *before, int score);
 void packed_from_bytes(PackedMove *pm, const uint8_t in[PACKED_MOVE_BYTES]);
 
 #endif

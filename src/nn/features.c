@@ -7,21 +7,43 @@
 
 #include <string.h>
 
-NnFeatureShape nn_feature_shape(const LetterDist *ld, int dim) {
+NnFeatureShape nn_feature_shape(const LetterDist *ld, int dim, int version) {
     NnFeatureShape s;
+    s.version = version;
     s.dim = dim;
     s.squares = dim * dim;
     s.letters = ld->size - 1;
-    s.planes = 3 * s.letters + 11 + 2 * RK_RACK_SIZE;
-    s.scalars = 2 * (s.letters + 1) + 10;
+    s.planes = 3 * s.letters + 11 + 2 * RK_RACK_SIZE + (version >= 3 ? 1 : 0);
+    s.scalars = 2 * (s.letters + 1) + 10 + (version >= 3 ? 5 : 0);
     return s;
+}
+
+/* Version 3: the opponent's last move. Plane 3L + 25: the squares its fresh
+ * tiles went to; scalars: known, fresh tiles / 7, score / 100, tiles
+ * exchanged / 7, a pass. */
+static void last_move_features(const NnFeatureShape *s, const Position *p, float *planes, float *x) {
+    memset(x, 0, 5 * sizeof *x); /* the planes are cleared already */
+    if (!p->last_known) return;
+    x[0] = 1.0f;
+    if (p->last.kind == MOVE_PLACE) {
+        int dim = s->dim, plane = 3 * s->letters + 11 + 2 * RK_RACK_SIZE;
+        int dr = p->last.dir == DIR_DOWN ? 1 : 0, dc = 1 - dr;
+        for (int k = 0, r = p->last.row, c = p->last.col; k < 32 && r < dim && c < dim; k++, r += dr, c += dc)
+            if (p->last.fresh >> k & 1u) planes[(size_t)(r * dim + c) * (size_t)s->planes + (size_t)plane] = 1.0f;
+        x[1] = (float)p->last.n / (float)RK_RACK_SIZE;
+        x[2] = (float)p->last.score / 100.0f;
+    } else if (p->last.kind == MOVE_EXCHANGE) {
+        x[3] = (float)p->last.n / (float)RK_RACK_SIZE;
+    } else {
+        x[4] = 1.0f;
+    }
 }
 
 void nn_feature_context(NnFeatureContext *fc, const LetterDist *ld, const Layout *lay, const Kwg *kwg) {
     fc->ld = ld;
     fc->layout = lay;
     fc->kwg = kwg;
-    fc->shape = nn_feature_shape(ld, lay->dim);
+    fc->shape = nn_feature_shape(ld, lay->dim, NN_FEATURE_VERSION_DEFAULT);
     fc->leave_value = NULL;
     fc->leave_ctx = NULL;
 }
@@ -122,4 +144,5 @@ void nn_features_equity(const NnFeatureContext *fc, const Position *p, const NnM
     x[7] = (float)p->zeros / (float)GAME_MAX_SCORELESS;
     x[8] = (float)b->tiles_on_board / 100.0f;
     x[9] = (float)unseen.total / 100.0f;
+    if (s->version >= 3) last_move_features(s, p, planes, x + 10);
 }

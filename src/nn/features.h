@@ -6,8 +6,11 @@
  * self-play inference path and the trainer both call it, so what the net
  * is trained on is exactly what it is shown in play.
  *
- * Version NN_FEATURE_VERSION is stored in every model.h5; a model with
- * another version is refused.
+ * A model keeps the feature version it was made with (NnArch.feature_version,
+ * stored in its model.h5); this build computes versions
+ * NN_FEATURE_VERSION_MIN..NN_FEATURE_VERSION and refuses others. Version 3
+ * adds the opponent's last move (Position.last): a plane of the squares it
+ * put tiles on and five scalars (docs/features.md).
  */
 #ifndef ROOKERY_NN_FEATURES_H
 #define ROOKERY_NN_FEATURES_H
@@ -16,7 +19,9 @@
 #include "core/position.h"
 #include "policy.h"
 
-#define NN_FEATURE_VERSION 2
+#define NN_FEATURE_VERSION 3     /* the newest this build computes */
+#define NN_FEATURE_VERSION_MIN 2
+#define NN_FEATURE_VERSION_DEFAULT 2 /* of a new model (nn.feature_version) */
 
 /* Scores enter the network divided by this (points). */
 #define NN_SCORE_SCALE 10.0f
@@ -24,12 +29,13 @@
 /* Sizes for a letter distribution of ld->size letters (blank included) and
  * a dim x dim board: L = ld->size - 1 real letters. */
 typedef struct NnFeatureShape {
+    int version;        /* NN_FEATURE_VERSION_MIN..NN_FEATURE_VERSION */
     int dim, squares;   /* dim, dim*dim */
     int letters;        /* L */
-    int planes;         /* per square: 3L + 11 + 14 */
-    int scalars;        /* 2(L+1) + 10 */
+    int planes;         /* per square: 3L + 11 + 14, + 1 from version 3 */
+    int scalars;        /* 2(L+1) + 10, + 5 from version 3 */
 } NnFeatureShape;
-NnFeatureShape nn_feature_shape(const LetterDist *ld, int dim);
+NnFeatureShape nn_feature_shape(const LetterDist *ld, int dim, int version);
 
 /* Everything needed to turn a Position into features (the board's
  * cross-sets need the lexicon), and the leaves that value moves for a
@@ -43,7 +49,8 @@ typedef struct NnFeatureContext {
     int32_t (*leave_value)(const void *ctx, const Rack *leave); /* a LeaveValueFn */
     const void *leave_ctx;
 } NnFeatureContext;
-/* No leaves; set them with nn_feature_context_leaves. */
+/* No leaves; set them with nn_feature_context_leaves. The shape is the
+ * default version's; a model's own (NnModel.fs) is what its batches use. */
 void nn_feature_context(NnFeatureContext *fc, const LetterDist *ld, const Layout *lay, const Kwg *kwg);
 void nn_feature_context_leaves(NnFeatureContext *fc, int32_t (*leave_value)(const void *, const Rack *),
                                const void *leave_ctx);

@@ -131,8 +131,10 @@ void nn_batch_set_equity(NnBatch *b, const NnModel *m, int i, const Position *p,
         own.prior_equity = 1;
         eq = &own;
     }
-    nn_features_equity(b->fc, p, eq, b->planes + (size_t)i * sq * (size_t)m->fs.planes,
-                b->scalars + (size_t)i * (size_t)m->fs.scalars, &b->board[i], &b->legal[i], &b->scratch);
+    NnFeatureContext fc = *b->fc; /* the model's own feature version */
+    fc.shape = m->fs;
+    nn_features_equity(&fc, p, eq, b->planes + (size_t)i * sq * (size_t)m->fs.planes,
+                       b->scalars + (size_t)i * (size_t)m->fs.scalars, &b->board[i], &b->legal[i], &b->scratch);
     nn_legal_submove_mask(&b->legal[i], &m->ps, b->sub_mask + (size_t)i * per);
     float *prior = b->sub_prior + (size_t)i * per;
     nn_legal_submove_best(&b->legal[i], &m->ps, prior);

@@ -19,6 +19,10 @@ int nn_arch_check(const NnArch *a, RkError *err) {
         return rk_error(err, "nn: prior_equity %d is not 0 or 1", a->prior_equity);
     if (a->h_pool_prior < 0 || a->h_pool_prior > 1)
         return rk_error(err, "nn: h_pool_prior %d is not 0 or 1", a->h_pool_prior);
+    if (a->feature_version != 0 &&
+        (a->feature_version < NN_FEATURE_VERSION_MIN || a->feature_version > NN_FEATURE_VERSION))
+        return rk_error(err, "nn: feature version %d, this build computes %d..%d", a->feature_version,
+                        NN_FEATURE_VERSION_MIN, NN_FEATURE_VERSION);
     return 0;
 }
 
@@ -27,7 +31,8 @@ int nn_model_init(NnModel *m, const NnArch *arch, const LetterDist *ld, int dim,
     if (nn_arch_check(arch, err) != 0) return -1;
     if (dim < 1 || dim > RK_MAX_DIM) return rk_error(err, "nn: board side %d", dim);
     m->arch = *arch;
-    m->fs = nn_feature_shape(ld, dim);
+    if (m->arch.feature_version == 0) m->arch.feature_version = NN_FEATURE_VERSION_DEFAULT;
+    m->fs = nn_feature_shape(ld, dim, m->arch.feature_version);
     m->ps = nn_policy_shape(ld, dim);
     int L = m->fs.letters, C = arch->channels, E = arch->embed, Hh = arch->head_hidden, S = m->fs.scalars;
     m->h_outputs = arch->h_tiles == 1 ? L + 1 : (L + 1) * (L + 1);

@@ -49,9 +49,11 @@ typedef struct NnArch {
                        * its score; the model then needs leaves wherever it runs (NnFeatureContext) */
     int h_pool_prior; /* 1: H's logits add the log of the uniform draw's ways (above); models
                        * written before it have none (0) */
+    int feature_version; /* what the model reads (nn/features.h); 0: the default version */
 } NnArch;
 /* Checks ranges (channels 1..512, blocks 0..40, embed and head_hidden
- * 1..4096, h_tiles 1..2, prior_equity and h_pool_prior 0..1). */
+ * 1..4096, h_tiles 1..2, prior_equity and h_pool_prior 0..1, feature_version
+ * 0 or NN_FEATURE_VERSION_MIN..NN_FEATURE_VERSION). */
 int nn_arch_check(const NnArch *a, RkError *err);
 
 #define NN_STEP_CONTEXT(L) (2 * RK_RACK_SIZE + 3 + (L) + 1)

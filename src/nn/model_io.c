@@ -47,7 +47,7 @@ int nn_model_save(const NnModel *m, const char *path, const LetterDist *ld, RkEr
     if (file < 0) return -1;
     int64_t v[A_COUNT];
     v[A_MODEL_VERSION] = NN_MODEL_VERSION;
-    v[A_FEATURE_VERSION] = NN_FEATURE_VERSION;
+    v[A_FEATURE_VERSION] = m->fs.version;
     v[A_CHANNELS] = m->arch.channels;
     v[A_BLOCKS] = m->arch.blocks;
     v[A_EMBED] = m->arch.embed;
@@ -112,6 +112,7 @@ static int read_header(hid_t file, const char *path, NnModelInfo *in, RkError *e
         return rk_error(err, "%s: generation %lld is out of range", path, (long long)v[A_GENERATION]);
     in->model_version = (int)v[A_MODEL_VERSION];
     in->feature_version = (int)v[A_FEATURE_VERSION];
+    in->arch.feature_version = in->feature_version;
     in->arch.channels = (int)v[A_CHANNELS];
     in->arch.blocks = (int)v[A_BLOCKS];
     in->arch.embed = (int)v[A_EMBED];
@@ -198,8 +199,9 @@ int nn_model_load(NnModel *m, const char *path, const LetterDist *ld, int dim, R
                      NN_MODEL_VERSION);
             goto out;
         }
-        if (in.feature_version != NN_FEATURE_VERSION) {
-            rk_error(err, "%s: feature version %d, this build uses %d", path, in.feature_version, NN_FEATURE_VERSION);
+        if (in.feature_version < NN_FEATURE_VERSION_MIN || in.feature_version > NN_FEATURE_VERSION) {
+            rk_error(err, "%s: feature version %d, this build computes %d..%d", path, in.feature_version,
+                     NN_FEATURE_VERSION_MIN, NN_FEATURE_VERSION);
             goto out;
         }
         if (in.letters != ld->size) {

@@ -78,7 +78,7 @@ void shardset_link_last_moves(ShardSet *set) {
         if (prev == NULL || prev->game != s->game || prev->generation != s->generation || prev->turn + 1 != s->turn)
             continue;
         /* the opponent's score now, less theirs before their move */
-        position_set_last(&s->pos, &prev->played, s->pos.score_opp - prev->pos.score_self);
+        position_set_last(&s->pos, &prev->played, prev->pos.board, s->pos.score_opp - prev->pos.score_self);
     }
 }
 

@@ -301,6 +301,8 @@ static const ConfigKey KEYS[] = {
     FIXED_INT("nn", "embed", "64", nn_arch.embed, 1, 4096, "the move and tile embeddings' width"),
     FIXED_INT("nn", "head_hidden", "64", nn_arch.head_hidden, 1, 4096, "the heads' hidden width"),
     FIXED_INT("nn", "h_tiles", "1", nn_arch.h_tiles, 1, 2, "tiles H predicts a step"),
+    FIXED_INT("nn", "feature_version", "2", nn_arch.feature_version, 2, 3,
+              "2 | 3: what a new model reads (3: also the opponent's last move; docs/features.md)"),
     ENUM("nn", "prior", "score", nn_arch.prior_equity, PRIORS, true, "score | equity: what P's prior term reads"),
     {"mcgs", "net", "auto", KEY_BOOL, OFF(mcgs_net_auto), 0, 0, false, NET_MODES, NULL, NULL, true,
      "auto | none: the search is guided by the promoted model"},

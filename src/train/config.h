@@ -130,6 +130,8 @@
  *                                      docs/nn.md "The policy's prior")
  *   nn.channels / blocks / embed / head_hidden / h_tiles   32 / 3 / 64 / 64 / 1
  *                                      the architecture (nn/model.h)
+ *   nn.feature_version        2        2 | 3: what a new model reads (3 adds the opponent's last
+ *                                      move: docs/features.md; a property of the model, saved in it)
  *   [mcgs] applies when run.player is an mcgs: spec (docs/mcgs.md, the generation loop):
  *   mcgs.net                  auto     auto | none: the search is guided by the promoted model
  *                                      (none before a generation has promoted one: then it
@@ -283,7 +285,7 @@ typedef struct TrainConfigDiff {
  * written. A run may not change, when it resumes, what makes it the run it
  * is: run.seed, run.player, the lexicon (kwg, ld, layout), its starting
  * points (leaves.initial, spv.initial, nn.initial), the network's shape
- * (nn.channels, blocks, embed, head_hidden, h_tiles, prior), the held-out
+ * (nn.channels, blocks, embed, head_hidden, h_tiles, prior, feature_version), the held-out
  * split (nn.heldout_every) and mcgs.net. Other keys (the budget, the
  * retention, the evaluation's and the trainer's settings) may change: the
  * change is recorded (RUN/config.ini, the log, the next generation's

@@ -498,6 +498,93 @@ static void test_batch_invariance(void) {
     world_close(&w);
 }
 
+/* Feature version 3 is version 2 plus the opponent's last move: on every
+ * sample position, the first planes and scalars are version 2's; the
+ * extra plane is 1 exactly on the squares that hold a tile now and did not
+ * in the same game's previous position, and the five scalars say what the
+ * move was (the score from the two positions' scores). A v3 model's value
+ * sees the move: the same position with and without it differs. */
+static void test_features_v3(void) {
+    World w;
+    if (!world_open(&w)) return;
+    NnFeatureContext fc2 = w.fc, fc3 = w.fc;
+    fc2.shape = nn_feature_shape(&w.ld, 15, 2);
+    fc3.shape = nn_feature_shape(&w.ld, 15, 3);
+    const NnFeatureShape *s2 = &fc2.shape, *s3 = &fc3.shape;
+    CU_ASSERT(s3->planes == s2->planes + 1 && s3->scalars == s2->scalars + 5);
+    size_t sq = (size_t)s2->squares;
+    float *p2 = malloc(sizeof(float) * sq * (size_t)s2->planes), *p3 = malloc(sizeof(float) * sq * (size_t)s3->planes);
+    float *x2 = malloc(sizeof(float) * (size_t)s2->scalars), *x3 = malloc(sizeof(float) * (size_t)s3->scalars);
+    Board b;
+    NnLegal lg;
+    nn_legal_init(&lg);
+    MoveList all;
+    movelist_init(&all);
+    int checked = 0, placements = 0;
+    for (size_t i = 0; i < w.set.n; i++) {
+        const ShardSample *smp = &w.set.s[i], *prev = i > 0 ? &w.set.s[i - 1] : NULL;
+        bool has_prev = prev != NULL && prev->game == smp->game && prev->turn + 1 == smp->turn;
+        CU_ASSERT(smp->pos.last_known == has_prev);
+        nn_features(&fc2, &smp->pos, p2, x2, &b, &lg, &all);
+        nn_features(&fc3, &smp->pos, p3, x3, &b, &lg, &all);
+        bool same = true;
+        int marked = 0, fresh = 0;
+        for (size_t q = 0; q < sq; q++) {
+            same &= memcmp(p2 + q * (size_t)s2->planes, p3 + q * (size_t)s3->planes, sizeof(float) * (size_t)s2->planes) == 0;
+            float mark = p3[q * (size_t)s3->planes + (size_t)s2->planes];
+            bool is_fresh = has_prev && prev->pos.board[q] == 0 && smp->pos.board[q] != 0;
+            CU_ASSERT(mark == (is_fresh ? 1.0f : 0.0f));
+            marked += mark == 1.0f;
+            fresh += is_fresh;
+        }
+        CU_ASSERT(same);
+        CU_ASSERT(memcmp(x2, x3, sizeof(float) * (size_t)s2->scalars) == 0);
+        const float *e = x3 + s2->scalars;
+        CU_ASSERT(e[0] == (has_prev ? 1.0f : 0.0f));
+        if (has_prev && prev->played.kind == MOVE_PLACE) {
+            CU_ASSERT(marked == prev->played.n && fresh == prev->played.n);
+            CU_ASSERT(fabsf(e[1] - (float)prev->played.n / 7.0f) < 1e-6f);
+            CU_ASSERT(fabsf(e[2] - (float)(smp->pos.score_opp - prev->pos.score_self) / 100.0f) < 1e-6f);
+            CU_ASSERT(e[3] == 0.0f && e[4] == 0.0f);
+            placements++;
+        } else if (has_prev) {
+            CU_ASSERT(e[1] == 0.0f && e[2] == 0.0f);
+            CU_ASSERT(e[3] == (prev->played.kind == MOVE_EXCHANGE ? (float)prev->played.n / 7.0f : 0.0f));
+            CU_ASSERT(e[4] == (prev->played.kind == MOVE_PASS ? 1.0f : 0.0f));
+        } else {
+            for (int k = 1; k < 5; k++) CU_ASSERT(e[k] == 0.0f);
+        }
+        checked++;
+    }
+    CU_ASSERT(checked > 30 && placements > 20);
+    /* a v3 model's value reads the last move */
+    NnModel m;
+    RkError err;
+    NnArch arch = small_arch(1);
+    arch.feature_version = 3;
+    CU_ASSERT_FATAL(nn_model_init(&m, &arch, &w.ld, 15, 5, &err) == 0);
+    CU_ASSERT(m.fs.version == 3 && m.fs.planes == s3->planes && m.fs.scalars == s3->scalars);
+    shake(&m, 11);
+    NnBatch nb;
+    CU_ASSERT_FATAL(nn_batch_init(&nb, &m, &w.fc, 2, &err) == 0);
+    Position with = w.set.s[5].pos, without = with;
+    CU_ASSERT(with.last_known);
+    without.last_known = false;
+    nn_batch_set(&nb, &m, 0, &with);
+    nn_batch_set(&nb, &m, 1, &without);
+    nn_forward_trunk(&m, &nb, 2);
+    nn_forward_value(&m, &nb, 2);
+    CU_ASSERT(memcmp(nb.vout, nb.vout + 4, 4 * sizeof(float)) != 0);
+    nn_batch_free(&nb);
+    nn_model_free(&m);
+    arch.feature_version = 4;
+    CU_ASSERT(nn_model_init(&m, &arch, &w.ld, 15, 5, &err) == -1 && strstr(err.msg, "feature version 4") != NULL);
+    free(p2), free(p3), free(x2), free(x3);
+    movelist_free(&all);
+    nn_legal_free(&lg);
+    world_close(&w);
+}
+
 static double chunk_loss(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *set, const size_t *idx, int n,
                          const NnLossOptions *lo) {
     NnLossSums s = {0};
@@ -1000,6 +1087,7 @@ int main(void) {
         {"the score prior: best score, or with nn.prior = equity best static equity (leaves needed)", test_equity_prior},
         {"H: P(leave) sums to 1 over the pool's leaves (t = 1, 2); samples fit the pool", test_hidden_normalised},
         {"a position's outputs are bit for bit the same in any batch", test_batch_invariance},
+        {"feature version 3: version 2 and the opponent's last move; a v3 model reads it", test_features_v3},
         {"gradients of the whole model = finite differences (t = 1)", test_gradients_t1},
         {"value_weight scales V's gradient alone", test_value_weight_scales_v_gradient},
         {"gradients of the whole model = finite differences (t = 2)", test_gradients_t2},

@@ -675,6 +675,7 @@ static bool same_last(const Position *a, const Position *b) {
     if (!a->last_known) return true;
     return a->last.kind == b->last.kind && a->last.dir == b->last.dir && a->last.row == b->last.row &&
            a->last.col == b->last.col && a->last.n == b->last.n && a->last.score == b->last.score &&
+           a->last.fresh == b->last.fresh &&
            memcmp(a->last.tiles, b->last.tiles, sizeof a->last.tiles) == 0;
 }
 
@@ -721,7 +722,7 @@ static void test_link_last_moves(void) {
     Position p;
     memset(&p, 0, sizeof p);
     PackedMove ex = {.kind = MOVE_EXCHANGE, .n = 3, .tiles = {1, 5, 26}};
-    position_set_last(&p, &ex, 17);
+    position_set_last(&p, &ex, p.board, 17);
     CU_ASSERT(p.last_known && p.last.kind == MOVE_EXCHANGE && p.last.n == 3 && p.last.score == 0);
     for (int k = 0; k < RK_RACK_SIZE; k++) CU_ASSERT(p.last.tiles[k] == 0);
     unlink(a);
