@@ -180,6 +180,7 @@ static int run(const BenchNnOptions *o, Engine *e) {
     }
     NnFeatureContext fc;
     nn_feature_context(&fc, &e->ld, &e->layout, &e->kwg);
+    fc.shape = m.fs; /* the model's own feature version */
     Position *pos = malloc(o->npos * sizeof *pos);
     Game *g = malloc(sizeof *g);
     double *logp = NULL;

@@ -35,3 +35,20 @@ McgsKey infoset_key(const Game *g) {
     k.hi ^= mix64(FEATURE_SCALARS + 1 + mix64(s1 ^ 0x77) + mix64(s2 * 3 + 11));
     return k;
 }
+
+McgsKey infoset_key_with_last(const Game *g) {
+    McgsKey k = infoset_key(g);
+    if (!g->has_last) return k;
+    const Move *m = &g->last;
+    uint64_t h = mix64(0x6c617374ull /* "last" */ ^ (uint64_t)m->kind);
+    if (m->kind == MOVE_PLACE) {
+        h = mix64(h ^ ((uint64_t)m->dir | (uint64_t)m->row << 8 | (uint64_t)m->col << 16 | (uint64_t)m->len << 24 |
+                       (uint64_t)(uint32_t)m->score << 32));
+        for (int i = 0; i < m->len; i++) h = mix64(h ^ ((uint64_t)m->tiles[i] << 8 | (uint64_t)i));
+    } else if (m->kind == MOVE_EXCHANGE) {
+        h = mix64(h ^ (uint64_t)m->ntiles); /* how many, never which */
+    }
+    k.lo ^= h;
+    k.hi ^= mix64(h + 0x1234567ull);
+    return k;
+}

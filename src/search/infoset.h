@@ -21,5 +21,10 @@
 #include "search/mcgs_graph.h"
 
 McgsKey infoset_key(const Game *g);
+/* infoset_key and the opponent's last move (Game.last as the player on turn
+ * saw it: a placement's squares, tiles and score, an exchange's count, a
+ * pass): the key of a search whose net reads that move (feature version 3),
+ * so that two move orders reaching the same state are two nodes there. */
+McgsKey infoset_key_with_last(const Game *g);
 
 #endif

@@ -154,6 +154,12 @@ static int nn_prepare(McgsSearch *s, const Game *g, RkError *err) {
     return 0;
 }
 
+/* A node's key: its information set, and the opponent's last move when the
+ * net reads it (feature version 3: its P and V differ with that move). */
+static McgsKey node_key(const McgsSearch *s, const Game *g) {
+    return s->cfg.net != NULL && s->cfg.net->fs.version >= 3 ? infoset_key_with_last(g) : infoset_key(g);
+}
+
 /* ------------------------------------------------------------------ worlds */
 
 /* The leave H samples for the player not on turn in the position of slot 0
@@ -613,7 +619,7 @@ static Descent descend(McgsSearch *s, const Game *root, uint32_t root_node, uint
             return DESCENT_DONE;
         }
         bool created;
-        uint32_t child = mcgs_graph_node(g, infoset_key(w), &created);
+        uint32_t child = mcgs_graph_node(g, node_key(s, w), &created);
         if (child == 0) return DESCENT_NOMEM;
         uint32_t out = mcgs_graph_outcome(g, edge, child);
         if (out == 0) return DESCENT_NOMEM;
@@ -725,7 +731,7 @@ int mcgs_search_run(McgsSearch *s, const Game *root, McgsResult *out, RkError *e
     McgsGraph *g = &s->graph;
     mcgs_graph_clear(g);
     bool created;
-    uint32_t root_node = mcgs_graph_node(g, infoset_key(root), &created);
+    uint32_t root_node = mcgs_graph_node(g, node_key(s, root), &created);
     if (root_node == 0) return rk_error(err, "mcgs: out of memory");
     if (s->cfg.net != NULL) {
         Position pos;

@@ -135,6 +135,23 @@ static void test_infoset_keys(void) {
     CU_ASSERT(differs);
     McgsKey k1 = infoset_key(w);
     CU_ASSERT(k1.lo == k0.lo && k1.hi == k0.hi);
+    /* with the last move (a v3 net's key): the same in every world, not the same
+     * once the last move differs, nor without one; an exchange's tiles unseen */
+    McgsKey l0 = infoset_key_with_last(e.g), l1 = infoset_key_with_last(w);
+    CU_ASSERT(e.g->has_last && l0.lo == l1.lo && l0.hi == l1.hi);
+    CU_ASSERT(l0.lo != k0.lo || l0.hi != k0.hi);
+    w->has_last = false;
+    McgsKey l2 = infoset_key_with_last(w);
+    CU_ASSERT(l2.lo == k0.lo && l2.hi == k0.hi);
+    w->has_last = true;
+    w->last.score += 1;
+    McgsKey l3 = infoset_key_with_last(w);
+    CU_ASSERT(l3.lo != l0.lo || l3.hi != l0.hi);
+    w->last = (Move){.kind = MOVE_EXCHANGE, .len = 2, .ntiles = 2, .tiles = {1, 2}};
+    McgsKey x1 = infoset_key_with_last(w);
+    w->last.tiles[0] = 5;
+    McgsKey x2 = infoset_key_with_last(w);
+    CU_ASSERT(x1.lo == x2.lo && x1.hi == x2.hi);
     /* the mover's rack, a score, the zeros, a tile on the board: all seen */
     *w = *e.g;
     int me = w->on_turn, swap = -1;
