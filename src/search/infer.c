@@ -18,6 +18,17 @@ void infer_config_defaults(InferConfig *c) {
     c->seed = 1;
 }
 
+void infer_decision_config(InferConfig *c, double tau, uint64_t seed, LeaveValueFn leave_value,
+                           const void *leave_ctx) {
+    infer_config_defaults(c);
+    c->tau = tau;
+    c->max_enumerate = 2000;
+    c->samples = 500;
+    c->seed = seed;
+    c->leave_value = leave_value;
+    c->leave_ctx = leave_ctx;
+}
+
 void infer_result_init(InferResult *r) { memset(r, 0, sizeof *r); }
 
 void infer_result_free(InferResult *r) {
@@ -294,6 +305,8 @@ const Rack *infer_draw(const InferResult *r, Rng *rng) {
     }
     return &r->leaves[r->count - 1].leave;
 }
+
+void infer_deal_world(const InferResult *r, Game *w, Rng *rng) { game_deal_hidden(w, infer_draw(r, rng), rng); }
 
 int infer_last_move(const Game *g, const InferConfig *cfg, InferResult *out) {
     if (g->bag.count == 0 || !g->has_last) return 0;

@@ -62,6 +62,13 @@ typedef struct InferConfig {
  * leaves, else 2,000 samples. */
 void infer_config_defaults(InferConfig *c);
 
+/* The settings of a searching player's inference at one decision: the
+ * defaults with window tau, a decision's budget (2,000 leaves enumerated,
+ * else 500 racks sampled: about 0.1-0.3 s), the decision's seed, and the
+ * player's own leaves as the opponent's model. */
+void infer_decision_config(InferConfig *c, double tau, uint64_t seed, LeaveValueFn leave_value,
+                           const void *leave_ctx);
+
 typedef struct InferLeave {
     Rack leave;
     double prob;
@@ -89,6 +96,11 @@ int infer_run(const Game *before, const Move *m, bool unknown_tiles, const Infer
 
 /* A leave drawn from the posterior with r (r->leaves must not be empty). */
 const Rack *infer_draw(const InferResult *r, Rng *rng);
+
+/* A world's hidden rack: w's player not on turn gets a leave drawn from r
+ * as the tiles they kept, and the rest of their rack and the bag are dealt
+ * from what remains unseen (game_deal_hidden), all with rng. */
+void infer_deal_world(const InferResult *r, Game *w, Rng *rng);
 
 /* What a searching player on turn in g infers of the opponent's last move
  * (g->last), seen from its side (game_before_last; the tiles of an

@@ -88,8 +88,6 @@ int mcgs_config_check(const McgsConfig *c, RkError *err) {
     }
     if (c->crn && c->worlds > 0)
         return rk_error(err, "mcgs: crn and worlds are two ways of choosing a playout's world: give one");
-    if (c->infer != NULL && c->hidden == MCGS_HIDDEN_NET)
-        return rk_error(err, "mcgs: the opponent's rack comes from H (hidden=net) or from the inference, not both");
     return 0;
 }
 
@@ -182,7 +180,7 @@ static void sample_world(McgsSearch *s, const Game *root, uint64_t i, Game *w) {
     Rack leave;
     rack_clear(&leave);
     if (s->cfg.infer != NULL && root->bag.count > 0) {
-        game_deal_hidden(w, infer_draw(s->cfg.infer, &r), &r);
+        infer_deal_world(s->cfg.infer, w, &r);
     } else {
         if (s->cfg.hidden == MCGS_HIDDEN_NET && root->bag.count > 0) hidden_leave(s, &s->root_batch, root, &r, &leave);
         game_deal_hidden(w, &leave, &r);
@@ -724,6 +722,9 @@ int mcgs_search_run(McgsSearch *s, const Game *root, McgsResult *out, RkError *e
     memset(out, 0, sizeof *out);
     if (game_over(root)) return rk_error(err, "mcgs: the game is over");
     RkError inner;
+    /* the inference is set per decision, after mcgs_config_check */
+    if (s->cfg.infer != NULL && s->cfg.hidden == MCGS_HIDDEN_NET)
+        return rk_error(err, "mcgs: the opponent's rack comes from H (hidden=net) or from the inference, not both");
     if (s->cfg.infer != NULL && infer_check_fits(root, s->cfg.infer, &inner) != 0)
         return rk_error(err, "mcgs: %s", inner.msg);
     if (nn_prepare(s, root, err) != 0) return -1;

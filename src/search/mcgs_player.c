@@ -165,13 +165,7 @@ int mcgs_player_choose(McgsPlayer *mp, const Game *g, LeaveValueFn leave_value, 
     s->cfg.infer = NULL;
     if (mp->infer) {
         InferConfig ic;
-        infer_config_defaults(&ic);
-        ic.tau = mp->infer_tau;
-        ic.max_enumerate = 2000; /* a decision's budget, as the simulation player's */
-        ic.samples = 500;
-        ic.seed = s->cfg.seed;
-        ic.leave_value = leave_value;
-        ic.leave_ctx = leave_ctx;
+        infer_decision_config(&ic, mp->infer_tau, s->cfg.seed, leave_value, leave_ctx);
         if (infer_last_move(g, &ic, &mp->inference)) s->cfg.infer = &mp->inference;
     }
     if (mcgs_search_run(s, g, &mp->last, err) != 0) {

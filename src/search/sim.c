@@ -62,7 +62,7 @@ void sim_sample_world(const Game *root, const InferResult *infer, uint64_t seed,
         game_redeal_unseen(root, world, &r);
     } else {
         *world = *root;
-        game_deal_hidden(world, infer_draw(infer, &r), &r);
+        infer_deal_world(infer, world, &r);
     }
     rng_seed_stream(&world->rng, seed, i, 1);
 }

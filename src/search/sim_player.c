@@ -97,13 +97,7 @@ static bool sim_own_leaves(const Player *p) { return ((const SimState *)p->state
 static void infer_for_decision(const Player *p, const Game *g, SimConfig *cfg) {
     SimState *s = p->state;
     InferConfig ic;
-    infer_config_defaults(&ic);
-    ic.tau = s->infer_tau;
-    ic.max_enumerate = 2000; /* a decision's budget: about 0.1-0.3 s */
-    ic.samples = 500;
-    ic.seed = cfg->seed;
-    ic.leave_value = cfg->leave_value;
-    ic.leave_ctx = cfg->leave_ctx;
+    infer_decision_config(&ic, s->infer_tau, cfg->seed, cfg->leave_value, cfg->leave_ctx);
     if (infer_last_move(g, &ic, &s->inference)) cfg->infer = &s->inference;
 }
 

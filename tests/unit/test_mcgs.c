@@ -623,6 +623,13 @@ static void test_with_random_net(void) {
             CU_ASSERT(found);
         }
         movelist_free(&all);
+        if (variant == 0) { /* a decision's inference cannot go with H's worlds: refused by the run */
+            InferResult inf;
+            infer_result_init(&inf);
+            s.cfg.infer = &inf;
+            CU_ASSERT(mcgs_search_run(&s, e.g, r, &err) != 0 && strstr(err.msg, "not both") != NULL);
+            s.cfg.infer = NULL;
+        }
         mcgs_search_free(&s);
     }
     free(r);
