@@ -14,15 +14,18 @@ NnFeatureShape nn_feature_shape(const LetterDist *ld, int dim, int version) {
     s.squares = dim * dim;
     s.letters = ld->size - 1;
     s.planes = 3 * s.letters + 11 + 2 * RK_RACK_SIZE + (version >= 3 ? 1 : 0);
-    s.scalars = 2 * (s.letters + 1) + 10 + (version >= 3 ? 5 : 0);
+    s.scalars = 2 * (s.letters + 1) + 10 + (version >= 3 ? 5 + s.letters + 1 : 0);
     return s;
 }
 
 /* Version 3: the opponent's last move. Plane 3L + 25: the squares its fresh
  * tiles went to; scalars: known, fresh tiles / 7, score / 100, tiles
- * exchanged / 7, a pass. */
+ * exchanged / 7, a pass, then the count of each tile placed (0 = blank).
+ * The counts are scalars, not only letters on the plane's squares, because
+ * the trunk's average over the board dilutes one move's squares to nothing
+ * (H measured level with v2 without them). */
 static void last_move_features(const NnFeatureShape *s, const Position *p, float *planes, float *x) {
-    memset(x, 0, 5 * sizeof *x); /* the planes are cleared already */
+    memset(x, 0, (size_t)(5 + s->letters + 1) * sizeof *x); /* the planes are cleared already */
     if (!p->last_known) return;
     x[0] = 1.0f;
     if (p->last.kind == MOVE_PLACE) {
@@ -32,6 +35,10 @@ static void last_move_features(const NnFeatureShape *s, const Position *p, float
             if (p->last.fresh >> k & 1u) planes[(size_t)(r * dim + c) * (size_t)s->planes + (size_t)plane] = 1.0f;
         x[1] = (float)p->last.n / (float)RK_RACK_SIZE;
         x[2] = (float)p->last.score / 100.0f;
+        for (int k = 0; k < p->last.n && k < RK_RACK_SIZE; k++) {
+            int l = RK_IS_BLANKED(p->last.tiles[k]) ? 0 : RK_LETTER(p->last.tiles[k]);
+            if (l <= s->letters) x[5 + l] += 1.0f;
+        }
     } else if (p->last.kind == MOVE_EXCHANGE) {
         x[3] = (float)p->last.n / (float)RK_RACK_SIZE;
     } else {

@@ -502,7 +502,8 @@ static void test_batch_invariance(void) {
  * sample position, the first planes and scalars are version 2's; the
  * extra plane is 1 exactly on the squares that hold a tile now and did not
  * in the same game's previous position, and the five scalars say what the
- * move was (the score from the two positions' scores). A v3 model's value
+ * move was (the score from the two positions' scores), then the count of
+ * each tile it placed (read from those new squares). A v3 model's value
  * sees the move: the same position with and without it differs. */
 static void test_features_v3(void) {
     World w;
@@ -511,7 +512,7 @@ static void test_features_v3(void) {
     fc2.shape = nn_feature_shape(&w.ld, 15, 2);
     fc3.shape = nn_feature_shape(&w.ld, 15, 3);
     const NnFeatureShape *s2 = &fc2.shape, *s3 = &fc3.shape;
-    CU_ASSERT(s3->planes == s2->planes + 1 && s3->scalars == s2->scalars + 5);
+    CU_ASSERT(s3->planes == s2->planes + 1 && s3->scalars == s2->scalars + 5 + s2->letters + 1);
     size_t sq = (size_t)s2->squares;
     float *p2 = malloc(sizeof(float) * sq * (size_t)s2->planes), *p3 = malloc(sizeof(float) * sq * (size_t)s3->planes);
     float *x2 = malloc(sizeof(float) * (size_t)s2->scalars), *x3 = malloc(sizeof(float) * (size_t)s3->scalars);
@@ -528,7 +529,7 @@ static void test_features_v3(void) {
         nn_features(&fc2, &smp->pos, p2, x2, &b, &lg, &all);
         nn_features(&fc3, &smp->pos, p3, x3, &b, &lg, &all);
         bool same = true;
-        int marked = 0, fresh = 0;
+        int marked = 0, fresh = 0, placed[RK_MAX_LETTERS] = {0};
         for (size_t q = 0; q < sq; q++) {
             same &= memcmp(p2 + q * (size_t)s2->planes, p3 + q * (size_t)s3->planes, sizeof(float) * (size_t)s2->planes) == 0;
             float mark = p3[q * (size_t)s3->planes + (size_t)s2->planes];
@@ -536,6 +537,7 @@ static void test_features_v3(void) {
             CU_ASSERT(mark == (is_fresh ? 1.0f : 0.0f));
             marked += mark == 1.0f;
             fresh += is_fresh;
+            if (is_fresh) placed[RK_IS_BLANKED(smp->pos.board[q]) ? 0 : RK_LETTER(smp->pos.board[q])]++;
         }
         CU_ASSERT(same);
         CU_ASSERT(memcmp(x2, x3, sizeof(float) * (size_t)s2->scalars) == 0);
@@ -546,6 +548,7 @@ static void test_features_v3(void) {
             CU_ASSERT(fabsf(e[1] - (float)prev->played.n / 7.0f) < 1e-6f);
             CU_ASSERT(fabsf(e[2] - (float)(smp->pos.score_opp - prev->pos.score_self) / 100.0f) < 1e-6f);
             CU_ASSERT(e[3] == 0.0f && e[4] == 0.0f);
+            for (int l = 0; l <= s2->letters; l++) CU_ASSERT(e[5 + l] == (float)placed[l]);
             placements++;
         } else if (has_prev) {
             CU_ASSERT(e[1] == 0.0f && e[2] == 0.0f);
@@ -554,6 +557,8 @@ static void test_features_v3(void) {
         } else {
             for (int k = 1; k < 5; k++) CU_ASSERT(e[k] == 0.0f);
         }
+        if (!(has_prev && prev->played.kind == MOVE_PLACE))
+            for (int l = 0; l <= s2->letters; l++) CU_ASSERT(e[5 + l] == 0.0f);
         checked++;
     }
     CU_ASSERT(checked > 30 && placements > 20);
