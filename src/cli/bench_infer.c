@@ -11,13 +11,18 @@
 #include "core/engine.h"
 #include "eval/klv.h"
 #include "core/movegen.h"
+#include "core/position.h"
+#include "nn/evaluate.h"
+#include "nn/infer.h"
+#include "nn/model_io.h"
 #include "search/infer.h"
 
 static void usage(FILE *out) {
     fprintf(out,
             "usage: rookery bench infer [--positions N] [--tau T] [--enumerate N] [--samples N] [--seed S]\n"
             "                           [--lexicon FILE.kwg]\n"
-            "       rookery bench infer --calibrate GAMES [--player SPEC] [--models LIST] [--tau T] [--seed S]\n"
+            "       rookery bench infer --calibrate GAMES [--player SPEC] [--models LIST] [--nets LIST]\n"
+            "                           [--tau T] [--seed S]\n"
             "\n"
             "For N static self-play positions (default 20) in each of five bag ranges (60-80, 40-59,\n"
             "20-39, 9-19 and 1-8 tiles), infers what the player who just moved kept (search/infer.h:\n"
@@ -34,22 +39,14 @@ static void usage(FILE *out) {
             "range, the nats a tile the posterior gains over the prior on the leave really kept\n"
             "(where it holds it, and mixed 9:1 with the prior, which counts every position), how\n"
             "often that leave is the most likely, and how often it is missing: excluded by the\n"
-            "model, or not drawn by a sampled posterior.\n");
+            "model, or not drawn by a sampled posterior.\n"
+            "--nets A.h5,B.h5: the same figures for each network's H head on the same positions\n"
+            "(the position after the move, as the viewer sees it; at most 4 nets).\n");
 }
 
 typedef struct Row {
     int lo, hi;
 } Row;
-
-/* log P(leave) under the prior: k tiles drawn from pool without replacement. */
-static double log_prior(const Rack *pool, const Rack *leave) {
-    double lp = 0.0;
-    for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
-        lp += lgamma(pool->count[ml] + 1.0) - lgamma(leave->count[ml] + 1.0) -
-              lgamma(pool->count[ml] - leave->count[ml] + 1.0);
-    int n = pool->total, k = leave->total;
-    return lp - (lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0));
-}
 
 /* One model of the opponent to calibrate: window or softmax, tau points. */
 typedef struct CalModel {
@@ -57,7 +54,15 @@ typedef struct CalModel {
     double tau;
 } CalModel;
 
-enum { CAL_MAX_MODELS = 8, CAL_ROWS = 4 };
+enum { CAL_MAX_MODELS = 8, CAL_ROWS = 4, CAL_MAX_NETS = 4 };
+
+/* A network whose H head is scored next to the models. */
+typedef struct CalNet {
+    const char *path;
+    NnModel model;
+    NnBatch batch;
+    bool ready;
+} CalNet;
 
 /* A model's sums over the inferred positions of one bag range. */
 typedef struct CalSums {
@@ -94,11 +99,60 @@ static int parse_models(const char *s, CalModel *ms) {
  * with the prior (a score every position counts in), how often the true
  * leave is the most likely one, and how often it is missing: excluded by
  * the model (an exact posterior without it) or not drawn (a sampled one). */
+/* A log likelihood's sums: against the prior, per tile, and mixed 9:1
+ * with the prior. */
+static void cal_add(CalSums *c, double lp, double lprior, int tiles) {
+    double post = exp(lp);
+    if (post > 0.0) {
+        c->gain += (lp - lprior) / tiles;
+        c->found++;
+    }
+    c->mixed += (log(0.9 * post + 0.1 * exp(lprior)) - lprior) / tiles;
+    c->n++;
+}
+
+/* H's log P of the leave the player not on turn in g kept (g as the player
+ * on turn sees it, after that player's move). */
+static double net_leave_logprob(CalNet *net, const Game *g, const Rack *kept) {
+    Position pos;
+    position_from_game(&pos, g);
+    nn_batch_set(&net->batch, &net->model, 0, &pos);
+    nn_forward_trunk(&net->model, &net->batch, 1);
+    return nn_hidden_logprob(&net->model, &net->batch, 0, kept);
+}
+
+static void print_sums(const Row *row, const CalSums *c, bool net) {
+    if (net) {
+        printf("  bag %2d-%2d: %4.0f leaves, gain %.3f nats a tile, mixed 9:1 with the prior %+.3f, %.1f ms a position\n",
+               row->lo, row->hi, c->n, c->found > 0 ? c->gain / c->found : 0.0, c->mixed / c->n, c->ms / c->n);
+        return;
+    }
+    printf("  bag %2d-%2d: %4.0f leaves, gain %.3f nats a tile (where held), mixed 9:1 with the prior %+.3f, "
+           "true leave first %.1f%%, excluded %.1f%%, not drawn %.1f%%, %.0f ms an inference\n",
+           row->lo, row->hi, c->n, c->found > 0 ? c->gain / c->found : 0.0, c->mixed / c->n, 100.0 * c->top / c->n,
+           100.0 * c->excluded / c->n, 100.0 * c->unsampled / c->n, c->ms / c->n);
+}
+
+/* The rows of one model or net, then their sum over every bag range. */
+static void print_rows(const Row *rows, const CalSums *c, bool net) {
+    CalSums all;
+    memset(&all, 0, sizeof all);
+    for (int row = 0; row < CAL_ROWS; row++) {
+        if (c[row].n == 0) continue;
+        print_sums(&rows[row], &c[row], net);
+        all.n += c[row].n, all.found += c[row].found, all.gain += c[row].gain, all.mixed += c[row].mixed;
+        all.top += c[row].top, all.excluded += c[row].excluded, all.unsampled += c[row].unsampled;
+        all.ms += c[row].ms;
+    }
+    if (all.n > 0) print_sums(&(Row){rows[CAL_ROWS - 1].lo, rows[0].hi}, &all, net);
+}
+
 static int calibrate(const Engine *e, const InferConfig *base, const char *spec, const CalModel *models, int nmodels,
-                     uint64_t games, uint64_t seed) {
+                     CalNet *nets, int nnets, uint64_t games, uint64_t seed) {
     const Row rows[CAL_ROWS] = {{60, 86}, {40, 59}, {20, 39}, {7, 19}};
-    CalSums sums[CAL_MAX_MODELS][CAL_ROWS];
+    CalSums sums[CAL_MAX_MODELS][CAL_ROWS], net_sums[CAL_MAX_NETS][CAL_ROWS];
     memset(sums, 0, sizeof sums);
+    memset(net_sums, 0, sizeof net_sums);
     Game *g = malloc(sizeof *g);
     Player player;
     memset(&player, 0, sizeof player);
@@ -124,11 +178,13 @@ static int calibrate(const Engine *e, const InferConfig *base, const char *spec,
                 if (g->bag.count >= rows[k].lo && g->bag.count <= rows[k].hi) row = k;
             Rack kept;
             move_kept_tiles(&g->racks[g->on_turn], &m, &kept);
-            if (row >= 0 && m.kind == MOVE_PLACE && g->turn > 0 && kept.total > 0) {
+            bool scored = row >= 0 && m.kind == MOVE_PLACE && g->turn > 0 && kept.total > 0;
+            double lprior = 0.0;
+            if (scored) {
                 /* the viewer's unseen tiles less the move's: the bag and what was kept */
                 Rack pool;
                 bag_plus_rack(&g->bag, &kept, &pool);
-                double lprior = log_prior(&pool, &kept);
+                lprior = nn_uniform_leave_logprob(&pool, &kept, e->ld.size - 1);
                 for (int k = 0; k < nmodels; k++) {
                     cfg.model = models[k].model;
                     cfg.tau = models[k].model == INFER_TOPK ? base->tau : models[k].tau;
@@ -142,21 +198,21 @@ static int calibrate(const Engine *e, const InferConfig *base, const char *spec,
                     double post = 0.0;
                     for (int i = 0; i < r.count; i++)
                         if (rack_equal(&r.leaves[i].leave, &kept)) post = r.leaves[i].prob;
-                    if (post > 0.0) {
-                        c->gain += (log(post) - lprior) / kept.total;
-                        c->found++;
-                    } else if (r.exact) {
-                        c->excluded++;
-                    } else {
-                        c->unsampled++;
+                    if (post == 0.0) {
+                        if (r.exact) c->excluded++;
+                        else c->unsampled++;
                     }
-                    c->mixed += (log(0.9 * post + 0.1 * exp(lprior)) - lprior) / kept.total;
+                    cal_add(c, post > 0.0 ? log(post) : -INFINITY, lprior, kept.total);
                     c->top += r.count > 0 && rack_equal(&r.leaves[0].leave, &kept);
                     c->ms += r.seconds * 1000.0;
-                    c->n++;
                 }
             }
             game_play(g, &m);
+            for (int k = 0; k < nnets && scored; k++) {
+                double t1 = cli_now();
+                cal_add(&net_sums[k][row], net_leave_logprob(&nets[k], g, &kept), lprior, kept.total);
+                net_sums[k][row].ms += (cli_now() - t1) * 1000.0;
+            }
         }
         if (cli_now() - last >= 30.0) {
             last = cli_now();
@@ -168,14 +224,11 @@ static int calibrate(const Engine *e, const InferConfig *base, const char *spec,
     for (int k = 0; k < nmodels; k++) {
         if (models[k].model == INFER_TOPK) printf("model top %d (the move among the rack's %d best)\n", (int)models[k].tau, (int)models[k].tau);
         else printf("model %s, tau %.1f points\n", models[k].model == INFER_WINDOW ? "window" : "softmax", models[k].tau);
-        for (int row = 0; row < CAL_ROWS; row++) {
-            const CalSums *c = &sums[k][row];
-            if (c->n == 0) continue;
-            printf("  bag %2d-%2d: %4.0f leaves, gain %.3f nats a tile (where held), mixed 9:1 with the prior %+.3f, "
-                   "true leave first %.1f%%, excluded %.1f%%, not drawn %.1f%%, %.0f ms an inference\n",
-                   rows[row].lo, rows[row].hi, c->n, c->found > 0 ? c->gain / c->found : 0.0, c->mixed / c->n,
-                   100.0 * c->top / c->n, 100.0 * c->excluded / c->n, 100.0 * c->unsampled / c->n, c->ms / c->n);
-        }
+        print_rows(rows, sums[k], false);
+    }
+    for (int k = 0; k < nnets; k++) {
+        printf("net %s: H (features version %d) on the same leaves\n", nets[k].path, nets[k].model.fs.version);
+        print_rows(rows, net_sums[k], true);
     }
     infer_result_free(&r);
     player_close(&player);
@@ -183,14 +236,49 @@ static int calibrate(const Engine *e, const InferConfig *base, const char *spec,
     return 0;
 }
 
+static void close_nets(CalNet *nets, int n) {
+    for (int k = 0; k < n; k++) {
+        if (nets[k].ready) nn_batch_free(&nets[k].batch);
+        nn_model_free(&nets[k].model);
+        free((char *)nets[k].path);
+    }
+}
+
+/* Opens the comma list `list` (NULL: none) into nets, features from fc; 0, or 2 after a
+ * one-line error (*n counts what is to be closed either way). */
+static int open_nets(const Engine *e, const NnFeatureContext *fc, const char *list, CalNet *nets, int *n) {
+    RkError err;
+    for (const char *s = list; s != NULL && *s;) {
+        const char *comma = strchr(s, ',');
+        size_t len = comma ? (size_t)(comma - s) : strlen(s);
+        if (*n == CAL_MAX_NETS || len == 0) {
+            fprintf(stderr, "rookery bench infer: --nets '%s': expected a comma list of at most %d files\n", list,
+                    CAL_MAX_NETS);
+            return 2;
+        }
+        CalNet *net = &nets[(*n)++];
+        memset(net, 0, sizeof *net);
+        net->path = strndup(s, len);
+        if (net->path == NULL || nn_model_load(&net->model, net->path, &e->ld, e->layout.dim, &err) != 0 ||
+            nn_batch_init(&net->batch, &net->model, fc, 1, &err) != 0) {
+            fprintf(stderr, "rookery bench infer: %s\n", net->path ? err.msg : "out of memory");
+            return 2;
+        }
+        net->ready = true;
+        s = comma ? comma + 1 : s + len;
+    }
+    return 0;
+}
+
 int bench_infer(int argc, char **argv) {
-    const char *lexicon = NULL, *cal_player = "static", *cal_models = NULL;
+    const char *lexicon = NULL, *cal_player = "static", *cal_models = NULL, *cal_nets = NULL;
     uint64_t npos = 20, seed = 1, cal_games = 0, enumerate_max = 20000, samples = 2000;
     double tau = 5.0;
     const CliOption opts[] = {{"--lexicon", CLI_STRING, &lexicon, 0, 0, NULL},
                               {"--calibrate", CLI_U64, &cal_games, 1, 100000, NULL},
                               {"--player", CLI_STRING, &cal_player, 0, 0, NULL},
                               {"--models", CLI_STRING, &cal_models, 0, 0, NULL},
+                              {"--nets", CLI_STRING, &cal_nets, 0, 0, NULL},
                               {"--positions", CLI_U64, &npos, 1, 10000, NULL},
                               {"--seed", CLI_U64, &seed, 0, 18446744073709551615.0, NULL},
                               {"--enumerate", CLI_U64, &enumerate_max, 0, 100000000, NULL},
@@ -234,7 +322,14 @@ int bench_infer(int argc, char **argv) {
     cfg.leave_value = play.leave_value;
     cfg.leave_ctx = play.leave_ctx;
     if (cal_games > 0) {
-        rc = calibrate(&e, &cfg, cal_player, models, nmodels, cal_games, seed);
+        CalNet nets[CAL_MAX_NETS];
+        int nnets = 0;
+        NnFeatureContext fc; /* the nets' batches point to it */
+        nn_feature_context(&fc, &e.ld, &e.layout, &e.kwg);
+        if (have) nn_feature_context_leaves(&fc, klv_leave_value, &klv); /* for a model with nn.prior = equity */
+        rc = open_nets(&e, &fc, cal_nets, nets, &nnets);
+        if (rc == 0) rc = calibrate(&e, &cfg, cal_player, models, nmodels, nets, nnets, cal_games, seed);
+        close_nets(nets, nnets);
         goto done;
     }
     printf("bench infer: window %.1f points, leaves %s, every leave weighed up to %llu, else %llu racks drawn\n", tau,

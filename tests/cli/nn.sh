@@ -149,6 +149,12 @@ fi
 out=$("$bin" bench mcgs --player "mcgs:visits=8,candidates=4,net=$model,rollout=0,batch=4" --positions 2)
 echo "$out" | grep -q "average batch" || fail "bench mcgs with a net: $out"
 expect_error 2 "not an mcgs" "$bin" bench mcgs --player static --positions 1
+# H scored next to the exact inference on the same leaves
+out=$("$bin" bench infer --calibrate 1 --enumerate 100 --samples 20 --nets "$model")
+echo "$out" | grep -q "net $model: H (features version 2) on the same leaves" || fail "bench infer --nets: $out"
+[ "$(echo "$out" | grep -c "bag  7-86")" = 2 ] || fail "bench infer --nets: no totals for the model and the net: $out"
+expect_error 2 "missing.h5" "$bin" bench infer --calibrate 1 --nets "$work/missing.h5"
+expect_error 2 "at most 4" "$bin" bench infer --calibrate 1 --nets "$model,$model,$model,$model,$model"
 
 # nn.prior = equity: the policy's score prior values moves by static equity, so the model needs
 # leaves wherever it runs (docs/features.md)
