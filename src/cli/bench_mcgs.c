@@ -48,7 +48,7 @@ int bench_mcgs(int argc, char **argv) {
     if (engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
     RkError err;
     Player p;
-    if (player_open(&p, spec, &e.ld, &err) != 0 || player_check_board(&p, e.layout.dim, &err) != 0) {
+    if (cli_player_open(&p, spec, &e, &err) != 0 || player_check_board(&p, e.layout.dim, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         engine_close(&e);
         return 2;
@@ -84,7 +84,8 @@ int bench_mcgs(int argc, char **argv) {
         nodes += mp->last.nodes;
     }
     double secs = mp->seconds;
-    printf("bench mcgs: %s\n  %d positions (40-80 tiles in the bag), one core\n", spec, got);
+    cli_print_player("bench mcgs", spec, &p, &e);
+    printf("  %d positions (40-80 tiles in the bag), one core\n", got);
     printf("  %.1f playouts/s, %.2f ms per playout, %.3f s per decision\n", (double)mp->playouts / secs,
            1000.0 * secs / (double)mp->playouts, secs / got);
     if (mp->full_share < 1.0)

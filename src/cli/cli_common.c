@@ -20,6 +20,15 @@ int cli_player_open(Player *p, const char *spec, const Engine *e, RkError *err) 
     return 0;
 }
 
+void cli_print_player(const char *label, const char *spec, const Player *p, const Engine *e) {
+    char dflt[sizeof e->lexicon_path + 8];
+    RkError err;
+    if (player_has_default_leaves(p) && engine_default_leaves(e, dflt, sizeof dflt, &err) == 1)
+        printf("%s: %s (default leaves %s)\n", label, spec, dflt);
+    else
+        printf("%s: %s\n", label, spec);
+}
+
 
 int cli_parse_u64(const char *opt, const char *value, uint64_t max, uint64_t *out) {
     if (value == NULL) {

@@ -24,6 +24,8 @@ void cli_engine_free(Engine *e);
 /* player_open, then the engine's default leaves (engine_default_leaves) if
  * the spec names no leaves. */
 int cli_player_open(Player *p, const char *spec, const Engine *e, RkError *err);
+/* "LABEL: SPEC", with the default leaves p got from cli_player_open, if any. */
+void cli_print_player(const char *label, const char *spec, const Player *p, const Engine *e);
 /* The letter distribution to open for a CGP: --ld if given (a name or a
  * file: the caller's choice), else the CGP's `ld` opcode, which must be a
  * distribution rookery has built in ("english"; a name, never a path), else

@@ -35,16 +35,6 @@ static void usage(FILE *out) {
             "      (every option and its default: docs/mcgs.md)\n");
 }
 
-/* "A: SPEC", with the default leaves the player got (cli_player_open), if any. */
-static void print_player(const char *seat, const char *spec, const Player *p, const Engine *e) {
-    char dflt[sizeof e->lexicon_path + 8];
-    RkError err;
-    if (player_has_default_leaves(p) && engine_default_leaves(e, dflt, sizeof dflt, &err) == 1)
-        printf("%s: %s (default leaves %s)\n", seat, spec, dflt);
-    else
-        printf("%s: %s\n", seat, spec);
-}
-
 int cmd_match(int argc, char **argv) {
     const char *spec_a = NULL, *spec_b = NULL, *lexicon = NULL;
     uint64_t pairs = 0, seed = 1;
@@ -103,8 +93,8 @@ int cmd_match(int argc, char **argv) {
         MatchResult r;
         match_result(&t, &r);
         double dt = cli_now() - t0;
-        print_player("A", spec_a, &a, e);
-        print_player("B", spec_b, &b, e);
+        cli_print_player("A", spec_a, &a, e);
+        cli_print_player("B", spec_b, &b, e);
         printf("pairs %" PRId64 ", games %" PRId64 ": A wins %" PRId64 ", draws %" PRId64 ", losses %" PRId64 "\n",
                t.pairs, t.games, t.a_wins, t.draws, t.a_losses);
         printf("A win%% %.2f +/- %.2f (95%% CI over pairs), mean spread %+.2f; %.1f games/s on %d rank(s)\n",

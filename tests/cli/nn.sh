@@ -148,6 +148,7 @@ fi
   | grep -q "pairs 1, games 2" || fail "match with the net-guided search"
 out=$("$bin" bench mcgs --player "mcgs:visits=8,candidates=4,net=$model,rollout=0,batch=4" --positions 2)
 echo "$out" | grep -q "average batch" || fail "bench mcgs with a net: $out"
+echo "$out" | grep -q "(default leaves .*SOWPODS.klv2)" || fail "bench mcgs: the player without the lexicon's leaves: $out"
 expect_error 2 "not an mcgs" "$bin" bench mcgs --player static --positions 1
 # H scored next to the exact inference on the same leaves
 out=$("$bin" bench infer --calibrate 1 --enumerate 100 --samples 20 --nets "$model")
