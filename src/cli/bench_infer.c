@@ -64,7 +64,7 @@ typedef struct CalNet {
     bool ready;
 } CalNet;
 
-/* A model's sums over the inferred positions of one bag range. */
+/* A model's or a net's sums over the inferred positions of one bag range. */
 typedef struct CalSums {
     double n, found, gain, mixed, top, excluded, unsampled, ms;
 } CalSums;
@@ -91,14 +91,6 @@ static int parse_models(const char *s, CalModel *ms) {
     return n;
 }
 
-/* How well the posterior finds what a player really kept: games of `player`
- * (the default leaves are the model's), each placement with tiles left in
- * the bag inferred from the viewer's side under every model. Per bag range
- * and model: the nats a tile the posterior gains over the prior on the true
- * leave (where it holds it at all), the same for the posterior mixed 9:1
- * with the prior (a score every position counts in), how often the true
- * leave is the most likely one, and how often it is missing: excluded by
- * the model (an exact posterior without it) or not drawn (a sampled one). */
 /* A log likelihood's sums: against the prior, per tile, and mixed 9:1
  * with the prior. */
 static void cal_add(CalSums *c, double lp, double lprior, int tiles) {
@@ -106,6 +98,8 @@ static void cal_add(CalSums *c, double lp, double lprior, int tiles) {
     if (post > 0.0) {
         c->gain += (lp - lprior) / tiles;
         c->found++;
+    } else {
+        c->excluded++; /* a model's caller tells excluded from not drawn */
     }
     c->mixed += (log(0.9 * post + 0.1 * exp(lprior)) - lprior) / tiles;
     c->n++;
@@ -123,8 +117,10 @@ static double net_leave_logprob(CalNet *net, const Game *g, const Rack *kept) {
 
 static void print_sums(const Row *row, const CalSums *c, bool net) {
     if (net) {
-        printf("  bag %2d-%2d: %4.0f leaves, gain %.3f nats a tile, mixed 9:1 with the prior %+.3f, %.1f ms a position\n",
+        printf("  bag %2d-%2d: %4.0f leaves, gain %.3f nats a tile, mixed 9:1 with the prior %+.3f, %.1f ms a position",
                row->lo, row->hi, c->n, c->found > 0 ? c->gain / c->found : 0.0, c->mixed / c->n, c->ms / c->n);
+        if (c->excluded > 0) printf(" (H gave %.0f of the leaves no probability: the gain is over the others)", c->excluded);
+        printf("\n");
         return;
     }
     printf("  bag %2d-%2d: %4.0f leaves, gain %.3f nats a tile (where held), mixed 9:1 with the prior %+.3f, "
@@ -147,6 +143,14 @@ static void print_rows(const Row *rows, const CalSums *c, bool net) {
     if (all.n > 0) print_sums(&(Row){rows[CAL_ROWS - 1].lo, rows[0].hi}, &all, net);
 }
 
+/* How well the posterior finds what a player really kept: games of `player`
+ * (the default leaves are the model's), each placement with tiles left in
+ * the bag inferred from the viewer's side under every model. Per bag range
+ * and model: the nats a tile the posterior gains over the prior on the true
+ * leave (where it holds it at all), the same for the posterior mixed 9:1
+ * with the prior (a score every position counts in), how often the true
+ * leave is the most likely one, and how often it is missing: excluded by
+ * the model (an exact posterior without it) or not drawn (a sampled one). */
 static int calibrate(const Engine *e, const InferConfig *base, const char *spec, const CalModel *models, int nmodels,
                      CalNet *nets, int nnets, uint64_t games, uint64_t seed) {
     const Row rows[CAL_ROWS] = {{60, 86}, {40, 59}, {20, 39}, {7, 19}};
@@ -167,6 +171,7 @@ static int calibrate(const Engine *e, const InferConfig *base, const char *spec,
     InferResult r;
     infer_result_init(&r);
     InferConfig cfg = *base;
+    int rc = 0;
     double t0 = cli_now(), last = t0;
     for (uint64_t gi = 0; gi < games; gi++) {
         game_new(g, &e->ld, &e->layout, &e->kwg, seed, 0, gi);
@@ -191,18 +196,18 @@ static int calibrate(const Engine *e, const InferConfig *base, const char *spec,
                     cfg.top_k = (int)models[k].tau;
                     cfg.seed = seed ^ (gi << 16) ^ (uint64_t)g->turn;
                     if (infer_run(g, &m, false, &cfg, &r, &err) != 0) {
-                        fprintf(stderr, "rookery: %s\n", err.msg);
-                        continue;
+                        /* a move the game made: every model must weigh it (the same positions for all) */
+                        fprintf(stderr, "rookery bench infer: game %llu, turn %d: %s\n", (unsigned long long)gi,
+                                g->turn, err.msg);
+                        rc = 1;
+                        goto out;
                     }
                     CalSums *c = &sums[k][row];
                     double post = 0.0;
                     for (int i = 0; i < r.count; i++)
                         if (rack_equal(&r.leaves[i].leave, &kept)) post = r.leaves[i].prob;
-                    if (post == 0.0) {
-                        if (r.exact) c->excluded++;
-                        else c->unsampled++;
-                    }
                     cal_add(c, post > 0.0 ? log(post) : -INFINITY, lprior, kept.total);
+                    if (post == 0.0 && !r.exact) c->excluded--, c->unsampled++;
                     c->top += r.count > 0 && rack_equal(&r.leaves[0].leave, &kept);
                     c->ms += r.seconds * 1000.0;
                 }
@@ -230,10 +235,11 @@ static int calibrate(const Engine *e, const InferConfig *base, const char *spec,
         printf("net %s: H (features version %d) on the same leaves\n", nets[k].path, nets[k].model.fs.version);
         print_rows(rows, net_sums[k], true);
     }
+out:
     infer_result_free(&r);
     player_close(&player);
     free(g);
-    return 0;
+    return rc;
 }
 
 static void close_nets(CalNet *nets, int n) {
@@ -244,25 +250,35 @@ static void close_nets(CalNet *nets, int n) {
     }
 }
 
-/* Opens the comma list `list` (NULL: none) into nets, features from fc; 0, or 2 after a
- * one-line error (*n counts what is to be closed either way). */
+/* Opens the comma list `list` (NULL: none) into nets, features from fc; 0, or after a
+ * one-line error 2 (bad input) or 1 (out of memory) (*n counts what is to be closed either way). */
 static int open_nets(const Engine *e, const NnFeatureContext *fc, const char *list, CalNet *nets, int *n) {
     RkError err;
     for (const char *s = list; s != NULL && *s;) {
         const char *comma = strchr(s, ',');
         size_t len = comma ? (size_t)(comma - s) : strlen(s);
-        if (*n == CAL_MAX_NETS || len == 0) {
-            fprintf(stderr, "rookery bench infer: --nets '%s': expected a comma list of at most %d files\n", list,
-                    CAL_MAX_NETS);
+        if (len == 0 || (comma != NULL && comma[1] == '\0')) {
+            fprintf(stderr, "rookery bench infer: --nets '%s': an empty file name\n", list);
+            return 2;
+        }
+        if (*n == CAL_MAX_NETS) {
+            fprintf(stderr, "rookery bench infer: --nets '%s': at most %d files\n", list, CAL_MAX_NETS);
             return 2;
         }
         CalNet *net = &nets[(*n)++];
         memset(net, 0, sizeof *net);
         net->path = strndup(s, len);
-        if (net->path == NULL || nn_model_load(&net->model, net->path, &e->ld, e->layout.dim, &err) != 0 ||
-            nn_batch_init(&net->batch, &net->model, fc, 1, &err) != 0) {
-            fprintf(stderr, "rookery bench infer: %s\n", net->path ? err.msg : "out of memory");
-            return 2;
+        if (net->path == NULL) {
+            fprintf(stderr, "rookery bench infer: out of memory\n");
+            return 1;
+        }
+        if (nn_model_load(&net->model, net->path, &e->ld, e->layout.dim, &err) != 0) {
+            fprintf(stderr, "rookery bench infer: %s\n", err.msg);
+            return 2; /* a bad file: the user's to mend */
+        }
+        if (nn_batch_init(&net->batch, &net->model, fc, 1, &err) != 0) {
+            fprintf(stderr, "rookery bench infer: %s: %s\n", net->path, err.msg);
+            return 1;
         }
         net->ready = true;
         s = comma ? comma + 1 : s + len;

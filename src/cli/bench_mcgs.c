@@ -48,8 +48,14 @@ int bench_mcgs(int argc, char **argv) {
     if (engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
     RkError err;
     Player p;
-    if (cli_player_open(&p, spec, &e, &err) != 0 || player_check_board(&p, e.layout.dim, &err) != 0) {
+    if (cli_player_open(&p, spec, &e, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
+        engine_close(&e);
+        return 2;
+    }
+    if (player_check_board(&p, e.layout.dim, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        player_close(&p);
         engine_close(&e);
         return 2;
     }

@@ -10,7 +10,10 @@
  * stored in its model.h5); this build computes versions
  * NN_FEATURE_VERSION_MIN..NN_FEATURE_VERSION and refuses others. Version 3
  * adds the opponent's last move (Position.last): a plane of the squares it
- * put tiles on and five scalars (docs/features.md).
+ * put tiles on, five scalars and the count of each letter it placed
+ * (docs/features.md). Version 3's layout gained those counts on 2026-11-27:
+ * a model of the first layout (64 + 5 scalars for English) no longer loads
+ * (a shape error naming the file and the dataset); none was ever a default.
  */
 #ifndef ROOKERY_NN_FEATURES_H
 #define ROOKERY_NN_FEATURES_H
@@ -33,7 +36,7 @@ typedef struct NnFeatureShape {
     int dim, squares;   /* dim, dim*dim */
     int letters;        /* L */
     int planes;         /* per square: 3L + 11 + 14, + 1 from version 3 */
-    int scalars;        /* 2(L+1) + 10, + 5 from version 3 */
+    int scalars;        /* 2(L+1) + 10, + 5 + (L+1) from version 3 */
 } NnFeatureShape;
 NnFeatureShape nn_feature_shape(const LetterDist *ld, int dim, int version);
 

@@ -207,7 +207,9 @@ void mcgs_search_free(McgsSearch *s);
  * and the bag; for tests). */
 void mcgs_search_world(McgsSearch *s, const Game *root, uint64_t i, Game *w);
 /* Searches the position on turn in root (which must not be over). Returns 0,
- * or -1 with err set (the game is over, out of memory); out is zeroed first,
+ * or -1 with err set (the game is over, out of memory, an inference that
+ * does not fit the root or comes with hidden=net, the net's features
+ * failing); out is zeroed first,
  * so a failed search leaves no result (count 0). */
 int mcgs_search_run(McgsSearch *s, const Game *root, McgsResult *out, RkError *err);
 

@@ -156,6 +156,7 @@ echo "$out" | grep -q "net $model: H (features version 2) on the same leaves" ||
 [ "$(echo "$out" | grep -c "bag  7-86")" = 2 ] || fail "bench infer --nets: no totals for the model and the net: $out"
 expect_error 2 "missing.h5" "$bin" bench infer --calibrate 1 --nets "$work/missing.h5"
 expect_error 2 "at most 4" "$bin" bench infer --calibrate 1 --nets "$model,$model,$model,$model,$model"
+expect_error 2 "an empty file name" "$bin" bench infer --calibrate 1 --nets "$model,"
 
 # nn.prior = equity: the policy's score prior values moves by static equity, so the model needs
 # leaves wherever it runs (docs/features.md)
