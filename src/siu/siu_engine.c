@@ -286,10 +286,13 @@ static void drain_queue(SiuSession *s) {
 }
 
 /* How long input may be waited for: until the deadline, or a moment when
- * commands wait for the search to end (to run them when it does). */
+ * commands wait for the search to end (to run them when it does), or not
+ * at all when they wait and the search has ended already: it can end
+ * between queueing a command and this call (a stop and a go in one write),
+ * and an endless poll would then never run the go. */
 static int poll_wait(SiuSession *s) {
     int ms = deadline_wait(s);
-    if (s->qcount > 0 && searching(s) && (ms < 0 || ms > 2)) ms = 2;
+    if (s->qcount > 0 && (ms < 0 || ms > 2)) ms = searching(s) ? 2 : 0;
     return ms;
 }
 
