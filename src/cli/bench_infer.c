@@ -92,17 +92,17 @@ static int parse_models(const char *s, CalModel *ms) {
 }
 
 /* A log likelihood's sums: against the prior, per tile, and mixed 9:1
- * with the prior. */
-static void cal_add(CalSums *c, double lp, double lprior, int tiles) {
+ * with the prior. Returns whether the leave had a probability above 0 (the
+ * caller counts why it had none). */
+static bool cal_add(CalSums *c, double lp, double lprior, int tiles) {
     double post = exp(lp);
     if (post > 0.0) {
         c->gain += (lp - lprior) / tiles;
         c->found++;
-    } else {
-        c->excluded++; /* a model's caller tells excluded from not drawn */
     }
     c->mixed += (log(0.9 * post + 0.1 * exp(lprior)) - lprior) / tiles;
     c->n++;
+    return post > 0.0;
 }
 
 /* H's log P of the leave the player not on turn in g kept (g as the player
@@ -206,8 +206,10 @@ static int calibrate(const Engine *e, const InferConfig *base, const char *spec,
                     double post = 0.0;
                     for (int i = 0; i < r.count; i++)
                         if (rack_equal(&r.leaves[i].leave, &kept)) post = r.leaves[i].prob;
-                    cal_add(c, post > 0.0 ? log(post) : -INFINITY, lprior, kept.total);
-                    if (post == 0.0 && !r.exact) c->excluded--, c->unsampled++;
+                    if (!cal_add(c, post > 0.0 ? log(post) : -INFINITY, lprior, kept.total)) {
+                        if (r.exact) c->excluded++;
+                        else c->unsampled++;
+                    }
                     c->top += r.count > 0 && rack_equal(&r.leaves[0].leave, &kept);
                     c->ms += r.seconds * 1000.0;
                 }
@@ -215,7 +217,8 @@ static int calibrate(const Engine *e, const InferConfig *base, const char *spec,
             game_play(g, &m);
             for (int k = 0; k < nnets && scored; k++) {
                 double t1 = cli_now();
-                cal_add(&net_sums[k][row], net_leave_logprob(&nets[k], g, &kept), lprior, kept.total);
+                if (!cal_add(&net_sums[k][row], net_leave_logprob(&nets[k], g, &kept), lprior, kept.total))
+                    net_sums[k][row].excluded++;
                 net_sums[k][row].ms += (cli_now() - t1) * 1000.0;
             }
         }
