@@ -1,7 +1,8 @@
 /* test_infer.c - inference of the opponent's kept tiles (search/infer.h):
  * the one-move equity against movegen's; the true leave of a modelled
- * player never excluded; a bingo and an exchange of seven; enumeration and
- * sampling agreeing; a pass leaving the prior; bad input. */
+ * player never excluded; a move only one leave explains; a bingo and an
+ * exchange of seven; enumeration and sampling agreeing; a pass leaving the
+ * prior; bad input. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,6 +233,41 @@ static void test_bingo_exchange_pass(void) {
                               1, &err) == 0);
     CU_ASSERT_FATAL(move_parse(&bad, "8H QI", &e.g->board, &e.ld, &err) == 0);
     CU_ASSERT(infer_run(e.g, &bad, false, &cfg, &r, &err) != 0 && strstr(err.msg, "not unseen") != NULL);
+    infer_result_free(&r);
+    tu_env_close(&e);
+}
+
+/* A move that only one leave explains: the player on turn plays its best
+ * scoring move (no leaves), the other side infers with a window of almost
+ * 0 points. Where several leaves were possible and the posterior keeps one,
+ * it is the leave really kept, with probability 1. The position: AEIISTT
+ * plays 15D ETATS; of the 40 leaves of two tiles the unseen pool allows,
+ * only II leaves ETATS the best score (a wider window lets others in). */
+static void test_single_consistent_leave(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    InferConfig cfg;
+    infer_config_defaults(&cfg);
+    cfg.tau = 0.0001;
+    cfg.max_enumerate = 1000000;
+    InferResult r;
+    infer_result_init(&r);
+    RkError err;
+    Move m;
+    Rack kept;
+    CU_ASSERT_FATAL(cgp_parse(e.g,
+                              "6LINEMEN2/12UG1/9A2GU1/3CIVVY1R2GiB/5O3OP1ADO/5L3HO1REI/5T2KAWAS1L/3COATEE1N3S/"
+                              "2J2i1AXED4/1QUINSY3E4/2N2MAL2D4/2I3WE7/2O3PE7/2R4R7/15 AEIISTT/ABDIOOT 248/368 0",
+                              &e.ld, &e.lay, &e.kwg, 1, &err) == 0);
+    CU_ASSERT_FATAL(move_parse(&m, "15D ETATS", &e.g->board, &e.ld, &err) == 0);
+    CU_ASSERT_FATAL(infer_run(e.g, &m, false, &cfg, &r, &err) == 0);
+    CU_ASSERT(r.exact && r.racks == 40 && r.count == 1);
+    CU_ASSERT_FATAL(rack_parse(&kept, &e.ld, "II", &err) == 0);
+    CU_ASSERT(r.count >= 1 && rack_equal(&r.leaves[0].leave, &kept) && r.leaves[0].prob == 1.0);
+    CU_ASSERT(r.consistent == 1);
+    cfg.tau = 30.0; /* a window of 30 points: other leaves explain the move too */
+    CU_ASSERT_FATAL(infer_run(e.g, &m, false, &cfg, &r, &err) == 0);
+    CU_ASSERT(r.count > 1 && r.leaves[0].prob < 1.0);
     infer_result_free(&r);
     tu_env_close(&e);
 }
@@ -468,6 +504,7 @@ int main(void) {
                            {"the modelled player's true leave is never excluded", test_true_leave_consistent},
                            {"top K: a player choosing among its K best", test_topk_true_leave},
                            {"a bingo, an exchange of seven, a pass, bad input", test_bingo_exchange_pass},
+                           {"a move only one leave explains: posterior 1 on it", test_single_consistent_leave},
                            {"enumeration and sampling agree", test_enumerate_matches_sampling},
                            {"the sim player with infer=yes", test_sim_player_infer},
                            {"worlds dealt from the posterior (sim and mcgs)", test_worlds_from_posterior},
