@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_lexicon.h"
 #include "fuzz_text.h"
 #include "core/cgp.h"
 #include "core/kwg.h"
@@ -28,12 +29,9 @@ static Fixture *fixture_new(void) {
     if (f == NULL) abort();
     ld_english(&f->ld);
     layout_standard15(&f->lay);
-    uint8_t w[2] = {1, 20}; /* AT */
-    const uint8_t *ptrs[1] = {w};
-    int lens[1] = {2};
-    KwgWords words = {ptrs, lens, 1};
+    static const char *const WORDS[] = {"AT"};
+    fuzz_tiny_kwg(&f->kwg, WORDS, 1);
     RkError err;
-    if (kwg_build(&f->kwg, &words, true, &err) != 0) abort();
     static const char POS[] =
         "Y14/H14/E14/N14/15/15/15/3QUARTzY5/10C4/10A4/10T4/10S4/15/15/14O EEIO?JK/ABDE 0/0 0";
     if (cgp_parse(&f->g, POS, &f->ld, &f->lay, &f->kwg, 1, &err) != 0) {

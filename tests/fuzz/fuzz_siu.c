@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_lexicon.h"
 #include "fuzz_text.h"
 #include "core/cgp.h"
 #include "core/kwg.h"
@@ -32,27 +33,14 @@ typedef struct Fixture {
     SiuPosition pos;
 } Fixture;
 
-static void add_word(uint8_t *store, const uint8_t **ptrs, int *lens, int *n, const char *w) {
-    int len = (int)strlen(w);
-    for (int i = 0; i < len; i++) store[i] = (uint8_t)(w[i] - 'A' + 1);
-    ptrs[*n] = store;
-    lens[*n] = len;
-    (*n)++;
-}
-
 static Fixture *fixture_new(void) {
     Fixture *f = calloc(1, sizeof *f);
     if (f == NULL) abort();
     ld_english(&f->ld);
     layout_standard15(&f->lay);
     static const char *const WORDS[] = {"AT", "TA", "ZA", "QI", "CAT", "CATS", "SCAT", "EAT", "TEA", "ZAS"};
-    static uint8_t store[10][8];
-    const uint8_t *ptrs[10];
-    int lens[10], n = 0;
-    for (int i = 0; i < 10; i++) add_word(store[i], ptrs, lens, &n, WORDS[i]);
-    KwgWords words = {ptrs, lens, n};
+    fuzz_tiny_kwg(&f->kwg, WORDS, (int)(sizeof WORDS / sizeof *WORDS));
     RkError err;
-    if (kwg_build(&f->kwg, &words, true, &err) != 0) abort();
     static const char POS[] = "15/15/15/15/15/15/15/7CAT5/15/15/15/15/15/15/15 ASTEZ?Q/ 10/0 0";
     if (cgp_parse(&f->g, POS, &f->ld, &f->lay, &f->kwg, 1, &err) != 0) abort();
     return f;

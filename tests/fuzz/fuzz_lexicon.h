@@ -1,0 +1,30 @@
+/* fuzz_lexicon.h - what the fuzz targets that play on a board share: a tiny
+ * lexicon (GADDAG) built from a few uppercase words, so that each run of a
+ * target starts in milliseconds and needs no word list on disk. */
+#ifndef ROOKERY_FUZZ_LEXICON_H
+#define ROOKERY_FUZZ_LEXICON_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/kwg.h"
+
+/* Builds *out from n words of 'A'..'Z' (at most 15 letters); aborts on failure. */
+static inline void fuzz_tiny_kwg(Kwg *out, const char *const *words, int n) {
+    enum { MAX = 64 };
+    static uint8_t store[MAX][16];
+    const uint8_t *ptrs[MAX];
+    int lens[MAX];
+    if (n > MAX) abort();
+    for (int i = 0; i < n; i++) {
+        lens[i] = (int)strlen(words[i]);
+        if (lens[i] > 15) abort();
+        for (int j = 0; j < lens[i]; j++) store[i][j] = (uint8_t)(words[i][j] - 'A' + 1);
+        ptrs[i] = store[i];
+    }
+    KwgWords kw = {ptrs, lens, (size_t)n};
+    RkError err;
+    if (kwg_build(out, &kw, true, &err) != 0) abort();
+}
+
+#endif
