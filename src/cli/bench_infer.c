@@ -36,8 +36,9 @@ static void usage(FILE *out) {
             "model of --models (default window:T; e.g. window:5,top:8,softmax:5: a window of T\n"
             "points, the move among the rack's K best, or a softmax of temperature T over static\n"
             "equity, with the default leaves): per bag\n"
-            "range, the nats a tile the posterior gains over the prior on the leave really kept\n"
-            "(where it holds it, and mixed 9:1 with the prior, which counts every position), how\n"
+            "range, the nats a tile the posterior gains over the uniform deal (the leave drawn from\n"
+            "the unseen tiles, as a search without inference deals it) on the leave really kept\n"
+            "(where it holds it, and mixed 9:1 with that deal, which counts every position), how\n"
             "often that leave is the most likely, and how often it is missing: excluded by the\n"
             "model, or not drawn by a sampled posterior.\n"
             "--nets A.h5,B.h5: the same figures for each network's H head on the same positions\n"
@@ -91,8 +92,8 @@ static int parse_models(const char *s, CalModel *ms) {
     return n;
 }
 
-/* A log likelihood's sums: against the prior, per tile, and mixed 9:1
- * with the prior. Returns whether the leave had a probability above 0 (the
+/* A log likelihood's sums: against the uniform deal's (lprior), per tile,
+ * and mixed 9:1 with that deal. Returns whether the leave had a probability above 0 (the
  * caller counts why it had none). */
 static bool cal_add(CalSums *c, double lp, double lprior, int tiles) {
     double post = exp(lp);
@@ -117,13 +118,13 @@ static double net_leave_logprob(CalNet *net, const Game *g, const Rack *kept) {
 
 static void print_sums(const Row *row, const CalSums *c, bool net) {
     if (net) {
-        printf("  bag %2d-%2d: %4.0f leaves, gain %.3f nats a tile, mixed 9:1 with the prior %+.3f, %.1f ms a position",
+        printf("  bag %2d-%2d: %4.0f leaves, gain %.3f nats a tile, mixed 9:1 with the uniform deal %+.3f, %.1f ms a position",
                row->lo, row->hi, c->n, c->found > 0 ? c->gain / c->found : 0.0, c->mixed / c->n, c->ms / c->n);
         if (c->excluded > 0) printf(" (H gave %.0f of the leaves no probability: the gain is over the others)", c->excluded);
         printf("\n");
         return;
     }
-    printf("  bag %2d-%2d: %4.0f leaves, gain %.3f nats a tile (where held), mixed 9:1 with the prior %+.3f, "
+    printf("  bag %2d-%2d: %4.0f leaves, gain %.3f nats a tile (where held), mixed 9:1 with the uniform deal %+.3f, "
            "true leave first %.1f%%, excluded %.1f%%, not drawn %.1f%%, %.0f ms an inference\n",
            row->lo, row->hi, c->n, c->found > 0 ? c->gain / c->found : 0.0, c->mixed / c->n, 100.0 * c->top / c->n,
            100.0 * c->excluded / c->n, 100.0 * c->unsampled / c->n, c->ms / c->n);
@@ -146,9 +147,10 @@ static void print_rows(const Row *rows, const CalSums *c, bool net) {
 /* How well the posterior finds what a player really kept: games of `player`
  * (the default leaves are the model's), each placement with tiles left in
  * the bag inferred from the viewer's side under every model. Per bag range
- * and model: the nats a tile the posterior gains over the prior on the true
- * leave (where it holds it at all), the same for the posterior mixed 9:1
- * with the prior (a score every position counts in), how often the true
+ * and model: the nats a tile the posterior gains over the uniform deal (the
+ * leave drawn from the unseen tiles, what a search without inference does)
+ * on the true leave (where it holds it at all), the same for the posterior
+ * mixed 9:1 with that deal (a score every position counts in), how often the true
  * leave is the most likely one, and how often it is missing: excluded by
  * the model (an exact posterior without it) or not drawn (a sampled one). */
 static int calibrate(const Engine *e, const InferConfig *base, const char *spec, const CalModel *models, int nmodels,

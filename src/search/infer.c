@@ -151,7 +151,11 @@ static uint64_t count_leaves(const Rack *pool, int ml, int k, uint64_t cap) {
     return n;
 }
 
-/* Every leave, weighed by prior x likelihood. */
+/* Every leave, weighed by prior x likelihood: the prior of leave L is the
+ * number of ways the whole rack T + L is dealt from U, prod_x C(U[x], T[x] +
+ * L[x]), which is prod_x C((U - T)[x], L[x]) / C(T[x] + L[x], T[x]) times a
+ * constant (the uniform deal of L from U - T is not it: after an E is
+ * played, a kept E is half as likely as that deal says). */
 static int enumerate(Infer *in, int ml, int k, Rack *leave, double prior) {
     if (k == 0) {
         Rack kept;
@@ -162,7 +166,8 @@ static int enumerate(Infer *in, int ml, int k, Rack *leave, double prior) {
     for (int c = 0; c <= in->pool.count[ml] && c <= k; c++) {
         leave->count[ml] = (uint8_t)c;
         leave->total += c;
-        int rc = enumerate(in, ml + 1, k - c, leave, prior * choose(in->pool.count[ml], c));
+        int t = in->taken.count[ml]; /* C(U, T + c) / C(U, T): 1 for c = 0, so letters not reached count alike */
+        int rc = enumerate(in, ml + 1, k - c, leave, prior * choose(in->pool.count[ml], c) / choose(t + c, t));
         leave->total -= c;
         leave->count[ml] = 0;
         if (rc != 0) return rc;
@@ -174,8 +179,19 @@ static int cmp_rack(const void *a, const void *b) {
     return memcmp(((const InferLeave *)a)->leave.count, ((const InferLeave *)b)->leave.count, RK_MAX_LETTERS);
 }
 
-/* cfg->samples leaves drawn from the prior, weighed by likelihood; the same
- * leave drawn more than once adds up. */
+/* prod_x C(T[x] + L[x], T[x]): the prior over the proposal of sample(). */
+static double repeat_factor(const Rack *taken, const Rack *leave) {
+    double f = 1.0;
+    for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
+        if (taken->count[ml] > 0 && leave->count[ml] > 0)
+            f *= choose(taken->count[ml] + leave->count[ml], taken->count[ml]);
+    return f;
+}
+
+/* cfg->samples leaves drawn uniformly from U - T (k tiles without
+ * replacement: C((U - T)[x], L[x]) ways), each weighed by its likelihood
+ * over repeat_factor (the prior's ratio to that proposal, up to a constant);
+ * the same leave drawn more than once adds up. */
 static int sample(Infer *in) {
     uint8_t t[RK_MAX_BAG + RK_RACK_SIZE];
     int n = 0;
@@ -194,7 +210,7 @@ static int sample(Infer *in) {
             rack_add(&leave, t[i]);
         }
         Rack kept;
-        double w = weigh(in, &leave, &kept);
+        double w = weigh(in, &leave, &kept) / repeat_factor(&in->taken, &leave);
         if (w > 0.0 && add_leave(in->out, &kept, w) != 0) return -1;
     }
     return 0;

@@ -13,7 +13,9 @@
  *
  *   P(L | m) ~ prior(L) * P(m | R)
  *
- * prior(L) = prod_x C((U - T)[x], L[x]): how many ways the bag deals it;
+ * prior(L) = prod_x C(U[x], T[x] + L[x]): how many ways the bag deals the
+ * whole rack (a leave that repeats a played letter has more: after an E is
+ * played, a kept E is half as likely as the uniform deal from U - T says);
  * P(m | R): the opponent modelled as a static-equity player (movegen's
  * equity under cfg's leaves): INFER_WINDOW, 1 if m's equity for R is within
  * tau points of R's best move, else 0; INFER_TOPK, 1 if m's equity for R is
@@ -26,10 +28,10 @@
  *
  * EXACT or SAMPLED. The distinct leaves are counted first; up to
  * cfg->max_enumerate of them each is weighed exactly (prior x likelihood);
- * beyond that cfg->samples racks are drawn from the prior (k tiles of U - T
- * without replacement, seeded) and weighed by their likelihood alone
- * (importance sampling with the prior as proposal), the same leave drawn
- * twice adding up. Either way the result lists the distinct leaves with
+ * beyond that cfg->samples leaves are drawn uniformly (k tiles of U - T
+ * without replacement, seeded) and weighed by their likelihood over
+ * prod_x C(T[x] + L[x], T[x]) (importance sampling: the prior's ratio to
+ * that proposal), the same leave drawn twice adding up. Either way the result lists the distinct leaves with
  * their probability, most likely first.
  *
  * A legal move the model explains for no rack (far from its choice for

@@ -272,6 +272,101 @@ static void test_single_consistent_leave(void) {
     tu_env_close(&e);
 }
 
+/* The exact posterior against a brute force over the unseen tiles as
+ * physical tiles: every way the mover's rack could have been dealt (a
+ * subset of `held` of the |U| tiles, each equally likely) whose tiles hold
+ * the move's, weighed by the window's test run here on the whole rack; the
+ * leave's probability is the weight of the racks that keep it. Late in the
+ * game (|U| <= 14), with a window of 8 points and with one so wide that
+ * every rack explains the move (the prior alone: a rack that repeats a
+ * played letter has more ways to be dealt). */
+static void test_posterior_brute_force(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    InferResult r;
+    infer_result_init(&r);
+    Game *probe = malloc(sizeof *probe);
+    CU_ASSERT_FATAL(probe != NULL);
+    int compared = 0, repeated = 0;
+    for (int gi = 0; gi < 300 && compared < tu_size(12, 4); gi++) {
+        tu_env_position(&e, 55, (uint64_t)gi, 1 + gi % 7, hash_leave);
+        if (game_over(e.g) || e.g->bag.count < 1) continue;
+        MoveGenRequest req;
+        movegen_request_for_game(&req, e.g);
+        klv_request_leaves(&req, hash_leave, NULL);
+        Move m;
+        movegen_best(&req, &m, NULL);
+        if (m.kind != MOVE_PLACE || m.ntiles == 7) continue;
+        Rack taken, pool;
+        move_rack_tiles(&m, &taken);
+        bag_plus_rack(&e.g->bag, &e.g->racks[e.g->on_turn], &pool);
+        uint8_t tile[RK_MAX_BAG + RK_RACK_SIZE];
+        int n = 0;
+        for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
+            for (int c = 0; c < pool.count[ml]; c++) tile[n++] = (uint8_t)ml;
+        int held = n < RK_RACK_SIZE ? n : RK_RACK_SIZE;
+        for (int wide = 0; wide < 2; wide++) {
+            InferConfig cfg;
+            config(&cfg, wide ? 1e6 : 8.0);
+            RkError err;
+            CU_ASSERT_FATAL(infer_run(e.g, &m, false, &cfg, &r, &err) == 0);
+            CU_ASSERT_FATAL(r.exact);
+            /* the brute force: every subset of `held` tiles by index */
+            double want[1024] = {0}, total = 0.0;
+            Rack leaves[1024];
+            int nl = 0;
+            for (uint32_t mask = 0; mask < (1u << n); mask++) {
+                if (__builtin_popcount(mask) != held) continue;
+                Rack rack;
+                rack_clear(&rack);
+                for (int i = 0; i < n; i++)
+                    if (mask >> i & 1) rack_add(&rack, tile[i]);
+                bool holds = true;
+                for (int ml = 0; ml < RK_MAX_LETTERS; ml++) holds = holds && rack.count[ml] >= taken.count[ml];
+                if (!holds) continue;
+                *probe = *e.g;
+                probe->racks[probe->on_turn] = rack;
+                probe->bag.count = n - held;
+                MoveGenRequest pr;
+                movegen_request_for_game(&pr, probe);
+                klv_request_leaves(&pr, hash_leave, NULL);
+                Move best;
+                movegen_best(&pr, &best, NULL);
+                int32_t eq_m = movegen_move_equity(&pr, &m);
+                if (!wide && (double)best.equity > floor((double)eq_m + 8000.0)) continue;
+                Rack leave;
+                move_kept_tiles(&rack, &m, &leave);
+                int k = 0;
+                while (k < nl && !rack_equal(&leaves[k], &leave)) k++;
+                if (k == nl) {
+                    CU_ASSERT_FATAL(nl < 1024);
+                    leaves[nl++] = leave;
+                }
+                want[k] += 1.0;
+                total += 1.0;
+            }
+            CU_ASSERT_FATAL(total > 0.0);
+            CU_ASSERT(r.count == nl);
+            for (int k = 0; k < nl; k++) {
+                double got = 0.0;
+                for (int i = 0; i < r.count; i++)
+                    if (rack_equal(&r.leaves[i].leave, &leaves[k])) got = r.leaves[i].prob;
+                CU_ASSERT(fabs(got - want[k] / total) < 1e-9);
+                if (fabs(got - want[k] / total) >= 1e-9) printf("\n(leave %d: %.6f, brute force %.6f)", k, got, want[k] / total);
+            }
+            for (int ml = 0; ml < RK_MAX_LETTERS && wide; ml++)
+                for (int k = 0; k < nl; k++) repeated += taken.count[ml] > 0 && leaves[k].count[ml] > 0;
+        }
+        compared++;
+    }
+    printf("(%d positions, %d leaves repeating a played letter) ", compared, repeated);
+    CU_ASSERT(compared >= tu_size(12, 4) / 2);
+    CU_ASSERT(repeated > 0);
+    free(probe);
+    infer_result_free(&r);
+    tu_env_close(&e);
+}
+
 /* The per-letter chance of being kept, exact and sampled, on a position
  * whose leave space is small. */
 static void test_enumerate_matches_sampling(void) {
@@ -505,6 +600,7 @@ int main(void) {
                            {"top K: a player choosing among its K best", test_topk_true_leave},
                            {"a bingo, an exchange of seven, a pass, bad input", test_bingo_exchange_pass},
                            {"a move only one leave explains: posterior 1 on it", test_single_consistent_leave},
+                           {"the exact posterior against a brute force over the tiles", test_posterior_brute_force},
                            {"enumeration and sampling agree", test_enumerate_matches_sampling},
                            {"the sim player with infer=yes", test_sim_player_infer},
                            {"worlds dealt from the posterior (sim and mcgs)", test_worlds_from_posterior},
