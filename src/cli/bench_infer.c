@@ -303,7 +303,7 @@ int bench_infer(int argc, char **argv) {
                               {"--positions", CLI_U64, &npos, 1, 10000, NULL},
                               {"--seed", CLI_U64, &seed, 0, 18446744073709551615.0, NULL},
                               {"--enumerate", CLI_U64, &enumerate_max, 0, 100000000, NULL},
-                              {"--samples", CLI_U64, &samples, 1, 100000000, NULL},
+                              {"--samples", CLI_U64, &samples, 1, 1000000, NULL},
                               {"--tau", CLI_DOUBLE, &tau, 0.001, 1000, NULL}};
     int parsed = cli_options_parse("bench infer", argc - 1, argv + 1, opts, (int)(sizeof opts / sizeof opts[0]), usage);
     if (parsed != 0) return parsed > 0 ? 0 : 2;

@@ -246,18 +246,29 @@ static int move_tiles(Infer *in, const Game *before, const Rack *unseen, RkError
     if (used > held) return rk_error(err, "infer: the move uses %d tiles, the player held %d", used, held);
     in->pool = *unseen;
     for (int ml = 0; ml < RK_MAX_LETTERS; ml++) {
-        if (in->taken.count[ml] > in->pool.count[ml]) return rk_error(err, "infer: the move's tiles are not unseen");
+        if (in->taken.count[ml] > in->pool.count[ml]) {
+            char t[8];
+            ld_tile_label(before->ld, (uint8_t)ml, t, sizeof t);
+            return rk_error(err, "infer: the move plays %d %s, only %d unseen", in->taken.count[ml], t,
+                            in->pool.count[ml]);
+        }
         in->pool.count[ml] -= in->taken.count[ml];
         in->pool.total -= in->taken.count[ml];
     }
     in->k = held - in->taken.total; /* ex.N: the whole rack is weighed, its best kept tiles recorded */
-    if (m->kind == MOVE_EXCHANGE && !game_can_exchange(before))
-        return rk_error(err, "infer: an exchange needs at least %d tiles in the bag", RK_RACK_SIZE);
+    /* before's bag holds the mover's rack too: the bag they saw is |U| - held */
+    if (m->kind == MOVE_EXCHANGE && !exchange_allowed(unseen->total - held, before->racks[1 - before->on_turn].total))
+        return rk_error(err, "infer: an exchange needs at least %d tiles in the bag, it held %d", RK_RACK_SIZE,
+                        unseen->total - held);
     if (m->kind == MOVE_PLACE) {
         Move legal = *m;
         Game *probe = in->probe;
         probe->racks[probe->on_turn] = in->taken;
-        if (!movegen_find(probe, &legal)) return rk_error(err, "infer: the move is not a legal play on this board");
+        if (!movegen_find(probe, &legal)) {
+            char t[64];
+            move_to_string(m, &before->board, before->ld, t, sizeof t);
+            return rk_error(err, "infer: %s is not a legal play on this board", t);
+        }
         probe->racks[probe->on_turn] = before->racks[before->on_turn];
     }
     return 0;
@@ -267,7 +278,9 @@ int infer_run(const Game *before, const Move *m, bool unknown_tiles, const Infer
               RkError *err) {
     double t0 = rk_seconds();
     infer_result_free(out);
-    if (!(cfg->tau > 0.0) || cfg->samples < 1) return rk_error(err, "infer: tau must be > 0 and samples >= 1");
+    if (!(cfg->tau > 0.0) || cfg->samples < 1)
+        return rk_error(err, "infer: tau %g and samples %llu: tau must be > 0 and samples >= 1", cfg->tau,
+                        (unsigned long long)cfg->samples);
     if (cfg->model == INFER_TOPK && (cfg->top_k < 1 || cfg->top_k > MOVEGEN_TOP_MAX))
         return rk_error(err, "infer: top_k %d, expected 1..%d", cfg->top_k, MOVEGEN_TOP_MAX);
     if (game_over(before)) return rk_error(err, "infer: the game is over");
@@ -293,6 +306,7 @@ int infer_run(const Game *before, const Move *m, bool unknown_tiles, const Infer
             rc = out->exact ? enumerate(&in, 0, in.k, &leave, 1.0) : sample(&in);
             if (rc == 0 && out->count == 0) { /* a legal move the model explains for no rack: the prior */
                 in.prior_only = out->prior_only = true;
+                out->racks = out->consistent = 0; /* the counts of the pass that is kept */
                 rc = out->exact ? enumerate(&in, 0, in.k, &leave, 1.0) : sample(&in);
             }
         }
@@ -325,7 +339,8 @@ const Rack *infer_draw(const InferResult *r, Rng *rng) {
 void infer_deal_world(const InferResult *r, Game *w, Rng *rng) { game_deal_hidden(w, infer_draw(r, rng), rng); }
 
 int infer_last_move(const Game *g, const InferConfig *cfg, InferResult *out) {
-    if (g->bag.count == 0 || !g->has_last) return 0;
+    /* a pass's posterior is the prior, which is the uniform deal: dealt afresh in every world */
+    if (g->bag.count == 0 || !g->has_last || g->last.kind == MOVE_PASS) return 0;
     Game *before = malloc(sizeof *before);
     if (before == NULL) return 0;
     RkError err;
@@ -341,11 +356,13 @@ int infer_check_fits(const Game *root, const InferResult *r, RkError *err) {
     game_unseen(root, &unseen);
     int hidden = root->racks[1 - root->on_turn].total;
     for (int i = 0; i < r->count; i++) {
+        char t[32];
+        rack_to_string(&r->leaves[i].leave, root->ld, t, sizeof t);
         if (r->leaves[i].leave.total > hidden)
-            return rk_error(err, "an inferred leave holds more tiles than the opponent");
+            return rk_error(err, "the inferred leave %s holds more tiles than the opponent (%d)", t, hidden);
         for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
             if (r->leaves[i].leave.count[ml] > unseen.count[ml])
-                return rk_error(err, "an inferred leave does not fit this position (its tiles are not unseen)");
+                return rk_error(err, "the inferred leave %s does not fit this position (its tiles are not unseen)", t);
     }
     return 0;
 }

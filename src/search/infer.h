@@ -107,8 +107,9 @@ void infer_deal_world(const InferResult *r, Game *w, Rng *rng);
 /* What a searching player on turn in g infers of the opponent's last move
  * (g->last), seen from its side (game_before_last; the tiles of an
  * exchange are never seen): 1 with *out the posterior, 0 when there is
- * nothing to infer (no last move, an empty bag, where the racks are known)
- * or the inference fails (the caller draws uniformly then). */
+ * nothing to infer (no last move, an empty bag, where the racks are known;
+ * a pass, whose posterior is the uniform deal) or the inference fails (the
+ * caller draws uniformly then). */
 int infer_last_move(const Game *g, const InferConfig *cfg, InferResult *out);
 
 /* Whether every leave of r can be the hidden tiles of the player not on

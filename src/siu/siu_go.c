@@ -369,8 +369,13 @@ static bool auto_endgame(GoJob *j) {
 
 static void run_auto(GoJob *j) {
     SiuSession *s = j->s;
-    if (j->game.bag.count == 0 && s->opt.auto_endgame && auto_endgame(j)) return;
+    if (j->game.bag.count == 0 && s->opt.auto_endgame && auto_endgame(j)) {
+        if (j->p.use_inference) say_ignored(s, "useinference (the endgame solver answered)");
+        return;
+    }
     Player *pl = &s->tables.player;
+    if (strcmp(player_kind_name(pl), "sim") != 0 && j->p.use_inference)
+        say_ignored(s, "useinference (only the sim player of go auto draws from it)");
     if (strcmp(player_kind_name(pl), "sim") == 0) {
         SimConfig cfg;
         RkError err;
@@ -515,7 +520,8 @@ void siu_go_start(SiuSession *s, const char *args) {
         siu_say(s, "info string error bad-position the game is over");
         return;
     }
-    bool infer = strncmp(args + strspn(args, " \t"), "infer", 5) == 0;
+    const char *first = args + strspn(args, " \t");
+    bool infer = strcspn(first, " \t") == 5 && strncmp(first, "infer", 5) == 0; /* the whole first token */
     if (infer && !pos->has_last) {
         siu_say(s, "info string error bad-position go infer needs the opponent's move: position cgp ... moves <move>");
         return;
@@ -552,6 +558,10 @@ void siu_go_start(SiuSession *s, const char *args) {
     s->deadline = j->p.movetime >= 0 ? j->t0 + (double)j->p.movetime / 1000.0 : 0;
     if (pthread_create(&s->thread, NULL, search_main, j) != 0) {
         atomic_store(&s->done, true);
+        if (j->p.mode == MODE_INFER) { /* the last posterior is not this position's */
+            free(s->inference_pos);
+            s->inference_pos = NULL;
+        }
         free(j);
         siu_say(s, "info string error bad-position could not start a search thread");
         return;

@@ -232,7 +232,25 @@ static void test_bingo_exchange_pass(void) {
     CU_ASSERT_FATAL(cgp_parse(e.g, "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 /AEIQRST 0/0 0", &e.ld, &e.lay, &e.kwg,
                               1, &err) == 0);
     CU_ASSERT_FATAL(move_parse(&bad, "8H QI", &e.g->board, &e.ld, &err) == 0);
-    CU_ASSERT(infer_run(e.g, &bad, false, &cfg, &r, &err) != 0 && strstr(err.msg, "not unseen") != NULL);
+    CU_ASSERT(infer_run(e.g, &bad, false, &cfg, &r, &err) != 0 && strstr(err.msg, "plays 1 Q, only 0 unseen") != NULL);
+    /* an exchange with fewer than 7 tiles in the bag the mover saw (before's bag holds their rack too) */
+    CU_ASSERT_FATAL(cgp_parse(e.g,
+                              "6LINEMEN2/12UG1/9A2GU1/3CIVVY1R2GiB/5O3OP1ADO/5L3HO1REI/5T2KAWAS1L/3COATEE1N3S/"
+                              "2J2i1AXED4/1QUINSY3E4/2N2MAL2D4/2I3WE7/2O3PE7/2R4R7/15 AEIISTT/ABDIOOT 248/368 0",
+                              &e.ld, &e.lay, &e.kwg, 1, &err) == 0);
+    CU_ASSERT_FATAL(move_parse(&bad, "(exch II)", &e.g->board, &e.ld, &err) == 0);
+    CU_ASSERT(e.g->bag.count == 12 && infer_run(e.g, &bad, false, &cfg, &r, &err) == 0);
+    CU_ASSERT_FATAL(cgp_parse(e.g, /* six more tiles on the board: the mover saw a bag of 6 */
+                              "6LINEMEN2/12UG1/9A2GU1/3CIVVY1R2GiB/5O3OP1ADO/5L3HO1REI/5T2KAWAS1L/3COATEE1N3S/"
+                              "2J2i1AXED4/1QUINSY3E4/2N2MAL2D4/2I3WE7/2O3PE7/2R4R7/FFHNRZ9 AEIISTT/ABDIOOT 248/368 0",
+                              &e.ld, &e.lay, &e.kwg, 1, &err) == 0);
+    CU_ASSERT(e.g->bag.count == 6);
+    CU_ASSERT(infer_run(e.g, &bad, false, &cfg, &r, &err) != 0 &&
+              strstr(err.msg, "needs at least 7 tiles in the bag, it held 6") != NULL);
+    /* a searching player infers from a placement, not from a pass (whose posterior is the uniform deal) */
+    game_play(e.g, &pass);
+    CU_ASSERT(e.g->has_last && e.g->last.kind == MOVE_PASS && e.g->bag.count > 0);
+    CU_ASSERT(infer_last_move(e.g, &cfg, &r) == 0);
     infer_result_free(&r);
     tu_env_close(&e);
 }

@@ -462,6 +462,10 @@ static void test_infer(void) {
         sum += p;
     }
     CU_ASSERT(sum > 0.0 && sum <= 1.0 + 1e-6);
+    /* "inference" is not "infer": a go of the player, refused (the rack on turn is unknown) */
+    send_line(f, "go inference");
+    CU_ASSERT(read_until(f, "bestmove", 1000) < 0);
+    CU_ASSERT(first_prefix(f, "info string error bad-position the rack of the player on turn is unknown") >= 0);
     /* useinference on another position is ignored, said; on this one with a rack it is used */
     send_line(f, "position cgp 15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 / 0/0 0 moves 8H.ZA rack.EIRSTLN");
     send_line(f, "go sim iterations 10 useinference");
