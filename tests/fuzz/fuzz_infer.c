@@ -25,21 +25,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-typedef struct Fixture {
-    LetterDist ld;
-    Layout lay;
-    Kwg kwg;
-    Game g;
-} Fixture;
-
-static Fixture *fixture_new(void) {
-    Fixture *f = calloc(1, sizeof *f);
-    if (f == NULL) abort();
-    ld_english(&f->ld);
-    layout_standard15(&f->lay);
+static FuzzBoard *fixture_new(void) {
     static const char *const WORDS[] = {"AT", "TA", "QI", "ZA", "ACT", "CAT", "ATE", "EAT", "TEA", "RATE", "TEAR"};
-    fuzz_tiny_kwg(&f->kwg, WORDS, (int)(sizeof WORDS / sizeof *WORDS));
-    return f;
+    return fuzz_board_new(WORDS, (int)(sizeof WORDS / sizeof *WORDS));
 }
 
 static void fail(const char *what, const char *text) {
@@ -48,7 +36,7 @@ static void fail(const char *what, const char *text) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    static Fixture *fx = NULL; /* built once: acceptable in a fuzz harness */
+    static FuzzBoard *fx = NULL; /* built once: acceptable in a fuzz harness */
     if (fx == NULL) fx = fixture_new();
     if (size > 4096) return 0;
     char *text = fuzz_text(data, size);

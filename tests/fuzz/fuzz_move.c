@@ -17,20 +17,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-typedef struct Fixture {
-    LetterDist ld;
-    Layout lay;
-    Kwg kwg;
-    Game g;
-} Fixture;
-
-static Fixture *fixture_new(void) {
-    Fixture *f = calloc(1, sizeof *f);
-    if (f == NULL) abort();
-    ld_english(&f->ld);
-    layout_standard15(&f->lay);
+static FuzzBoard *fixture_new(void) {
     static const char *const WORDS[] = {"AT"};
-    fuzz_tiny_kwg(&f->kwg, WORDS, 1);
+    FuzzBoard *f = fuzz_board_new(WORDS, 1);
     RkError err;
     static const char POS[] =
         "Y14/H14/E14/N14/15/15/15/3QUARTzY5/10C4/10A4/10T4/10S4/15/15/14O EEIO?JK/ABDE 0/0 0";
@@ -42,7 +31,7 @@ static Fixture *fixture_new(void) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    static Fixture *fx = NULL; /* built once: acceptable in a fuzz harness */
+    static FuzzBoard *fx = NULL; /* built once: acceptable in a fuzz harness */
     if (fx == NULL) fx = fixture_new();
     char *text = fuzz_text(data, size);
     if (text == NULL) return 0;
