@@ -133,25 +133,33 @@ bool game_before_last(const Game *g, Game *before) {
     return true;
 }
 
-void game_deal_hidden(Game *w, const Rack *leave, Rng *r) {
+void game_deal_hidden_out(Game *w, const Rack *leave, const Rack *out, Rng *r) {
     Rack unseen;
     game_unseen(w, &unseen);
     uint8_t t[RK_MAX_BAG + RK_RACK_SIZE];
     int n = 0;
-    for (int ml = 0; ml < w->ld->size; ml++)
-        for (int c = leave->count[ml]; c < unseen.count[ml]; c++) t[n++] = (uint8_t)ml;
+    for (int ml = 0; ml < w->ld->size; ml++) {
+        int held_out = out != NULL ? out->count[ml] : 0;
+        for (int c = leave->count[ml]; c + held_out < unseen.count[ml]; c++) t[n++] = (uint8_t)ml;
+    }
     for (int k = n - 1; k > 0; k--) {
         int j = (int)rng_below(r, (uint64_t)k + 1);
         uint8_t x = t[k];
         t[k] = t[j];
         t[j] = x;
     }
+    if (out != NULL) /* after the shuffled rest: drawn last, only if the rest runs out */
+        for (int ml = 0; ml < w->ld->size; ml++)
+            for (int c = 0; c < out->count[ml] && leave->count[ml] + c < unseen.count[ml]; c++)
+                t[n++] = (uint8_t)ml;
     int hidden = 1 - w->on_turn, held = w->racks[hidden].total, at = 0;
     w->racks[hidden] = *leave;
     while (w->racks[hidden].total < held && at < n) rack_add(&w->racks[hidden], t[at++]);
     w->bag.count = 0;
     for (; at < n; at++) bag_add(&w->bag, t[at]);
 }
+
+void game_deal_hidden(Game *w, const Rack *leave, Rng *r) { game_deal_hidden_out(w, leave, NULL, r); }
 
 void game_redeal_unseen(const Game *g, Game *w, Rng *r) {
     *w = *g;

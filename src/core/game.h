@@ -56,6 +56,11 @@ void game_redeal_unseen(const Game *g, Game *w, Rng *r);
  * of the unseen pool, in letter order and shuffled with r, as many as they
  * hold; the rest is the bag. An empty leave is game_redeal_unseen. */
 void game_deal_hidden(Game *w, const Rack *leave, Rng *r);
+/* The same with the tiles of `out` (unseen, beside the leave) kept out of
+ * the hidden rack and put in the bag: the tiles an exchange threw back,
+ * which the exchanger drew their new tiles before returning. With out NULL
+ * or empty it is game_deal_hidden, draw for draw. */
+void game_deal_hidden_out(Game *w, const Rack *leave, const Rack *out, Rng *r);
 /* Plays a legal move for the player on turn: places or exchanges or passes,
  * scores it, draws, applies the end rules and passes the turn. */
 void game_play(Game *g, const Move *m);

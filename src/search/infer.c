@@ -50,7 +50,7 @@ typedef struct Infer {
     InferResult *out;
 } Infer;
 
-static int add_leave(InferResult *r, const Rack *leave, double w) {
+static int add_leave(InferResult *r, const Rack *leave, const Rack *thrown, double w) {
     if (r->count == r->cap) {
         int cap = r->cap > 0 ? r->cap * 2 : 256;
         InferLeave *l = realloc(r->leaves, (size_t)cap * sizeof *l);
@@ -58,7 +58,7 @@ static int add_leave(InferResult *r, const Rack *leave, double w) {
         r->leaves = l;
         r->cap = cap;
     }
-    r->leaves[r->count++] = (InferLeave){.leave = *leave, .prob = w};
+    r->leaves[r->count++] = (InferLeave){.leave = *leave, .thrown = *thrown, .prob = w};
     return 0;
 }
 
@@ -121,8 +121,9 @@ static double likelihood(Infer *in) {
 }
 
 /* Puts rack T + leave on turn in the probe and weighs it; what the player
- * kept into *kept (the leave, or for ex.N the rack's best kept tiles). */
-static double weigh(Infer *in, const Rack *leave, Rack *kept) {
+ * kept into *kept (the leave, or for ex.N the rack's best kept tiles) and
+ * what an exchange threw back into *thrown (the rack less *kept; else empty). */
+static double weigh(Infer *in, const Rack *leave, Rack *kept, Rack *thrown) {
     Rack *rack = &in->probe->racks[in->probe->on_turn];
     *rack = in->taken;
     for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
@@ -131,7 +132,15 @@ static double weigh(Infer *in, const Rack *leave, Rack *kept) {
     double l = likelihood(in);
     if (l > 0.0) in->out->consistent++;
     *kept = *leave;
-    if (in->m->kind == MOVE_EXCHANGE && in->unknown_tiles) best_exchange(in, rack, rack->total - in->m->ntiles, kept);
+    rack_clear(thrown);
+    if (in->m->kind == MOVE_EXCHANGE) {
+        if (in->unknown_tiles) best_exchange(in, rack, rack->total - in->m->ntiles, kept);
+        *thrown = *rack;
+        for (int ml = 0; ml < RK_MAX_LETTERS; ml++) {
+            thrown->count[ml] -= kept->count[ml];
+            thrown->total -= kept->count[ml];
+        }
+    }
     return l;
 }
 
@@ -158,9 +167,9 @@ static uint64_t count_leaves(const Rack *pool, int ml, int k, uint64_t cap) {
  * played, a kept E is half as likely as that deal says). */
 static int enumerate(Infer *in, int ml, int k, Rack *leave, double prior) {
     if (k == 0) {
-        Rack kept;
-        double w = prior * weigh(in, leave, &kept);
-        return w > 0.0 ? add_leave(in->out, &kept, w) : 0;
+        Rack kept, thrown;
+        double w = prior * weigh(in, leave, &kept, &thrown);
+        return w > 0.0 ? add_leave(in->out, &kept, &thrown, w) : 0;
     }
     if (ml >= RK_MAX_LETTERS) return 0;
     for (int c = 0; c <= in->pool.count[ml] && c <= k; c++) {
@@ -177,6 +186,13 @@ static int enumerate(Infer *in, int ml, int k, Rack *leave, double prior) {
 
 static int cmp_rack(const void *a, const void *b) {
     return memcmp(((const InferLeave *)a)->leave.count, ((const InferLeave *)b)->leave.count, RK_MAX_LETTERS);
+}
+
+/* By leave, then by thrown tiles: a total order on distinct racks weighed. */
+static int cmp_rack_thrown(const void *a, const void *b) {
+    int c = cmp_rack(a, b);
+    return c != 0 ? c
+                  : memcmp(((const InferLeave *)a)->thrown.count, ((const InferLeave *)b)->thrown.count, RK_MAX_LETTERS);
 }
 
 /* prod_x C(T[x] + L[x], T[x]): the prior over the proposal of sample(). */
@@ -209,21 +225,31 @@ static int sample(Infer *in) {
             t[j] = x;
             rack_add(&leave, t[i]);
         }
-        Rack kept;
-        double w = weigh(in, &leave, &kept) / repeat_factor(&in->taken, &leave);
-        if (w > 0.0 && add_leave(in->out, &kept, w) != 0) return -1;
+        Rack kept, thrown;
+        double w = weigh(in, &leave, &kept, &thrown) / repeat_factor(&in->taken, &leave);
+        if (w > 0.0 && add_leave(in->out, &kept, &thrown, w) != 0) return -1;
     }
     return 0;
 }
 
 /* Adds up the weights of equal leaves (a leave drawn twice, or racks that
- * keep the same tiles). */
+ * keep the same tiles), keeping the thrown tiles of the heaviest of them
+ * (ties: the first in rack order, so the result does not depend on qsort). */
 static void merge_repeats(InferResult *o) {
-    qsort(o->leaves, (size_t)o->count, sizeof *o->leaves, cmp_rack);
+    qsort(o->leaves, (size_t)o->count, sizeof *o->leaves, cmp_rack_thrown);
     int w = 0;
+    double heaviest = 0.0;
     for (int i = 0; i < o->count; i++) {
-        if (w > 0 && cmp_rack(&o->leaves[w - 1], &o->leaves[i]) == 0) o->leaves[w - 1].prob += o->leaves[i].prob;
-        else o->leaves[w++] = o->leaves[i];
+        if (w > 0 && cmp_rack(&o->leaves[w - 1], &o->leaves[i]) == 0) {
+            if (o->leaves[i].prob > heaviest) {
+                heaviest = o->leaves[i].prob;
+                o->leaves[w - 1].thrown = o->leaves[i].thrown;
+            }
+            o->leaves[w - 1].prob += o->leaves[i].prob;
+        } else {
+            heaviest = o->leaves[i].prob;
+            o->leaves[w++] = o->leaves[i];
+        }
     }
     o->count = w;
 }
@@ -298,9 +324,11 @@ int infer_run(const Game *before, const Move *m, bool unknown_tiles, const Infer
         out->leave_size = m->kind == MOVE_EXCHANGE && unknown_tiles ? held - m->ntiles : in.k;
         Rack leave;
         rack_clear(&leave);
-        if (out->leave_size == 0) { /* nothing kept: nothing to infer */
+        if (out->leave_size == 0) { /* nothing kept: nothing to infer (a known exchange threw its tiles) */
             out->exact = true;
-            rc = add_leave(out, &leave, 1.0);
+            Rack thrown = in.taken;
+            if (m->kind != MOVE_EXCHANGE) rack_clear(&thrown);
+            rc = add_leave(out, &leave, &thrown, 1.0);
         } else {
             out->exact = count_leaves(&in.pool, 0, in.k, cfg->max_enumerate) <= cfg->max_enumerate;
             rc = out->exact ? enumerate(&in, 0, in.k, &leave, 1.0) : sample(&in);
@@ -327,16 +355,19 @@ int infer_run(const Game *before, const Move *m, bool unknown_tiles, const Infer
     return 0;
 }
 
-const Rack *infer_draw(const InferResult *r, Rng *rng) {
+const InferLeave *infer_draw(const InferResult *r, Rng *rng) {
     double u = (double)(rng_next(rng) >> 11) * (1.0 / 9007199254740992.0), acc = 0.0;
     for (int i = 0; i < r->count; i++) {
         acc += r->leaves[i].prob;
-        if (u < acc) return &r->leaves[i].leave;
+        if (u < acc) return &r->leaves[i];
     }
-    return &r->leaves[r->count - 1].leave;
+    return &r->leaves[r->count - 1];
 }
 
-void infer_deal_world(const InferResult *r, Game *w, Rng *rng) { game_deal_hidden(w, infer_draw(r, rng), rng); }
+void infer_deal_world(const InferResult *r, Game *w, Rng *rng) {
+    const InferLeave *l = infer_draw(r, rng);
+    game_deal_hidden_out(w, &l->leave, &l->thrown, rng);
+}
 
 int infer_last_move(const Game *g, const InferConfig *cfg, InferResult *out) {
     /* a pass's posterior is the prior, which is the uniform deal: dealt afresh in every world */
@@ -361,7 +392,7 @@ int infer_check_fits(const Game *root, const InferResult *r, RkError *err) {
         if (r->leaves[i].leave.total > hidden)
             return rk_error(err, "the inferred leave %s holds more tiles than the opponent (%d)", t, hidden);
         for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
-            if (r->leaves[i].leave.count[ml] > unseen.count[ml])
+            if (r->leaves[i].leave.count[ml] + r->leaves[i].thrown.count[ml] > unseen.count[ml])
                 return rk_error(err, "the inferred leave %s does not fit this position (its tiles are not unseen)", t);
     }
     return 0;

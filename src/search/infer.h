@@ -73,6 +73,9 @@ void infer_decision_config(InferConfig *c, double tau, uint64_t seed, LeaveValue
 
 typedef struct InferLeave {
     Rack leave;
+    Rack thrown; /* an exchange's tiles thrown back, kept out of the rack a world deals (the
+                  * exchanger drew before returning them): the move's for known tiles, for ex.N
+                  * those of the likeliest rack weighed that keeps this leave; else empty */
     double prob;
 } InferLeave;
 
@@ -97,11 +100,12 @@ int infer_run(const Game *before, const Move *m, bool unknown_tiles, const Infer
               RkError *err);
 
 /* A leave drawn from the posterior with r (r->leaves must not be empty). */
-const Rack *infer_draw(const InferResult *r, Rng *rng);
+const InferLeave *infer_draw(const InferResult *r, Rng *rng);
 
 /* A world's hidden rack: w's player not on turn gets a leave drawn from r
  * as the tiles they kept, and the rest of their rack and the bag are dealt
- * from what remains unseen (game_deal_hidden), all with rng. */
+ * from what remains unseen, the leave's thrown tiles held out of the rack
+ * (game_deal_hidden_out), all with rng. */
 void infer_deal_world(const InferResult *r, Game *w, Rng *rng);
 
 /* What a searching player on turn in g infers of the opponent's last move

@@ -385,6 +385,66 @@ static void test_posterior_brute_force(void) {
     tu_env_close(&e);
 }
 
+/* After an exchange the exchanger drew before throwing back: a world dealt
+ * from the posterior never gives them more of a letter than the unseen
+ * tiles less the leave and the thrown tiles hold (the uniform deal does).
+ * A known exchange (II of AEIISTT, bag 12) throws its own tiles; an
+ * exchange of 2 unknown tiles (as self-play sees it) throws 2 of each
+ * rack weighed. */
+static void test_worlds_after_exchange(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    InferConfig cfg;
+    config(&cfg, 5.0);
+    InferResult r;
+    infer_result_init(&r);
+    RkError err;
+    Game *w = malloc(sizeof *w);
+    CU_ASSERT_FATAL(w != NULL);
+    for (int unknown = 0; unknown < 2; unknown++) {
+        CU_ASSERT_FATAL(cgp_parse(e.g,
+                                  "6LINEMEN2/12UG1/9A2GU1/3CIVVY1R2GiB/5O3OP1ADO/5L3HO1REI/5T2KAWAS1L/3COATEE1N3S/"
+                                  "2J2i1AXED4/1QUINSY3E4/2N2MAL2D4/2I3WE7/2O3PE7/2R4R7/15 AEIISTT/ABDIOOT 248/368 0",
+                                  &e.ld, &e.lay, &e.kwg, 1, &err) == 0);
+        Move ex;
+        CU_ASSERT_FATAL(move_parse(&ex, "(exch II)", &e.g->board, &e.ld, &err) == 0);
+        CU_ASSERT_FATAL(infer_run(e.g, &ex, unknown, &cfg, &r, &err) == 0);
+        CU_ASSERT_FATAL(r.count > 0);
+        for (int i = 0; i < r.count; i++) {
+            CU_ASSERT(r.leaves[i].thrown.total == 2 && r.leaves[i].leave.total == 5);
+            if (!unknown) CU_ASSERT(r.leaves[i].thrown.count[9] == 2); /* the II thrown */
+        }
+        game_play(e.g, &ex); /* the viewer on turn, the thrown tiles back in the bag */
+        CU_ASSERT_FATAL(infer_check_fits(e.g, &r, &err) == 0);
+        Rack unseen;
+        game_unseen(e.g, &unseen);
+        int opp = 1 - e.g->on_turn, over_posterior = 0, over_uniform = 0;
+        Rng rng;
+        rng_seed_stream(&rng, 5, (uint64_t)unknown, 0);
+        for (int k = 0; k < tu_size(400, 100); k++) {
+            *w = *e.g;
+            const InferLeave *l = infer_draw(&r, &rng);
+            game_deal_hidden_out(w, &l->leave, &l->thrown, &rng);
+            Rack uw;
+            game_unseen(w, &uw);
+            CU_ASSERT(rack_equal(&uw, &unseen) && w->racks[opp].total == 7);
+            for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
+                over_posterior += w->racks[opp].count[ml] > unseen.count[ml] - l->thrown.count[ml];
+            *w = *e.g;
+            game_deal_hidden(w, &l->leave, &rng);
+            for (int ml = 0; ml < RK_MAX_LETTERS; ml++)
+                over_uniform += w->racks[opp].count[ml] > unseen.count[ml] - l->thrown.count[ml];
+        }
+        printf("(%s: %d leaves, the thrown tiles dealt back %d times in the uniform deal) ",
+               unknown ? "ex.2" : "exch II", r.count, over_uniform);
+        CU_ASSERT(over_posterior == 0);
+        CU_ASSERT(over_uniform > 0);
+    }
+    free(w);
+    infer_result_free(&r);
+    tu_env_close(&e);
+}
+
 /* The per-letter chance of being kept, exact and sampled, on a position
  * whose leave space is small. */
 static void test_enumerate_matches_sampling(void) {
@@ -620,6 +680,7 @@ int main(void) {
                            {"a move only one leave explains: posterior 1 on it", test_single_consistent_leave},
                            {"the exact posterior against a brute force over the tiles", test_posterior_brute_force},
                            {"enumeration and sampling agree", test_enumerate_matches_sampling},
+                           {"worlds after an exchange keep the thrown tiles in the bag", test_worlds_after_exchange},
                            {"the sim player with infer=yes", test_sim_player_infer},
                            {"worlds dealt from the posterior (sim and mcgs)", test_worlds_from_posterior},
                            {"the mcgs player with infer=yes", test_mcgs_player_infer},
