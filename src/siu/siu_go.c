@@ -526,6 +526,18 @@ void siu_go_start(SiuSession *s, const char *args) {
         siu_say(s, "info string error bad-position go infer needs the opponent's move: position cgp ... moves <move>");
         return;
     }
+    if (infer && !pos->rack_known[pos->game.on_turn]) {
+        /* the mover held 7 if the unseen tiles before the move were at least the two racks of 7;
+         * with fewer, how many they held depends on the viewer's rack, which is not given */
+        Rack unseen;
+        bag_plus_rack(&pos->before.bag, &pos->before.racks[pos->before.on_turn], &unseen);
+        if (unseen.total < 2 * RK_RACK_SIZE) {
+            siu_say(s, "info string error bad-position go infer with the rack of the player on turn unknown "
+                       "needs %d unseen tiles before the move (there were %d): give the rack",
+                    2 * RK_RACK_SIZE, unseen.total);
+            return;
+        }
+    }
     if (!infer && !pos->rack_known[pos->game.on_turn]) {
         siu_say(s, "info string error bad-position the rack of the player on turn is unknown "
                    "(give it in the CGP or as rack.<tiles> after the moves)");

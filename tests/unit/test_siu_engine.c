@@ -462,6 +462,14 @@ static void test_infer(void) {
         sum += p;
     }
     CU_ASSERT(sum > 0.0 && sum <= 1.0 + 1e-6);
+    /* the rack on turn unknown late in the game: how many tiles the mover held is not known */
+    send_line(f, "position cgp 6LINEMEN2/12UG1/9A2GU1/3CIVVY1R2GiB/5O3OP1ADO/5L3HO1REI/5T2KAWAS1L/3COATEE1N3S/"
+                 "2J2i1AXED4/1QUINSY3E4/2N2MAL2D4/2I3WE7/2O3PE7/2R4R5TT/FFHNRZEEIRTU3 AEIIS/ 248/368 0 moves I11.SEA");
+    send_line(f, "go infer");
+    CU_ASSERT(read_until(f, "bestmove", 1000) < 0);
+    CU_ASSERT(first_prefix(f, "info string error bad-position go infer with the rack of the player on turn unknown "
+                              "needs 14 unseen tiles before the move (there were 12)") >= 0);
+    send_line(f, "position cgp 15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 / 0/0 0 moves 8H.ZA");
     /* "inference" is not "infer": a go of the player, refused (the rack on turn is unknown) */
     send_line(f, "go inference");
     CU_ASSERT(read_until(f, "bestmove", 1000) < 0);
