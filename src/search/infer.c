@@ -334,7 +334,7 @@ int infer_run(const Game *before, const Move *m, bool unknown_tiles, const Infer
             rc = out->exact ? enumerate(&in, 0, in.k, &leave, 1.0) : sample(&in);
             if (rc == 0 && out->count == 0) { /* a legal move the model explains for no rack: the prior */
                 in.prior_only = out->prior_only = true;
-                out->racks = out->consistent = 0; /* the counts of the pass that is kept */
+                out->racks = out->consistent = 0; /* the counts of this second weighing, the one kept */
                 rc = out->exact ? enumerate(&in, 0, in.k, &leave, 1.0) : sample(&in);
             }
         }

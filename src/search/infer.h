@@ -14,8 +14,9 @@
  *   P(L | m) ~ prior(L) * P(m | R)
  *
  * prior(L) = prod_x C(U[x], T[x] + L[x]): how many ways the bag deals the
- * whole rack (a leave that repeats a played letter has more: after an E is
- * played, a kept E is half as likely as the uniform deal from U - T says);
+ * whole rack (not the uniform deal of L from U - T, which counts a leave
+ * that repeats a played letter too often: after an E is played, a kept E is
+ * half as likely as that deal says);
  * P(m | R): the opponent modelled as a static-equity player (movegen's
  * equity under cfg's leaves): INFER_WINDOW, 1 if m's equity for R is within
  * tau points of R's best move, else 0; INFER_TOPK, 1 if m's equity for R is
