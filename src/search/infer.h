@@ -55,7 +55,7 @@ typedef struct InferConfig {
     double tau;             /* points: the window's width, or the softmax temperature (> 0) */
     int top_k;              /* INFER_TOPK: how many of the rack's best moves (1..MOVEGEN_TOP_MAX) */
     uint64_t max_enumerate; /* weigh every leave when there are at most this many */
-    uint64_t samples;       /* else this many racks drawn from the prior (>= 1) */
+    uint64_t samples;       /* else this many leaves drawn and reweighed to the prior (>= 1) */
     uint64_t seed;
     LeaveValueFn leave_value; /* the modelled player's leaves (NULL: zero) */
     const void *leave_ctx;

@@ -267,7 +267,7 @@ static void run_infer(GoJob *j) {
             siu_say(s, "info infer leave %s prob %.4f", lt[0] != '\0' ? lt : "-", r->leaves[i].prob);
         }
         siu_say(s, "info string infer: %d leaves of %d tiles from %llu racks weighed (%s%s), %.0f ms", r->count,
-                r->leave_size, (unsigned long long)r->racks, r->exact ? "all of them" : "drawn from the prior",
+                r->leave_size, (unsigned long long)r->racks, r->exact ? "all of them" : "drawn and reweighed to the prior",
                 r->prior_only ? "; the model explains the move for no rack: the prior" : "", r->seconds * 1000.0);
     }
     while (j->p.infinite && !atomic_load(&s->halt)) nanosleep(&(struct timespec){0, 2000000}, NULL);
