@@ -17,6 +17,11 @@ typedef struct Rack {
 static inline void rack_clear(Rack *r) { memset(r, 0, sizeof *r); }
 static inline void rack_add(Rack *r, uint8_t ml) { r->count[ml]++; r->total++; }
 static inline void rack_remove(Rack *r, uint8_t ml) { r->count[ml]--; r->total--; }
+/* r less the tiles of s, which r must hold. */
+static inline void rack_sub(Rack *r, const Rack *s) {
+    for (int ml = 0; ml < RK_MAX_LETTERS; ml++) r->count[ml] = (uint8_t)(r->count[ml] - s->count[ml]);
+    r->total -= s->total;
+}
 /* Parses tile labels ("AEINST?"); "" is an empty rack. Blanked (lowercase)
  * letters are rejected. Returns -1 with a message naming the rack on error. */
 int rack_parse(Rack *r, const LetterDist *ld, const char *s, RkError *err);

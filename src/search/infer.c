@@ -136,10 +136,7 @@ static double weigh(Infer *in, const Rack *leave, Rack *kept, Rack *thrown) {
     if (in->m->kind == MOVE_EXCHANGE) {
         if (in->unknown_tiles) best_exchange(in, rack, rack->total - in->m->ntiles, kept);
         *thrown = *rack;
-        for (int ml = 0; ml < RK_MAX_LETTERS; ml++) {
-            thrown->count[ml] -= kept->count[ml];
-            thrown->total -= kept->count[ml];
-        }
+        rack_sub(thrown, kept);
     }
     return l;
 }
@@ -234,7 +231,8 @@ static int sample(Infer *in) {
 
 /* Adds up the weights of equal leaves (a leave drawn twice, or racks that
  * keep the same tiles), keeping the thrown tiles of the heaviest of them
- * (ties: the first in rack order, so the result does not depend on qsort). */
+ * (ties: the first in cmp_rack_thrown order, so the result does not depend
+ * on qsort). */
 static void merge_repeats(InferResult *o) {
     qsort(o->leaves, (size_t)o->count, sizeof *o->leaves, cmp_rack_thrown);
     int w = 0;

@@ -32,8 +32,9 @@
  * beyond that cfg->samples leaves are drawn uniformly (k tiles of U - T
  * without replacement, seeded) and weighed by their likelihood over
  * prod_x C(T[x] + L[x], T[x]) (importance sampling: the prior's ratio to
- * that proposal), the same leave drawn twice adding up. Either way the result lists the distinct leaves with
- * their probability, most likely first.
+ * that proposal), the same leave drawn twice adding up. Either way the
+ * result lists the distinct leaves with their probability, most likely
+ * first.
  *
  * A legal move the model explains for no rack (far from its choice for
  * every rack weighed) gets the prior, and prior_only says so. A move that

@@ -17,6 +17,13 @@
 #include "search/sim.h"
 #include "testutil.h"
 
+/* A late position (74 tiles on the board, a bag of 12): LATE_ROWS_1_14 is
+ * its first 14 rows, LATE_CGP the whole CGP (row 15 empty, AEIISTT on turn). */
+#define LATE_ROWS_1_14                                                                                                 \
+    "6LINEMEN2/12UG1/9A2GU1/3CIVVY1R2GiB/5O3OP1ADO/5L3HO1REI/5T2KAWAS1L/3COATEE1N3S/2J2i1AXED4/1QUINSY3E4/2N2MAL2D4/" \
+    "2I3WE7/2O3PE7/2R4R7/"
+#define LATE_CGP LATE_ROWS_1_14 "15 AEIISTT/ABDIOOT 248/368 0"
+
 /* Deterministic, varied leave values (millipoints) for the tests. */
 static int32_t hash_leave(const void *ctx, const Rack *leave) {
     (void)ctx;
@@ -234,15 +241,11 @@ static void test_bingo_exchange_pass(void) {
     CU_ASSERT_FATAL(move_parse(&bad, "8H QI", &e.g->board, &e.ld, &err) == 0);
     CU_ASSERT(infer_run(e.g, &bad, false, &cfg, &r, &err) != 0 && strstr(err.msg, "plays 1 Q, only 0 unseen") != NULL);
     /* an exchange with fewer than 7 tiles in the bag the mover saw (before's bag holds their rack too) */
-    CU_ASSERT_FATAL(cgp_parse(e.g,
-                              "6LINEMEN2/12UG1/9A2GU1/3CIVVY1R2GiB/5O3OP1ADO/5L3HO1REI/5T2KAWAS1L/3COATEE1N3S/"
-                              "2J2i1AXED4/1QUINSY3E4/2N2MAL2D4/2I3WE7/2O3PE7/2R4R7/15 AEIISTT/ABDIOOT 248/368 0",
-                              &e.ld, &e.lay, &e.kwg, 1, &err) == 0);
+    CU_ASSERT_FATAL(cgp_parse(e.g, LATE_CGP, &e.ld, &e.lay, &e.kwg, 1, &err) == 0);
     CU_ASSERT_FATAL(move_parse(&bad, "(exch II)", &e.g->board, &e.ld, &err) == 0);
     CU_ASSERT(e.g->bag.count == 12 && infer_run(e.g, &bad, false, &cfg, &r, &err) == 0);
     CU_ASSERT_FATAL(cgp_parse(e.g, /* six more tiles on the board: the mover saw a bag of 6 */
-                              "6LINEMEN2/12UG1/9A2GU1/3CIVVY1R2GiB/5O3OP1ADO/5L3HO1REI/5T2KAWAS1L/3COATEE1N3S/"
-                              "2J2i1AXED4/1QUINSY3E4/2N2MAL2D4/2I3WE7/2O3PE7/2R4R7/FFHNRZ9 AEIISTT/ABDIOOT 248/368 0",
+                              LATE_ROWS_1_14 "FFHNRZ9 AEIISTT/ABDIOOT 248/368 0",
                               &e.ld, &e.lay, &e.kwg, 1, &err) == 0);
     CU_ASSERT(e.g->bag.count == 6);
     CU_ASSERT(infer_run(e.g, &bad, false, &cfg, &r, &err) != 0 &&
@@ -273,10 +276,7 @@ static void test_single_consistent_leave(void) {
     RkError err;
     Move m;
     Rack kept;
-    CU_ASSERT_FATAL(cgp_parse(e.g,
-                              "6LINEMEN2/12UG1/9A2GU1/3CIVVY1R2GiB/5O3OP1ADO/5L3HO1REI/5T2KAWAS1L/3COATEE1N3S/"
-                              "2J2i1AXED4/1QUINSY3E4/2N2MAL2D4/2I3WE7/2O3PE7/2R4R7/15 AEIISTT/ABDIOOT 248/368 0",
-                              &e.ld, &e.lay, &e.kwg, 1, &err) == 0);
+    CU_ASSERT_FATAL(cgp_parse(e.g, LATE_CGP, &e.ld, &e.lay, &e.kwg, 1, &err) == 0);
     CU_ASSERT_FATAL(move_parse(&m, "15D ETATS", &e.g->board, &e.ld, &err) == 0);
     CU_ASSERT_FATAL(infer_run(e.g, &m, false, &cfg, &r, &err) == 0);
     CU_ASSERT(r.exact && r.racks == 40 && r.count == 1);
@@ -402,10 +402,7 @@ static void test_worlds_after_exchange(void) {
     Game *w = malloc(sizeof *w);
     CU_ASSERT_FATAL(w != NULL);
     for (int unknown = 0; unknown < 2; unknown++) {
-        CU_ASSERT_FATAL(cgp_parse(e.g,
-                                  "6LINEMEN2/12UG1/9A2GU1/3CIVVY1R2GiB/5O3OP1ADO/5L3HO1REI/5T2KAWAS1L/3COATEE1N3S/"
-                                  "2J2i1AXED4/1QUINSY3E4/2N2MAL2D4/2I3WE7/2O3PE7/2R4R7/15 AEIISTT/ABDIOOT 248/368 0",
-                                  &e.ld, &e.lay, &e.kwg, 1, &err) == 0);
+        CU_ASSERT_FATAL(cgp_parse(e.g, LATE_CGP, &e.ld, &e.lay, &e.kwg, 1, &err) == 0);
         Move ex;
         CU_ASSERT_FATAL(move_parse(&ex, "(exch II)", &e.g->board, &e.ld, &err) == 0);
         CU_ASSERT_FATAL(infer_run(e.g, &ex, unknown, &cfg, &r, &err) == 0);
