@@ -28,6 +28,7 @@ static void usage(FILE *out) {
             "       rookery bench train [--games N] [--threads T] [--run DIR]\n"
             "       rookery bench leaves --req FILE.req [--positions N] [--seed S] [--rerank N]\n"
             "       rookery bench sim [--positions N] [--iterations N] [--plies P] [--candidates K]\n"
+            "                         [--threads T] [--alloc uniform|toptwo]\n"
             "                         [--leaves FILE.klv2] [--seed S]\n"
             "       rookery bench mcgs --player SPEC [--positions N] [--seed S] [--lexicon FILE.kwg]\n"
             "       rookery bench infer [--positions N] [--tau T] [--seed S] [--lexicon FILE.kwg]\n"
@@ -48,9 +49,9 @@ static void usage(FILE *out) {
             "          the position's pool, and to value the N best moves' leaves exactly (default 10).\n"
             "sim:      simulates N self-play positions (default 20; the first position of each game\n"
             "          with 40 to 80 tiles in the bag) with K candidates (default 10), P plies (default\n"
-            "          2) and a fixed number of iterations (default 50, no stopping), on one core, and\n"
-            "          prints iterations/s and ms per iteration (an iteration = every candidate played\n"
-            "          out once).\n"
+            "          2) and a fixed budget of iterations (default 50, no stopping; an iteration = as\n"
+            "          many rollouts as candidates), on T threads (default 1), allocated uniformly\n"
+            "          (default) or by toptwo, and prints iterations/s and rollouts/s.\n"
             "infer:    inference of the opponent's kept tiles at five bag sizes: ms an inference\n"
             "          (`rookery bench infer --help`).\n"
             "mcgs:     the graph search player (`rookery bench mcgs --help`): playouts/s, network\n"
@@ -358,8 +359,11 @@ done:
 static int bench_sim(int argc, char **argv) {
     const char *lexicon = NULL, *leaves = NULL;
     uint64_t npos = 20, iterations = 50, seed = 1;
-    int plies = 2, candidates = 10;
+    int plies = 2, candidates = 10, threads = 1;
+    const char *alloc = "uniform";
     const CliOption opts[] = {{"--lexicon", CLI_STRING, &lexicon, 0, 0, NULL},
+                              {"--threads", CLI_INT, &threads, 1, SIM_MAX_THREADS, NULL},
+                              {"--alloc", CLI_STRING, &alloc, 0, 0, NULL},
                               {"--leaves", CLI_STRING, &leaves, 0, 0, NULL},
                               {"--positions", CLI_U64, &npos, 0, 100000, NULL},
                               {"--iterations", CLI_U64, &iterations, 0, 1000000, NULL},
@@ -369,6 +373,10 @@ static int bench_sim(int argc, char **argv) {
     int orc = bench_options("sim", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]));
     if (orc >= 0) return orc;
     if (at_least_one("sim", "--positions", npos) != 0 || at_least_one("sim", "--iterations", iterations) != 0) return 2;
+    if (strcmp(alloc, "uniform") != 0 && strcmp(alloc, "toptwo") != 0) {
+        fprintf(stderr, "rookery bench sim: --alloc %s, expected uniform or toptwo\n", alloc);
+        return 2;
+    }
     Engine e;
     if (engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
     RkError err;
@@ -401,6 +409,8 @@ static int bench_sim(int argc, char **argv) {
     cfg.candidates = candidates;
     cfg.iterations = iterations;
     cfg.stop_z = 0.0;
+    cfg.threads = threads;
+    cfg.alloc = strcmp(alloc, "toptwo") == 0 ? SIM_ALLOC_TOPTWO : SIM_ALLOC_UNIFORM;
     cfg.leave_value = play.leave_value;
     cfg.leave_ctx = play.leave_ctx;
     uint64_t its = 0, rollouts = 0;
@@ -413,13 +423,13 @@ static int bench_sim(int argc, char **argv) {
             goto done;
         }
         its += r->iterations;
-        rollouts += r->iterations * (uint64_t)r->count;
+        rollouts += r->rollouts;
         secs += r->seconds;
     }
-    printf("bench sim: %d positions, %d candidates, %d plies, %llu iterations each (no stopping), leaves %s\n",
-           got, candidates, plies, (unsigned long long)iterations, leaves ? leaves : "none");
-    printf("  %.1f iterations/s, %.3f ms per iteration, %.0f rollouts/s (one core)\n", (double)its / secs,
-           1000.0 * secs / (double)its, (double)rollouts / secs);
+    printf("bench sim: %d positions, %d candidates, %d plies, %llu iterations each (no stopping), %s, leaves %s\n",
+           got, candidates, plies, (unsigned long long)iterations, alloc, leaves ? leaves : "none");
+    printf("  %.1f iterations/s, %.3f ms per iteration, %.0f rollouts/s (%d thread%s)\n", (double)its / secs,
+           1000.0 * secs / (double)its, (double)rollouts / secs, threads, threads == 1 ? "" : "s");
 done:
     free(pos);
     free(scratch);

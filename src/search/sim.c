@@ -8,6 +8,8 @@
 #include "core/rng.h"
 #include "eval/klv.h"
 #include "search/infer.h"
+#include "search/sim_alloc.h"
+#include "search/workpool.h"
 
 void sim_config_defaults(SimConfig *c) {
     memset(c, 0, sizeof *c);
@@ -17,6 +19,8 @@ void sim_config_defaults(SimConfig *c) {
     c->min_iterations = 16;
     c->stop_z = 2.0;
     c->seed = 1;
+    c->alloc = SIM_ALLOC_TOPTWO;
+    c->threads = 1;
     win_value_defaults(&c->win);
 }
 
@@ -47,14 +51,6 @@ static void add_value(SimCandidate *c, double v, double win) {
     c->win_m2 += dw * (win - c->win_mean);
 }
 
-/* Scratch of one simulation. */
-typedef struct Sim {
-    const SimConfig *cfg;
-    const Game *root;
-    Game world;   /* the sampled world of the iteration */
-    Game play;    /* one candidate's rollout */
-} Sim;
-
 void sim_sample_world(const Game *root, const InferResult *infer, uint64_t seed, uint64_t i, Game *world) {
     Rng r;
     rng_seed_stream(&r, seed, i, 0);
@@ -66,8 +62,6 @@ void sim_sample_world(const Game *root, const InferResult *infer, uint64_t seed,
     }
     rng_seed_stream(&world->rng, seed, i, 1);
 }
-
-static void sample_world(Sim *s, uint64_t i) { sim_sample_world(s->root, s->cfg->infer, s->cfg->seed, i, &s->world); }
 
 /* P(the player `me` wins) where a rollout stopped: 1, 1/2 or 0 once the
  * game is over; else the model's for the lead with the leaves last kept. */
@@ -126,15 +120,6 @@ static double rollout_value(Game *g, int moves, const Move *first, LeaveValueFn 
     return v;
 }
 
-/* Plays candidate c in the world and `plies` static plies; adds its value. */
-static void rollout(Sim *s, SimCandidate *c) {
-    s->play = s->world;
-    double win;
-    double v = rollout_value(&s->play, s->cfg->plies + 1, &c->move, s->cfg->leave_value, s->cfg->leave_ctx,
-                             &s->cfg->win, &win);
-    add_value(c, v, win);
-}
-
 static int check_config(const SimConfig *c, RkError *err) {
     if (c->plies < 0 || c->plies > 100) return rk_error(err, "sim: plies %d, expected 0..100", c->plies);
     if (c->candidates < 1 || c->candidates > SIM_MAX_CANDIDATES)
@@ -146,36 +131,112 @@ static int check_config(const SimConfig *c, RkError *err) {
     if (!(c->seconds >= 0.0) || !isfinite(c->seconds)) return rk_error(err, "sim: seconds must be >= 0");
     if (!(c->win.bonus >= 0.0) || !isfinite(c->win.bonus)) return rk_error(err, "sim: win_bonus must be finite and >= 0");
     if (winprob_check(&c->win.model, err) != 0) return -1;
+    if (c->threads < 1 || c->threads > SIM_MAX_THREADS)
+        return rk_error(err, "sim: threads %d, expected 1..%d", c->threads, SIM_MAX_THREADS);
+    if (c->alloc != SIM_ALLOC_TOPTWO && c->alloc != SIM_ALLOC_UNIFORM) return rk_error(err, "sim: unknown allocation");
     if (c->given != NULL && (c->given_count < 1 || c->given_count > SIM_MAX_CANDIDATES))
         return rk_error(err, "sim: %d given candidates, expected 1..%d", c->given_count, SIM_MAX_CANDIDATES);
     return 0;
 }
 
-/* The live candidate with the highest mean (ties: the earlier, i.e. better
- * static equity). */
-static int leader(const SimResult *r) {
-    int best = -1;
-    for (int i = 0; i < r->count; i++)
-        if (r->cand[i].live && (best < 0 || sim_mean(&r->cand[i]) > sim_mean(&r->cand[best]))) best = i;
-    return best;
+
+/* A thread's scratch: the world it last sampled and a rollout's game. */
+typedef struct SimScratch {
+    Game world;
+    Game play;
+    uint64_t world_index; /* of `world`; UINT64_MAX: none yet */
+} SimScratch;
+
+/* ROUND_CAP jobs hold the largest round: a warmup of every candidate. */
+#define ROUND_CAP (SIM_MAX_CANDIDATES * SIM_WARMUP)
+
+/* One simulation: what the threads of a round read and write. */
+typedef struct Sim {
+    const SimConfig *cfg;
+    const Game *root;
+    SimResult *out;
+    SimJob jobs[ROUND_CAP];
+    bool may_cut;         /* a round is merged: a stop may cut the next */
+    double deadline;      /* cfg->seconds after the start, or 0 */
+    SimScratch *scratch;  /* one a thread */
+} Sim;
+
+static bool stop_now(const Sim *s) {
+    if (!s->may_cut) return false;
+    if (s->cfg->stop != NULL && atomic_load_explicit(s->cfg->stop, memory_order_relaxed)) return true;
+    return s->deadline > 0.0 && rk_seconds() >= s->deadline;
 }
 
-static int stop_behind(SimResult *r, double z) {
-    int lead = leader(r), live = 0;
-    double low = sim_mean(&r->cand[lead]) - z * sim_stderr(&r->cand[lead]);
-    for (int i = 0; i < r->count; i++) {
-        SimCandidate *c = &r->cand[i];
-        if (!c->live) continue;
-        if (i != lead && sim_mean(c) + z * sim_stderr(c) < low) c->live = false;
-        live += c->live;
+/* Job k of the round, on `thread`: its candidate in its world. */
+static void play_job(void *ctx, int thread, int k) {
+    Sim *s = ctx;
+    SimJob *job = &s->jobs[k];
+    if (stop_now(s)) return; /* job->done stays false */
+    SimScratch *sc = &s->scratch[thread];
+    if (sc->world_index != job->world) {
+        sim_sample_world(s->root, s->cfg->infer, s->cfg->seed, job->world, &sc->world);
+        sc->world_index = job->world;
     }
-    return live;
+    sc->play = sc->world;
+    const SimConfig *cfg = s->cfg;
+    job->value = rollout_value(&sc->play, cfg->plies + 1, &s->out->cand[job->cand].move, cfg->leave_value,
+                               cfg->leave_ctx, &cfg->win, &job->win);
+    job->done = true;
 }
 
-/* Whether cfg's stop flag is set, once the first iteration is done (a result
- * needs one). */
-static bool stop_asked(const SimConfig *cfg, uint64_t it) {
-    return cfg->stop != NULL && it > 0 && atomic_load_explicit(cfg->stop, memory_order_relaxed);
+/* Adds the round's played rollouts in the round's order. A candidate's
+ * rollouts after one a stop cut are dropped, so that its rollouts stay
+ * worlds 0..n-1. Returns the number added. */
+static int merge_round(Sim *s, int jobs) {
+    bool cut[SIM_MAX_CANDIDATES] = {false};
+    int added = 0;
+    for (int k = 0; k < jobs; k++) {
+        const SimJob *job = &s->jobs[k];
+        if (!job->done) cut[job->cand] = true;
+        if (!job->done || cut[job->cand]) continue;
+        add_value(&s->out->cand[job->cand], job->value, job->win);
+        added++;
+    }
+    return added;
+}
+
+/* The candidates: the given ones, or the K best by static equity. */
+static int candidates(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err) {
+    if (cfg->given != NULL) {
+        out->count = cfg->given_count;
+        for (int i = 0; i < out->count; i++) out->cand[i] = (SimCandidate){.move = cfg->given[i], .live = true};
+        return 0;
+    }
+    MoveGenRequest req;
+    movegen_request_for_game(&req, root);
+    klv_request_leaves(&req, cfg->leave_value, cfg->leave_ctx);
+    MoveList list;
+    movelist_init(&list);
+    movegen_top(&req, cfg->candidates, move_compare_equity, &list);
+    if (list.count == 0) {
+        movelist_free(&list);
+        return rk_error(err, "sim: the position has no move");
+    }
+    out->count = list.count < (size_t)cfg->candidates ? (int)list.count : cfg->candidates;
+    for (int i = 0; i < out->count; i++) out->cand[i] = (SimCandidate){.move = list.moves[i], .live = true};
+    movelist_free(&list);
+    return 0;
+}
+
+/* Plans the next round; 0 jobs when the budget is spent or the run is
+ * settled. */
+static int plan_round(Sim *s, int *live) {
+    const SimConfig *cfg = s->cfg;
+    SimResult *r = s->out;
+    if (r->count == 1) return r->rollouts == 0 ? sim_plan_uniform(r, 0, 1, s->jobs, ROUND_CAP) : 0;
+    if (cfg->alloc == SIM_ALLOC_UNIFORM) {
+        if (*live <= 1 || r->iterations >= cfg->iterations) return 0;
+        return sim_plan_uniform(r, r->iterations, cfg->iterations - r->iterations, s->jobs, ROUND_CAP);
+    }
+    uint64_t budget = cfg->iterations * (uint64_t)r->count;
+    if (r->rollouts >= budget) return 0;
+    if (cfg->stop_z > 0.0 && sim_settled(r, cfg->stop_z, cfg->min_iterations)) return 0;
+    return sim_plan_toptwo(r, budget - r->rollouts, cfg->seed, r->rounds, s->jobs, ROUND_CAP);
 }
 
 int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err) {
@@ -185,55 +246,40 @@ int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err
     RkError inner;
     if (cfg->infer != NULL && infer_check_fits(root, cfg->infer, &inner) != 0)
         return rk_error(err, "sim: %s", inner.msg);
-    Sim *s = malloc(sizeof *s);
-    if (s == NULL) return rk_error(err, "sim: out of memory");
-    s->cfg = cfg;
-    s->root = root;
-    if (cfg->given != NULL) {
-        out->count = cfg->given_count;
-        for (int i = 0; i < out->count; i++) out->cand[i] = (SimCandidate){.move = cfg->given[i], .live = true};
-    } else { /* the K best by static equity */
-        MoveGenRequest req;
-        movegen_request_for_game(&req, root);
-        klv_request_leaves(&req, cfg->leave_value, cfg->leave_ctx);
-        MoveList list;
-        movelist_init(&list);
-        movegen_top(&req, cfg->candidates, move_compare_equity, &list);
-        if (list.count == 0) {
-            movelist_free(&list);
-            free(s);
-            return rk_error(err, "sim: the position has no move");
-        }
-        out->count = list.count < (size_t)cfg->candidates ? (int)list.count : cfg->candidates;
-        for (int i = 0; i < out->count; i++) out->cand[i] = (SimCandidate){.move = list.moves[i], .live = true};
-        movelist_free(&list);
+    if (candidates(root, cfg, out, err) != 0) return -1;
+    Sim *s = calloc(1, sizeof *s);
+    SimScratch *scratch = calloc((size_t)cfg->threads, sizeof *scratch);
+    WorkPool *pool = s != NULL && scratch != NULL ? workpool_open(cfg->threads, &inner) : NULL;
+    if (pool == NULL) {
+        free(s);
+        free(scratch);
+        return s == NULL || scratch == NULL ? rk_error(err, "sim: out of memory") : rk_error(err, "sim: %s", inner.msg);
     }
-
+    for (int t = 0; t < cfg->threads; t++) scratch[t].world_index = UINT64_MAX;
     double t0 = rk_seconds();
+    *s = (Sim){.cfg = cfg, .root = root, .out = out, .scratch = scratch, .deadline = cfg->seconds > 0.0 ? t0 + cfg->seconds : 0.0};
     int live = out->count;
-    for (uint64_t it = 0; it < cfg->iterations && live > 1; it++) {
-        if (stop_asked(cfg, it)) break;
-        sample_world(s, it);
-        bool cut = false;
-        for (int i = 0; i < out->count && !cut; i++) {
-            /* a stop is seen between candidates too (an iteration can be long), the
-             * iteration then left part-played: only some candidates have its world */
-            cut = i > 0 && stop_asked(cfg, it);
-            if (!cut && out->cand[i].live) rollout(s, &out->cand[i]);
+    for (;;) {
+        int jobs = plan_round(s, &live);
+        if (jobs == 0) break;
+        workpool_run(pool, jobs, play_job, s);
+        out->rollouts += (uint64_t)merge_round(s, jobs);
+        out->rounds++;
+        s->may_cut = true;
+        if (cfg->alloc == SIM_ALLOC_UNIFORM) {
+            for (int i = 0; i < out->count; i++)
+                if (out->cand[i].live && out->cand[i].n > out->iterations) out->iterations = out->cand[i].n;
+            if (cfg->stop_z > 0.0 && out->iterations >= cfg->min_iterations) live = sim_drop_behind(out, cfg->stop_z);
+        } else {
+            out->iterations = out->rollouts / (uint64_t)out->count;
         }
-        if (cut) break;
-        out->iterations = it + 1;
-        if (cfg->stop_z > 0.0 && out->iterations >= cfg->min_iterations) live = stop_behind(out, cfg->stop_z);
         if (cfg->progress != NULL) cfg->progress(cfg->progress_ctx, out);
-        if (cfg->seconds > 0.0 && rk_seconds() - t0 >= cfg->seconds) break;
-    }
-    if (out->count == 1 && out->iterations == 0) { /* a single candidate needs no simulation, but give it a value */
-        sample_world(s, 0);
-        rollout(s, &out->cand[0]);
-        out->iterations = 1;
+        if (stop_now(s)) break;
     }
     out->seconds = rk_seconds() - t0;
-    out->best = leader(out);
+    out->best = sim_leader(out);
+    workpool_close(pool);
+    free(scratch);
     free(s);
     return 0;
 }

@@ -2,12 +2,13 @@
  * sim.h - Monte Carlo simulation of candidate moves (Quackle/Macondo style).
  *
  * From a root position, the K best moves by static equity are candidates.
- * Each ITERATION samples one world consistent with what the player on turn
- * knows: the opponent's rack (as many tiles as the opponent holds) drawn
- * uniformly from the unseen tiles (bag + opponent's rack), the rest forming
- * the bag, and one random stream for the draws. Every live candidate is
- * played in that same world (common random numbers: the comparison between
- * candidates is not blurred by different luck), followed by `plies` plies of
+ * A WORLD is consistent with what the player on turn knows: the opponent's
+ * rack (as many tiles as the opponent holds) drawn uniformly from the
+ * unseen tiles (bag + opponent's rack), the rest forming the bag, and one
+ * random stream for the draws. A ROLLOUT plays a candidate in a world
+ * (every candidate is played in the same worlds: common random numbers, so
+ * the comparison between candidates is not blurred by different luck),
+ * followed by `plies` plies of
  * static best-equity play for both sides (or fewer if the game ends). Its
  * value, from the root player's view, in points:
  *
@@ -20,15 +21,39 @@
  * game has ended (the final spread says it all). With plies = 0 the value is
  * score + leave: the static equity without its other adjustments.
  *
- * STOPPING. After cfg->min_iterations iterations, a candidate whose upper
- * bound mean + z*se is below the leader's lower bound mean - z*se stops
- * being played (z = cfg->stop_z; 0 = never stop). The run ends after
- * cfg->iterations iterations, when one candidate is left, or when
- * cfg->seconds have passed (if > 0; that makes the result depend on the
- * machine's speed).
+ * ALLOCATION. Rollouts run in ROUNDS of about SIM_ROUND_ROLLOUTS, planned
+ * from the results so far; a candidate's k-th rollout is always played in
+ * world k, so candidates compare on common worlds whatever their counts.
+ *   - SIM_ALLOC_TOPTWO (alloc=toptwo, the default): best-arm identification.
+ *     Every candidate first gets SIM_WARMUP rollouts. Then each rollout of
+ *     a round goes, by a fair coin from the seed's stream, to the LEADER
+ *     (the highest mean) or to the CHALLENGER: the candidate j that is the
+ *     cheapest to confuse with the leader, min over j of
+ *       (mean_L - mean_j)^2 / (2 (var_L/n_L + var_j/n_j)) + ln n_j
+ *     (the empirical-Bernstein "top two transportation cost" rule with its
+ *     ln n exploration term; variances shrunk toward the pooled one, counts
+ *     including the round's earlier picks). Rollouts go to the moves that
+ *     can still be best; a wide candidate list costs little.
+ *   - SIM_ALLOC_UNIFORM (alloc=uniform): every live candidate, one rollout
+ *     each world.
  *
- * DETERMINISM. Iteration i's world comes from rng_seed_stream(seed, i, 0):
- * the same seed gives the same table, whatever else runs.
+ * STOPPING. With stop_z > 0, once the leader has cfg->min_iterations
+ * rollouts: toptwo stops when every other candidate's mean is more than
+ * stop_z standard errors of the difference below the leader's; uniform
+ * stops playing a candidate whose upper bound mean + z*se is below the
+ * leader's lower bound mean - z*se, and ends when one is left. The budget
+ * is cfg->iterations x the candidates rollouts (uniform: iterations worlds);
+ * cfg->seconds (if > 0) and cfg->stop end it earlier (then the result
+ * depends on the machine's speed).
+ *
+ * THREADS. cfg->threads threads play a round's rollouts; each result is
+ * kept at its place in the round and merged in the round's order, and the
+ * rounds do not depend on the thread count: for a seed, a budget without a
+ * time limit gives the same result on any number of threads.
+ *
+ * DETERMINISM. World k comes from rng_seed_stream(seed, k, 0), the coin of
+ * round t from rng_seed_stream(seed, t, 2): the same seed gives the same
+ * table, whatever else runs.
  *
  * The best move is the candidate with the highest mean among those still
  * live (ties: the better static equity). No global state; the root and the
@@ -44,22 +69,31 @@
 #include "eval/winprob.h"
 
 #define SIM_MAX_CANDIDATES 64
+#define SIM_MAX_THREADS 256
+/* Rollouts a round (about: uniform rounds are whole worlds). */
+#define SIM_ROUND_ROLLOUTS 32
+/* Rollouts every candidate gets before toptwo allocates. */
+#define SIM_WARMUP 4
+
+typedef enum SimAlloc { SIM_ALLOC_TOPTWO = 0, SIM_ALLOC_UNIFORM = 1 } SimAlloc;
 
 struct SimResult;
 typedef struct SimConfig {
     int plies;               /* static plies after each candidate, >= 0 */
     int candidates;          /* K, 1..SIM_MAX_CANDIDATES */
-    uint64_t iterations;     /* at most this many, >= 1 */
-    uint64_t min_iterations; /* before any candidate is stopped */
+    uint64_t iterations;     /* at most this many x the candidates rollouts, >= 1 */
+    uint64_t min_iterations; /* the leader's rollouts before the run can stop */
     double stop_z;           /* z of the stopping rule; 0 = never stop */
     double seconds;          /* wall-clock limit, 0 = none */
     uint64_t seed;
+    SimAlloc alloc;          /* how rollouts are allocated (ALLOCATION above) */
+    int threads;             /* 1..SIM_MAX_THREADS */
     LeaveValueFn leave_value; /* the static leaves: candidates, rollouts and horizon */
     const void *leave_ctx;
     WinValue win;             /* a win's worth at the horizon (bonus 0: none) */
     /* Optional, for a front end (rookery siu); all NULL/0 by default: */
-    const atomic_bool *stop;  /* set by another thread: end after the iteration under way */
-    void (*progress)(void *ctx, const struct SimResult *r); /* after every iteration */
+    const atomic_bool *stop;  /* set by another thread: end now (after the first round) */
+    void (*progress)(void *ctx, const struct SimResult *r); /* after every round */
     void *progress_ctx;
     const Move *given;        /* the candidates themselves (legal moves with their static
                                * equity, best first), instead of the K best */
@@ -69,7 +103,8 @@ typedef struct SimConfig {
                                * (NULL: the uniform draw) */
 } SimConfig;
 
-/* Defaults: 2 plies, 15 candidates, 100 iterations, stop after 16 at z = 2. */
+/* Defaults: 2 plies, 15 candidates, 100 iterations, stop after 16 at z = 2,
+ * toptwo, one thread. */
 void sim_config_defaults(SimConfig *c);
 
 typedef struct SimCandidate {
@@ -78,14 +113,16 @@ typedef struct SimCandidate {
     double win_mean, win_m2; /* of the root player's P(win) at each rollout's horizon: 1, 1/2 or 0
                               * once the game is over, else the win model's (cfg->win.model) for
                               * the lead with the leaves last kept */
-    uint64_t n;              /* iterations played */
-    bool live;
+    uint64_t n;              /* rollouts played (in worlds 0..n-1) */
+    bool live;               /* uniform: still played; toptwo: always */
 } SimCandidate;
 
 typedef struct SimResult {
     int count;
     SimCandidate cand[SIM_MAX_CANDIDATES];
-    uint64_t iterations;
+    uint64_t iterations;     /* uniform: worlds played; toptwo: rollouts / count */
+    uint64_t rollouts;       /* in all */
+    uint64_t rounds;
     double seconds;
     int best;                /* index into cand */
 } SimResult;

@@ -41,7 +41,7 @@ typedef struct GoJob {
     bool last_unknown_tiles;
     double t0;
     double last_report;
-    uint64_t reported; /* the iterations of the last table streamed */
+    uint64_t reported; /* the rollouts of the last table streamed */
 } GoJob;
 
 /* ------------------------------------------------------------ output */
@@ -148,7 +148,7 @@ static void say_sim(GoJob *j, const SimResult *r) {
                 100.0 * sim_win_stderr(c), sim_mean(c), sim_stderr(c), (unsigned long long)c->n);
     }
     double ms = (rk_seconds() - j->t0) * 1000.0;
-    siu_say(j->s, "info time %.0f nodes %llu", ms, (unsigned long long)r->iterations);
+    siu_say(j->s, "info time %.0f nodes %llu", ms, (unsigned long long)r->rollouts); /* a node: a rollout */
 }
 
 /* Streams the table about twice a second. */
@@ -157,7 +157,7 @@ static void sim_progress(void *ctx, const SimResult *r) {
     double now = rk_seconds();
     if (now - j->last_report < 0.5) return;
     j->last_report = now;
-    j->reported = r->iterations;
+    j->reported = r->rollouts;
     say_sim(j, r);
 }
 
@@ -175,6 +175,9 @@ static void sim_limits(const GoJob *j, SimConfig *cfg) {
         cfg->stop_z = stop_z(p->stopcondition);
         if (cfg->min_iterations < 2) cfg->min_iterations = 2;
     }
+    /* threads: the go's, else the Threads option, else (at 1) the player's own */
+    if (p->threads >= 1) cfg->threads = p->threads > SIM_MAX_THREADS ? SIM_MAX_THREADS : (int)p->threads;
+    else if (j->s->opt.threads > 1) cfg->threads = j->s->opt.threads;
     cfg->stop = &j->s->stop;
     cfg->progress = sim_progress;
     cfg->progress_ctx = (void *)j;
@@ -227,7 +230,7 @@ static void run_sim_with(GoJob *j, SimConfig *cfg) {
         movelist_free(&list);
         return;
     }
-    if (r->iterations != j->reported) say_sim(j, r); /* the final table, unless just streamed */
+    if (r->rollouts != j->reported) say_sim(j, r); /* the final table, unless just streamed */
     say_bestmove(j, &r->cand[r->best].move);
     free(r);
 }
@@ -387,6 +390,7 @@ static void run_auto(GoJob *j) {
     }
     bool is_static = strcmp(player_kind_name(pl), "static") == 0;
     if (!is_static && j->p.movetime >= 0) say_ignored(s, "movetime");
+    if (j->p.threads > 1) say_ignored(s, "threads (only the sim player of go auto runs threads)");
     if (j->p.nsearch > 0 || j->p.nalso > 0) say_ignored(s, j->p.nsearch > 0 ? "searchmoves" : "alsosearchmoves");
     Move m;
     player_choose(pl, &j->game, &m);
@@ -502,7 +506,7 @@ static void say_unused(SiuSession *s, GoParams *p) {
     }
     if (p->mode == MODE_INFER && (p->movetime >= 0 || p->depth >= 0 || p->iterations >= 0))
         say_ignored(s, "movetime, depth and iterations (go infer)");
-    if (p->threads > 1) say_ignored(s, "threads");
+    if (p->threads > 1 && !sim) say_ignored(s, "threads");
     if (!sim && p->iterations >= 0) say_ignored(s, "iterations");
     if (!sim && p->stopcondition >= 0) say_ignored(s, "stopcondition");
     if (p->mode == MODE_GEN && p->depth >= 0) say_ignored(s, "depth");

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "siu_engine.h"
+#include "search/sim.h"
 #include "siu_session.h"
 
 #define DEFAULT_LEXICON "SOWPODS"
@@ -30,7 +31,7 @@ static const OptionDef OPTIONS[] = {
      "NAME of NAME.kwg in DataPath (or a .kwg path); not found: the default lexicon, said in an info string"},
     {"Leaves", OPT_STRING, "default", 0, 0, "a .klv2 file (in DataPath or a path), zero, or default (beside the lexicon)"},
     {"WinPctTable", OPT_STRING, "default", 0, 0, "the win model of sim's wp: default or MEAN0:MEAN1:VAR0:VAR1"},
-    {"Threads", OPT_SPIN, "1", 1, 1, "search threads (rookery searches with one)"},
+    {"Threads", OPT_SPIN, "1", 1, SIM_MAX_THREADS, "threads of a simulation (go sim, and go auto's sim player: 1 leaves its threads=)"},
     {"EndgameHash", OPT_SPIN, "16", 1, 4096, "MB of the endgame solver's table"},
     {"Player", OPT_STRING, DEFAULT_PLAYER, 0, 0, "the player of go auto, a spec as rookery match takes"},
     {"Model", OPT_STRING, "", 0, 0, "a network (.h5) for nn: and mcgs: players that name none"},

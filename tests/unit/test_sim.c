@@ -1,10 +1,16 @@
-/* The simulation player (search/sim.h): with no plies every value is the
+/* The simulation (search/sim.h): with no plies every value is the
  * candidate's score + leave, exactly and without variance; the same seed
- * gives the same result and another seed another; candidates behind stop,
- * the others run to the end; with an empty bag the worlds are all the same
- * and every rollout equal; bad configurations are refused. Real positions
- * from SOWPODS self-play with random leave values. */
+ * gives the same result and another seed another; a candidate's mean is
+ * that of its rollouts in worlds 0..n-1 (the oracle of the allocation and
+ * the threads); 1, 2 and 3 threads give the same bytes; uniform stops the
+ * candidates behind, toptwo stops once settled and spends its rollouts on
+ * the moves that can still be best; a stop at any moment leaves a played
+ * answer; with an empty bag every rollout is equal; bad configurations are
+ * refused. Real positions from SOWPODS self-play with random leave values. */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +48,12 @@ static void test_zero_plies_is_score_plus_leave_minus_tempo(void) {
         if (game_over(e.g)) continue;
         SimConfig c = config(0, 10, 5);
         c.stop_z = 0.0;
+        c.alloc = gi % 2 == 0 ? SIM_ALLOC_UNIFORM : SIM_ALLOC_TOPTWO;
         CU_ASSERT_FATAL(sim_run(e.g, &c, r, &err) == 0);
+        uint64_t total = 0;
+        for (int i = 0; i < r->count; i++) total += r->cand[i].n;
+        CU_ASSERT_EQUAL(total, r->rollouts);
+        if (c.alloc == SIM_ALLOC_TOPTWO) CU_ASSERT_EQUAL(r->rollouts, 5u * (uint64_t)r->count);
         for (int i = 0; i < r->count; i++) {
             const SimCandidate *k = &r->cand[i];
             if (k->move.kind == MOVE_PASS) continue;
@@ -53,7 +64,8 @@ static void test_zero_plies_is_score_plus_leave_minus_tempo(void) {
                        (k->move.kind == MOVE_PLACE ? k->move.ntiles : 0);
             double want = k->move.score + (kept.total ? hash_leave(NULL, &kept) : 0) / 1000.0 -
                           winprob_mean(&c.win.model, left);
-            if (fabs(sim_mean(k) - want) > 1e-9 || sim_stderr(k) != 0.0 || k->n != 5) {
+            bool n_ok = c.alloc == SIM_ALLOC_UNIFORM ? k->n == 5 : k->n >= SIM_WARMUP;
+            if (fabs(sim_mean(k) - want) > 1e-9 || sim_stderr(k) != 0.0 || !n_ok) {
                 if (bad < 5) printf("\n  cand %d: mean %.6f want %.6f se %g n %llu kind %d", i, sim_mean(k), want, sim_stderr(k), (unsigned long long)k->n, k->move.kind);
                 bad++;
             }
@@ -101,6 +113,7 @@ static void test_stopping(void) {
     SimResult *r = malloc(sizeof *r);
     tu_env_position(&e, 17, 5, 50, hash_leave);
     SimConfig c = config(1, 20, 400);
+    c.alloc = SIM_ALLOC_UNIFORM;
     c.min_iterations = 10;
     c.stop_z = 1.0;
     CU_ASSERT_FATAL(sim_run(e.g, &c, r, &err) == 0);
@@ -144,11 +157,225 @@ static void test_empty_bag_is_exact(void) {
         if (game_over(e.g) || e.g->bag.count != 0) continue;
         positions++;
         SimConfig c = config(30, 5, 8);
+        c.alloc = SIM_ALLOC_UNIFORM;
         c.stop_z = 0.0;
         CU_ASSERT_FATAL(sim_run(e.g, &c, r, &err) == 0);
         for (int i = 0; i < r->count; i++) bad += sim_stderr(&r->cand[i]) != 0.0 || r->cand[i].n != 8;
+        /* toptwo: no variance, so settled as soon as the leader has its minimum */
+        c.alloc = SIM_ALLOC_TOPTWO;
+        c.stop_z = 2.0;
+        c.min_iterations = 6;
+        c.iterations = 1000;
+        CU_ASSERT_FATAL(sim_run(e.g, &c, r, &err) == 0);
+        for (int i = 0; i < r->count; i++) bad += sim_stderr(&r->cand[i]) != 0.0;
+        bool tie = false; /* equal values never settle: the budget runs out */
+        for (int i = 0; i < r->count; i++) tie |= i != r->best && sim_mean(&r->cand[i]) == sim_mean(&r->cand[r->best]);
+        if (!tie) CU_ASSERT(r->rollouts < 100u);
     }
     CU_ASSERT(positions > 0);
+    CU_ASSERT_EQUAL(bad, 0);
+    free(r);
+    tu_env_close(&e);
+}
+
+
+/* Toptwo with a stop z: it ends before its budget once the leader has its
+ * minimum and every other mean is z standard errors of the difference
+ * below the leader's; without a stop z it spends the whole budget. */
+static void test_toptwo_stopping(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    SimResult *r = malloc(sizeof *r);
+    int settled = 0, positions = 0;
+    for (uint64_t gi = 0; gi < 6; gi++) {
+        tu_env_position(&e, 19, gi, 50, hash_leave);
+        if (game_over(e.g)) continue;
+        positions++;
+        SimConfig c = config(1, 8, 150);
+        c.min_iterations = 10;
+        c.stop_z = 1.0;
+        CU_ASSERT_FATAL(sim_run(e.g, &c, r, &err) == 0);
+        const SimCandidate *b = &r->cand[r->best];
+        if (r->rollouts < 150u * (uint64_t)r->count) {
+            settled++;
+            CU_ASSERT(b->n >= 10);
+            for (int i = 0; i < r->count; i++) {
+                const SimCandidate *k = &r->cand[i];
+                if (i == r->best) continue;
+                double se = sqrt(sim_stderr(b) * sim_stderr(b) + sim_stderr(k) * sim_stderr(k));
+                /* the rule uses shrunk variances: allow a little slack against the raw ones */
+                CU_ASSERT(sim_mean(b) - sim_mean(k) > 0.5 * se);
+            }
+        }
+        for (int i = 0; i < r->count; i++) CU_ASSERT(sim_mean(&r->cand[i]) <= sim_mean(b));
+        c.stop_z = 0.0;
+        c.iterations = 40;
+        CU_ASSERT_FATAL(sim_run(e.g, &c, r, &err) == 0);
+        CU_ASSERT_EQUAL(r->rollouts, 40u * (uint64_t)r->count);
+    }
+    CU_ASSERT(positions >= 4);
+    CU_ASSERT(settled > 0);
+    free(r);
+    tu_env_close(&e);
+}
+
+/* The oracle of the allocation and the threads: candidate i's mean is the
+ * plain mean of its rollouts in worlds 0..n-1, each rolled out alone. */
+static void test_rollouts_are_worlds_0_to_n(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    SimResult *r = malloc(sizeof *r);
+    Game *world = malloc(sizeof *world), *play = malloc(sizeof *play);
+    int bad = 0, checked = 0;
+    for (uint64_t gi = 0; gi < 4; gi++) {
+        tu_env_position(&e, 23, gi, 40 + 10 * (int)gi, hash_leave);
+        if (game_over(e.g)) continue;
+        SimConfig c = config(2, 10, 12);
+        c.stop_z = 0.0;
+        c.threads = 1 + (int)(gi % 3);
+        c.alloc = gi % 2 == 0 ? SIM_ALLOC_TOPTWO : SIM_ALLOC_UNIFORM;
+        c.seed = 100 + gi;
+        CU_ASSERT_FATAL(sim_run(e.g, &c, r, &err) == 0);
+        for (int i = 0; i < r->count; i++) {
+            const SimCandidate *k = &r->cand[i];
+            double sum = 0.0;
+            for (uint64_t w = 0; w < k->n; w++) {
+                sim_sample_world(e.g, NULL, c.seed, w, world);
+                *play = *world;
+                sum += sim_static_rollout(play, c.plies + 1, &k->move, c.leave_value, c.leave_ctx, &c.win);
+            }
+            double want = k->n > 0 ? sum / (double)k->n : 0.0;
+            if (fabs(want - sim_mean(k)) > 1e-9 * (1.0 + fabs(want))) bad++;
+            checked++;
+        }
+    }
+    CU_ASSERT(checked >= 30);
+    CU_ASSERT_EQUAL(bad, 0);
+    free(world);
+    free(play);
+    free(r);
+    tu_env_close(&e);
+}
+
+/* The same seed and budget give the same bytes on 1, 2 and 3 threads, for
+ * both allocations. */
+static void test_threads_same_answer(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    SimResult *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    int differ = 0, runs = 0;
+    for (uint64_t gi = 0; gi < 3; gi++) {
+        tu_env_position(&e, 29, gi, 55, hash_leave);
+        if (game_over(e.g)) continue;
+        for (int alloc = 0; alloc < 2; alloc++) {
+            SimConfig c = config(2, 12, 25);
+            c.alloc = alloc == 0 ? SIM_ALLOC_TOPTWO : SIM_ALLOC_UNIFORM;
+            c.min_iterations = 8;
+            c.stop_z = 1.5;
+            CU_ASSERT_FATAL(sim_run(e.g, &c, a, &err) == 0);
+            for (int t = 2; t <= 3; t++) {
+                c.threads = t;
+                CU_ASSERT_FATAL(sim_run(e.g, &c, b, &err) == 0);
+                runs++;
+                bool same = a->count == b->count && a->best == b->best && a->rollouts == b->rollouts &&
+                            a->rounds == b->rounds;
+                for (int i = 0; same && i < a->count; i++)
+                    same = a->cand[i].n == b->cand[i].n && a->cand[i].live == b->cand[i].live &&
+                           memcmp(&a->cand[i].mean, &b->cand[i].mean, sizeof(double)) == 0 &&
+                           memcmp(&a->cand[i].m2, &b->cand[i].m2, sizeof(double)) == 0 &&
+                           memcmp(&a->cand[i].win_mean, &b->cand[i].win_mean, sizeof(double)) == 0;
+                differ += !same;
+            }
+        }
+    }
+    CU_ASSERT(runs >= 8);
+    CU_ASSERT_EQUAL(differ, 0);
+    free(a);
+    free(b);
+    tu_env_close(&e);
+}
+
+/* Toptwo spends its rollouts on the moves that can still be best: the
+ * leader has the most, and the best quarter of the list far more than a
+ * quarter of them. */
+static void test_toptwo_concentrates(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    SimResult *r = malloc(sizeof *r);
+    int positions = 0, bad = 0;
+    for (uint64_t gi = 0; gi < 5; gi++) {
+        tu_env_position(&e, 31, gi, 50, hash_leave);
+        if (game_over(e.g)) continue;
+        SimConfig c = config(1, 20, 60);
+        c.stop_z = 0.0;
+        CU_ASSERT_FATAL(sim_run(e.g, &c, r, &err) == 0);
+        if (r->count < 20) continue;
+        positions++;
+        const SimCandidate *order[SIM_MAX_CANDIDATES];
+        for (int i = 0; i < r->count; i++) order[i] = &r->cand[i];
+        for (int i = 1; i < r->count; i++) /* insertion sort by mean, best first */
+            for (int j = i; j > 0 && sim_mean(order[j]) > sim_mean(order[j - 1]); j--) {
+                const SimCandidate *t = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = t;
+            }
+        uint64_t top = 0, most = 0;
+        for (int i = 0; i < 5; i++) top += order[i]->n;
+        for (int i = 0; i < r->count; i++) most = r->cand[i].n > most ? r->cand[i].n : most;
+        bad += r->cand[r->best].n != most;
+        bad += top * 10 < r->rollouts * 4; /* the best 5 of 20 have 40% or more (uniform: 25%) */
+        CU_ASSERT_EQUAL(r->rollouts, 60u * 20u);
+    }
+    CU_ASSERT(positions >= 3);
+    CU_ASSERT_EQUAL(bad, 0);
+    free(r);
+    tu_env_close(&e);
+}
+
+/* A stop from another thread at any moment ends a threaded run with a
+ * candidate that has rollouts. */
+typedef struct Stopper {
+    atomic_bool *flag;
+    long ns;
+} Stopper;
+
+static void *stop_after(void *arg) {
+    Stopper *st = arg;
+    nanosleep(&(struct timespec){st->ns / 1000000000L, st->ns % 1000000000L}, NULL);
+    atomic_store(st->flag, true);
+    return NULL;
+}
+
+static void test_stop_any_moment(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    SimResult *r = malloc(sizeof *r);
+    tu_env_position(&e, 37, 2, 60, hash_leave);
+    CU_ASSERT_FATAL(!game_over(e.g));
+    int bad = 0;
+    for (int k = 0; k < 12; k++) {
+        atomic_bool flag;
+        atomic_init(&flag, false);
+        SimConfig c = config(2, 15, 1000000);
+        c.stop_z = 0.0;
+        c.threads = 2;
+        c.alloc = k % 2 == 0 ? SIM_ALLOC_TOPTWO : SIM_ALLOC_UNIFORM;
+        c.stop = &flag;
+        Stopper st = {&flag, 100000L * k * k}; /* 0 to 12 ms */
+        pthread_t th;
+        CU_ASSERT_FATAL(pthread_create(&th, NULL, stop_after, &st) == 0);
+        int rc = sim_run(e.g, &c, r, &err);
+        pthread_join(th, NULL);
+        CU_ASSERT_EQUAL(rc, 0);
+        uint64_t total = 0;
+        for (int i = 0; i < r->count; i++) total += r->cand[i].n;
+        bad += rc != 0 || r->best < 0 || r->cand[r->best].n == 0 || total != r->rollouts || r->rollouts == 0;
+    }
     CU_ASSERT_EQUAL(bad, 0);
     free(r);
     tu_env_close(&e);
@@ -170,6 +397,13 @@ static void test_bad_config(void) {
     c = config(-1, 5, 10);
     CU_ASSERT_EQUAL(sim_run(e.g, &c, r, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "plies"));
+    c = config(2, 5, 10);
+    c.threads = 0;
+    CU_ASSERT_EQUAL(sim_run(e.g, &c, r, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "threads"));
+    c.threads = SIM_MAX_THREADS + 1;
+    CU_ASSERT_EQUAL(sim_run(e.g, &c, r, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "threads"));
     free(r);
     tu_env_close(&e);
 }
@@ -180,6 +414,11 @@ int main(void) {
         {"same seed, same result; another seed, other values", test_deterministic},
         {"candidates behind the leader stop; z = 0 never stops", test_stopping},
         {"empty bag: every rollout the same", test_empty_bag_is_exact},
+        {"toptwo with a stop z ends once the leader is z se clear; without, the whole budget", test_toptwo_stopping},
+        {"a candidate's mean is that of its rollouts in worlds 0..n-1 (any allocation, threads)", test_rollouts_are_worlds_0_to_n},
+        {"1, 2 and 3 threads give the same bytes", test_threads_same_answer},
+        {"toptwo spends its rollouts on the moves that can still be best", test_toptwo_concentrates},
+        {"a stop at any moment ends a threaded run with a played candidate", test_stop_any_moment},
         {"bad configurations are refused", test_bad_config},
         CU_TEST_INFO_NULL,
     };
