@@ -505,6 +505,68 @@ static void test_static_player(void) {
     front_quit(f);
 }
 
+/* The lines of a search's final table: the info sim lines after the last
+ * "info time" before the bestmove, joined into out. */
+static void final_table(const Front *f, char *out, size_t cap) {
+    int last_time = -1, prev_time = -1;
+    for (int i = 0; i < f->nlines; i++)
+        if (strncmp(f->lines[i], "info time", 9) == 0) {
+            prev_time = last_time;
+            last_time = i;
+        }
+    out[0] = '\0';
+    size_t len = 0;
+    for (int i = prev_time + 1; i < last_time; i++)
+        if (strncmp(f->lines[i], "info sim move ", 14) == 0)
+            len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%s\n", f->lines[i]);
+}
+
+/* Threads: go sim on 1, 2 (go threads) and 3 (the Threads option) threads
+ * gives the same table and move for a fixed number of iterations; threads
+ * is said ignored where no simulation runs. */
+static void test_threads(void) {
+    if (tu_sowpods_kwg() == NULL) return;
+    Front *f = ready(NULL);
+    static char tables[3][16384];
+    char best[3][256];
+    const char *go[3] = {"go sim iterations 30", "go sim iterations 30 threads 2", "go sim iterations 30"};
+    for (int k = 0; k < 3; k++) {
+        if (k == 2) {
+            send_line(f, "setoption name Threads value 3");
+            send_line(f, "isready");
+            CU_ASSERT_FATAL(read_until(f, "readyok", 30000) >= 0);
+        }
+        send_line(f, "position cgp " ONE_IN_BAG);
+        send_line(f, go[k]);
+        int end = read_until(f, "bestmove", 60000);
+        CU_ASSERT_FATAL(end >= 0);
+        CU_ASSERT(first_prefix(f, "info string ignored threads") < 0);
+        final_table(f, tables[k], sizeof tables[k]);
+        snprintf(best[k], sizeof best[k], "%s", f->lines[end]);
+        CU_ASSERT(strlen(tables[k]) > 0);
+    }
+    CU_ASSERT_STRING_EQUAL(tables[0], tables[1]);
+    CU_ASSERT_STRING_EQUAL(tables[0], tables[2]);
+    CU_ASSERT_STRING_EQUAL(best[0], best[1]);
+    CU_ASSERT_STRING_EQUAL(best[0], best[2]);
+    /* a timed threaded search answers in time */
+    send_line(f, "position cgp " OPENING);
+    double t0 = rk_seconds();
+    send_line(f, "go sim movetime 200 threads 2");
+    CU_ASSERT_FATAL(read_until(f, "bestmove", 10000) >= 0);
+    CU_ASSERT(rk_seconds() - t0 < 2.0);
+    /* go gen runs no simulation: threads is said ignored */
+    send_line(f, "go gen threads 2");
+    CU_ASSERT_FATAL(read_until(f, "bestmove", 5000) >= 0);
+    CU_ASSERT(first_prefix(f, "info string ignored threads") >= 0);
+    /* a bad Threads value is refused, named */
+    send_line(f, "setoption name Threads value 0");
+    send_line(f, "isready");
+    CU_ASSERT_FATAL(read_until(f, "readyok", 30000) >= 0);
+    CU_ASSERT(count_prefix(f, "info string setoption:") == 1);
+    front_quit(f);
+}
+
 int main(void) {
     CU_TestInfo tests[] = {{"handshake: id, capabilities, option lines, siuok; quit at once", test_handshake},
                            {"idle: unknown commands, stop, go without a position, isready", test_idle_commands},
@@ -517,6 +579,7 @@ int main(void) {
                            {"options changed after position: the position is built again", test_reload_rebuilds_position},
                            {"stop then go in one write; movetime under go infinite", test_pipelined},
                            {"go infer and go sim useinference", test_infer},
+                           {"threads: the same table on 1, 2 and 3 threads; ignored where no simulation runs", test_threads},
                            CU_TEST_INFO_NULL};
     return tu_run("siu_engine", tests);
 }
