@@ -164,6 +164,12 @@ static void sim_progress(void *ctx, const SimResult *r) {
 /* z of a one-sided `pct` % bound. */
 static double stop_z(long long pct) { return pct >= 99 ? 2.326 : pct >= 98 ? 2.054 : 1.645; }
 
+/* go auto's simulation under a movetime: it ends before the time only when
+ * every other candidate is this many standard errors of the difference
+ * behind the leader (a one-sided 99.87% for each): the time is spent while
+ * it can still change the answer, and a settled answer comes early. */
+#define AUTO_SETTLED_Z 3.0
+
 /* The go's limits on a sim's configuration (its own when none is given). */
 static void sim_limits(const GoJob *j, SimConfig *cfg) {
     const GoParams *p = &j->p;
@@ -171,6 +177,7 @@ static void sim_limits(const GoJob *j, SimConfig *cfg) {
     if (p->depth >= 0) cfg->plies = p->depth > 100 ? 100 : (int)p->depth;
     if (p->iterations >= 0) cfg->iterations = p->iterations > 0 ? (uint64_t)p->iterations : 1;
     else if (timed) cfg->iterations = UINT64_MAX;
+    if (timed && p->mode == MODE_AUTO && cfg->stop_z > 0.0 && cfg->stop_z < AUTO_SETTLED_Z) cfg->stop_z = AUTO_SETTLED_Z;
     if (p->stopcondition >= 0) {
         cfg->stop_z = stop_z(p->stopcondition);
         if (cfg->min_iterations < 2) cfg->min_iterations = 2;
