@@ -8,6 +8,7 @@
 
 #include "core/position.h"
 #include "search/infer.h"
+#include "search/workpool.h"
 #include "search/infoset.h"
 #include "search/sim.h"
 #include "eval/klv.h"
@@ -52,6 +53,7 @@ void mcgs_config_defaults(McgsConfig *c) {
     c->prior_temperature = 10.0;
     c->crn = true;
     c->batch = 1;
+    c->threads = 1;
     c->vloss = 20.0;
     c->seed = 1;
 }
@@ -71,6 +73,8 @@ int mcgs_config_check(const McgsConfig *c, RkError *err) {
         return rk_error(err, "mcgs: value_mix must be in [0, 1] (V's share of a leaf's value)");
     if (c->value_mix > 0.0 && (c->net == NULL || c->rollout == 0))
         return rk_error(err, "mcgs: value_mix mixes the net's V with rollouts: it needs a net and rollout >= 1");
+    if (c->threads < 1 || c->threads > MCGS_MAX_THREADS)
+        return rk_error(err, "mcgs: threads %d, expected 1..%d", c->threads, MCGS_MAX_THREADS);
     if (c->batch < 1 || c->batch > MCGS_MAX_BATCH)
         return rk_error(err, "mcgs: batch %d, expected 1..%d", c->batch, MCGS_MAX_BATCH);
     if (!(c->prior_temperature > 0.0) || !isfinite(c->prior_temperature))
@@ -105,6 +109,10 @@ int mcgs_search_init(McgsSearch *s, const McgsConfig *cfg, RkError *err) {
         return rk_error(err, "mcgs: out of memory");
     }
     movelist_init(&s->scratch);
+    if (cfg->threads > 1 && (s->pool = workpool_open(cfg->threads, err)) == NULL) {
+        mcgs_search_free(s);
+        return -1;
+    }
     return 0;
 }
 
@@ -115,6 +123,7 @@ void mcgs_search_free(McgsSearch *s) {
         nn_batch_free(&s->side_batch);
         nn_batch_free(&s->after);
     }
+    workpool_close(s->pool);
     mcgs_graph_free(&s->graph);
     movelist_free(&s->scratch);
     free(s->pending);
@@ -249,21 +258,45 @@ static int expand_static(McgsSearch *s, uint32_t node, const Game *w, Move *firs
     return 0;
 }
 
-/* Values the leaf of p by its rollout alone (lazy expansion: its candidates
- * come at its second visit). */
-static void evaluate_rollout_only(McgsSearch *s, McgsPending *p) {
-    McgsNode *nd = &s->graph.nodes[p->leaf];
-    nd->u = nd->q = rollout_value(s, &p->game, NULL);
-    nd->state = MCGS_NODE_VALUED;
+
+/* The rollouts of a round's leaves, on the pool's threads: each reads only
+ * its own pending world and writes only its own value. */
+typedef struct LeafRollouts {
+    const McgsSearch *s;
+    McgsPending *pending;
+    const Move *first; /* [n] the first moves, or NULL: movegen_best's */
+    double *value;     /* [n] */
+} LeafRollouts;
+
+static void leaf_rollout(void *ctx, int thread, int j) {
+    (void)thread;
+    LeafRollouts *lr = ctx;
+    lr->value[j] = rollout_value(lr->s, &lr->pending[j].game, lr->first != NULL ? &lr->first[j] : NULL);
 }
 
-/* Evaluates and expands the leaf of p without a net: its K best static
- * moves, and a rollout whose first move is the best of them. */
-static int evaluate_static(McgsSearch *s, McgsPending *p) {
-    Move first;
-    if (expand_static(s, p->leaf, &p->game, &first) != 0) return -1;
-    McgsNode *nd = &s->graph.nodes[p->leaf];
-    nd->u = nd->q = rollout_value(s, &p->game, &first); /* the leaf's world is not needed after this */
+static void rollouts(McgsSearch *s, int n, const Move *first, double *value) {
+    LeafRollouts lr = {.s = s, .pending = s->pending, .first = first, .value = value};
+    if (s->pool == NULL || n == 1) {
+        for (int j = 0; j < n; j++) leaf_rollout(&lr, 0, j);
+        return;
+    }
+    workpool_run(s->pool, n, leaf_rollout, &lr);
+}
+
+/* Evaluates and expands the leaves of pending[0..n) without a net: each
+ * gets its K best static moves, and a rollout whose first move is the best
+ * of them (the expansions one after another: they grow the graph). */
+static int evaluate_static(McgsSearch *s, int n) {
+    Move first[MCGS_MAX_BATCH];
+    double value[MCGS_MAX_BATCH];
+    memset(first, 0, (size_t)n * sizeof first[0]); /* (every one is set below; the compiler cannot tell) */
+    for (int j = 0; j < n; j++)
+        if (expand_static(s, s->pending[j].leaf, &s->pending[j].game, &first[j]) != 0) return -1;
+    rollouts(s, n, first, value); /* the leaves' worlds are not needed after this */
+    for (int j = 0; j < n; j++) {
+        McgsNode *nd = &s->graph.nodes[s->pending[j].leaf];
+        nd->u = nd->q = value[j];
+    }
     return 0;
 }
 
@@ -497,13 +530,17 @@ static int evaluate_pending(McgsSearch *s, int n, bool root, McgsResult *st) {
     bool expand = root || !expand_lazily(c);
     if (c->net != NULL && (expand || c->rollout == 0 || c->value_mix > 0.0))
         return evaluate_net(s, s->pending, n, expand, root, st);
-    if (!expand) {
-        for (int j = 0; j < n; j++) evaluate_rollout_only(s, &s->pending[j]);
+    if (!expand) { /* the leaves valued by their rollouts alone (their candidates come at a second visit) */
+        double value[MCGS_MAX_BATCH];
+        rollouts(s, n, NULL, value);
+        for (int j = 0; j < n; j++) {
+            McgsNode *nd = &s->graph.nodes[s->pending[j].leaf];
+            nd->u = nd->q = value[j];
+            nd->state = MCGS_NODE_VALUED;
+        }
         return 0;
     }
-    for (int j = 0; j < n; j++)
-        if (evaluate_static(s, &s->pending[j]) != 0) return -1;
-    return 0;
+    return evaluate_static(s, n);
 }
 
 /* ------------------------------------------------------------ the search */

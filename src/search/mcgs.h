@@ -87,10 +87,17 @@
  * that reached it, so the search's result is the same bits as with
  * expand=first.
  *
+ * THREADS: with threads = T > 1, the rollouts that value a round's leaves
+ * (at most `batch` of them) run on T threads; descents, expansions, the
+ * network and backups stay on the caller's. A leaf's rollout depends only
+ * on its own world, so the result is the same bits for any T: threads pay
+ * when batch >= T (the player's threads= sets batch to 4 T unless batch=
+ * is given).
+ *
  * DETERMINISM: world k comes from (seed, k), k being the root move's visit
  * number with crn, the playout's number otherwise; the same root, seed and
- * config give the same result. A search holds scratch memory: one
- * thread at a time; the model and tables are only read.
+ * config give the same result, whatever the threads. A search is driven by
+ * one thread at a time; the model and tables are only read.
  */
 #ifndef ROOKERY_MCGS_H
 #define ROOKERY_MCGS_H
@@ -103,6 +110,7 @@
 #define MCGS_MAX_CANDIDATES 64
 #define MCGS_MAX_BATCH 256
 #define MCGS_MAX_DEPTH 256
+#define MCGS_MAX_THREADS 256
 
 typedef enum { MCGS_PRIOR_UNIFORM = 0, MCGS_PRIOR_EQUITY = 1 } McgsPriorKind;
 typedef enum { MCGS_HIDDEN_UNIFORM = 0, MCGS_HIDDEN_NET = 1 } McgsHiddenKind;
@@ -150,6 +158,7 @@ typedef struct McgsConfig {
     McgsExpand expand;          /* when a node's candidates are generated (AUTO: at its second
                                  * visit) */
     int batch;                  /* playouts per evaluation round, 1..MCGS_MAX_BATCH */
+    int threads;                /* threads for a round's rollouts, 1..MCGS_MAX_THREADS */
     double vloss;               /* virtual loss, points */
     double temperature;         /* > 0: sample the move played from the visits ... */
     int temperature_moves;      /* ... while the game's turn is below this */
@@ -160,8 +169,8 @@ typedef struct McgsConfig {
 } McgsConfig;
 
 /* visits 400, candidates 16, cpuct 40, floor 0, fpu 10, rollout 2, uniform
- * prior (temperature 10), uniform hidden, win bonus 0, crn, expand auto, batch 1, vloss 20, temperature 0, seed 1,
- * no leaves, no net. */
+ * prior (temperature 10), uniform hidden, win bonus 0, crn, expand auto, batch 1, one thread, vloss 20,
+ * temperature 0, seed 1, no leaves, no net. */
 void mcgs_config_defaults(McgsConfig *c);
 /* Refuses impossible combinations (a zero budget, H or P without a net,
  * no way to value a leaf, ...) with a one-line error. */
@@ -198,6 +207,7 @@ typedef struct McgsSearch {
     NnBatch after;                           /* with V: the positions after the leaves' replies */
     Game *reply_world;                       /* scratch of values_after_reply (one a search, not a batch) */
     bool nn_ready;
+    struct WorkPool *pool;                   /* with threads > 1 */
 } McgsSearch;
 
 /* Checks the config and allocates. */

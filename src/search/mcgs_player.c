@@ -91,6 +91,10 @@ int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const 
     } else if (strcmp(key, "batch") == 0) {
         NUMBER(1, MCGS_MAX_BATCH, true);
         c->batch = (int)x;
+        mp->batch_given = true;
+    } else if (strcmp(key, "threads") == 0) {
+        NUMBER(1, MCGS_MAX_THREADS, true);
+        c->threads = (int)x;
     } else if (strcmp(key, "vloss") == 0) {
         NUMBER(0, 1e6, false);
         c->vloss = x;
@@ -126,6 +130,8 @@ int mcgs_player_option(McgsPlayer *mp, const char *spec, const char *key, const 
 int mcgs_player_finish(McgsPlayer *mp, const char *spec, RkError *err) {
     RkError inner;
     if (mp->cfg.worlds > 0 && !mp->crn_given) mp->cfg.crn = false; /* a pool of worlds replaces the default crn */
+    if (mp->cfg.threads > 1 && !mp->batch_given) /* rollouts for every thread in a round */
+        mp->cfg.batch = 4 * mp->cfg.threads < MCGS_MAX_BATCH ? 4 * mp->cfg.threads : MCGS_MAX_BATCH;
     if (mp->full_share <= 0.0)
         return rk_error(err, "player '%s': full_share=0 would leave no decision a P target (it must be in (0, 1])",
                         spec);

@@ -43,6 +43,7 @@ typedef struct McgsPlayer {
     NnModel model;          /* with net= */
     bool has_net, ready;
     bool crn_given;         /* crn= in the spec (else worlds=W turns the default crn off) */
+    bool batch_given;       /* batch= in the spec (else threads=T sets it to 4 T) */
     McgsSearch search;
     bool infer;             /* infer=yes */
     double infer_tau;

@@ -408,6 +408,54 @@ static void test_lazy_expansion_same_search(void) {
     tu_env_close(&e);
 }
 
+/* threads: a round's leaf rollouts on 2 or 3 threads give the same search
+ * to the bit as on one (batches of 8; lazy and first expansion, crn and
+ * not), and the graph stays consistent. */
+static void test_threads_same_search(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    McgsResult *r1 = malloc(sizeof *r1), *r2 = malloc(sizeof *r2);
+    int compared = 0;
+    for (int variant = 0; variant < 4; variant++) {
+        McgsConfig c1 = config(120, 8);
+        c1.crn = variant % 2 == 0;
+        c1.expand = variant < 2 ? MCGS_EXPAND_AUTO : MCGS_EXPAND_FIRST;
+        McgsConfig c2 = c1;
+        c2.threads = 2 + variant % 2;
+        McgsSearch s1, s2;
+        CU_ASSERT_FATAL(mcgs_search_init(&s1, &c1, &err) == 0);
+        CU_ASSERT_FATAL(mcgs_search_init(&s2, &c2, &err) == 0);
+        for (uint64_t gi = 0; gi < 2; gi++) {
+            tu_env_position(&e, 41, gi, 30 + 20 * (int)gi, NULL);
+            if (game_over(e.g)) continue;
+            CU_ASSERT_FATAL(mcgs_search_run(&s1, e.g, r1, &err) == 0);
+            CU_ASSERT_FATAL(mcgs_search_run(&s2, e.g, r2, &err) == 0);
+            CU_ASSERT_EQUAL(r1->count, r2->count);
+            CU_ASSERT_EQUAL(r1->best, r2->best);
+            CU_ASSERT(memcmp(r1->packed, r2->packed, sizeof r1->packed) == 0);
+            CU_ASSERT(memcmp(r1->visits, r2->visits, sizeof r1->visits) == 0);
+            CU_ASSERT(memcmp(r1->value, r2->value, sizeof r1->value) == 0);
+            CU_ASSERT(r1->root_q == r2->root_q);
+            CU_ASSERT_EQUAL(r1->playouts, r2->playouts);
+            CU_ASSERT_EQUAL(r1->collisions, r2->collisions);
+            check_graph(&s2);
+            compared++;
+        }
+        mcgs_search_free(&s1);
+        mcgs_search_free(&s2);
+    }
+    CU_ASSERT(compared >= 6);
+    McgsConfig bad = config(10, 1);
+    bad.threads = 0;
+    McgsSearch sb;
+    CU_ASSERT(mcgs_search_init(&sb, &bad, &err) == -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "threads"));
+    free(r1);
+    free(r2);
+    tu_env_close(&e);
+}
+
 /* crn: the k-th visit of every root move plays in world k. Below a root
  * placement nothing is shared with the other root moves, so its value is a
  * function of the move and its visit count alone. Two searches that visit
@@ -1419,6 +1467,7 @@ static void test_bad_configs(void) {
 
 int main(void) {
     CU_TestInfo tests[] = {
+        {"threads: the same search to the bit on 1, 2 and 3 threads", test_threads_same_search},
         {"value formulas, idempotence, shared children", test_graph_formulas},
         {"information-set keys", test_infoset_keys},
         {"searches: accounting, fixed points, determinism, batches", test_search_accounting_and_determinism},
