@@ -21,8 +21,8 @@ typedef struct SimJob {
     bool done;      /* played (not cut by a stop) */
 } SimJob;
 
-/* The live candidate with the highest mean (ties: the earlier, i.e. the
- * better static equity); -1 if none is live. */
+/* The live candidate ranked highest (ties: the earlier, i.e. the better
+ * static equity); -1 if none is live. */
 int sim_leader(const SimResult *r);
 
 /* Uniform: whole worlds from `worlds_done`, every live candidate in each,

@@ -127,18 +127,26 @@ static void run_gen(GoJob *j) {
 
 /* ------------------------------------------------------------ sim */
 
-static int by_mean(const void *a, const void *b) {
-    const SimCandidate *x = *(const SimCandidate *const *)a, *y = *(const SimCandidate *const *)b;
-    if (x->live != y->live) return x->live ? -1 : 1;
-    if (sim_mean(x) != sim_mean(y)) return sim_mean(x) > sim_mean(y) ? -1 : 1;
-    return move_compare_equity(&x->move, &y->move);
+/* Whether x is listed before y: live first, then by the simulation's
+ * ranking, then by static equity. */
+static bool listed_before(const SimResult *r, const SimCandidate *x, const SimCandidate *y) {
+    if (x->live != y->live) return x->live;
+    if (sim_ranks_above(r, x, y)) return true;
+    if (sim_ranks_above(r, y, x)) return false;
+    return move_compare_equity(&x->move, &y->move) < 0;
 }
 
-/* info sim lines for the best candidates, live first, by mean. */
+/* info sim lines for the best candidates, live first, by the ranking. */
 static void say_sim(GoJob *j, const SimResult *r) {
     const SimCandidate *order[SIM_MAX_CANDIDATES];
-    for (int i = 0; i < r->count; i++) order[i] = &r->cand[i];
-    qsort(order, (size_t)r->count, sizeof order[0], by_mean);
+    for (int i = 0; i < r->count; i++) { /* insertion sort: at most 64 */
+        int at = i;
+        while (at > 0 && listed_before(r, &r->cand[i], order[at - 1])) {
+            order[at] = order[at - 1];
+            at--;
+        }
+        order[at] = &r->cand[i];
+    }
     int n = r->count < j->s->opt.gen_count ? r->count : j->s->opt.gen_count;
     for (int i = 0; i < n; i++) {
         const SimCandidate *c = order[i];
