@@ -110,6 +110,12 @@ static void print_report(const DecisionsJob *j, const DecisionTotals *t, int ran
                s.reference_se, vs, s.ms_per_move, j->specs[k]);
     }
     printf("(+/- : one standard error over positions; a negative 'vs player 1' is better than player 1)\n");
+    printf("the reference's best move by its static rank:");
+    for (int b = 0; b < DECISION_RANK_BINS; b++)
+        if (t->best_rank[b] > 0 || b < DECISION_RANK_BINS - 1)
+            printf(" %s %.1f%%%s", DECISION_RANK_BIN_NAMES[b], 100.0 * (double)t->best_rank[b] / (double)t->positions,
+                   b < DECISION_RANK_BINS - 1 ? "," : "");
+    printf("\n");
     printf("reference: %.2f s a position; %.1f s in all on %d rank(s)\n",
            (double)t->reference_us / 1e6 / (double)t->positions, seconds, ranks);
 }

@@ -77,6 +77,7 @@ void decision_totals_pack(const DecisionTotals *t, int64_t out[DECISION_TOTALS_F
         for (int k = 0; k < DECISION_MAX_PLAYERS; k++) out[o++] = cols[c][k];
     out[o++] = t->reference_us;
     out[o++] = t->candidates;
+    for (int b = 0; b < DECISION_RANK_BINS; b++) out[o++] = t->best_rank[b];
 }
 
 void decision_totals_unpack(const int64_t in[DECISION_TOTALS_FIELDS], DecisionTotals *t) {
@@ -87,12 +88,21 @@ void decision_totals_unpack(const int64_t in[DECISION_TOTALS_FIELDS], DecisionTo
         for (int k = 0; k < DECISION_MAX_PLAYERS; k++) cols[c][k] = in[o++];
     t->reference_us = in[o++];
     t->candidates = in[o++];
+    for (int b = 0; b < DECISION_RANK_BINS; b++) t->best_rank[b] = in[o++];
+}
+
+const char *const DECISION_RANK_BIN_NAMES[DECISION_RANK_BINS] = {"1", "2-5", "6-10", "11-15", "16-30", ">30",
+                                                                 "not among the R best"};
+
+int decision_rank_bin(int r) {
+    return r <= 0 ? 6 : r == 1 ? 0 : r <= 5 ? 1 : r <= 10 ? 2 : r <= 15 ? 3 : r <= 30 ? 4 : 5;
 }
 
 static int64_t fixed(double points) { return (int64_t)llround(points * DECISION_UNIT); }
 
 void decision_totals_add(DecisionTotals *t, const DecisionItem *item) {
     t->positions++;
+    t->best_rank[decision_rank_bin(item->best_static_rank)]++;
     int64_t l0 = fixed(item->loss[0]);
     for (int k = 0; k < item->players; k++) {
         int64_t l = fixed(item->loss[k]);
@@ -208,6 +218,7 @@ int decision_study_score(DecisionStudy *s, const Player *const *players, uint64_
     movelist_sort_by_equity(&s->legal);
     int n = s->legal.count < (size_t)c->candidates ? (int)s->legal.count : c->candidates;
     for (int k = 0; k < n; k++) s->cand[k] = s->legal.moves[k];
+    int r_best = n; /* the R best by static equity come first */
 
     int chosen_at[DECISION_MAX_PLAYERS];
     for (int p = 0; p < s->n_players; p++) {
@@ -251,6 +262,7 @@ int decision_study_score(DecisionStudy *s, const Player *const *players, uint64_
     }
     item->best = s->cand[best];
     item->best_value = mean[best];
+    item->best_static_rank = best < r_best ? best + 1 : 0;
     for (int p = 0; p < s->n_players; p++) {
         item->best_chosen[p] = chosen_at[p] == best;
         if (chosen_at[p] == best) continue; /* loss 0, no error */

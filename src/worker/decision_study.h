@@ -97,9 +97,17 @@ typedef struct DecisionItem {
     double player_seconds[DECISION_MAX_PLAYERS];
     Move best;                             /* the reference's best */
     double best_value;
+    int best_static_rank;                  /* its rank by static equity, 1..R, or 0: a player's move
+                                            * outside the R best */
     int candidates;                        /* simulated */
     double reference_seconds;
 } DecisionItem;
+
+/* The bins of the reference best's static rank: 1, 2-5, 6-10, 11-15,
+ * 16-30, above 30, and outside the R best (a player's move). */
+#define DECISION_RANK_BINS 7
+int decision_rank_bin(int static_rank);
+extern const char *const DECISION_RANK_BIN_NAMES[DECISION_RANK_BINS];
 
 /* Totals over positions, in fixed point: exact sums, the same over any
  * split of the positions. Pack/unpack for a reduction over ranks. */
@@ -113,8 +121,11 @@ typedef struct DecisionTotals {
     int64_t player_us[DECISION_MAX_PLAYERS]; /* the players' time, microseconds */
     int64_t reference_us;
     int64_t candidates;                      /* simulated, summed */
+    int64_t best_rank[DECISION_RANK_BINS];   /* positions whose reference best has static rank in
+                                              * bin b (decision_rank_bin) */
 } DecisionTotals;
-#define DECISION_TOTALS_FIELDS (2 + 6 * DECISION_MAX_PLAYERS + 1)
+#define DECISION_TOTALS_FIELDS (2 + 6 * DECISION_MAX_PLAYERS + 1 + DECISION_RANK_BINS)
+
 
 void decision_totals_pack(const DecisionTotals *t, int64_t out[DECISION_TOTALS_FIELDS]);
 void decision_totals_unpack(const int64_t in[DECISION_TOTALS_FIELDS], DecisionTotals *t);

@@ -153,6 +153,15 @@ static void test_zero_plies_oracle(void) {
             lossy += item.loss[k] > 0.5;
         }
         CU_ASSERT(item.candidates >= 1 && item.candidates <= SIM_MAX_CANDIDATES);
+        /* the reference best's static rank: its place in the list by equity, within the R best */
+        int at = -1;
+        for (size_t m = 0; m < all.count && at < 0; m++)
+            if (move_same(&all.moves[m], &item.best)) at = (int)m;
+        int want_rank = at >= 0 && at < c.candidates ? at + 1 : 0;
+        if (item.best_static_rank != want_rank) {
+            if (bad < 5) printf("\n  position %llu: static rank %d, want %d", (unsigned long long)i, item.best_static_rank, want_rank);
+            bad++;
+        }
         /* one reference candidate: the players' moves are simulated too */
         CU_ASSERT_FATAL(decision_study_score(s1, order, i, &item1, &err) == 0);
         const Move *set[3] = {&all.moves[0], &item1.chosen[0], &item1.chosen[1]};
@@ -167,6 +176,7 @@ static void test_zero_plies_oracle(void) {
             bad++;
         }
         extra += distinct > 1;
+        bad += item1.best_static_rank != (move_same(&item1.best, &all.moves[0]) ? 1 : 0);
     }
     CU_ASSERT(extra > 0); /* some positions had a player's move besides the top one */
     CU_ASSERT_EQUAL(bad, 0);
