@@ -14,17 +14,22 @@
 static void usage(FILE *out) {
     fprintf(out,
             "usage: rookery sim --cgp '<CGP>' [--plies P] [--candidates K] [--iterations N] [--seconds T]\n"
-            "                   [--seed S] [--stop-z Z] [--leaves FILE.klv2] [--req FILE.req [--shrink K]]\n"
+            "                   [--seed S] [--stop-z Z] [--alloc toptwo|uniform] [--rank equity|win] [--threads T]\n"
+            "                   [--leaves FILE.klv2] [--req FILE.req [--shrink K]]\n"
             "                   [--lexicon FILE.kwg] [--ld english|FILE.csv] [--layout standard15|FILE.txt]\n"
             "\n"
-            "Simulates the K best moves by static equity (default 15): each iteration samples the\n"
-            "opponent's rack and the bag from the unseen tiles, plays every live candidate followed by\n"
-            "P plies of static best play for both sides (default 2) in that same world, and values it\n"
-            "as the spread change plus the leave values at the horizon. Candidates statistically\n"
-            "behind the leader (mean + Z*se below its mean - Z*se, Z default 2, after 16 iterations)\n"
-            "stop; N iterations at most (default 100), or T seconds (which makes the result depend on\n"
-            "the machine). The same seed (default 1) gives the same table. Prints one row a candidate:\n"
-            "move, static equity, mean value, standard error, iterations, whether it is still live.\n"
+            "Simulates the K best moves by static equity (default 15): a rollout plays a candidate in a\n"
+            "world (the opponent's rack and the bag sampled from the unseen tiles; a candidate's k-th\n"
+            "rollout in world k) followed by P plies of static best play for both sides (default 2),\n"
+            "and values it as the spread change plus the leave values at the horizon. --alloc toptwo\n"
+            "(default) gives each rollout to the leader or to its closest challenger (src/search/sim.h);\n"
+            "uniform plays every live candidate in each world. It ends when every other candidate is\n"
+            "Z standard errors behind the leader (Z default 2, after 16 rollouts of the leader; 0:\n"
+            "never), after N x K rollouts (N default 100), or after T seconds (which makes the result\n"
+            "depend on the machine). --rank win ranks by the win chance at the horizon instead of the\n"
+            "mean value. The same seed (default 1) gives the same table on any number of --threads\n"
+            "(default 1). Prints one row a candidate: move, static equity, mean value, standard error,\n"
+            "win %%, rollouts, whether it is still live.\n"
             "  --leaves F   static leaves for candidates and rollouts (default: the lexicon's\n"
             "               default leaves, NAME.klv2 beside NAME.kwg; zero: none)\n"
             "  --req F      bag-aware leaves instead: derived once at the root from this rack-equity\n"
@@ -33,7 +38,7 @@ static void usage(FILE *out) {
 }
 
 typedef struct SimJob {
-    const char *cgp, *lexicon, *ld_name, *layout_name, *leaves_path, *req_path;
+    const char *cgp, *lexicon, *ld_name, *layout_name, *leaves_path, *req_path, *alloc, *rank;
     SimConfig cfg;
     double shrink;
 } SimJob;
@@ -51,7 +56,10 @@ static int parse_args(SimJob *j, int argc, char **argv) {
                               {"--seed", CLI_U64, &j->cfg.seed, 0, 18446744073709551615.0, NULL},
                               {"--seconds", CLI_DOUBLE, &j->cfg.seconds, 0, 1e6, NULL},
                               {"--stop-z", CLI_DOUBLE, &j->cfg.stop_z, 0, 100, NULL},
-                              {"--shrink", CLI_DOUBLE, &j->shrink, 0, 1e12, NULL}};
+                              {"--shrink", CLI_DOUBLE, &j->shrink, 0, 1e12, NULL},
+                              {"--threads", CLI_INT, &j->cfg.threads, 1, SIM_MAX_THREADS, NULL},
+                              {"--alloc", CLI_STRING, &j->alloc, 0, 0, NULL},
+                              {"--rank", CLI_STRING, &j->rank, 0, 0, NULL}};
     int parsed = cli_options_parse("sim", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), usage);
     if (parsed != 0) return parsed;
     if (j->cfg.iterations == 0) {
@@ -66,15 +74,41 @@ static int parse_args(SimJob *j, int argc, char **argv) {
         fprintf(stderr, "rookery sim: give --leaves or --req, not both\n");
         return -1;
     }
+    if (j->alloc != NULL) {
+        if (strcmp(j->alloc, "toptwo") != 0 && strcmp(j->alloc, "uniform") != 0) {
+            fprintf(stderr, "rookery sim: --alloc %s, expected toptwo or uniform\n", j->alloc);
+            return -1;
+        }
+        j->cfg.alloc = strcmp(j->alloc, "toptwo") == 0 ? SIM_ALLOC_TOPTWO : SIM_ALLOC_UNIFORM;
+    }
+    if (j->rank != NULL) {
+        if (strcmp(j->rank, "equity") != 0 && strcmp(j->rank, "win") != 0) {
+            fprintf(stderr, "rookery sim: --rank %s, expected equity or win\n", j->rank);
+            return -1;
+        }
+        j->cfg.rank = strcmp(j->rank, "win") == 0 ? SIM_RANK_WIN : SIM_RANK_EQUITY;
+    }
     return 0;
 }
 
-static int by_mean(const void *a, const void *b) {
-    const SimCandidate *x = a, *y = b;
-    double mx = sim_mean(x), my = sim_mean(y);
-    if (x->live != y->live) return x->live ? -1 : 1;
-    if (mx != my) return mx > my ? -1 : 1;
-    return movegen_compare(&x->move, &y->move);
+/* Candidates in the table's order: live first, then by the ranking, then
+ * by static equity (an insertion sort of at most 64). */
+static void table_order(const SimResult *r, const SimCandidate **order) {
+    for (int i = 0; i < r->count; i++) {
+        const SimCandidate *c = &r->cand[i];
+        int at = i;
+        while (at > 0) {
+            const SimCandidate *p = order[at - 1];
+            bool before = c->live != p->live ? c->live
+                          : sim_ranks_above(r, c, p) ? true
+                          : sim_ranks_above(r, p, c) ? false
+                                                     : movegen_compare(&c->move, &p->move) < 0;
+            if (!before) break;
+            order[at] = p;
+            at--;
+        }
+        order[at] = c;
+    }
 }
 
 int cmd_sim(int argc, char **argv) {
@@ -147,18 +181,22 @@ int cmd_sim(int argc, char **argv) {
         rc = r == NULL ? 1 : 2;
         goto done;
     }
-    printf("sim: %d candidates, %d plies, %llu iterations in %.2f s (%.1f iterations/s), seed %llu, leaves %s\n",
-           r->count, j.cfg.plies, (unsigned long long)r->iterations, r->seconds,
-           r->seconds > 0 ? (double)r->iterations / r->seconds : 0.0, (unsigned long long)j.cfg.seed, leaves_desc);
-    Move best = r->cand[r->best].move;
-    qsort(r->cand, (size_t)r->count, sizeof r->cand[0], by_mean);
-    printf("%-24s %10s %10s %8s %10s  %s\n", "move", "static", "mean", "stderr", "iterations", "");
+    printf("sim: %d candidates, %d plies, %llu rollouts in %.2f s (%.0f rollouts/s, %d thread%s), %s, ranked by %s, "
+           "seed %llu, leaves %s\n",
+           r->count, j.cfg.plies, (unsigned long long)r->rollouts, r->seconds,
+           r->seconds > 0 ? (double)r->rollouts / r->seconds : 0.0, j.cfg.threads, j.cfg.threads == 1 ? "" : "s",
+           j.cfg.alloc == SIM_ALLOC_TOPTWO ? "toptwo" : "uniform", r->rank == SIM_RANK_WIN ? "win %" : "equity",
+           (unsigned long long)j.cfg.seed, leaves_desc);
+    const SimCandidate *order[SIM_MAX_CANDIDATES];
+    table_order(r, order);
+    printf("%-24s %10s %10s %8s %7s %9s  %s\n", "move", "static", "mean", "stderr", "win %", "rollouts", "");
     for (int i = 0; i < r->count; i++) {
-        const SimCandidate *c = &r->cand[i];
+        const SimCandidate *c = order[i];
         char text[128];
         move_to_string(&c->move, &g->board, &e.ld, text, sizeof text);
-        printf("%-24s %10.3f %10.3f %8.3f %10llu  %s\n", text, c->move.equity / 1000.0, sim_mean(c), sim_stderr(c),
-               (unsigned long long)c->n, move_same(&c->move, &best) ? "best" : c->live ? "" : "stopped");
+        printf("%-24s %10.3f %10.3f %8.3f %7.2f %9llu  %s\n", text, c->move.equity / 1000.0, sim_mean(c), sim_stderr(c),
+               100.0 * sim_win_mean(c), (unsigned long long)c->n,
+               c == &r->cand[r->best] ? "best" : c->live ? "" : "stopped");
     }
     free(r);
     rc = 0;

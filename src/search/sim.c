@@ -156,7 +156,7 @@ typedef struct Sim {
     const SimConfig *cfg;
     const Game *root;
     SimResult *out;
-    SimJob jobs[ROUND_CAP];
+    SimTask jobs[ROUND_CAP];
     bool may_cut;         /* a round is merged: a stop may cut the next */
     double deadline;      /* cfg->seconds after the start, or 0 */
     SimScratch *scratch;  /* one a thread */
@@ -171,7 +171,7 @@ static bool stop_now(const Sim *s) {
 /* Job k of the round, on `thread`: its candidate in its world. */
 static void play_job(void *ctx, int thread, int k) {
     Sim *s = ctx;
-    SimJob *job = &s->jobs[k];
+    SimTask *job = &s->jobs[k];
     if (stop_now(s)) return; /* job->done stays false */
     SimScratch *sc = &s->scratch[thread];
     if (sc->world_index != job->world) {
@@ -192,7 +192,7 @@ static int merge_round(Sim *s, int jobs) {
     bool cut[SIM_MAX_CANDIDATES] = {false};
     int added = 0;
     for (int k = 0; k < jobs; k++) {
-        const SimJob *job = &s->jobs[k];
+        const SimTask *job = &s->jobs[k];
         if (!job->done) cut[job->cand] = true;
         if (!job->done || cut[job->cand]) continue;
         add_value(&s->out->cand[job->cand], job->value, job->win);

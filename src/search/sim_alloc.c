@@ -25,7 +25,7 @@ int sim_leader(const SimResult *r) {
     return best;
 }
 
-int sim_plan_uniform(const SimResult *r, uint64_t worlds_done, uint64_t worlds_left, SimJob *jobs, int cap) {
+int sim_plan_uniform(const SimResult *r, uint64_t worlds_done, uint64_t worlds_left, SimTask *jobs, int cap) {
     int live = 0;
     for (int i = 0; i < r->count; i++) live += r->cand[i].live;
     uint64_t worlds = live > 0 && live < SIM_ROUND_ROLLOUTS ? (uint64_t)(SIM_ROUND_ROLLOUTS / live) : 1;
@@ -33,7 +33,7 @@ int sim_plan_uniform(const SimResult *r, uint64_t worlds_done, uint64_t worlds_l
     int n = 0;
     for (uint64_t w = 0; w < worlds; w++)
         for (int i = 0; i < r->count && n < cap; i++)
-            if (r->cand[i].live) jobs[n++] = (SimJob){.cand = i, .world = worlds_done + w};
+            if (r->cand[i].live) jobs[n++] = (SimTask){.cand = i, .world = worlds_done + w};
     return n;
 }
 
@@ -80,7 +80,7 @@ static int challenger(const SimResult *r, int lead, const double *var, const uin
     return best;
 }
 
-int sim_plan_toptwo(const SimResult *r, uint64_t budget, uint64_t seed, uint64_t round, SimJob *jobs, int cap) {
+int sim_plan_toptwo(const SimResult *r, uint64_t budget, uint64_t seed, uint64_t round, SimTask *jobs, int cap) {
     int want = cap < SIM_ROUND_ROLLOUTS ? cap : SIM_ROUND_ROLLOUTS;
     if ((uint64_t)want > budget) want = (int)budget;
     uint64_t n[SIM_MAX_CANDIDATES];
@@ -93,7 +93,7 @@ int sim_plan_toptwo(const SimResult *r, uint64_t budget, uint64_t seed, uint64_t
     if (!warm || r->count == 1) {
         for (uint64_t w = 0; w < SIM_WARMUP && jobs_n < cap; w++)
             for (int i = 0; i < r->count && jobs_n < cap; i++)
-                if (n[i] == w) jobs[jobs_n++] = (SimJob){.cand = i, .world = n[i]++};
+                if (n[i] == w) jobs[jobs_n++] = (SimTask){.cand = i, .world = n[i]++};
         return jobs_n;
     }
     double var[SIM_MAX_CANDIDATES];
@@ -103,7 +103,7 @@ int sim_plan_toptwo(const SimResult *r, uint64_t budget, uint64_t seed, uint64_t
     rng_seed_stream(&coin, seed, round, 2);
     while (jobs_n < want) {
         int pick = (rng_next(&coin) >> 63) != 0 ? lead : challenger(r, lead, var, n);
-        jobs[jobs_n++] = (SimJob){.cand = pick, .world = n[pick]++};
+        jobs[jobs_n++] = (SimTask){.cand = pick, .world = n[pick]++};
     }
     return jobs_n;
 }

@@ -13,13 +13,13 @@
 
 #include "search/sim.h"
 
-typedef struct SimJob {
+typedef struct SimTask {
     int cand;       /* index into the result's candidates */
     uint64_t world; /* the candidate's rollout number: world `world` */
     double value;   /* the rollout's value and P(win), once played */
     double win;
     bool done;      /* played (not cut by a stop) */
-} SimJob;
+} SimTask;
 
 /* The live candidate ranked highest (ties: the earlier, i.e. the better
  * static equity); -1 if none is live. */
@@ -28,12 +28,12 @@ int sim_leader(const SimResult *r);
 /* Uniform: whole worlds from `worlds_done`, every live candidate in each,
  * about SIM_ROUND_ROLLOUTS rollouts and at most `worlds_left` worlds (>= 1).
  * Returns the number of jobs (<= cap). */
-int sim_plan_uniform(const SimResult *r, uint64_t worlds_done, uint64_t worlds_left, SimJob *jobs, int cap);
+int sim_plan_uniform(const SimResult *r, uint64_t worlds_done, uint64_t worlds_left, SimTask *jobs, int cap);
 
 /* Toptwo: the warmup of any candidate below SIM_WARMUP rollouts first, then
  * leader-or-challenger picks; at most `budget` jobs (>= 1) and cap.
  * `seed` and `round` give the coin. Returns the number of jobs. */
-int sim_plan_toptwo(const SimResult *r, uint64_t budget, uint64_t seed, uint64_t round, SimJob *jobs, int cap);
+int sim_plan_toptwo(const SimResult *r, uint64_t budget, uint64_t seed, uint64_t round, SimTask *jobs, int cap);
 
 /* Toptwo's stop: the leader has at least min_n rollouts and every other
  * candidate's mean is more than z standard errors of the difference below. */

@@ -72,7 +72,9 @@ pos="$empty AEINRST/ 0/0 0"
 s1=$("$bin" sim --lexicon "$kwg" --cgp "$pos" --candidates 4 --iterations 12 --seed 5 | tail -n +2)
 s2=$("$bin" sim --lexicon "$kwg" --cgp "$pos" --candidates 4 --iterations 12 --seed 5 | tail -n +2)
 s3=$("$bin" sim --lexicon "$kwg" --cgp "$pos" --candidates 4 --iterations 12 --seed 6 | tail -n +2)
+s4=$("$bin" sim --lexicon "$kwg" --cgp "$pos" --candidates 4 --iterations 12 --seed 5 --threads 2 | tail -n +2)
 [ "$s1" = "$s2" ] || fail "sim is not deterministic for a seed: $s1 / $s2"
+[ "$s1" = "$s4" ] || fail "sim on 2 threads gives another table: $s1 / $s4"
 [ "$s1" != "$s3" ] || fail "sim gives the same table for another seed"
 [ "$(echo "$s1" | grep -c ' best$')" -eq 1 ] || fail "sim marks one best move: $s1"
 [ "$(echo "$s1" | wc -l)" -eq 5 ] || fail "sim prints a header and 4 candidates: $s1"
@@ -81,6 +83,9 @@ expect_error 2 "--plies" "$bin" sim --lexicon "$kwg" --cgp "$pos" --plies x
 expect_error 2 "at least 1" "$bin" sim --lexicon "$kwg" --cgp "$pos" --iterations 0
 expect_error 2 "--stop-z: bad value 'x'" "$bin" sim --lexicon "$kwg" --cgp "$pos" --stop-z x
 expect_error 2 "--seconds: bad value '-1'" "$bin" sim --lexicon "$kwg" --cgp "$pos" --seconds -1
+expect_error 2 "--alloc best, expected toptwo or uniform" "$bin" sim --lexicon "$kwg" --cgp "$pos" --alloc best
+expect_error 2 "--rank spread, expected equity or win" "$bin" sim --lexicon "$kwg" --cgp "$pos" --rank spread
+expect_error 2 "--threads" "$bin" sim --lexicon "$kwg" --cgp "$pos" --threads 0
 expect_error 2 "--spv-k must be above 0" "$bin" bench movegen --lexicon "$kwg" --spv-k 0
 expect_error 2 "--spv-k: bad value 'nan'" "$bin" bench movegen --lexicon "$kwg" --spv-k nan
 expect_error 2 "not both" "$bin" sim --lexicon "$kwg" --cgp "$pos" --leaves a.klv2 --req b.req
