@@ -234,7 +234,8 @@ static int plan_round(Sim *s, int *live) {
         if (*live <= 1 || r->iterations >= cfg->iterations) return 0;
         return sim_plan_uniform(r, r->iterations, cfg->iterations - r->iterations, s->jobs, ROUND_CAP);
     }
-    uint64_t budget = cfg->iterations * (uint64_t)r->count;
+    uint64_t count = (uint64_t)r->count; /* the budget saturates: a timed search gives UINT64_MAX iterations */
+    uint64_t budget = cfg->iterations > UINT64_MAX / count ? UINT64_MAX : cfg->iterations * count;
     if (r->rollouts >= budget) return 0;
     if (cfg->stop_z > 0.0 && sim_settled(r, cfg->stop_z, cfg->min_iterations)) return 0;
     return sim_plan_toptwo(r, budget - r->rollouts, cfg->seed, r->rounds, s->jobs, ROUND_CAP);
