@@ -274,8 +274,8 @@ static void leaf_rollout(void *ctx, int thread, int j) {
     lr->value[j] = rollout_value(lr->s, &lr->pending[j].game, lr->first != NULL ? &lr->first[j] : NULL);
 }
 
-static void rollouts(McgsSearch *s, int n, const Move *first, double *value) {
-    LeafRollouts lr = {.s = s, .pending = s->pending, .first = first, .value = value};
+static void rollouts(McgsSearch *s, McgsPending *pending, int n, const Move *first, double *value) {
+    LeafRollouts lr = {.s = s, .pending = pending, .first = first, .value = value};
     if (s->pool == NULL || n == 1) {
         for (int j = 0; j < n; j++) leaf_rollout(&lr, 0, j);
         return;
@@ -292,7 +292,7 @@ static int evaluate_static(McgsSearch *s, int n) {
     memset(first, 0, (size_t)n * sizeof first[0]); /* (every one is set below; the compiler cannot tell) */
     for (int j = 0; j < n; j++)
         if (expand_static(s, s->pending[j].leaf, &s->pending[j].game, &first[j]) != 0) return -1;
-    rollouts(s, n, first, value); /* the leaves' worlds are not needed after this */
+    rollouts(s, s->pending, n, first, value); /* the leaves' worlds are not needed after this */
     for (int j = 0; j < n; j++) {
         McgsNode *nd = &s->graph.nodes[s->pending[j].leaf];
         nd->u = nd->q = value[j];
@@ -503,18 +503,19 @@ static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, bool expand,
     } else if (want_v) {
         for (int j = 0; j < n; j++) v[j] = net_value(c, &s->leaves, j);
     }
+    /* the rollouts play on the leaves' worlds, which are not needed after them. With an empty
+     * bag a rollout goes to the end of the game: no mix */
+    double roll[MCGS_MAX_BATCH];
+    bool mix[MCGS_MAX_BATCH];
+    if (c->rollout != 0) {
+        for (int j = 0; j < n; j++) mix[j] = want_v && pending[j].game.bag.count > 0;
+        rollouts(s, pending, n, after ? reply : NULL, roll);
+    }
     for (int j = 0; j < n; j++) {
         McgsPending *p = &pending[j];
         McgsNode *nd = &s->graph.nodes[p->leaf];
-        if (c->rollout == 0) {
-            nd->u = v[j];
-        } else {
-            /* the rollout plays on the leaf's world, which is not needed after it. With an empty
-             * bag the rollout goes to the end of the game: no mix */
-            bool mix = want_v && p->game.bag.count > 0;
-            double r = rollout_value(s, &p->game, after ? &reply[j] : NULL);
-            nd->u = mix ? (1.0 - c->value_mix) * r + c->value_mix * v[j] : r;
-        }
+        if (c->rollout == 0) nd->u = v[j];
+        else nd->u = mix[j] ? (1.0 - c->value_mix) * roll[j] + c->value_mix * v[j] : roll[j];
         nd->q = nd->u;
         if (nd->state != MCGS_NODE_READY) nd->state = MCGS_NODE_VALUED;
     }
@@ -532,7 +533,7 @@ static int evaluate_pending(McgsSearch *s, int n, bool root, McgsResult *st) {
         return evaluate_net(s, s->pending, n, expand, root, st);
     if (!expand) { /* the leaves valued by their rollouts alone (their candidates come at a second visit) */
         double value[MCGS_MAX_BATCH];
-        rollouts(s, n, NULL, value);
+        rollouts(s, s->pending, n, NULL, value);
         for (int j = 0; j < n; j++) {
             McgsNode *nd = &s->graph.nodes[s->pending[j].leaf];
             nd->u = nd->q = value[j];

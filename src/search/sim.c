@@ -157,13 +157,11 @@ typedef struct Sim {
     const Game *root;
     SimResult *out;
     SimTask jobs[ROUND_CAP];
-    bool may_cut;         /* a round is merged: a stop may cut the next */
     double deadline;      /* cfg->seconds after the start, or 0 */
     SimScratch *scratch;  /* one a thread */
 } Sim;
 
 static bool stop_now(const Sim *s) {
-    if (!s->may_cut) return false;
     if (s->cfg->stop != NULL && atomic_load_explicit(s->cfg->stop, memory_order_relaxed)) return true;
     return s->deadline > 0.0 && rk_seconds() >= s->deadline;
 }
@@ -172,7 +170,8 @@ static bool stop_now(const Sim *s) {
 static void play_job(void *ctx, int thread, int k) {
     Sim *s = ctx;
     SimTask *job = &s->jobs[k];
-    if (stop_now(s)) return; /* job->done stays false */
+    if (job->world > 0 && stop_now(s)) return; /* job->done stays false; world 0 always runs: an answer
+                                                * needs every candidate rolled out once */
     SimScratch *sc = &s->scratch[thread];
     if (sc->world_index != job->world) {
         sim_sample_world(s->root, s->cfg->infer, s->cfg->seed, job->world, &sc->world);
@@ -268,7 +267,6 @@ int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err
         workpool_run(pool, jobs, play_job, s);
         out->rollouts += (uint64_t)merge_round(s, jobs);
         out->rounds++;
-        s->may_cut = true;
         if (cfg->alloc == SIM_ALLOC_UNIFORM) {
             for (int i = 0; i < out->count; i++)
                 if (out->cand[i].live && out->cand[i].n > out->iterations) out->iterations = out->cand[i].n;

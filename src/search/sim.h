@@ -78,7 +78,8 @@
 #define SIM_MAX_THREADS 256
 /* Rollouts a round (about: uniform rounds are whole worlds). */
 #define SIM_ROUND_ROLLOUTS 32
-/* Rollouts every candidate gets before toptwo allocates. */
+/* Rollouts every candidate gets before toptwo allocates (fewer if the
+ * budget is under SIM_WARMUP a candidate). */
 #define SIM_WARMUP 4
 
 typedef enum SimAlloc { SIM_ALLOC_TOPTWO = 0, SIM_ALLOC_UNIFORM = 1 } SimAlloc;
@@ -100,7 +101,8 @@ typedef struct SimConfig {
     const void *leave_ctx;
     WinValue win;             /* a win's worth at the horizon (bonus 0: none) */
     /* Optional, for a front end (rookery siu); all NULL/0 by default: */
-    const atomic_bool *stop;  /* set by another thread: end now (after the first round) */
+    const atomic_bool *stop;  /* set by another thread: end now (every candidate keeps its
+                               * first rollout, in world 0, which a stop does not cut) */
     void (*progress)(void *ctx, const struct SimResult *r); /* after every round */
     void *progress_ctx;
     const Move *given;        /* the candidates themselves (legal moves with their static

@@ -86,12 +86,16 @@ int sim_plan_toptwo(const SimResult *r, uint64_t budget, uint64_t seed, uint64_t
     uint64_t n[SIM_MAX_CANDIDATES];
     int jobs_n = 0;
     for (int i = 0; i < r->count; i++) n[i] = r->cand[i].n;
-    /* warmup: every candidate to SIM_WARMUP rollouts, world by world; a round
-     * of warmup does only warmup, so the rule below always sees every mean */
+    /* warmup: every candidate to SIM_WARMUP rollouts (fewer if the whole
+     * budget is smaller, at least 1), world by world; a round of warmup does
+     * only warmup, so the rule below always sees every mean */
+    uint64_t total = r->rollouts + budget, count = (uint64_t)r->count;
+    uint64_t warmup = total / count < SIM_WARMUP ? total / count : SIM_WARMUP;
+    if (warmup < 1) warmup = 1;
     bool warm = true;
-    for (int i = 0; i < r->count; i++) warm &= n[i] >= SIM_WARMUP;
-    if (!warm || r->count == 1) {
-        for (uint64_t w = 0; w < SIM_WARMUP && jobs_n < cap; w++)
+    for (int i = 0; i < r->count; i++) warm &= n[i] >= warmup;
+    if (!warm) {
+        for (uint64_t w = 0; w < warmup && jobs_n < cap; w++)
             for (int i = 0; i < r->count && jobs_n < cap; i++)
                 if (n[i] == w) jobs[jobs_n++] = (SimTask){.cand = i, .world = n[i]++};
         return jobs_n;
@@ -108,17 +112,28 @@ int sim_plan_toptwo(const SimResult *r, uint64_t budget, uint64_t seed, uint64_t
     return jobs_n;
 }
 
+/* Whether candidate j is z standard errors of the difference behind the
+ * leader: in the ranked quantity, or, under rank=win with the same win
+ * chance and no spread in it (every rollout won, or every one lost), in
+ * value, the tie-break. */
+static bool clear_behind(const SimResult *r, int lead, int j, const double *var, double z) {
+    const SimCandidate *l = &r->cand[lead], *c = &r->cand[j];
+    double d = key_mean(r, l) - key_mean(r, c);
+    if (r->rank == SIM_RANK_WIN && d == 0.0 && l->win_m2 == 0.0 && c->win_m2 == 0.0) {
+        double se_l = sim_stderr(l), se_c = sim_stderr(c);
+        return sim_mean(l) - sim_mean(c) > z * sqrt(se_l * se_l + se_c * se_c + VAR_FLOOR);
+    }
+    return d > z * sqrt(var[lead] / (double)l->n + var[j] / (double)c->n);
+}
+
 bool sim_settled(const SimResult *r, double z, uint64_t min_n) {
     int lead = sim_leader(r);
     if (lead < 0 || r->cand[lead].n < min_n) return false;
     double var[SIM_MAX_CANDIDATES];
     variances(r, var);
-    double ml = key_mean(r, &r->cand[lead]), sl = var[lead] / (double)r->cand[lead].n;
     for (int j = 0; j < r->count; j++) {
         if (j == lead) continue;
-        if (r->cand[j].n == 0) return false;
-        double d = ml - key_mean(r, &r->cand[j]);
-        if (d <= z * sqrt(sl + var[j] / (double)r->cand[j].n)) return false;
+        if (r->cand[j].n == 0 || !clear_behind(r, lead, j, var, z)) return false;
     }
     return true;
 }

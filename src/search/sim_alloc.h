@@ -30,8 +30,10 @@ int sim_leader(const SimResult *r);
  * Returns the number of jobs (<= cap). */
 int sim_plan_uniform(const SimResult *r, uint64_t worlds_done, uint64_t worlds_left, SimTask *jobs, int cap);
 
-/* Toptwo: the warmup of any candidate below SIM_WARMUP rollouts first, then
- * leader-or-challenger picks; at most `budget` jobs (>= 1) and cap.
+/* Toptwo: the warmup of any candidate below SIM_WARMUP rollouts first (or
+ * below the whole budget's share, at least 1), then leader-or-challenger
+ * picks; at most `budget` jobs (>= 1; the warmup can exceed a budget of
+ * fewer than one rollout a candidate) and cap.
  * `seed` and `round` give the coin. Returns the number of jobs. */
 int sim_plan_toptwo(const SimResult *r, uint64_t budget, uint64_t seed, uint64_t round, SimTask *jobs, int cap);
 

@@ -185,7 +185,9 @@ static void sim_limits(const GoJob *j, SimConfig *cfg) {
     if (p->depth >= 0) cfg->plies = p->depth > 100 ? 100 : (int)p->depth;
     if (p->iterations >= 0) cfg->iterations = p->iterations > 0 ? (uint64_t)p->iterations : 1;
     else if (timed) cfg->iterations = UINT64_MAX;
-    if (timed && p->mode == MODE_AUTO && cfg->stop_z > 0.0 && cfg->stop_z < AUTO_SETTLED_Z) cfg->stop_z = AUTO_SETTLED_Z;
+    if (p->movetime >= 0 && !p->infinite && p->mode == MODE_AUTO && cfg->stop_z > 0.0 && cfg->stop_z < AUTO_SETTLED_Z)
+        cfg->stop_z = AUTO_SETTLED_Z;
+    if (p->infinite && p->mode == MODE_AUTO) cfg->stop_z = 0.0; /* refine until stop */
     if (p->stopcondition >= 0) {
         cfg->stop_z = stop_z(p->stopcondition);
         if (cfg->min_iterations < 2) cfg->min_iterations = 2;

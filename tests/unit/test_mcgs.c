@@ -410,17 +410,25 @@ static void test_lazy_expansion_same_search(void) {
 
 /* threads: a round's leaf rollouts on 2 or 3 threads give the same search
  * to the bit as on one (batches of 8; lazy and first expansion, crn and
- * not), and the graph stays consistent. */
+ * not, a net's V mixed with rollouts), and the graph stays consistent. */
 static void test_threads_same_search(void) {
     TuEnv e;
     if (!tu_env_open(&e)) return;
     RkError err;
     McgsResult *r1 = malloc(sizeof *r1), *r2 = malloc(sizeof *r2);
     int compared = 0;
-    for (int variant = 0; variant < 4; variant++) {
-        McgsConfig c1 = config(120, 8);
+    NnArch arch = {.channels = 8, .blocks = 1, .embed = 16, .head_hidden = 16, .h_tiles = 1};
+    NnModel m;
+    CU_ASSERT_FATAL(nn_model_init(&m, &arch, &e.ld, 15, 7, &err) == 0);
+    for (int variant = 0; variant < 5; variant++) {
+        McgsConfig c1 = config(variant == 4 ? 48 : 120, 8);
         c1.crn = variant % 2 == 0;
-        c1.expand = variant < 2 ? MCGS_EXPAND_AUTO : MCGS_EXPAND_FIRST;
+        c1.expand = variant < 2 || variant == 4 ? MCGS_EXPAND_AUTO : MCGS_EXPAND_FIRST;
+        if (variant == 4) { /* a net: V after the reply mixed with the rollouts */
+            c1.net = &m;
+            c1.candidates_by = MCGS_CANDIDATES_EQUITY;
+            c1.value_mix = 0.5;
+        }
         McgsConfig c2 = c1;
         c2.threads = 2 + variant % 2;
         McgsSearch s1, s2;
@@ -445,7 +453,8 @@ static void test_threads_same_search(void) {
         mcgs_search_free(&s1);
         mcgs_search_free(&s2);
     }
-    CU_ASSERT(compared >= 6);
+    CU_ASSERT(compared >= 8);
+    nn_model_free(&m);
     McgsConfig bad = config(10, 1);
     bad.threads = 0;
     McgsSearch sb;

@@ -554,7 +554,7 @@ static void test_threads(void) {
     double t0 = rk_seconds();
     send_line(f, "go sim movetime 200 threads 2");
     CU_ASSERT_FATAL(read_until(f, "bestmove", 10000) >= 0);
-    CU_ASSERT(rk_seconds() - t0 < 2.0);
+    CU_ASSERT(rk_seconds() - t0 < 5.0); /* 200 ms, with room for a loaded machine or a sanitizer build */
     /* go gen runs no simulation: threads is said ignored */
     send_line(f, "go gen threads 2");
     CU_ASSERT_FATAL(read_until(f, "bestmove", 5000) >= 0);
