@@ -20,8 +20,8 @@ struct WorkPool {
     pthread_mutex_t mu;
     pthread_cond_t start;  /* a batch is posted, or quit */
     pthread_cond_t finish; /* the last helper left the batch */
-    uint64_t batch;        /* batches posted so far */
-    int busy;              /* helpers still in the current batch */
+    atomic_uint_fast64_t batch; /* batches posted so far (written under mu; read by spinning helpers) */
+    atomic_int busy;       /* helpers still in the current batch */
     bool quit;
     WorkFn fn;
     void *ctx;
@@ -38,22 +38,35 @@ static void drain(WorkPool *p, WorkFn fn, void *ctx, int jobs, int thread) {
     }
 }
 
+/* Iterations a thread polls before it sleeps: a search posts its batches
+ * microseconds apart (the caller only merges and plans in between), and a
+ * wake-up from a condition variable costs tens of microseconds, a few per
+ * cent of a batch of rollouts. */
+#define SPIN 20000
+
 static void *helper_main(void *arg) {
     Helper *h = arg;
     WorkPool *p = h->pool;
     uint64_t seen = 0;
-    pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->quit && p->batch == seen) pthread_cond_wait(&p->start, &p->mu);
+        for (int i = 0; i < SPIN && atomic_load_explicit(&p->batch, memory_order_acquire) == seen; i++) {
+        }
+        pthread_mutex_lock(&p->mu);
+        while (!p->quit && atomic_load_explicit(&p->batch, memory_order_relaxed) == seen)
+            pthread_cond_wait(&p->start, &p->mu);
         if (p->quit) break;
-        seen = p->batch;
+        seen = atomic_load_explicit(&p->batch, memory_order_relaxed);
         WorkFn fn = p->fn;
         void *ctx = p->ctx;
         int jobs = p->jobs;
         pthread_mutex_unlock(&p->mu);
         drain(p, fn, ctx, jobs, h->index);
-        pthread_mutex_lock(&p->mu);
-        if (--p->busy == 0) pthread_cond_signal(&p->finish);
+        /* the last helper out wakes the caller if it went to sleep */
+        if (atomic_fetch_sub_explicit(&p->busy, 1, memory_order_acq_rel) == 1) {
+            pthread_mutex_lock(&p->mu);
+            pthread_cond_signal(&p->finish);
+            pthread_mutex_unlock(&p->mu);
+        }
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -71,6 +84,8 @@ WorkPool *workpool_open(int threads, RkError *err) {
     }
     p->threads = threads;
     atomic_init(&p->next, 0);
+    atomic_init(&p->batch, 0);
+    atomic_init(&p->busy, 0);
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->start, NULL);
     pthread_cond_init(&p->finish, NULL);
@@ -106,13 +121,15 @@ void workpool_run(WorkPool *p, int jobs, WorkFn fn, void *ctx) {
     p->ctx = ctx;
     p->jobs = jobs;
     atomic_store_explicit(&p->next, 0, memory_order_relaxed);
-    p->busy = p->started;
-    p->batch++;
+    atomic_store_explicit(&p->busy, p->started, memory_order_relaxed);
+    atomic_fetch_add_explicit(&p->batch, 1, memory_order_release); /* spinning helpers see the batch */
     pthread_cond_broadcast(&p->start);
     pthread_mutex_unlock(&p->mu);
     drain(p, fn, ctx, jobs, 0);
+    for (int i = 0; i < SPIN && atomic_load_explicit(&p->busy, memory_order_acquire) > 0; i++) {
+    }
     pthread_mutex_lock(&p->mu);
-    while (p->busy > 0) pthread_cond_wait(&p->finish, &p->mu);
+    while (atomic_load_explicit(&p->busy, memory_order_acquire) > 0) pthread_cond_wait(&p->finish, &p->mu);
     pthread_mutex_unlock(&p->mu);
 }
 
