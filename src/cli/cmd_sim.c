@@ -14,7 +14,7 @@
 static void usage(FILE *out) {
     fprintf(out,
             "usage: rookery sim --cgp '<CGP>' [--plies P] [--candidates K] [--iterations N] [--seconds T]\n"
-            "                   [--seed S] [--stop-z Z] [--alloc toptwo|uniform] [--rank equity|win] [--threads T]\n"
+            "                   [--seed S] [--stop-z Z] [--alloc toptwo|uniform] [--threads T]\n"
             "                   [--leaves FILE.klv2] [--req FILE.req [--shrink K]]\n"
             "                   [--lexicon FILE.kwg] [--ld english|FILE.csv] [--layout standard15|FILE.txt]\n"
             "\n"
@@ -26,9 +26,8 @@ static void usage(FILE *out) {
             "uniform plays every live candidate in each world. It ends when every other candidate is\n"
             "Z standard errors behind the leader (Z default 2, after 16 rollouts of the leader; 0:\n"
             "never), after N x K rollouts (N default 100), or after T seconds (which makes the result\n"
-            "depend on the machine). --rank win ranks by the win chance at the horizon instead of the\n"
-            "mean value. The same seed (default 1) gives the same table on any number of --threads\n"
-            "(default 1). Prints one row a candidate: move, static equity, mean value, standard error,\n"
+            "depend on the machine). The same seed (default 1) gives the same table on any number of\n"
+            "--threads (default 1). Prints one row a candidate: move, static equity, mean value, standard error,\n"
             "win %%, rollouts, whether it is still live.\n"
             "  --leaves F   static leaves for candidates and rollouts (default: the lexicon's\n"
             "               default leaves, NAME.klv2 beside NAME.kwg; zero: none)\n"
@@ -38,7 +37,7 @@ static void usage(FILE *out) {
 }
 
 typedef struct SimJob {
-    const char *cgp, *lexicon, *ld_name, *layout_name, *leaves_path, *req_path, *alloc, *rank;
+    const char *cgp, *lexicon, *ld_name, *layout_name, *leaves_path, *req_path, *alloc;
     SimConfig cfg;
     double shrink;
 } SimJob;
@@ -58,8 +57,7 @@ static int parse_args(SimJob *j, int argc, char **argv) {
                               {"--stop-z", CLI_DOUBLE, &j->cfg.stop_z, 0, 100, NULL},
                               {"--shrink", CLI_DOUBLE, &j->shrink, 0, 1e12, NULL},
                               {"--threads", CLI_INT, &j->cfg.threads, 1, SIM_MAX_THREADS, NULL},
-                              {"--alloc", CLI_STRING, &j->alloc, 0, 0, NULL},
-                              {"--rank", CLI_STRING, &j->rank, 0, 0, NULL}};
+                              {"--alloc", CLI_STRING, &j->alloc, 0, 0, NULL}};
     int parsed = cli_options_parse("sim", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), usage);
     if (parsed != 0) return parsed;
     if (j->cfg.iterations == 0) {
@@ -81,17 +79,10 @@ static int parse_args(SimJob *j, int argc, char **argv) {
         }
         j->cfg.alloc = strcmp(j->alloc, "toptwo") == 0 ? SIM_ALLOC_TOPTWO : SIM_ALLOC_UNIFORM;
     }
-    if (j->rank != NULL) {
-        if (strcmp(j->rank, "equity") != 0 && strcmp(j->rank, "win") != 0) {
-            fprintf(stderr, "rookery sim: --rank %s, expected equity or win\n", j->rank);
-            return -1;
-        }
-        j->cfg.rank = strcmp(j->rank, "win") == 0 ? SIM_RANK_WIN : SIM_RANK_EQUITY;
-    }
     return 0;
 }
 
-/* Candidates in the table's order: live first, then by the ranking, then
+/* Candidates in the table's order: live first, then by mean, then
  * by static equity (an insertion sort of at most 64). */
 static void table_order(const SimResult *r, const SimCandidate **order) {
     for (int i = 0; i < r->count; i++) {
@@ -181,11 +172,11 @@ int cmd_sim(int argc, char **argv) {
         rc = r == NULL ? 1 : 2;
         goto done;
     }
-    printf("sim: %d candidates, %d plies, %llu rollouts in %.2f s (%.0f rollouts/s, %d thread%s), %s, ranked by %s, "
+    printf("sim: %d candidates, %d plies, %llu rollouts in %.2f s (%.0f rollouts/s, %d thread%s), %s, "
            "seed %llu, leaves %s\n",
            r->count, j.cfg.plies, (unsigned long long)r->rollouts, r->seconds,
            r->seconds > 0 ? (double)r->rollouts / r->seconds : 0.0, j.cfg.threads, j.cfg.threads == 1 ? "" : "s",
-           j.cfg.alloc == SIM_ALLOC_TOPTWO ? "toptwo" : "uniform", r->rank == SIM_RANK_WIN ? "win %" : "equity",
+           j.cfg.alloc == SIM_ALLOC_TOPTWO ? "toptwo" : "uniform",
            (unsigned long long)j.cfg.seed, leaves_desc);
     const SimCandidate *order[SIM_MAX_CANDIDATES];
     table_order(r, order);

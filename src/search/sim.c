@@ -134,7 +134,6 @@ static int check_config(const SimConfig *c, RkError *err) {
     if (c->threads < 1 || c->threads > SIM_MAX_THREADS)
         return rk_error(err, "sim: threads %d, expected 1..%d", c->threads, SIM_MAX_THREADS);
     if (c->alloc != SIM_ALLOC_TOPTWO && c->alloc != SIM_ALLOC_UNIFORM) return rk_error(err, "sim: unknown allocation");
-    if (c->rank != SIM_RANK_EQUITY && c->rank != SIM_RANK_WIN) return rk_error(err, "sim: unknown ranking");
     if (c->given != NULL && (c->given_count < 1 || c->given_count > SIM_MAX_CANDIDATES))
         return rk_error(err, "sim: %d given candidates, expected 1..%d", c->given_count, SIM_MAX_CANDIDATES);
     return 0;
@@ -248,7 +247,6 @@ int sim_run(const Game *root, const SimConfig *cfg, SimResult *out, RkError *err
     if (cfg->infer != NULL && infer_check_fits(root, cfg->infer, &inner) != 0)
         return rk_error(err, "sim: %s", inner.msg);
     if (candidates(root, cfg, out, err) != 0) return -1;
-    out->rank = cfg->rank;
     Sim *s = calloc(1, sizeof *s);
     SimScratch *scratch = calloc((size_t)cfg->threads, sizeof *scratch);
     WorkPool *pool = s != NULL && scratch != NULL ? workpool_open(cfg->threads, &inner) : NULL;

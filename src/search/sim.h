@@ -37,12 +37,6 @@
  *   - SIM_ALLOC_UNIFORM (alloc=uniform): every live candidate, one rollout
  *     each world.
  *
- * RANKING. SIM_RANK_EQUITY (rank=equity, the default): by the mean value
- * above. SIM_RANK_WIN (rank=win): by the mean P(win) at the horizon (1, 1/2
- * or 0 once the game is over, else the win model's for the lead with the
- * leaves last kept), equal chances by the mean value. The allocation and
- * the stopping rules below use the ranked quantity.
- *
  * STOPPING. With stop_z > 0, once the leader has cfg->min_iterations
  * rollouts: toptwo stops when every other candidate's mean is more than
  * stop_z standard errors of the difference below the leader's; uniform
@@ -83,7 +77,6 @@
 #define SIM_WARMUP 4
 
 typedef enum SimAlloc { SIM_ALLOC_TOPTWO = 0, SIM_ALLOC_UNIFORM = 1 } SimAlloc;
-typedef enum SimRank { SIM_RANK_EQUITY = 0, SIM_RANK_WIN = 1 } SimRank;
 
 struct SimResult;
 typedef struct SimConfig {
@@ -95,7 +88,6 @@ typedef struct SimConfig {
     double seconds;          /* wall-clock limit, 0 = none */
     uint64_t seed;
     SimAlloc alloc;          /* how rollouts are allocated (ALLOCATION above) */
-    SimRank rank;            /* what candidates are ranked by (RANKING above) */
     int threads;             /* 1..SIM_MAX_THREADS */
     LeaveValueFn leave_value; /* the static leaves: candidates, rollouts and horizon */
     const void *leave_ctx;
@@ -130,7 +122,6 @@ typedef struct SimCandidate {
 typedef struct SimResult {
     int count;
     SimCandidate cand[SIM_MAX_CANDIDATES];
-    SimRank rank;            /* the config's */
     uint64_t iterations;     /* uniform: worlds played; toptwo: rollouts / count */
     uint64_t rollouts;       /* in all */
     uint64_t rounds;
@@ -144,7 +135,7 @@ double sim_stderr(const SimCandidate *c);
 /* The same for the win probability (0..1). */
 double sim_win_mean(const SimCandidate *c);
 double sim_win_stderr(const SimCandidate *c);
-/* Whether candidate a of r ranks above b under r->rank (RANKING above). */
+/* Whether candidate a of r ranks above b: a higher mean value. */
 bool sim_ranks_above(const SimResult *r, const SimCandidate *a, const SimCandidate *b);
 
 /* The rollout of an iteration, also the graph search's leaf value

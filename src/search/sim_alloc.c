@@ -5,17 +5,9 @@
 
 #include "core/rng.h"
 
-/* What the candidates are ranked by (sim.h, RANKING): the mean and the sum
- * of squared deviations of the values or of the win probabilities. */
-static double key_mean(const SimResult *r, const SimCandidate *c) {
-    return r->rank == SIM_RANK_WIN ? c->win_mean : c->mean;
-}
-static double key_m2(const SimResult *r, const SimCandidate *c) { return r->rank == SIM_RANK_WIN ? c->win_m2 : c->m2; }
-
 bool sim_ranks_above(const SimResult *r, const SimCandidate *a, const SimCandidate *b) {
-    double ka = key_mean(r, a), kb = key_mean(r, b);
-    if (ka != kb) return ka > kb;
-    return r->rank == SIM_RANK_WIN && a->mean > b->mean; /* equal win chances: the better spread */
+    (void)r;
+    return sim_mean(a) > sim_mean(b);
 }
 
 int sim_leader(const SimResult *r) {
@@ -49,13 +41,13 @@ static void variances(const SimResult *r, double *var) {
     double m2 = 0.0, dof = 0.0;
     for (int i = 0; i < r->count; i++) {
         if (r->cand[i].n < 2) continue;
-        m2 += key_m2(r, &r->cand[i]);
+        m2 += r->cand[i].m2;
         dof += (double)r->cand[i].n - 1.0;
     }
     double pooled = dof > 0.0 ? m2 / dof : 0.0;
     for (int i = 0; i < r->count; i++) {
         const SimCandidate *c = &r->cand[i];
-        double own = c->n >= 2 ? key_m2(r, c) : 0.0, k = c->n >= 2 ? (double)c->n - 1.0 : 0.0;
+        double own = c->n >= 2 ? c->m2 : 0.0, k = c->n >= 2 ? (double)c->n - 1.0 : 0.0;
         var[i] = (own + SHRINK * pooled) / (k + SHRINK);
         if (var[i] < VAR_FLOOR) var[i] = VAR_FLOOR;
     }
@@ -66,10 +58,10 @@ static void variances(const SimResult *r, double *var) {
 static int challenger(const SimResult *r, int lead, const double *var, const uint64_t *n) {
     int best = -1;
     double best_cost = 0.0;
-    double ml = key_mean(r, &r->cand[lead]), sl = var[lead] / (double)n[lead];
+    double ml = sim_mean(&r->cand[lead]), sl = var[lead] / (double)n[lead];
     for (int j = 0; j < r->count; j++) {
         if (j == lead) continue;
-        double d = ml - key_mean(r, &r->cand[j]);
+        double d = ml - sim_mean(&r->cand[j]);
         if (d < 0.0) d = 0.0; /* the leader is the best mean; guards rounding */
         double cost = d * d / (2.0 * (sl + var[j] / (double)n[j])) + log((double)n[j]);
         if (best < 0 || cost < best_cost) {
@@ -113,17 +105,10 @@ int sim_plan_toptwo(const SimResult *r, uint64_t budget, uint64_t seed, uint64_t
 }
 
 /* Whether candidate j is z standard errors of the difference behind the
- * leader: in the ranked quantity, or, under rank=win with the same win
- * chance and no spread in it (every rollout won, or every one lost), in
- * value, the tie-break. */
+ * leader. */
 static bool clear_behind(const SimResult *r, int lead, int j, const double *var, double z) {
     const SimCandidate *l = &r->cand[lead], *c = &r->cand[j];
-    double d = key_mean(r, l) - key_mean(r, c);
-    if (r->rank == SIM_RANK_WIN && d == 0.0 && l->win_m2 == 0.0 && c->win_m2 == 0.0) {
-        double se_l = sim_stderr(l), se_c = sim_stderr(c);
-        return sim_mean(l) - sim_mean(c) > z * sqrt(se_l * se_l + se_c * se_c + VAR_FLOOR);
-    }
-    return d > z * sqrt(var[lead] / (double)l->n + var[j] / (double)c->n);
+    return sim_mean(l) - sim_mean(c) > z * sqrt(var[lead] / (double)l->n + var[j] / (double)c->n);
 }
 
 bool sim_settled(const SimResult *r, double z, uint64_t min_n) {
@@ -140,13 +125,11 @@ bool sim_settled(const SimResult *r, double z, uint64_t min_n) {
 
 int sim_drop_behind(SimResult *r, double z) {
     int lead = sim_leader(r), live = 0;
-    double (*mean)(const SimCandidate *) = r->rank == SIM_RANK_WIN ? sim_win_mean : sim_mean;
-    double (*se)(const SimCandidate *) = r->rank == SIM_RANK_WIN ? sim_win_stderr : sim_stderr;
-    double low = mean(&r->cand[lead]) - z * se(&r->cand[lead]);
+    double low = sim_mean(&r->cand[lead]) - z * sim_stderr(&r->cand[lead]);
     for (int i = 0; i < r->count; i++) {
         SimCandidate *c = &r->cand[i];
         if (!c->live) continue;
-        if (i != lead && mean(c) + z * se(c) < low) c->live = false;
+        if (i != lead && sim_mean(c) + z * sim_stderr(c) < low) c->live = false;
         live += c->live;
     }
     return live;

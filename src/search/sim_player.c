@@ -56,10 +56,6 @@ static int sim_option(Player *p, const char *spec, const char *key, const char *
         if (strcmp(val, "toptwo") != 0 && strcmp(val, "uniform") != 0)
             return rk_error(err, "player '%s': alloc=%s, expected toptwo or uniform", spec, val);
         s->sim.alloc = strcmp(val, "toptwo") == 0 ? SIM_ALLOC_TOPTWO : SIM_ALLOC_UNIFORM;
-    } else if (strcmp(key, "rank") == 0) {
-        if (strcmp(val, "equity") != 0 && strcmp(val, "win") != 0)
-            return rk_error(err, "player '%s': rank=%s, expected equity or win", spec, val);
-        s->sim.rank = strcmp(val, "win") == 0 ? SIM_RANK_WIN : SIM_RANK_EQUITY;
     } else if (strcmp(key, "seed") == 0) {
         if (spec_number(spec, key, val, 0, 9e15, true, &x, err) != 0) return -1;
         s->sim.seed = (uint64_t)x;
@@ -158,7 +154,7 @@ static void sim_close(Player *p) {
 
 const PlayerKind PLAYER_KIND_SIM = {
     .name = "sim",
-    .usage = "sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,alloc=toptwo|uniform][,rank=equity|win][,threads=T][,seed=S][,win_bonus=W][,win_model=M][,infer=yes[,infer_tau=T]]"
+    .usage = "sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,alloc=toptwo|uniform][,threads=T][,seed=S][,win_bonus=W][,win_model=M][,infer=yes[,infer_tau=T]]"
              "[,leaves=FILE.klv2|zero|,req=FILE.req[,shrink=K]]",
     .init = sim_init,
     .option = sim_option,

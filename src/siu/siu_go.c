@@ -128,7 +128,7 @@ static void run_gen(GoJob *j) {
 /* ------------------------------------------------------------ sim */
 
 /* Whether x is listed before y: live first, then by the simulation's
- * ranking, then by static equity. */
+ * mean, then by static equity. */
 static bool listed_before(const SimResult *r, const SimCandidate *x, const SimCandidate *y) {
     if (x->live != y->live) return x->live;
     if (sim_ranks_above(r, x, y)) return true;
@@ -136,7 +136,7 @@ static bool listed_before(const SimResult *r, const SimCandidate *x, const SimCa
     return move_compare_equity(&x->move, &y->move) < 0;
 }
 
-/* info sim lines for the best candidates, live first, by the ranking. */
+/* info sim lines for the best candidates, live first, by mean. */
 static void say_sim(GoJob *j, const SimResult *r) {
     const SimCandidate *order[SIM_MAX_CANDIDATES];
     for (int i = 0; i < r->count; i++) { /* insertion sort: at most 64 */

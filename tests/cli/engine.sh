@@ -84,7 +84,6 @@ expect_error 2 "at least 1" "$bin" sim --lexicon "$kwg" --cgp "$pos" --iteration
 expect_error 2 "--stop-z: bad value 'x'" "$bin" sim --lexicon "$kwg" --cgp "$pos" --stop-z x
 expect_error 2 "--seconds: bad value '-1'" "$bin" sim --lexicon "$kwg" --cgp "$pos" --seconds -1
 expect_error 2 "--alloc best, expected toptwo or uniform" "$bin" sim --lexicon "$kwg" --cgp "$pos" --alloc best
-expect_error 2 "--rank spread, expected equity or win" "$bin" sim --lexicon "$kwg" --cgp "$pos" --rank spread
 expect_error 2 "--threads" "$bin" sim --lexicon "$kwg" --cgp "$pos" --threads 0
 expect_error 2 "--spv-k must be above 0" "$bin" bench movegen --lexicon "$kwg" --spv-k 0
 expect_error 2 "--spv-k: bad value 'nan'" "$bin" bench movegen --lexicon "$kwg" --spv-k nan

@@ -387,43 +387,6 @@ static void test_stop_any_moment(void) {
     tu_env_close(&e);
 }
 
-/* rank=win: the best move has the highest mean P(win) (equal chances: the
- * better mean value), under both allocations; P(win) stays in [0, 1]. */
-static void test_rank_win(void) {
-    TuEnv e;
-    if (!tu_env_open(&e)) return;
-    RkError err;
-    SimResult *r = malloc(sizeof *r);
-    int positions = 0, bad = 0;
-    for (uint64_t gi = 0; gi < 6; gi++) {
-        tu_env_position(&e, 43, gi, 20 * (int)(gi % 3), hash_leave);
-        if (game_over(e.g)) continue;
-        positions++;
-        SimConfig c = config(2, 8, 20);
-        c.rank = SIM_RANK_WIN;
-        c.alloc = gi % 2 == 0 ? SIM_ALLOC_TOPTWO : SIM_ALLOC_UNIFORM;
-        CU_ASSERT_FATAL(sim_run(e.g, &c, r, &err) == 0);
-        CU_ASSERT_EQUAL(r->rank, SIM_RANK_WIN);
-        const SimCandidate *b = &r->cand[r->best];
-        for (int i = 0; i < r->count; i++) {
-            const SimCandidate *k = &r->cand[i];
-            bad += sim_win_mean(k) < 0.0 || sim_win_mean(k) > 1.0;
-            if (!k->live) continue;
-            bad += sim_win_mean(k) > sim_win_mean(b);
-            bad += sim_win_mean(k) == sim_win_mean(b) && sim_mean(k) > sim_mean(b);
-            bad += i != r->best && sim_ranks_above(r, k, b);
-        }
-    }
-    CU_ASSERT(positions >= 4);
-    CU_ASSERT_EQUAL(bad, 0);
-    SimConfig c = config(2, 8, 20);
-    c.rank = (SimRank)7;
-    CU_ASSERT_EQUAL(sim_run(e.g, &c, r, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "ranking"));
-    free(r);
-    tu_env_close(&e);
-}
-
 /* A stop that cuts a round in the middle (set from inside the rollouts,
  * on the pool's threads, after a number of leave lookups): every
  * candidate's mean is still that of its rollouts in worlds 0..n-1, and a
@@ -529,7 +492,6 @@ int main(void) {
         {"1, 2 and 3 threads give the same bytes", test_threads_same_answer},
         {"toptwo spends its rollouts on the moves that can still be best", test_toptwo_concentrates},
         {"a stop at any moment ends a threaded run with a played candidate", test_stop_any_moment},
-        {"rank=win: the best has the highest P(win), ties by value", test_rank_win},
         {"a stop that cuts a round keeps every candidate's rollouts in worlds 0..n-1", test_cut_round_keeps_worlds},
         {"bad configurations are refused", test_bad_config},
         CU_TEST_INFO_NULL,
