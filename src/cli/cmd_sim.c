@@ -82,26 +82,6 @@ static int parse_args(SimJob *j, int argc, char **argv) {
     return 0;
 }
 
-/* Candidates in the table's order: live first, then by mean, then
- * by static equity (an insertion sort of at most 64). */
-static void table_order(const SimResult *r, const SimCandidate **order) {
-    for (int i = 0; i < r->count; i++) {
-        const SimCandidate *c = &r->cand[i];
-        int at = i;
-        while (at > 0) {
-            const SimCandidate *p = order[at - 1];
-            bool before = c->live != p->live ? c->live
-                          : sim_ranks_above(r, c, p) ? true
-                          : sim_ranks_above(r, p, c) ? false
-                                                     : movegen_compare(&c->move, &p->move) < 0;
-            if (!before) break;
-            order[at] = p;
-            at--;
-        }
-        order[at] = c;
-    }
-}
-
 int cmd_sim(int argc, char **argv) {
     SimJob j;
     memset(&j, 0, sizeof j);
@@ -179,7 +159,7 @@ int cmd_sim(int argc, char **argv) {
            j.cfg.alloc == SIM_ALLOC_TOPTWO ? "toptwo" : "uniform",
            (unsigned long long)j.cfg.seed, leaves_desc);
     const SimCandidate *order[SIM_MAX_CANDIDATES];
-    table_order(r, order);
+    sim_table_order(r, order);
     printf("%-24s %10s %10s %8s %7s %9s  %s\n", "move", "static", "mean", "stderr", "win %", "rollouts", "");
     for (int i = 0; i < r->count; i++) {
         const SimCandidate *c = order[i];

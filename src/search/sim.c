@@ -40,6 +40,23 @@ double sim_win_stderr(const SimCandidate *c) {
     return var > 0.0 ? sqrt(var / n) : 0.0;
 }
 
+static bool listed_before(const SimCandidate *x, const SimCandidate *y) {
+    if (x->live != y->live) return x->live;
+    if (sim_mean(x) != sim_mean(y)) return sim_mean(x) > sim_mean(y);
+    return move_compare_equity(&x->move, &y->move) < 0;
+}
+
+void sim_table_order(const SimResult *r, const SimCandidate **order) {
+    for (int i = 0; i < r->count; i++) { /* an insertion sort: at most SIM_MAX_CANDIDATES */
+        int at = i;
+        while (at > 0 && listed_before(&r->cand[i], order[at - 1])) {
+            order[at] = order[at - 1];
+            at--;
+        }
+        order[at] = &r->cand[i];
+    }
+}
+
 /* Welford's update of both running means (n counts both). */
 static void add_value(SimCandidate *c, double v, double win) {
     c->n++;

@@ -135,8 +135,9 @@ double sim_stderr(const SimCandidate *c);
 /* The same for the win probability (0..1). */
 double sim_win_mean(const SimCandidate *c);
 double sim_win_stderr(const SimCandidate *c);
-/* Whether candidate a of r ranks above b: a higher mean value. */
-bool sim_ranks_above(const SimResult *r, const SimCandidate *a, const SimCandidate *b);
+/* r's candidates in the order a table lists them: live first, then by
+ * mean (best first), then by static equity; into order[0..r->count). */
+void sim_table_order(const SimResult *r, const SimCandidate **order);
 
 /* The rollout of an iteration, also the graph search's leaf value
  * (search/mcgs.h): in g (modified), `moves` moves (fewer if the game ends),

@@ -5,15 +5,11 @@
 
 #include "core/rng.h"
 
-bool sim_ranks_above(const SimResult *r, const SimCandidate *a, const SimCandidate *b) {
-    (void)r;
-    return sim_mean(a) > sim_mean(b);
-}
 
 int sim_leader(const SimResult *r) {
     int best = -1;
     for (int i = 0; i < r->count; i++)
-        if (r->cand[i].live && (best < 0 || sim_ranks_above(r, &r->cand[i], &r->cand[best]))) best = i;
+        if (r->cand[i].live && (best < 0 || sim_mean(&r->cand[i]) > sim_mean(&r->cand[best]))) best = i;
     return best;
 }
 

@@ -127,26 +127,10 @@ static void run_gen(GoJob *j) {
 
 /* ------------------------------------------------------------ sim */
 
-/* Whether x is listed before y: live first, then by the simulation's
- * mean, then by static equity. */
-static bool listed_before(const SimResult *r, const SimCandidate *x, const SimCandidate *y) {
-    if (x->live != y->live) return x->live;
-    if (sim_ranks_above(r, x, y)) return true;
-    if (sim_ranks_above(r, y, x)) return false;
-    return move_compare_equity(&x->move, &y->move) < 0;
-}
-
 /* info sim lines for the best candidates, live first, by mean. */
 static void say_sim(GoJob *j, const SimResult *r) {
     const SimCandidate *order[SIM_MAX_CANDIDATES];
-    for (int i = 0; i < r->count; i++) { /* insertion sort: at most 64 */
-        int at = i;
-        while (at > 0 && listed_before(r, &r->cand[i], order[at - 1])) {
-            order[at] = order[at - 1];
-            at--;
-        }
-        order[at] = &r->cand[i];
-    }
+    sim_table_order(r, order);
     int n = r->count < j->s->opt.gen_count ? r->count : j->s->opt.gen_count;
     for (int i = 0; i < n; i++) {
         const SimCandidate *c = order[i];
