@@ -20,8 +20,12 @@ typedef struct TtEntry {
     int32_t value;
     uint16_t best; /* index of the best move in the position's sorted move list */
     uint8_t flag;
-    uint8_t pad;
+    uint8_t depth; /* plies the value looked ahead; DEPTH_PROVEN: to the game's end */
 } TtEntry;
+
+/* A search's remaining plies when it has no horizon (the exact solver), and a
+ * table entry's depth when no line under it was cut by a horizon. */
+#define DEPTH_PROVEN 255
 
 /* One level of the search: the position and its moves. Each is allocated on
  * its own, so growing the stack never moves a level in use. */
@@ -33,6 +37,7 @@ typedef struct Ply {
 typedef struct Solver {
     uint64_t nodes, max_nodes, table_hits;
     bool over_budget, out_of_memory, stop_seen;
+    bool horizon; /* a value under the node being searched was cut by the depth limit */
     const atomic_bool *stop;
     double deadline;
     TtEntry *tt;
@@ -46,6 +51,7 @@ void endgame_config_defaults(EndgameConfig *c) {
     c->table_bits = ENDGAME_DEFAULT_TABLE_BITS;
     c->stop = NULL;
     c->deadline = 0.0;
+    c->max_depth = 0;
 }
 
 void endgame_result_init(EndgameResult *r) { memset(r, 0, sizeof *r); }
@@ -150,29 +156,49 @@ uint64_t endgame_position_key(const Game *g) {
     return k ^ mix64((UINT64_C(2) << 40) | ((uint64_t)g->on_turn << 8) | (uint64_t)g->zeros);
 }
 
-static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta);
+static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta, int depth);
+
+/* The plies left below a position searched with `depth` plies left. */
+static int child_depth(int depth) { return depth == DEPTH_PROVEN ? DEPTH_PROVEN : depth - 1; }
 
 /* The value of playing m from level d's position (from its mover's view),
- * searching the reply with the window (alpha, beta) of level d: exact if it
- * lies strictly inside, else a bound on the right side (fail-soft). */
-static int32_t move_value(Solver *s, int d, const Move *m, int32_t alpha, int32_t beta) {
+ * searching the reply with the window (alpha, beta) of level d and `depth`
+ * plies left (this move is one of them): exact if it lies strictly inside,
+ * else a bound on the right side (fail-soft). At the horizon (no plies left
+ * after m, the game not over) the reply is valued 0: the line's value is the
+ * spread it has made, and the tiles still on the racks count for neither
+ * side (going out and six scoreless turns are always valued exactly). */
+static int32_t move_value(Solver *s, int d, const Move *m, int32_t alpha, int32_t beta, int depth) {
     const Game *g = &s->plies[d]->game;
     int me = g->on_turn, opp = 1 - me;
     if (m->kind == MOVE_PLACE && m->ntiles == g->racks[me].total) /* goes out: the game ends */
         return m->score + 2 * rack_score(&g->racks[opp], g->ld);
+    if (depth == 1 && m->kind == MOVE_PLACE && m->score > 0) {
+        /* a scoring move that does not go out cannot end the game: its value
+         * at the horizon is its score, without playing it */
+        s->horizon = true;
+        return m->score;
+    }
     Game *c = &s->plies[d + 1]->game;
     *c = *g;
     game_play(c, m);
     int32_t delta = (c->scores[me] - c->scores[opp]) - (g->scores[me] - g->scores[opp]);
     if (game_over(c)) return delta;
-    return delta - search(s, d + 1, delta - beta, delta - alpha);
+    if (depth == 1) {
+        s->horizon = true;
+        return delta;
+    }
+    return delta - search(s, d + 1, delta - beta, delta - alpha, child_depth(depth));
 }
 
 static bool stopped(const Solver *s) { return s->over_budget || s->out_of_memory || s->stop_seen; }
 
 /* Negamax value of level d's position for its player on turn, fail-soft
- * alpha-beta. Returns 0 (meaningless) once stopped(s). */
-static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta) {
+ * alpha-beta, `depth` plies left (DEPTH_PROVEN: to the game's end). Sets
+ * s->horizon when the value depends on a line cut by the depth limit (then
+ * it is an estimate, stored in the table with its depth). Returns 0
+ * (meaningless) once stopped(s). */
+static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta, int depth) {
     if (s->nodes >= s->max_nodes) {
         s->over_budget = true;
         return 0;
@@ -198,14 +224,18 @@ static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta) {
         key = endgame_position_key(&p->game);
         e = &s->tt[key & s->tt_mask];
         if (e->flag != TT_EMPTY && e->key == key) {
-            if (e->flag == TT_EXACT || (e->flag == TT_LOWER && e->value >= beta) ||
-                (e->flag == TT_UPPER && e->value <= alpha)) {
+            if (e->depth >= depth &&
+                (e->flag == TT_EXACT || (e->flag == TT_LOWER && e->value >= beta) ||
+                 (e->flag == TT_UPPER && e->value <= alpha))) {
                 s->table_hits++;
+                if (e->depth != DEPTH_PROVEN) s->horizon = true;
                 return e->value;
             }
             first = e->best;
         }
     }
+    const bool outer_horizon = s->horizon;
+    s->horizon = false;
     gen_sorted(&p->game, &p->moves);
     int n = (int)p->moves.count;
     if (first >= n) first = -1;
@@ -215,7 +245,7 @@ static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta) {
     for (int k = first >= 0 ? -1 : 0; k < n; k++) {
         int i = k < 0 ? first : k;
         if (k >= 0 && i == first) continue;
-        int32_t v = move_value(s, d, &p->moves.moves[i], alpha, beta);
+        int32_t v = move_value(s, d, &p->moves.moves[i], alpha, beta, depth);
         if (stopped(s)) return 0;
         if (v > best) {
             best = v;
@@ -229,12 +259,14 @@ static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta) {
         e->value = best;
         e->best = (uint16_t)(best_i <= UINT16_MAX ? best_i : 0);
         e->flag = best <= alpha0 ? TT_UPPER : best >= beta ? TT_LOWER : TT_EXACT;
+        e->depth = (uint8_t)(s->horizon ? depth : DEPTH_PROVEN);
     }
+    s->horizon = s->horizon || outer_horizon;
     return best;
 }
 
 /* The exact value of root move m (level 0 holds the root). */
-static int32_t root_move_value(Solver *s, const Move *m) { return move_value(s, 0, m, -EG_INF, EG_INF); }
+static int32_t root_move_value(Solver *s, const Move *m) { return move_value(s, 0, m, -EG_INF, EG_INF, DEPTH_PROVEN); }
 
 static int solver_error(const Solver *s, RkError *err) {
     if (s->out_of_memory) return rk_error(err, "endgame: out of memory");
@@ -262,23 +294,26 @@ static int solver_root(Solver *s, const Game *g, const EndgameConfig *cfg, RkErr
 /* The best move, then, while the table holds the position after it with a
  * best move, that move: the line the search found best (the values of the
  * replies may be bounds, so past the first move it is the search's line,
- * not a proof). */
-static void principal_variation(Solver *s, const Game *root, const Move *best, EndgameResult *out) {
+ * not a proof). At most max_len plies (<= ENDGAME_PV_MAX). Level 0 is
+ * used as scratch and holds the root again at the end. */
+static void principal_variation(Solver *s, const Game *root, const Move *best, int max_len, Move *pv,
+                                int *pv_len) {
     Game *g = &s->plies[0]->game;
     MoveList *moves = &s->plies[0]->moves;
     *g = *root;
-    out->pv[0] = *best;
-    out->pv_len = 1;
+    pv[0] = *best;
+    *pv_len = 1;
     game_play(g, best);
-    while (s->tt != NULL && !game_over(g) && out->pv_len < ENDGAME_PV_MAX) {
+    while (s->tt != NULL && !game_over(g) && *pv_len < max_len) {
         uint64_t key = endgame_position_key(g);
         const TtEntry *e = &s->tt[key & s->tt_mask];
         if (e->flag == TT_EMPTY || e->key != key) break;
         gen_sorted(g, moves);
         if (e->best >= moves->count) break;
-        out->pv[out->pv_len++] = moves->moves[e->best];
+        pv[(*pv_len)++] = moves->moves[e->best];
         game_play(g, &moves->moves[e->best]);
     }
+    *g = *root;
 }
 
 int endgame_solve(const Game *g, const EndgameConfig *cfg, EndgameResult *out, RkError *err) {
@@ -315,7 +350,7 @@ int endgame_solve(const Game *g, const EndgameConfig *cfg, EndgameResult *out, R
     }
     if (out->solved > 0) {
         out->best_value = out->values[out->best];
-        principal_variation(&s, g, &out->moves[out->best], out);
+        principal_variation(&s, g, &out->moves[out->best], ENDGAME_PV_MAX, out->pv, &out->pv_len);
     }
     out->nodes = s.nodes;
     out->table_hits = s.table_hits;
@@ -342,6 +377,144 @@ int endgame_move_value(const Game *g, const Move *m, const EndgameConfig *cfg, i
     int rc = stopped(&s) ? solver_error(&s, err) : 0;
     if (rc == 0) *value = v;
     if (nodes != NULL) *nodes = s.nodes;
+    solver_close(&s);
+    return rc;
+}
+
+/* ------------------------------------------------ iterative deepening */
+
+/* The root moves of a deepening search: their order for the next depth
+ * (the last depth's values, best first) and those values. */
+typedef struct RootMoves {
+    Move *moves;
+    int32_t *value; /* the last completed depth's value or bound, per move */
+    int *order;     /* indices into moves, the order of the next depth */
+    int n;
+} RootMoves;
+
+static void roots_free(RootMoves *r) {
+    free(r->moves);
+    free(r->value);
+    free(r->order);
+}
+
+static int roots_open(RootMoves *r, const MoveList *list) {
+    r->n = (int)list->count;
+    r->moves = malloc((size_t)r->n * sizeof *r->moves);
+    r->value = malloc((size_t)r->n * sizeof *r->value);
+    r->order = malloc((size_t)r->n * sizeof *r->order);
+    if (r->moves == NULL || r->value == NULL || r->order == NULL) {
+        roots_free(r);
+        return -1;
+    }
+    memcpy(r->moves, list->moves, (size_t)r->n * sizeof *r->moves);
+    for (int i = 0; i < r->n; i++) r->order[i] = i;
+    return 0;
+}
+
+/* The order for the next depth: `best` first, then by the values just
+ * found, higher first, ties in the previous order (an insertion sort: stable,
+ * and the order is already nearly sorted after the first depths). */
+static void roots_reorder(RootMoves *r, int best) {
+    int k = 0;
+    while (r->order[k] != best) k++;
+    memmove(r->order + 1, r->order, (size_t)k * sizeof *r->order);
+    r->order[0] = best;
+    for (int i = 2; i < r->n; i++) {
+        int x = r->order[i], j = i;
+        while (j > 1 && r->value[r->order[j - 1]] < r->value[x]) {
+            r->order[j] = r->order[j - 1];
+            j--;
+        }
+        r->order[j] = x;
+    }
+}
+
+/* One depth over every root move, principal variation search: the first
+ * move (the last depth's best) with the full window, the others with a
+ * null window at the best value so far, searched again with a full window
+ * when they fail high. Returns the index of the best move (its value in
+ * *value) or -1 when stopped before the first move was searched; *done
+ * says whether every root move was searched. */
+static int search_depth(Solver *s, RootMoves *r, int depth, int32_t *value, bool *done) {
+    int32_t alpha = -EG_INF;
+    int best = -1;
+    *done = false;
+    for (int k = 0; k < r->n; k++) {
+        int i = r->order[k];
+        const Move *m = &r->moves[i];
+        int32_t v;
+        if (best < 0) {
+            v = move_value(s, 0, m, -EG_INF, EG_INF, depth);
+        } else {
+            v = move_value(s, 0, m, alpha, alpha + 1, depth);
+            if (!stopped(s) && v > alpha) v = move_value(s, 0, m, alpha, EG_INF, depth);
+        }
+        if (stopped(s)) return best;
+        r->value[i] = v;
+        if (best < 0 || v > alpha) {
+            alpha = v;
+            best = i;
+        }
+    }
+    *value = alpha;
+    *done = true;
+    return best;
+}
+
+static int pv_plies(int depth) { return depth < ENDGAME_PV_MAX ? depth : ENDGAME_PV_MAX; }
+
+int endgame_search(const Game *g, const EndgameConfig *cfg, EndgameSearchResult *out, EndgameDepthFn on_depth,
+                   void *ctx, RkError *err) {
+    double t0 = rk_seconds();
+    memset(out, 0, sizeof *out);
+    if (cfg->max_depth < 0 || cfg->max_depth > ENDGAME_MAX_DEPTH)
+        return rk_error(err, "endgame: depth %d out of range 0..%d", cfg->max_depth, ENDGAME_MAX_DEPTH);
+    Solver s;
+    if (solver_root(&s, g, cfg, err) != 0) return -1;
+    RootMoves r;
+    if (roots_open(&r, &s.plies[0]->moves) != 0) {
+        solver_close(&s);
+        return rk_error(err, "endgame: out of memory");
+    }
+    out->root_moves = r.n;
+    out->best = r.moves[0]; /* the static order's first, until a depth says otherwise */
+    int max_depth = cfg->max_depth > 0 ? cfg->max_depth : ENDGAME_MAX_DEPTH;
+    for (int depth = 1; depth <= max_depth; depth++) {
+        s.horizon = false;
+        int32_t v = 0;
+        bool done = false;
+        int best = search_depth(&s, &r, depth, &v, &done);
+        if (!done) {
+            /* stopped inside this depth: a move that beat the last depth's
+             * best at this depth is the better answer, with its value at
+             * this depth */
+            if (best >= 0 && best != r.order[0]) {
+                out->depth = depth;
+                out->best = r.moves[best];
+                out->value = r.value[best];
+                principal_variation(&s, g, &out->best, pv_plies(depth), out->pv, &out->pv_len);
+            }
+            break;
+        }
+        out->depth = depth;
+        out->best = r.moves[best];
+        out->value = v;
+        out->exact = !s.horizon;
+        principal_variation(&s, g, &out->best, out->exact ? ENDGAME_PV_MAX : pv_plies(depth), out->pv, &out->pv_len);
+        out->nodes = s.nodes;
+        out->table_hits = s.table_hits;
+        out->seconds = rk_seconds() - t0;
+        if (on_depth != NULL) on_depth(ctx, out);
+        if (out->exact) break;
+        roots_reorder(&r, best);
+    }
+    int rc = 0;
+    if (s.out_of_memory) rc = rk_error(err, "endgame: out of memory");
+    out->nodes = s.nodes;
+    out->table_hits = s.table_hits;
+    out->seconds = rk_seconds() - t0;
+    roots_free(&r);
     solver_close(&s);
     return rc;
 }

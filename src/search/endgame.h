@@ -51,6 +51,9 @@
 #define ENDGAME_OVER_BUDGET (-2)
 /* The return code of a search ended by cfg->stop (err is set too). */
 #define ENDGAME_STOPPED (-3)
+/* The deepest search endgame_search makes (plies). An endgame with both
+ * racks full lasts at most 14 placements and the passes between them. */
+#define ENDGAME_MAX_DEPTH 64
 /* The longest principal variation kept (plies). */
 #define ENDGAME_PV_MAX 32
 
@@ -62,9 +65,11 @@ typedef struct EndgameConfig {
                               * (ENDGAME_STOPPED: the root moves solved so far
                               * keep their exact values, EndgameResult.solved) */
     double deadline;         /* rk_seconds() at which to stop the same way; 0 = none */
+    int max_depth;           /* endgame_search only: plies at most; 0 = until exact */
 } EndgameConfig;
 
-/* ENDGAME_DEFAULT_MAX_NODES, ENDGAME_DEFAULT_TABLE_BITS (16 MiB), no stop, no deadline. */
+/* ENDGAME_DEFAULT_MAX_NODES, ENDGAME_DEFAULT_TABLE_BITS (16 MiB), no stop,
+ * no deadline, no depth limit. */
 void endgame_config_defaults(EndgameConfig *c);
 
 typedef struct EndgameResult {
@@ -103,6 +108,45 @@ int endgame_solve(const Game *g, const EndgameConfig *cfg, EndgameResult *out, R
  * as endgame_solve. */
 int endgame_move_value(const Game *g, const Move *m, const EndgameConfig *cfg, int32_t *value,
                        uint64_t *nodes, RkError *err);
+
+/* ------------------------------------------------ iterative deepening
+ *
+ * endgame_search answers at any moment: it searches every root move to
+ * depth 1, 2, 3... plies (negamax, alpha-beta, the table, principal
+ * variation search at the root with the last depth's best move first and
+ * the others in the order of their last values). A line cut by the depth
+ * limit is valued by the spread it has made (the tiles still on the racks
+ * count for neither side); going out and six scoreless turns are valued
+ * exactly. A depth in which no line was cut is exact: the search ends there,
+ * its best move and value proved (the value endgame_solve gives the best
+ * root move). Stopped (cfg->stop, cfg->deadline, cfg->max_nodes or
+ * cfg->max_depth), it answers with the deepest completed depth's best move,
+ * or with a move that beat that one in the depth under way (then `depth` is
+ * that depth and `value` the move's value there). Depth 1 cannot be stopped
+ * (it scores each root move without searching below it), and the stop is
+ * seen within 64 positions. */
+
+typedef struct EndgameSearchResult {
+    Move best;           /* the answer */
+    int32_t value;       /* its value at `depth` (exact when `exact`) */
+    int depth;           /* the depth of `value` (plies; see above) */
+    bool exact;          /* the search completed without a horizon: value is proved */
+    Move pv[ENDGAME_PV_MAX]; /* best, then the replies the table holds as best */
+    int pv_len;
+    int root_moves;
+    uint64_t nodes, table_hits;
+    double seconds;
+} EndgameSearchResult;
+
+/* Called after every completed depth with the result so far. */
+typedef void (*EndgameDepthFn)(void *ctx, const EndgameSearchResult *r);
+
+/* Searches g for the player on turn until exact or stopped (see above);
+ * on_depth may be NULL. Errors (one line in err, -1): as endgame_solve's
+ * position errors, a depth out of range, out of memory. A stop or an
+ * exhausted node budget is not an error: the answer is the deepest one. */
+int endgame_search(const Game *g, const EndgameConfig *cfg, EndgameSearchResult *out, EndgameDepthFn on_depth,
+                   void *ctx, RkError *err);
 
 /* The table's key of a position: a hash of what its value depends on (the
  * board, both racks, the side on turn and the scoreless count), not of the

@@ -599,6 +599,198 @@ static void seen_item(const EndgameStudyItem *it, void *ctx) {
     s->loss += it->loss;
 }
 
+/* ------------------------------------------------ iterative deepening */
+
+/* Plain minimax to `depth` plies: a line cut there is valued by the spread it
+ * made (endgame_search's horizon rule); *cut says whether any line was. */
+static int32_t minimax_to(const Game *g, int depth, bool *cut) {
+    MoveGenRequest req;
+    movegen_request_for_game(&req, g);
+    MoveList ml;
+    movelist_init(&ml);
+    movegen_all(&req, &ml);
+    Game *c = malloc(sizeof *c);
+    if (c == NULL) abort();
+    int me = g->on_turn, opp = 1 - me;
+    int32_t best = INT32_MIN;
+    for (size_t i = 0; i < ml.count; i++) {
+        *c = *g;
+        game_play(c, &ml.moves[i]);
+        int32_t v = (c->scores[me] - c->scores[opp]) - (g->scores[me] - g->scores[opp]);
+        if (!game_over(c)) {
+            if (depth > 1) v -= minimax_to(c, depth - 1, cut);
+            else *cut = true;
+        }
+        if (v > best) best = v;
+    }
+    free(c);
+    movelist_free(&ml);
+    return best;
+}
+
+/* The depth-limited value of playing m in g (minimax_to below it). */
+static int32_t move_to(const Game *g, const Move *m, int depth) {
+    Game *c = malloc(sizeof *c);
+    CU_ASSERT_FATAL(c != NULL);
+    *c = *g;
+    game_play(c, m);
+    int me = g->on_turn, opp = 1 - me;
+    int32_t v = (c->scores[me] - c->scores[opp]) - (g->scores[me] - g->scores[opp]);
+    bool cut = false;
+    if (!game_over(c) && depth > 1) v -= minimax_to(c, depth - 1, &cut);
+    free(c);
+    return v;
+}
+
+typedef struct Depths {
+    int calls, last_depth;
+    bool increasing;
+} Depths;
+
+static void count_depth(void *ctx, const EndgameSearchResult *r) {
+    Depths *d = ctx;
+    d->increasing = d->increasing && r->depth == d->last_depth + 1;
+    d->last_depth = r->depth;
+    d->calls++;
+}
+
+/* On positions from games 0..: (1) without a table, the search stopped at
+ * depth d (1..4) gives minimax_to's value, a best move with that value, and
+ * says exact exactly when no line was cut; (2) with a table (large, and a
+ * small one overwritten all the time), run to the end, it is exact and its
+ * value and its move's value are endgame_solve's best. Returns positions. */
+static int deepening_games(const LetterDist *ld, const Layout *lay, const Kwg *kwg, int max_tiles, int want,
+                           uint64_t games, int max_depth) {
+    Game *g = malloc(sizeof *g);
+    CU_ASSERT_FATAL(g != NULL);
+    EndgameResult exact;
+    endgame_result_init(&exact);
+    RkError err;
+    int checked = 0, bad = 0;
+    double t0 = rk_seconds();
+    for (uint64_t gi = 0; gi < games && checked < want; gi++) {
+        if (!small_endgame(g, ld, lay, kwg, gi, max_tiles)) continue;
+        if (g->zeros == 0) g->zeros = (int)(gi % 6);
+        EndgameConfig c = config(0);
+        EndgameSearchResult last = {0};
+        for (int d = 1; d <= max_depth; d++) {
+            bool cut = false;
+            int32_t want_v = minimax_to(g, d, &cut);
+            c.max_depth = d;
+            EndgameSearchResult r;
+            Depths seen = {0, 0, true};
+            CU_ASSERT_FATAL(endgame_search(g, &c, &r, count_depth, &seen, &err) == 0);
+            /* a depth that is proved may have pruned every line that a
+             * horizon cut (cut without exact is fine; exact is checked
+             * against the solver below) */
+            bool ok = r.value == want_v && move_to(g, &r.best, r.depth) == want_v && (r.exact || cut) &&
+                      (r.depth == d || (r.exact && r.depth < d)) && seen.increasing && seen.calls == r.depth &&
+                      r.pv_len >= 1 && move_same(&r.pv[0], &r.best);
+            if (!ok && bad < 5)
+                printf("\n  game %llu depth %d: value %d (minimax %d), depth %d, exact %d (cut %d)",
+                       (unsigned long long)gi, d, r.value, want_v, r.depth, r.exact, cut);
+            bad += !ok;
+            last = r;
+            if (r.exact) break;
+        }
+        EndgameConfig full = config(0);
+        CU_ASSERT_FATAL(endgame_solve(g, &full, &exact, &err) == 0);
+        if (last.exact && last.value != exact.best_value && bad < 5)
+            printf("\n  game %llu: proved at depth %d with %d, solver %d", (unsigned long long)gi, last.depth, last.value,
+                   exact.best_value);
+        bad += last.exact && last.value != exact.best_value;
+        for (int bits = 6; bits <= 16; bits += 10) {
+            EndgameConfig ct = config(bits);
+            EndgameSearchResult r;
+            CU_ASSERT_FATAL(endgame_search(g, &ct, &r, NULL, NULL, &err) == 0);
+            int i = endgame_result_find(&exact, &r.best);
+            bool ok = r.exact && r.value == exact.best_value && i >= 0 && exact.values[i] == exact.best_value;
+            if (!ok && bad < 5)
+                printf("\n  game %llu, table 2^%d: value %d, exact %d; solver's best %d", (unsigned long long)gi, bits,
+                       r.value, r.exact, exact.best_value);
+            bad += !ok;
+        }
+        checked++;
+    }
+    printf("\n  %d positions (racks up to %d, depths 1..%d), %.1f s ", checked, max_tiles, max_depth,
+           rk_seconds() - t0);
+    CU_ASSERT_EQUAL(bad, 0);
+    endgame_result_free(&exact);
+    free(g);
+    return checked;
+}
+
+static void test_deepening_tiny(void) {
+    LetterDist ld;
+    tu_tiny_ld(&ld);
+    Layout lay;
+    layout_standard15(&lay);
+    Kwg kwg;
+    tu_build_lex(&kwg, &ld, TINY_WORDS, sizeof TINY_WORDS / sizeof TINY_WORDS[0]);
+    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 3, tu_size(1000, 150), 4000, 4) >= tu_size(1000, 150));
+    kwg_free(&kwg);
+}
+
+static void test_deepening_sowpods(void) {
+    LetterDist ld;
+    ld_english(&ld);
+    Kwg kwg;
+    if (!tu_load_sowpods(&kwg, &ld)) return;
+    Layout lay;
+    layout_standard15(&lay);
+    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 2, tu_size(200, 40), 2000, 3) >= tu_size(200, 40));
+    kwg_free(&kwg);
+}
+
+/* A search stopped before it starts still answers: depth 1 (which cannot be
+ * stopped) with a legal move; the node budget and a past deadline the same;
+ * bad depths and positions are errors. */
+static void test_deepening_stops(void) {
+    LetterDist ld;
+    ld_english(&ld);
+    Kwg kwg;
+    if (!tu_load_sowpods(&kwg, &ld)) return;
+    Layout lay;
+    layout_standard15(&lay);
+    Game *g = malloc(sizeof *g);
+    CU_ASSERT_FATAL(g != NULL);
+    uint64_t gi = 0;
+    while (!small_endgame(g, &ld, &lay, &kwg, gi, 7) || g->racks[0].total + g->racks[1].total < 10) gi++;
+    atomic_bool stop = true;
+    EndgameConfig c = config(16);
+    c.stop = &stop;
+    EndgameSearchResult r;
+    RkError err;
+    CU_ASSERT_FATAL(endgame_search(g, &c, &r, NULL, NULL, &err) == 0);
+    /* (the flag is read every 64 positions: depth 2 may begin) */
+    CU_ASSERT(r.depth == 1 || r.depth == 2);
+    CU_ASSERT(!r.exact);
+    CU_ASSERT(move_to(g, &r.best, r.depth) == r.value);
+    c.stop = NULL;
+    c.deadline = rk_seconds() - 1.0;
+    CU_ASSERT_FATAL(endgame_search(g, &c, &r, NULL, NULL, &err) == 0);
+    CU_ASSERT(r.depth == 1 || r.depth == 2);
+    CU_ASSERT(move_to(g, &r.best, r.depth) == r.value);
+    c.deadline = 0.0;
+    c.max_nodes = 50;
+    CU_ASSERT_FATAL(endgame_search(g, &c, &r, NULL, NULL, &err) == 0);
+    CU_ASSERT(r.depth >= 1 && !r.exact && r.nodes <= 50);
+    c.max_nodes = ENDGAME_DEFAULT_MAX_NODES;
+    c.max_depth = 3;
+    CU_ASSERT_FATAL(endgame_search(g, &c, &r, NULL, NULL, &err) == 0);
+    CU_ASSERT_EQUAL(r.depth, 3);
+    CU_ASSERT_EQUAL(r.pv_len, 3);
+    c.max_depth = ENDGAME_MAX_DEPTH + 1;
+    CU_ASSERT_EQUAL(endgame_search(g, &c, &r, NULL, NULL, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "depth 65 out of range"));
+    c.max_depth = 0;
+    g->bag.count = 2;
+    CU_ASSERT_EQUAL(endgame_search(g, &c, &r, NULL, NULL, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bag is not empty (2 tiles)"));
+    free(g);
+    kwg_free(&kwg);
+}
+
 /* The study with the static player on tiny games: totals agree with the
  * items; the same seed gives the same positions and another seed others. */
 static void test_study(void) {
@@ -693,6 +885,9 @@ int main(void) {
         {"the table changes no value (SOWPODS, racks up to 4)", test_table_sowpods},
         {"the table's key: board, racks, side on turn, zeros; not scores", test_position_key},
         {"errors: bag not empty, game over, node budget, illegal move", test_errors},
+        {"deepening: each depth = depth-limited minimax; the end = the solver (tiny)", test_deepening_tiny},
+        {"deepening: each depth = depth-limited minimax; the end = the solver (SOWPODS)", test_deepening_sowpods},
+        {"deepening: answers when stopped at once, by budget or by deadline; errors", test_deepening_stops},
         {"study: totals, determinism, unsolved, bad configuration", test_study},
         CU_TEST_INFO_NULL,
     };
