@@ -11,6 +11,9 @@ int bench_nn(int argc, char **argv);
 /* rookery bench mcgs: the graph search player (bench_mcgs.c). */
 int bench_mcgs(int argc, char **argv);
 
+/* rookery bench endgame: the endgame search against the clock (bench_endgame.c). */
+int bench_endgame(int argc, char **argv);
+
 /* rookery bench infer: inference of the opponent's kept tiles (bench_infer.c). */
 int bench_infer(int argc, char **argv);
 

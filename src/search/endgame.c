@@ -193,6 +193,36 @@ static int32_t move_value(Solver *s, int d, const Move *m, int32_t alpha, int32_
 
 static bool stopped(const Solver *s) { return s->over_budget || s->out_of_memory || s->stop_seen; }
 
+/* The leave term that makes movegen's equity rank moves by their value at
+ * the horizon: a move that keeps tiles is worth its score, one that goes out
+ * its score plus twice the opponent's rack. With tiles said to be in the bag
+ * equity is 1000*score + leave, and the empty leave must be worth 0, so
+ * every other leave is worth -2000 * the opponent's rack instead (ctx: that
+ * rack's face value) and the value is equity/1000 + 2 * that face value. */
+static int32_t horizon_leave(const void *ctx, const Rack *leave) {
+    (void)leave;
+    return -2000 * *(const int *)ctx;
+}
+
+/* The value of g for its player on turn with one ply left and fewer than
+ * five scoreless turns behind (so no move but going out ends the game):
+ * the best of the moves' horizon values and the pass's 0, from the best
+ * move of movegen (its word-map path) instead of every move. */
+static int32_t horizon_best(const Game *g) {
+    MoveGenRequest req;
+    movegen_request_for_game(&req, g);
+    int opp_face = req.opp_rack_score;
+    req.bag_count = 1; /* see horizon_leave */
+    req.exchanges_allowed = false;
+    req.leave_value = horizon_leave;
+    req.leave_ctx = &opp_face;
+    Move best;
+    movegen_best(&req, &best, NULL);
+    if (best.kind != MOVE_PLACE) return 0;
+    int32_t v = best.equity / 1000 + 2 * opp_face;
+    return v > 0 ? v : 0;
+}
+
 /* Negamax value of level d's position for its player on turn, fail-soft
  * alpha-beta, `depth` plies left (DEPTH_PROVEN: to the game's end). Sets
  * s->horizon when the value depends on a line cut by the depth limit (then
@@ -233,6 +263,14 @@ static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta, int depth) 
             }
             first = e->best;
         }
+    }
+    if (depth == 1 && p->game.zeros < 5) {
+        /* every reply is valued at the horizon: the best one alone */
+        int32_t v = horizon_best(&p->game);
+        s->horizon = true;
+        if (e != NULL) *e = (TtEntry){.key = key, .value = v, .best = first >= 0 ? (uint16_t)first : 0,
+                                      .flag = TT_EXACT, .depth = 1};
+        return v;
     }
     const bool outer_horizon = s->horizon;
     s->horizon = false;

@@ -281,9 +281,11 @@ static void run_infer(GoJob *j) {
 
 /* ------------------------------------------------------------ endgame */
 
-static void say_endgame(GoJob *j, const EndgameResult *r) {
+/* After every completed depth: the line the search holds best. */
+static void say_endgame_depth(void *ctx, const EndgameSearchResult *r) {
+    GoJob *j = ctx;
     char line[8192];
-    int len = snprintf(line, sizeof line, "info endgame depth %d score spread %+d pv", r->pv_len, (int)r->best_value);
+    int len = snprintf(line, sizeof line, "info endgame depth %d score spread %+d pv", r->depth, (int)r->value);
     Game g = j->game;
     for (int i = 0; i < r->pv_len && len < (int)sizeof line - SIU_MOVE_MAX - 2; i++) {
         char mt[SIU_MOVE_MAX];
@@ -292,6 +294,9 @@ static void say_endgame(GoJob *j, const EndgameResult *r) {
         game_play(&g, &r->pv[i]);
     }
     siu_say(j->s, "%s", line);
+    double secs = r->seconds > 1e-6 ? r->seconds : 1e-6;
+    siu_say(j->s, "info depth %d score eq %d nodes %llu time %.0f nps %.0f", r->depth, (int)r->value,
+            (unsigned long long)r->nodes, r->seconds * 1000.0, (double)r->nodes / secs);
 }
 
 /* The static best move as the answer, after a search that could not run. */
@@ -303,72 +308,58 @@ static void static_bestmove(GoJob *j) {
     movelist_free(&list);
 }
 
-/* Solves the endgame until stop or `deadline` (0: none). Returns 1 if every
- * root move was solved (r holds them), 0 if it stopped first (r holds the
- * solved ones, maybe none), -1 if the solver could not run (said). */
-static int solve_endgame(GoJob *j, double deadline, EndgameResult *r) {
+/* The endgame search (search/endgame.h) until exact, stop, `depth` plies
+ * (0: none) or `deadline` (0: none); the answer in *r. An untimed search
+ * without a depth has the solver's default node budget. False (said) if it
+ * could not run. */
+static bool search_endgame(GoJob *j, long long depth, double deadline, EndgameSearchResult *r) {
     EndgameConfig cfg;
     endgame_config_defaults(&cfg);
     int bits = 0;
     while (bits < ENDGAME_MAX_TABLE_BITS && ((uint64_t)1 << (bits + 1)) * 16 <= (uint64_t)j->s->opt.endgame_hash_mb << 20)
         bits++;
     cfg.table_bits = bits;
-    /* time and stop limit a timed or infinite solve; an untimed one has the
-     * solver's default node budget (then the moves solved so far count) */
     if (j->p.infinite || j->p.movetime >= 0 || deadline > 0) cfg.max_nodes = UINT64_MAX;
     cfg.stop = &j->s->stop;
     cfg.deadline = deadline;
+    if (depth > 0) cfg.max_depth = depth < ENDGAME_MAX_DEPTH ? (int)depth : ENDGAME_MAX_DEPTH;
     RkError err;
-    int rc = endgame_solve(&j->game, &cfg, r, &err);
-    if (rc == -1 || r->count == 0) {
+    if (endgame_search(&j->game, &cfg, r, say_endgame_depth, j, &err) != 0) {
         siu_say(j->s, "info string endgame: %s", err.msg);
-        return -1;
+        return false;
     }
-    if (rc != 0)
-        siu_say(j->s, "info string endgame stopped after %llu positions (%s): %d of %d moves solved",
-                (unsigned long long)r->nodes, rc == ENDGAME_OVER_BUDGET ? "its node budget" : "stop or time",
-                r->solved, r->count);
-    if (r->solved > 0) say_endgame(j, r);
-    siu_say(j->s, "info time %.0f nodes %llu", (rk_seconds() - j->t0) * 1000.0, (unsigned long long)r->nodes);
-    return rc == 0 ? 1 : 0;
+    if (r->exact)
+        siu_say(j->s, "info string endgame solved exactly at depth %d: spread %+d", r->depth, (int)r->value);
+    else
+        siu_say(j->s, "info string endgame not solved: the best move at depth %d of %d root moves", r->depth,
+                r->root_moves);
+    double secs = r->seconds > 1e-6 ? r->seconds : 1e-6;
+    siu_say(j->s, "info time %.0f nodes %llu nps %.0f", (rk_seconds() - j->t0) * 1000.0, (unsigned long long)r->nodes,
+            (double)r->nodes / secs);
+    return true;
 }
 
 static void run_endgame(GoJob *j) {
-    if (j->p.depth >= 0) say_ignored(j->s, "depth");
-    EndgameResult r;
-    endgame_result_init(&r);
-    int rc = solve_endgame(j, 0.0, &r);
-    if (rc < 0) {
-        static_bestmove(j);
-    } else {
-        /* stopped before any root move was solved: the first in the solver's
-         * order, the static endgame equity's best */
-        if (r.solved == 0) siu_say(j->s, "info string no move solved: the first in static order");
-        say_bestmove(j, &r.moves[r.solved > 0 ? r.best : 0]);
-    }
-    endgame_result_free(&r);
+    EndgameSearchResult r;
+    if (search_endgame(j, j->p.depth, 0.0, &r)) say_bestmove(j, &r.best);
+    else static_bestmove(j);
 }
 
 /* ------------------------------------------------------------ auto */
 
-/* The solver's share of an auto search in an empty-bag position: half the
- * movetime; without one, AUTO_ENDGAME_SECONDS; under infinite, no limit. */
+/* go auto's endgame search without a movetime (and not infinite) ends after
+ * this long if it has not solved the position. */
 #define AUTO_ENDGAME_SECONDS 10.0
 
-/* go auto with an empty bag: the exact solver, if it solves every root move
- * in its share of the time; true when it answered. */
+/* go auto with an empty bag: the endgame search for the movetime (less when
+ * it is solved sooner), to any depth (go's depth is the simulation's plies);
+ * true when it answered. */
 static bool auto_endgame(GoJob *j) {
-    double share = j->p.movetime >= 0 ? j->p.movetime / 2000.0 : AUTO_ENDGAME_SECONDS;
-    EndgameResult r;
-    endgame_result_init(&r);
-    int rc = solve_endgame(j, j->p.infinite ? 0.0 : j->t0 + share, &r);
-    bool stopped = atomic_load(&j->s->stop), answered = rc == 1 || (rc == 0 && stopped);
-    /* (stopped: the front end's stop or the movetime, not the solver's share of it) */
-    if (rc == 1) say_bestmove(j, &r.moves[r.best]);
-    else if (answered) say_bestmove(j, &r.moves[r.solved > 0 ? r.best : 0]); /* stopped: the best found */
-    else if (rc == 0) siu_say(j->s, "info string the endgame is not solved in its share of the time: the player chooses");
-    endgame_result_free(&r);
-    return answered;
+    double deadline = j->p.infinite || j->p.movetime >= 0 ? 0.0 : j->t0 + AUTO_ENDGAME_SECONDS;
+    EndgameSearchResult r;
+    if (!search_endgame(j, 0, deadline, &r)) return false;
+    say_bestmove(j, &r.best);
+    return true;
 }
 
 static void run_auto(GoJob *j) {

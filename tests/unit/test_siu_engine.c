@@ -276,13 +276,20 @@ static void test_endgame_small(void) {
     send_line(f, line);
     send_line(f, "go endgame");
     CU_ASSERT_FATAL(read_until(f, "bestmove", 30000) >= 0);
-    int eg = first_prefix(f, "info endgame depth ");
-    CU_ASSERT_FATAL(eg >= 0);
-    int depth, spread;
-    CU_ASSERT(sscanf(f->lines[eg], "info endgame depth %d score spread %d pv", &depth, &spread) == 2);
-    CU_ASSERT(strstr(f->lines[eg], " pv ") != NULL && depth >= 1);
+    /* one line a depth, 1, 2, ..., the last one exact: the solver's value */
+    int depth = 0, spread = 0, lines = 0;
+    for (int i = 0; i < f->nlines; i++) {
+        int d;
+        if (sscanf(f->lines[i], "info endgame depth %d score spread %d pv", &d, &spread) != 2) continue;
+        CU_ASSERT(strstr(f->lines[i], " pv ") != NULL);
+        CU_ASSERT_EQUAL(d, depth + 1);
+        depth = d;
+        lines++;
+    }
+    CU_ASSERT(lines >= 1);
     CU_ASSERT(spread == r.best_value); /* the solver's exact value, through the protocol */
-    CU_ASSERT(first_prefix(f, "info string endgame stopped") < 0);
+    CU_ASSERT(first_prefix(f, "info string endgame solved exactly") >= 0);
+    CU_ASSERT(first_prefix(f, "info string endgame not solved") < 0);
     expect_legal_bestmove(f, cgp);
     /* the bestmove is worth the best value */
     int b = first_prefix(f, "bestmove ");
@@ -291,6 +298,15 @@ static void test_endgame_small(void) {
     CU_ASSERT_FATAL(siu_move_parse(&m, &unknown, f->lines[b] + 9, &e.g->board, &e.ld, &err) == 0);
     int at = endgame_result_find(&r, &m);
     CU_ASSERT(at >= 0 && r.values[at] == r.best_value);
+    /* go endgame depth 1: one depth, not proved (unless it is at depth 1) */
+    if (depth > 1) {
+        send_line(f, "go endgame depth 1");
+        CU_ASSERT_FATAL(read_until(f, "bestmove", 30000) >= 0);
+        CU_ASSERT_EQUAL(count_prefix(f, "info endgame depth 1 "), 1);
+        CU_ASSERT_EQUAL(count_prefix(f, "info endgame depth "), 1);
+        CU_ASSERT(first_prefix(f, "info string endgame not solved: the best move at depth 1") >= 0);
+        expect_legal_bestmove(f, cgp);
+    }
     endgame_result_free(&r);
     tu_env_close(&e);
     front_quit(f);

@@ -1,0 +1,168 @@
+/* rookery bench endgame: how often the endgame search (search/endgame.h)
+ * proves an empty-bag position within a movetime, how deep it gets and how
+ * fast it goes (a benchmark: it prints figures and never fails on speed). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cli_common.h"
+#include "cli_options.h"
+#include "core/cgp.h"
+#include "worker/endgame_study.h"
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: rookery bench endgame [--positions N] [--movetime MS] [--min-tiles T] [--seed S]\n"
+            "                             [--table-bits B] [--check MS] [--show] [--lexicon FILE.kwg]\n"
+            "\n"
+            "N empty-bag positions (default 20): the first of each static game (best score; the\n"
+            "endgame study's games, rookery endgame --help) whose two racks both hold at least T\n"
+            "tiles (default 7: seven against seven). Each is searched for MS milliseconds (default\n"
+            "1000) by the iterative-deepening endgame search on one core, with a table of 2^B\n"
+            "entries (default %d). Prints how many were proved (solved exactly) in that time, the\n"
+            "depth reached, and the positions searched a second. --check MS: each position is also\n"
+            "searched that long, and the answer at --movetime is compared with its answer (the\n"
+            "same move, or the same value at the longer search's depth when that one is exact).\n"
+            "--show: one line a position (CGP, depth, exact, value, nodes, time).\n",
+            ENDGAME_DEFAULT_TABLE_BITS);
+}
+
+typedef struct BenchEg {
+    uint64_t npos, seed, movetime, check;
+    int min_tiles, table_bits;
+    bool show;
+} BenchEg;
+
+/* Searches g for ms milliseconds into *r; false (said) on an error. */
+static bool search_for(const Game *g, const BenchEg *b, uint64_t ms, EndgameSearchResult *r) {
+    EndgameConfig cfg;
+    endgame_config_defaults(&cfg);
+    cfg.table_bits = b->table_bits;
+    cfg.max_nodes = UINT64_MAX;
+    cfg.deadline = rk_seconds() + (double)ms / 1000.0;
+    RkError err;
+    if (endgame_search(g, &cfg, r, NULL, NULL, &err) != 0) {
+        fprintf(stderr, "rookery bench endgame: %s\n", err.msg);
+        return false;
+    }
+    return true;
+}
+
+/* The value of m at the exact search's answer's position: a search of the
+ * position after m, to the end (check only); false if not proved in ms. */
+static bool exact_value_of(const Game *g, const Move *m, const BenchEg *b, uint64_t ms, int32_t *value) {
+    Game *c = malloc(sizeof *c);
+    if (c == NULL) return false;
+    *c = *g;
+    game_play(c, m);
+    int me = g->on_turn, opp = 1 - me;
+    int32_t delta = (c->scores[me] - c->scores[opp]) - (g->scores[me] - g->scores[opp]);
+    bool ok = true;
+    if (!game_over(c)) {
+        EndgameSearchResult r;
+        ok = search_for(c, b, ms, &r) && r.exact;
+        delta -= r.value;
+    }
+    free(c);
+    *value = delta;
+    return ok;
+}
+
+int bench_endgame(int argc, char **argv) {
+    const char *lexicon = NULL;
+    BenchEg b = {.npos = 20, .seed = 1, .movetime = 1000, .check = 0, .min_tiles = 7,
+                 .table_bits = ENDGAME_DEFAULT_TABLE_BITS, .show = false};
+    const CliOption opts[] = {{"--lexicon", CLI_STRING, &lexicon, 0, 0, NULL},
+                              {"--positions", CLI_U64, &b.npos, 1, 100000, NULL},
+                              {"--movetime", CLI_U64, &b.movetime, 1, 86400000, NULL},
+                              {"--check", CLI_U64, &b.check, 1, 86400000, NULL},
+                              {"--min-tiles", CLI_INT, &b.min_tiles, 1, RK_RACK_SIZE, NULL},
+                              {"--table-bits", CLI_INT, &b.table_bits, 0, ENDGAME_MAX_TABLE_BITS, NULL},
+                              {"--seed", CLI_U64, &b.seed, 0, 18446744073709551615.0, NULL},
+                              {"--show", CLI_FLAG, &b.show, 0, 0, NULL}};
+    /* argv[1] is "endgame": the options follow it */
+    int parsed =
+        cli_options_parse("bench endgame", argc - 1, argv + 1, opts, (int)(sizeof opts / sizeof opts[0]), usage);
+    if (parsed != 0) return parsed > 0 ? 0 : 2;
+    Engine e;
+    if (engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
+    EndgameStudyConfig sc;
+    endgame_study_config_defaults(&sc);
+    sc.ld = &e.ld;
+    sc.layout = &e.layout;
+    sc.kwg = &e.kwg;
+    sc.seed = b.seed;
+    sc.max_tiles = RK_RACK_SIZE;
+    Game *g = malloc(sizeof *g);
+    if (g == NULL) {
+        fprintf(stderr, "rookery: out of memory\n");
+        engine_close(&e);
+        return 1;
+    }
+    int found = 0, proved = 0, agree = 0, checked = 0, same_value = 0, rc = 0;
+    uint64_t nodes = 0, games = 0;
+    double secs = 0.0, depth_sum = 0.0, proved_secs = 0.0;
+    uint64_t max_games = 200 * b.npos + 1000;
+    for (uint64_t gi = 0; gi < max_games && (uint64_t)found < b.npos; gi++) {
+        games++;
+        if (!endgame_study_position(&sc, gi, g)) continue;
+        if (g->racks[0].total < b.min_tiles || g->racks[1].total < b.min_tiles) continue;
+        found++;
+        EndgameSearchResult r;
+        if (!search_for(g, &b, b.movetime, &r)) {
+            rc = 1;
+            break;
+        }
+        nodes += r.nodes;
+        secs += r.seconds;
+        depth_sum += r.depth;
+        proved += r.exact;
+        if (r.exact) proved_secs += r.seconds;
+        char line[160] = "";
+        if (b.check > 0) {
+            EndgameSearchResult ref;
+            if (!search_for(g, &b, b.check, &ref)) {
+                rc = 1;
+                break;
+            }
+            checked++;
+            bool same = move_same(&ref.best, &r.best);
+            int32_t v = 0;
+            /* a different move with the proved value is as good */
+            bool equal = same || (ref.exact && exact_value_of(g, &r.best, &b, b.check, &v) && v == ref.value);
+            agree += same;
+            same_value += equal;
+            snprintf(line, sizeof line, " | check: depth %d%s value %+d, %s", ref.depth, ref.exact ? " exact" : "",
+                     (int)ref.value, same ? "same move" : equal ? "same value" : "differs");
+        }
+        if (b.show) {
+            char cgp[1024];
+            cgp_write(g, NULL, cgp, sizeof cgp);
+            printf("%s | depth %d%s value %+d, %" PRIu64 " nodes, %.3f s%s\n", cgp, r.depth, r.exact ? " exact" : "",
+                   (int)r.value, r.nodes, r.seconds, line);
+        }
+        fprintf(stderr, "\r%d of %" PRIu64 " positions", found, b.npos);
+    }
+    fprintf(stderr, "\n");
+    if (rc == 0 && found == 0) {
+        fprintf(stderr, "rookery bench endgame: no game of %" PRIu64 " reached an empty bag with %d tiles a rack\n",
+                games, b.min_tiles);
+        rc = 1;
+    }
+    if (rc == 0) {
+        printf("bench endgame: %d positions (racks of %d+ tiles, from %" PRIu64 " static games, seed %" PRIu64
+               "), %" PRIu64 " ms each, one core, table 2^%d\n",
+               found, b.min_tiles, games, b.seed, b.movetime, b.table_bits);
+        printf("  proved (solved exactly) within the time: %d of %d (%.1f%%)", proved, found, 100.0 * proved / found);
+        if (proved > 0) printf(", mean %.3f s when proved", proved_secs / proved);
+        printf("\n  mean depth %.2f plies; %.0f positions/s\n", depth_sum / found, (double)nodes / secs);
+        if (checked > 0)
+            printf("  against a %" PRIu64 " ms search: the same move %d of %d, a move of the same proved value %d\n",
+                   b.check, agree, checked, same_value);
+    }
+    free(g);
+    engine_close(&e);
+    return rc;
+}
