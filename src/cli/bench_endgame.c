@@ -15,7 +15,7 @@
 static void usage(FILE *out) {
     fprintf(out,
             "usage: rookery bench endgame [--positions N] [--movetime MS] [--min-tiles T] [--seed S]\n"
-            "                             [--table-bits B] [--check MS] [--show] [--lexicon FILE.kwg]\n"
+            "                             [--depth D] [--table-bits B] [--check MS] [--show] [--lexicon FILE.kwg]\n"
             "\n"
             "N empty-bag positions (default 20): the first of each static game (best score; the\n"
             "endgame study's games, rookery endgame --help) whose two racks both hold at least T\n"
@@ -25,13 +25,14 @@ static void usage(FILE *out) {
             "depth reached, and the positions searched a second. --check MS: each position is also\n"
             "searched that long, and the answer at --movetime is compared with its answer (the\n"
             "same move, or the same value at the longer search's depth when that one is exact).\n"
+            "--depth D: stop at depth D (the time to reach it compares versions of the search).\n"
             "--show: one line a position (CGP, depth, exact, value, nodes, time).\n",
             ENDGAME_DEFAULT_TABLE_BITS);
 }
 
 typedef struct BenchEg {
     uint64_t npos, seed, movetime, check;
-    int min_tiles, table_bits;
+    int min_tiles, table_bits, depth;
     bool show;
 } BenchEg;
 
@@ -42,6 +43,7 @@ static bool search_for(const Game *g, const BenchEg *b, uint64_t ms, EndgameSear
     cfg.table_bits = b->table_bits;
     cfg.max_nodes = UINT64_MAX;
     cfg.deadline = rk_seconds() + (double)ms / 1000.0;
+    cfg.max_depth = b->depth;
     RkError err;
     if (endgame_search(g, &cfg, r, NULL, NULL, &err) != 0) {
         fprintf(stderr, "rookery bench endgame: %s\n", err.msg);
@@ -79,6 +81,7 @@ int bench_endgame(int argc, char **argv) {
                               {"--movetime", CLI_U64, &b.movetime, 1, 86400000, NULL},
                               {"--check", CLI_U64, &b.check, 1, 86400000, NULL},
                               {"--min-tiles", CLI_INT, &b.min_tiles, 1, RK_RACK_SIZE, NULL},
+                              {"--depth", CLI_INT, &b.depth, 0, ENDGAME_MAX_DEPTH, NULL},
                               {"--table-bits", CLI_INT, &b.table_bits, 0, ENDGAME_MAX_TABLE_BITS, NULL},
                               {"--seed", CLI_U64, &b.seed, 0, 18446744073709551615.0, NULL},
                               {"--show", CLI_FLAG, &b.show, 0, 0, NULL}};
@@ -157,7 +160,8 @@ int bench_endgame(int argc, char **argv) {
                found, b.min_tiles, games, b.seed, b.movetime, b.table_bits);
         printf("  proved (solved exactly) within the time: %d of %d (%.1f%%)", proved, found, 100.0 * proved / found);
         if (proved > 0) printf(", mean %.3f s when proved", proved_secs / proved);
-        printf("\n  mean depth %.2f plies; %.0f positions/s\n", depth_sum / found, (double)nodes / secs);
+        printf("\n  mean depth %.2f plies; %.0f positions/s; %.3f s a position\n", depth_sum / found, (double)nodes / secs,
+               secs / found);
         if (checked > 0)
             printf("  against a %" PRIu64 " ms search: the same move %d of %d, a move of the same proved value %d\n",
                    b.check, agree, checked, same_value);

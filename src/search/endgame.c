@@ -204,23 +204,113 @@ static int32_t horizon_leave(const void *ctx, const Rack *leave) {
     return -2000 * *(const int *)ctx;
 }
 
+/* A request for g's player on turn whose equity ranks moves by their value
+ * at the horizon (see horizon_leave); *opp_face receives the opponent's
+ * rack's face value, and must live as long as the request. */
+static void horizon_request(const Game *g, MoveGenRequest *req, int *opp_face) {
+    movegen_request_for_game(req, g);
+    *opp_face = req->opp_rack_score;
+    req->bag_count = 1; /* see horizon_leave */
+    req->exchanges_allowed = false;
+    req->leave_value = horizon_leave;
+    req->leave_ctx = opp_face;
+}
+
+/* A placement's value at the horizon from its horizon equity. */
+static int32_t horizon_value(const Move *m, int opp_face) { return m->equity / 1000 + 2 * opp_face; }
+
 /* The value of g for its player on turn with one ply left and fewer than
  * five scoreless turns behind (so no move but going out ends the game):
  * the best of the moves' horizon values and the pass's 0, from the best
  * move of movegen (its word-map path) instead of every move. */
 static int32_t horizon_best(const Game *g) {
     MoveGenRequest req;
-    movegen_request_for_game(&req, g);
-    int opp_face = req.opp_rack_score;
-    req.bag_count = 1; /* see horizon_leave */
-    req.exchanges_allowed = false;
-    req.leave_value = horizon_leave;
-    req.leave_ctx = &opp_face;
+    int opp_face;
+    horizon_request(g, &req, &opp_face);
     Move best;
     movegen_best(&req, &best, NULL);
     if (best.kind != MOVE_PLACE) return 0;
-    int32_t v = best.equity / 1000 + 2 * opp_face;
+    int32_t v = horizon_value(&best, opp_face);
     return v > 0 ? v : 0;
+}
+
+static bool goes_out(const Game *g, const Move *m) {
+    return m->kind == MOVE_PLACE && m->ntiles == g->racks[g->on_turn].total;
+}
+
+/* The moves of level d's position searched in turn (fail-soft alpha-beta):
+ * the table's move `first` (or -1) first, then the others in the list's
+ * order. With two plies left and fewer than four scoreless turns behind, a
+ * reply is valued 0 or more at the horizon, so a move that does not go out
+ * is worth at most its score: one whose score cannot raise alpha is not
+ * searched, and its score is kept as the upper bound it is. Returns the
+ * best value (or bound), its index in *best_i; 0 once stopped. */
+static int32_t search_moves(Solver *s, int d, int32_t alpha, int32_t beta, int depth, int first, int *best_i) {
+    const Ply *p = s->plies[d];
+    int n = (int)p->moves.count;
+    const bool bounded = depth == 2 && p->game.zeros < 4;
+    int32_t best = -EG_INF;
+    *best_i = 0;
+    for (int k = first >= 0 ? -1 : 0; k < n; k++) {
+        int i = k < 0 ? first : k;
+        if (k >= 0 && i == first) continue;
+        const Move *m = &p->moves.moves[i];
+        if (bounded && m->score <= alpha && !goes_out(&p->game, m)) {
+            s->horizon = true;
+            if (m->score > best) best = m->score;
+            continue;
+        }
+        int32_t v = move_value(s, d, m, alpha, beta, depth);
+        if (stopped(s)) return 0;
+        if (v > best) {
+            best = v;
+            *best_i = i;
+        }
+        if (v > alpha) alpha = v;
+        if (alpha >= beta) break;
+    }
+    return best;
+}
+
+/* Moves asked of movegen_top at two plies left (see search_two). */
+#define TWO_PLY_TOP 16
+
+/* search_moves at two plies left (fewer than four scoreless turns behind)
+ * without generating every move: the TWO_PLY_TOP moves of highest horizon
+ * value (their upper bounds, see search_moves), best first, then the pass
+ * (worth at most 0). False when the last of them could still raise alpha:
+ * then every move must be generated. */
+static bool search_two(Solver *s, int d, int32_t alpha, int32_t beta, int32_t *value) {
+    Ply *p = s->plies[d];
+    MoveGenRequest req;
+    int opp_face;
+    horizon_request(&p->game, &req, &opp_face);
+    size_t got = movegen_top(&req, TWO_PLY_TOP, movegen_compare, &p->moves);
+    int32_t best = -EG_INF;
+    for (size_t i = 0; i < got; i++) {
+        const Move *m = &p->moves.moves[i];
+        int32_t bound = m->kind == MOVE_PLACE ? horizon_value(m, opp_face) : 0;
+        if (bound <= alpha && !goes_out(&p->game, m)) { /* and so are all the rest, the pass too */
+            s->horizon = true;
+            *value = best > bound ? best : bound;
+            return true;
+        }
+        int32_t v = move_value(s, d, m, alpha, beta, 2);
+        if (stopped(s)) return true;
+        if (v > best) best = v;
+        if (v > alpha) alpha = v;
+        if (alpha >= beta || m->kind != MOVE_PLACE) { /* a cutoff, or the list held every move */
+            *value = best;
+            return true;
+        }
+    }
+    if (got < TWO_PLY_TOP) { /* every placement searched: the pass is the rest */
+        Move pass = {.kind = MOVE_PASS};
+        int32_t v = move_value(s, d, &pass, alpha, beta, 2);
+        *value = v > best ? v : best;
+        return true;
+    }
+    return false;
 }
 
 /* Negamax value of level d's position for its player on turn, fail-soft
@@ -274,28 +364,19 @@ static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta, int depth) 
     }
     const bool outer_horizon = s->horizon;
     s->horizon = false;
-    gen_sorted(&p->game, &p->moves);
-    int n = (int)p->moves.count;
-    if (first >= n) first = -1;
-    int32_t best = -EG_INF;
-    int best_i = 0;
-    /* the table's best move first, then the others in order */
-    for (int k = first >= 0 ? -1 : 0; k < n; k++) {
-        int i = k < 0 ? first : k;
-        if (k >= 0 && i == first) continue;
-        int32_t v = move_value(s, d, &p->moves.moves[i], alpha, beta, depth);
-        if (stopped(s)) return 0;
-        if (v > best) {
-            best = v;
-            best_i = i;
-        }
-        if (v > alpha) alpha = v;
-        if (alpha >= beta) break;
+    int32_t best = 0;
+    int best_i = -1; /* -1: the moves searched are not the sorted list (search_two) */
+    if (!(depth == 2 && p->game.zeros < 4 && search_two(s, d, alpha, beta, &best))) {
+        gen_sorted(&p->game, &p->moves);
+        if (first >= (int)p->moves.count) first = -1;
+        best = search_moves(s, d, alpha, beta, depth, first, &best_i);
     }
+    if (stopped(s)) return 0;
     if (e != NULL) {
         e->key = key;
         e->value = best;
-        e->best = (uint16_t)(best_i <= UINT16_MAX ? best_i : 0);
+        /* (no index: the next search of this position starts with the list's first) */
+        e->best = (uint16_t)(best_i >= 0 && best_i <= UINT16_MAX ? best_i : first >= 0 ? first : 0);
         e->flag = best <= alpha0 ? TT_UPPER : best >= beta ? TT_LOWER : TT_EXACT;
         e->depth = (uint8_t)(s->horizon ? depth : DEPTH_PROVEN);
     }
