@@ -31,13 +31,13 @@ static void usage(FILE *out) {
 }
 
 typedef struct BenchEg {
-    uint64_t npos, seed, movetime, check;
-    int min_tiles, table_bits, depth;
+    uint64_t npos, seed;
+    int movetime, check, min_tiles, table_bits, depth;
     bool show;
 } BenchEg;
 
 /* Searches g for ms milliseconds into *r; false (said) on an error. */
-static bool search_for(const Game *g, const BenchEg *b, uint64_t ms, EndgameSearchResult *r) {
+static bool search_for(const Game *g, const BenchEg *b, int ms, EndgameSearchResult *r) {
     EndgameConfig cfg;
     endgame_config_defaults(&cfg);
     cfg.table_bits = b->table_bits;
@@ -54,7 +54,7 @@ static bool search_for(const Game *g, const BenchEg *b, uint64_t ms, EndgameSear
 
 /* The value of m at the exact search's answer's position: a search of the
  * position after m, to the end (check only); false if not proved in ms. */
-static bool exact_value_of(const Game *g, const Move *m, const BenchEg *b, uint64_t ms, int32_t *value) {
+static bool exact_value_of(const Game *g, const Move *m, const BenchEg *b, int ms, int32_t *value) {
     Game *c = malloc(sizeof *c);
     if (c == NULL) return false;
     *c = *g;
@@ -78,8 +78,8 @@ int bench_endgame(int argc, char **argv) {
                  .table_bits = ENDGAME_DEFAULT_TABLE_BITS, .show = false};
     const CliOption opts[] = {{"--lexicon", CLI_STRING, &lexicon, 0, 0, NULL},
                               {"--positions", CLI_U64, &b.npos, 1, 100000, NULL},
-                              {"--movetime", CLI_U64, &b.movetime, 1, 86400000, NULL},
-                              {"--check", CLI_U64, &b.check, 1, 86400000, NULL},
+                              {"--movetime", CLI_INT, &b.movetime, 1, 86400000, NULL},
+                              {"--check", CLI_INT, &b.check, 1, 86400000, NULL},
                               {"--min-tiles", CLI_INT, &b.min_tiles, 1, RK_RACK_SIZE, NULL},
                               {"--depth", CLI_INT, &b.depth, 0, ENDGAME_MAX_DEPTH, NULL},
                               {"--table-bits", CLI_INT, &b.table_bits, 0, ENDGAME_MAX_TABLE_BITS, NULL},
@@ -156,14 +156,14 @@ int bench_endgame(int argc, char **argv) {
     }
     if (rc == 0) {
         printf("bench endgame: %d positions (racks of %d+ tiles, from %" PRIu64 " static games, seed %" PRIu64
-               "), %" PRIu64 " ms each, one core, table 2^%d\n",
+               "), %d ms each, one core, table 2^%d\n",
                found, b.min_tiles, games, b.seed, b.movetime, b.table_bits);
         printf("  proved (solved exactly) within the time: %d of %d (%.1f%%)", proved, found, 100.0 * proved / found);
         if (proved > 0) printf(", mean %.3f s when proved", proved_secs / proved);
         printf("\n  mean depth %.2f plies; %.0f positions/s; %.3f s a position\n", depth_sum / found, (double)nodes / secs,
                secs / found);
         if (checked > 0)
-            printf("  against a %" PRIu64 " ms search: the same move %d of %d, a move of the same proved value %d\n",
+            printf("  against a %d ms search: the same move %d of %d, a move of the same proved value %d\n",
                    b.check, agree, checked, same_value);
     }
     free(g);

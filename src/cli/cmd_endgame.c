@@ -1,5 +1,6 @@
-/* rookery endgame: a player's moves in empty-bag positions against the exact
- * solver (worker/endgame_study.h, search/endgame.h). */
+/* rookery endgame: one empty-bag position searched (--cgp: the deepening
+ * search of search/endgame.h), or a player's moves in many against the exact
+ * solver (the study, worker/endgame_study.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +15,16 @@
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: rookery endgame --player SPEC [--positions N] [--max-tiles T] [--seed S]\n"
+            "usage: rookery endgame --cgp '<CGP>' [--movetime MS] [--depth D] [--table-bits B]\n"
+            "       rookery endgame --player SPEC [--positions N] [--max-tiles T] [--seed S]\n"
             "                       [--max-nodes N] [--table-bits B] [--show]\n"
-            "                       [--lexicon FILE.kwg] [--ld english|FILE.csv] [--layout standard15|FILE.txt]\n"
+            "       (both: [--lexicon FILE.kwg] [--ld english|FILE.csv] [--layout standard15|FILE.txt])\n"
+            "\n"
+            "--cgp: searches the position (its bag must be empty: the CGP's board and racks hold every\n"
+            "tile) by iterative deepening, 1, 2, 3... plies, until it is solved exactly, MS milliseconds\n"
+            "(default 10000) have passed, or depth D. One line a depth: the value (the final spread\n"
+            "change from now, for the player on turn, under best play to that depth), the positions\n"
+            "searched and the line; then the answer, and whether it is exact (docs/endgame.md).\n"
             "\n"
             "Endgame study: N positions (default 100) made from the seed (default 1), each from one\n"
             "static game (best score) played until the bag is empty and then on until both racks hold\n"
@@ -34,7 +42,8 @@ static void usage(FILE *out) {
 }
 
 typedef struct EndgameJob {
-    const char *spec, *lexicon, *ld_name, *layout_name;
+    const char *spec, *lexicon, *ld_name, *layout_name, *cgp;
+    int movetime, depth;
     EndgameStudyConfig cfg;
     bool show;
     double t0, last;
@@ -43,6 +52,9 @@ typedef struct EndgameJob {
 
 static int parse_args(EndgameJob *j, int argc, char **argv) {
     const CliOption opts[] = {{"--show", CLI_FLAG, &j->show, 0, 0, NULL},
+                              {"--cgp", CLI_STRING, &j->cgp, 0, 0, NULL},
+                              {"--movetime", CLI_INT, &j->movetime, 1, 86400000, NULL},
+                              {"--depth", CLI_INT, &j->depth, 1, ENDGAME_MAX_DEPTH, NULL},
                               {"--player", CLI_STRING, &j->spec, 0, 0, NULL},
                               {"--lexicon", CLI_STRING, &j->lexicon, 0, 0, NULL},
                               {"--ld", CLI_STRING, &j->ld_name, 0, 0, NULL},
@@ -58,8 +70,12 @@ static int parse_args(EndgameJob *j, int argc, char **argv) {
         fprintf(stderr, "rookery endgame: --max-nodes must be at least 1\n");
         return -1;
     }
-    if (j->spec == NULL) {
-        fprintf(stderr, "rookery endgame: --player is required (see --help)\n");
+    if (j->cgp != NULL && j->spec != NULL) {
+        fprintf(stderr, "rookery endgame: --cgp searches one position, --player studies many: give one\n");
+        return -1;
+    }
+    if (j->spec == NULL && j->cgp == NULL) {
+        fprintf(stderr, "rookery endgame: give --cgp '<CGP>' or --player SPEC (see --help)\n");
         return -1;
     }
     return 0;
@@ -92,12 +108,81 @@ static void observe(const EndgameStudyItem *it, void *ctx) {
     }
 }
 
+/* One line a completed depth. */
+static void print_depth(void *ctx, const EndgameSearchResult *r) {
+    const Game *root = ctx;
+    Game *g = malloc(sizeof *g);
+    if (g == NULL) return;
+    *g = *root;
+    printf("depth %2d  value %+4d  %10llu positions  %7.3f s  pv", r->depth, (int)r->value,
+           (unsigned long long)r->nodes, r->seconds);
+    for (int i = 0; i < r->pv_len; i++) {
+        char mt[128];
+        move_to_string(&r->pv[i], &g->board, g->ld, mt, sizeof mt);
+        printf(" %s", mt);
+        game_play(g, &r->pv[i]);
+    }
+    printf("\n");
+    fflush(stdout);
+    free(g);
+}
+
+/* rookery endgame --cgp: the deepening search of one position. */
+static int search_position(const EndgameJob *j) {
+    RkError err;
+    CgpOps ops;
+    if (cgp_read_ops(j->cgp, &ops, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 2;
+    }
+    const char *ld_open_name;
+    if (cli_cgp_distribution(j->ld_name, ops.ld, &ld_open_name, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 2;
+    }
+    Engine *e = malloc(sizeof *e);
+    Game *g = malloc(sizeof *g);
+    int rc = 2;
+    if (e == NULL || g == NULL) {
+        fprintf(stderr, "rookery: out of memory\n");
+        free(e);
+        free(g);
+        return 1;
+    }
+    if (engine_open(e, ld_open_name, j->layout_name, j->lexicon, ops.lex) != 0) {
+        free(e);
+        free(g);
+        return 2;
+    }
+    EndgameConfig cfg = j->cfg.solver;
+    cfg.max_nodes = UINT64_MAX;
+    cfg.max_depth = j->depth;
+    cfg.deadline = cli_now() + (double)(j->movetime > 0 ? j->movetime : 10000) / 1000.0;
+    EndgameSearchResult r;
+    if (cgp_parse(g, j->cgp, &e->ld, &e->layout, &e->kwg, 0, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+    } else if (endgame_search(g, &cfg, &r, print_depth, g, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+    } else {
+        char mt[128];
+        move_to_string(&r.best, &g->board, g->ld, mt, sizeof mt);
+        printf("best %s  value %+d  %s at depth %d  (%d moves, %llu positions, %.3f s)\n", mt, (int)r.value,
+               r.exact ? "exact" : "not proved", r.depth, r.root_moves, (unsigned long long)r.nodes, r.seconds);
+        rc = 0;
+    }
+    engine_close(e);
+    free(e);
+    free(g);
+    return rc;
+}
+
 int cmd_endgame(int argc, char **argv) {
     EndgameJob j;
     memset(&j, 0, sizeof j);
     endgame_study_config_defaults(&j.cfg);
     int a = parse_args(&j, argc, argv);
     if (a != 0) return a > 0 ? 0 : 2;
+    if (j.cgp != NULL) return search_position(&j);
     Engine *e = malloc(sizeof *e);
     if (e == NULL) {
         fprintf(stderr, "rookery: out of memory\n");
