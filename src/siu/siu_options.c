@@ -35,7 +35,7 @@ static const OptionDef OPTIONS[] = {
     {"EndgameHash", OPT_SPIN, "16", 1, 4096, "MB of the endgame solver's table"},
     {"Player", OPT_STRING, DEFAULT_PLAYER, 0, 0, "the player of go auto, a spec as rookery match takes"},
     {"Model", OPT_STRING, "", 0, 0, "a network (.h5) for nn: and mcgs: players that name none"},
-    {"AutoEndgame", OPT_CHECK, "true", 0, 0, "go auto solves empty-bag positions exactly"},
+    {"AutoEndgame", OPT_CHECK, "true", 0, 0, "go auto searches empty-bag positions with the endgame search"},
     {"GenCount", OPT_SPIN, "10", 1, 1000, "moves listed by go gen and in a search's final lines"},
     {"SimPlies", OPT_SPIN, "2", 0, 100, "go sim: static plies after each candidate (go ... depth overrides)"},
     {"SimCandidates", OPT_SPIN, "15", 1, 64, "go sim: candidates, the best by static equity"},
