@@ -26,6 +26,9 @@ typedef struct TtEntry {
 /* A search's remaining plies when it has no horizon (the exact solver), and a
  * table entry's depth when no line under it was cut by a horizon. */
 #define DEPTH_PROVEN 255
+/* A table entry's best move when the search did not take it from the
+ * position's sorted list (one or two plies left). */
+#define NO_MOVE UINT16_MAX
 
 /* One level of the search: the position and its moves. Each is allocated on
  * its own, so growing the stack never moves a level in use. */
@@ -358,8 +361,7 @@ static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta, int depth) 
         /* every reply is valued at the horizon: the best one alone */
         int32_t v = horizon_best(&p->game);
         s->horizon = true;
-        if (e != NULL) *e = (TtEntry){.key = key, .value = v, .best = first >= 0 ? (uint16_t)first : 0,
-                                      .flag = TT_EXACT, .depth = 1};
+        if (e != NULL) *e = (TtEntry){.key = key, .value = v, .best = NO_MOVE, .flag = TT_EXACT, .depth = 1};
         return v;
     }
     const bool outer_horizon = s->horizon;
@@ -375,8 +377,7 @@ static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta, int depth) 
     if (e != NULL) {
         e->key = key;
         e->value = best;
-        /* (no index: the next search of this position starts with the list's first) */
-        e->best = (uint16_t)(best_i >= 0 && best_i <= UINT16_MAX ? best_i : first >= 0 ? first : 0);
+        e->best = (uint16_t)(best_i >= 0 && best_i < NO_MOVE ? best_i : NO_MOVE);
         e->flag = best <= alpha0 ? TT_UPPER : best >= beta ? TT_LOWER : TT_EXACT;
         e->depth = (uint8_t)(s->horizon ? depth : DEPTH_PROVEN);
     }
@@ -413,8 +414,11 @@ static int solver_root(Solver *s, const Game *g, const EndgameConfig *cfg, RkErr
 /* The best move, then, while the table holds the position after it with a
  * best move, that move: the line the search found best (the values of the
  * replies may be bounds, so past the first move it is the search's line,
- * not a proof). At most max_len plies (<= ENDGAME_PV_MAX). Level 0 is
- * used as scratch and holds the root again at the end. */
+ * not a proof). A position the search valued with one or two plies left
+ * keeps no move in the table (NO_MOVE): there the line goes on with the
+ * move of the best value at the horizon (the best-scoring reply, what the
+ * search assumed at one ply). At most max_len plies (<= ENDGAME_PV_MAX).
+ * Level 0 is used as scratch and holds the root again at the end. */
 static void principal_variation(Solver *s, const Game *root, const Move *best, int max_len, Move *pv,
                                 int *pv_len) {
     Game *g = &s->plies[0]->game;
@@ -427,10 +431,19 @@ static void principal_variation(Solver *s, const Game *root, const Move *best, i
         uint64_t key = endgame_position_key(g);
         const TtEntry *e = &s->tt[key & s->tt_mask];
         if (e->flag == TT_EMPTY || e->key != key) break;
-        gen_sorted(g, moves);
-        if (e->best >= moves->count) break;
-        pv[(*pv_len)++] = moves->moves[e->best];
-        game_play(g, &moves->moves[e->best]);
+        Move next;
+        if (e->best == NO_MOVE) {
+            MoveGenRequest req;
+            int opp_face;
+            horizon_request(g, &req, &opp_face);
+            movegen_best(&req, &next, NULL);
+        } else {
+            gen_sorted(g, moves);
+            if (e->best >= moves->count) break;
+            next = moves->moves[e->best];
+        }
+        pv[(*pv_len)++] = next;
+        game_play(g, &next);
     }
     *g = *root;
 }

@@ -219,9 +219,11 @@ static void test_pass_is_best(void) {
 
 /* ------------------------------------------------------------- the oracle */
 
-/* Plain minimax: every move, every reply, to the end; *budget counts down
+/* Plain minimax: every move, every reply, to the end (depth 0) or to `depth`
+ * plies, where a line cut before the game ends is valued by the spread it
+ * made (endgame_search's horizon rule) and *cut is set; *budget counts down
  * the positions it may still expand (false when spent). */
-static bool minimax(const Game *g, int32_t *value, int64_t *budget) {
+static bool minimax_depth(const Game *g, int depth, int32_t *value, bool *cut, int64_t *budget) {
     if (--*budget < 0) return false;
     MoveGenRequest req;
     movegen_request_for_game(&req, g);
@@ -239,7 +241,8 @@ static bool minimax(const Game *g, int32_t *value, int64_t *budget) {
         int32_t v = (c->scores[me] - c->scores[opp]) - (g->scores[me] - g->scores[opp]);
         if (!game_over(c)) {
             int32_t reply = 0;
-            ok = minimax(c, &reply, budget);
+            if (depth != 1) ok = minimax_depth(c, depth > 0 ? depth - 1 : 0, &reply, cut, budget);
+            else *cut = true;
             v -= reply;
         }
         if (v > best) best = v;
@@ -248,6 +251,11 @@ static bool minimax(const Game *g, int32_t *value, int64_t *budget) {
     movelist_free(&ml);
     *value = best;
     return ok;
+}
+
+static bool minimax(const Game *g, int32_t *value, int64_t *budget) {
+    bool cut = false;
+    return minimax_depth(g, 0, value, &cut, budget);
 }
 
 /* Static game `index` (best score) until the bag is empty, then on until
@@ -345,13 +353,26 @@ static const char *const TINY_WORDS[] = {
     "EBB", "ABBE", "ACCEDE", "BABE", "CEDE", "DECADE", "ABED", "BEADED", "DEBE", "ECAD",
 };
 
+/* The tiny distribution and lexicon on the standard board. */
+static void open_tiny(LetterDist *ld, Layout *lay, Kwg *kwg) {
+    tu_tiny_ld(ld);
+    layout_standard15(lay);
+    tu_build_lex(kwg, ld, TINY_WORDS, sizeof TINY_WORDS / sizeof TINY_WORDS[0]);
+}
+
+/* SOWPODS on the standard board; false (the test returns) without it. */
+static bool open_sowpods(LetterDist *ld, Layout *lay, Kwg *kwg) {
+    ld_english(ld);
+    if (!tu_load_sowpods(kwg, ld)) return false;
+    layout_standard15(lay);
+    return true;
+}
+
 static void test_oracle_tiny(void) {
     LetterDist ld;
-    tu_tiny_ld(&ld);
     Layout lay;
-    layout_standard15(&lay);
     Kwg kwg;
-    tu_build_lex(&kwg, &ld, TINY_WORDS, sizeof TINY_WORDS / sizeof TINY_WORDS[0]);
+    open_tiny(&ld, &lay, &kwg);
     int skipped = 0;
     int n3 = oracle_games(&ld, &lay, &kwg, 3, tu_size(40, 12), 400, 300000, &skipped);
     CU_ASSERT(n3 >= tu_size(30, 9));
@@ -363,11 +384,9 @@ static void test_oracle_tiny(void) {
 
 static void test_oracle_sowpods(void) {
     LetterDist ld;
-    ld_english(&ld);
-    Kwg kwg;
-    if (!tu_load_sowpods(&kwg, &ld)) return;
     Layout lay;
-    layout_standard15(&lay);
+    Kwg kwg;
+    if (!open_sowpods(&ld, &lay, &kwg)) return;
     int skipped = 0;
     int n2 = oracle_games(&ld, &lay, &kwg, 2, tu_size(25, 8), 200, 1000000, &skipped);
     CU_ASSERT(n2 >= tu_size(20, 6));
@@ -438,22 +457,18 @@ static void table_agrees(const LetterDist *ld, const Layout *lay, const Kwg *kwg
 
 static void test_table_tiny(void) {
     LetterDist ld;
-    tu_tiny_ld(&ld);
     Layout lay;
-    layout_standard15(&lay);
     Kwg kwg;
-    tu_build_lex(&kwg, &ld, TINY_WORDS, sizeof TINY_WORDS / sizeof TINY_WORDS[0]);
+    open_tiny(&ld, &lay, &kwg);
     table_agrees(&ld, &lay, &kwg, 5, tu_size(30, 10), 1000);
     kwg_free(&kwg);
 }
 
 static void test_table_sowpods(void) {
     LetterDist ld;
-    ld_english(&ld);
-    Kwg kwg;
-    if (!tu_load_sowpods(&kwg, &ld)) return;
     Layout lay;
-    layout_standard15(&lay);
+    Kwg kwg;
+    if (!open_sowpods(&ld, &lay, &kwg)) return;
     table_agrees(&ld, &lay, &kwg, 4, tu_size(12, 4), 400);
     kwg_free(&kwg);
 }
@@ -601,31 +616,12 @@ static void seen_item(const EndgameStudyItem *it, void *ctx) {
 
 /* ------------------------------------------------ iterative deepening */
 
-/* Plain minimax to `depth` plies: a line cut there is valued by the spread it
- * made (endgame_search's horizon rule); *cut says whether any line was. */
+/* minimax_depth to `depth` plies, without a budget. */
 static int32_t minimax_to(const Game *g, int depth, bool *cut) {
-    MoveGenRequest req;
-    movegen_request_for_game(&req, g);
-    MoveList ml;
-    movelist_init(&ml);
-    movegen_all(&req, &ml);
-    Game *c = malloc(sizeof *c);
-    if (c == NULL) abort();
-    int me = g->on_turn, opp = 1 - me;
-    int32_t best = INT32_MIN;
-    for (size_t i = 0; i < ml.count; i++) {
-        *c = *g;
-        game_play(c, &ml.moves[i]);
-        int32_t v = (c->scores[me] - c->scores[opp]) - (g->scores[me] - g->scores[opp]);
-        if (!game_over(c)) {
-            if (depth > 1) v -= minimax_to(c, depth - 1, cut);
-            else *cut = true;
-        }
-        if (v > best) best = v;
-    }
-    free(c);
-    movelist_free(&ml);
-    return best;
+    int32_t v = 0;
+    int64_t budget = INT64_MAX;
+    minimax_depth(g, depth, &v, cut, &budget);
+    return v;
 }
 
 /* The depth-limited value of playing m in g (minimax_to below it). */
@@ -722,22 +718,18 @@ static int deepening_games(const LetterDist *ld, const Layout *lay, const Kwg *k
 
 static void test_deepening_tiny(void) {
     LetterDist ld;
-    tu_tiny_ld(&ld);
     Layout lay;
-    layout_standard15(&lay);
     Kwg kwg;
-    tu_build_lex(&kwg, &ld, TINY_WORDS, sizeof TINY_WORDS / sizeof TINY_WORDS[0]);
+    open_tiny(&ld, &lay, &kwg);
     CU_ASSERT(deepening_games(&ld, &lay, &kwg, 3, tu_size(1000, 150), 4000, 4) >= tu_size(1000, 150));
     kwg_free(&kwg);
 }
 
 static void test_deepening_sowpods(void) {
     LetterDist ld;
-    ld_english(&ld);
-    Kwg kwg;
-    if (!tu_load_sowpods(&kwg, &ld)) return;
     Layout lay;
-    layout_standard15(&lay);
+    Kwg kwg;
+    if (!open_sowpods(&ld, &lay, &kwg)) return;
     CU_ASSERT(deepening_games(&ld, &lay, &kwg, 2, tu_size(200, 40), 2000, 3) >= tu_size(200, 40));
     kwg_free(&kwg);
 }
@@ -747,11 +739,9 @@ static void test_deepening_sowpods(void) {
  * bad depths and positions are errors. */
 static void test_deepening_stops(void) {
     LetterDist ld;
-    ld_english(&ld);
-    Kwg kwg;
-    if (!tu_load_sowpods(&kwg, &ld)) return;
     Layout lay;
-    layout_standard15(&lay);
+    Kwg kwg;
+    if (!open_sowpods(&ld, &lay, &kwg)) return;
     Game *g = malloc(sizeof *g);
     CU_ASSERT_FATAL(g != NULL);
     uint64_t gi = 0;
@@ -795,11 +785,9 @@ static void test_deepening_stops(void) {
  * items; the same seed gives the same positions and another seed others. */
 static void test_study(void) {
     LetterDist ld;
-    tu_tiny_ld(&ld);
     Layout lay;
-    layout_standard15(&lay);
     Kwg kwg;
-    tu_build_lex(&kwg, &ld, TINY_WORDS, sizeof TINY_WORDS / sizeof TINY_WORDS[0]);
+    open_tiny(&ld, &lay, &kwg);
     Player p;
     RkError err;
     CU_ASSERT_FATAL(player_open(&p, "static", &ld, &err) == 0);

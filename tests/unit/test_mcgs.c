@@ -209,6 +209,17 @@ static McgsConfig config(uint32_t visits, int batch) {
     return c;
 }
 
+/* Two searches ended with the same root: its moves, best move, visits and
+ * values to the bit, and the root's value. */
+static void same_root(const McgsResult *a, const McgsResult *b) {
+    CU_ASSERT_EQUAL(a->count, b->count);
+    CU_ASSERT_EQUAL(a->best, b->best);
+    CU_ASSERT(memcmp(a->packed, b->packed, sizeof a->packed) == 0);
+    CU_ASSERT(memcmp(a->visits, b->visits, sizeof a->visits) == 0);
+    CU_ASSERT(memcmp(a->value, b->value, sizeof a->value) == 0);
+    CU_ASSERT(a->root_q == b->root_q);
+}
+
 /* Every node is evaluated (a VALUED node, waiting for its second visit to
  * be expanded, has no edges, no visits and q = u); no in-flight marks; every edge's visits are its
  * outcomes' plus its terminal ones; the node visits are the edges'. Every
@@ -386,13 +397,8 @@ static void test_lazy_expansion_same_search(void) {
             if (game_over(e.g)) continue;
             CU_ASSERT_FATAL(mcgs_search_run(&s1, e.g, r1, &err) == 0);
             CU_ASSERT_FATAL(mcgs_search_run(&s2, e.g, r2, &err) == 0);
-            CU_ASSERT_EQUAL(r1->count, r2->count);
-            CU_ASSERT_EQUAL(r1->best, r2->best);
-            CU_ASSERT(memcmp(r1->packed, r2->packed, sizeof r1->packed) == 0);
-            CU_ASSERT(memcmp(r1->visits, r2->visits, sizeof r1->visits) == 0);
-            CU_ASSERT(memcmp(r1->value, r2->value, sizeof r1->value) == 0);
+            same_root(r1, r2);
             CU_ASSERT(memcmp(r1->prior, r2->prior, sizeof r1->prior) == 0);
-            CU_ASSERT(r1->root_q == r2->root_q);
             CU_ASSERT(r2->net_positions < r1->net_positions); /* the point of it */
             CU_ASSERT(r2->edges < r1->edges);
             check_graph(&s2);
@@ -439,12 +445,7 @@ static void test_threads_same_search(void) {
             if (game_over(e.g)) continue;
             CU_ASSERT_FATAL(mcgs_search_run(&s1, e.g, r1, &err) == 0);
             CU_ASSERT_FATAL(mcgs_search_run(&s2, e.g, r2, &err) == 0);
-            CU_ASSERT_EQUAL(r1->count, r2->count);
-            CU_ASSERT_EQUAL(r1->best, r2->best);
-            CU_ASSERT(memcmp(r1->packed, r2->packed, sizeof r1->packed) == 0);
-            CU_ASSERT(memcmp(r1->visits, r2->visits, sizeof r1->visits) == 0);
-            CU_ASSERT(memcmp(r1->value, r2->value, sizeof r1->value) == 0);
-            CU_ASSERT(r1->root_q == r2->root_q);
+            same_root(r1, r2);
             CU_ASSERT_EQUAL(r1->playouts, r2->playouts);
             CU_ASSERT_EQUAL(r1->collisions, r2->collisions);
             check_graph(&s2);

@@ -225,6 +225,21 @@ static void test_toptwo_stopping(void) {
     tu_env_close(&e);
 }
 
+/* Whether candidate k's mean is the plain mean of its rollouts in worlds
+ * 0..n-1 of c's seed, each rolled out alone under `leaves` (world and play:
+ * scratch games). */
+static bool mean_is_worlds(const Game *g, const SimConfig *c, LeaveValueFn leaves, const SimCandidate *k,
+                           Game *world, Game *play) {
+    double sum = 0.0;
+    for (uint64_t w = 0; w < k->n; w++) {
+        sim_sample_world(g, NULL, c->seed, w, world);
+        *play = *world;
+        sum += sim_static_rollout(play, c->plies + 1, &k->move, leaves, NULL, &c->win);
+    }
+    double want = k->n > 0 ? sum / (double)k->n : 0.0;
+    return fabs(want - sim_mean(k)) <= 1e-9 * (1.0 + fabs(want));
+}
+
 /* The oracle of the allocation and the threads: candidate i's mean is the
  * plain mean of its rollouts in worlds 0..n-1, each rolled out alone. */
 static void test_rollouts_are_worlds_0_to_n(void) {
@@ -244,15 +259,7 @@ static void test_rollouts_are_worlds_0_to_n(void) {
         c.seed = 100 + gi;
         CU_ASSERT_FATAL(sim_run(e.g, &c, r, &err) == 0);
         for (int i = 0; i < r->count; i++) {
-            const SimCandidate *k = &r->cand[i];
-            double sum = 0.0;
-            for (uint64_t w = 0; w < k->n; w++) {
-                sim_sample_world(e.g, NULL, c.seed, w, world);
-                *play = *world;
-                sum += sim_static_rollout(play, c.plies + 1, &k->move, c.leave_value, c.leave_ctx, &c.win);
-            }
-            double want = k->n > 0 ? sum / (double)k->n : 0.0;
-            if (fabs(want - sim_mean(k)) > 1e-9 * (1.0 + fabs(want))) bad++;
+            bad += !mean_is_worlds(e.g, &c, hash_leave, &r->cand[i], world, play);
             checked++;
         }
     }
@@ -433,14 +440,7 @@ static void test_cut_round_keeps_worlds(void) {
             const SimCandidate *q = &r->cand[i];
             lo = q->n < lo ? q->n : lo;
             hi = q->n > hi ? q->n : hi;
-            double sum = 0.0;
-            for (uint64_t w = 0; w < q->n; w++) {
-                sim_sample_world(e.g, NULL, c.seed, w, world);
-                *play = *world;
-                sum += sim_static_rollout(play, c.plies + 1, &q->move, hash_leave, NULL, &c.win);
-            }
-            double want = q->n > 0 ? sum / (double)q->n : 0.0;
-            bad += q->n == 0 || fabs(want - sim_mean(q)) > 1e-9 * (1.0 + fabs(want));
+            bad += q->n == 0 || !mean_is_worlds(e.g, &c, hash_leave, q, world, play);
             checked++;
         }
         if (c.alloc == SIM_ALLOC_UNIFORM) uneven += lo != hi;
