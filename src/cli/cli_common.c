@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/cgp.h"
+
 int cli_player_open(Player *p, const char *spec, const Engine *e, RkError *err) {
     if (player_open(p, spec, &e->ld, err) != 0) return -1;
     char path[sizeof e->lexicon_path + 8];
@@ -115,13 +117,23 @@ uint64_t cli_share_count(uint64_t n, int rank, int size) {
     return n > r ? (n - r + s - 1) / s : 0;
 }
 
-int cli_cgp_distribution(const char *given, const char *cgp_ld, const char **out, RkError *err) {
-    *out = given;
-    if (given != NULL || cgp_ld == NULL || cgp_ld[0] == '\0') return 0;
-    if (strcmp(cgp_ld, "english") != 0)
-        return rk_error(err, "CGP ld '%s': not a letter distribution rookery has built in (english); give "
-                             "--ld FILE.csv for another one",
-                        cgp_ld);
-    *out = cgp_ld;
-    return 0;
+int cli_engine_for_cgp(Engine *e, const char *cgp, const char *ld_name, const char *layout_name, const char *lexicon) {
+    RkError err;
+    CgpOps ops;
+    if (cgp_read_ops(cgp, &ops, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return -1;
+    }
+    const char *ld = ld_name;
+    if (ld == NULL && ops.ld[0] != '\0') {
+        if (strcmp(ops.ld, "english") != 0) {
+            fprintf(stderr,
+                    "rookery: CGP ld '%s': not a letter distribution rookery has built in (english); give --ld "
+                    "FILE.csv for another one\n",
+                    ops.ld);
+            return -1;
+        }
+        ld = ops.ld;
+    }
+    return engine_open(e, ld, layout_name, lexicon, ops.lex) != 0 ? -1 : 0;
 }

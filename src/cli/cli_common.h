@@ -26,11 +26,14 @@ void cli_engine_free(Engine *e);
 int cli_player_open(Player *p, const char *spec, const Engine *e, RkError *err);
 /* "LABEL: SPEC", with the default leaves p got from cli_player_open, if any. */
 void cli_print_player(const char *label, const char *spec, const Player *p, const Engine *e);
-/* The letter distribution to open for a CGP: --ld if given (a name or a
- * file: the caller's choice), else the CGP's `ld` opcode, which must be a
- * distribution rookery has built in ("english"; a name, never a path), else
- * NULL (english). -1 with err set for an unknown `ld`. */
-int cli_cgp_distribution(const char *given, const char *cgp_ld, const char **out, RkError *err);
+/* Opens the engine a CGP is read with (the commands that take --cgp): the
+ * letter distribution is --ld (ld_name) if given, else the CGP's `ld`
+ * opcode, which must be one rookery has built in ("english"; a name, never
+ * a path), else english; the lexicon --lexicon, else the CGP's `lex`
+ * opcode, else the default. 0, or -1 with one line on stderr (a malformed
+ * CGP line, an unknown `ld`, what engine_open says). The caller parses the
+ * CGP itself with e's tables. */
+int cli_engine_for_cgp(Engine *e, const char *cgp, const char *ld_name, const char *layout_name, const char *lexicon);
 
 /* Parses a non-negative integer option value; prints an error naming the
  * option and returns -1 on junk or out of range. */

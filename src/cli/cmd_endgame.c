@@ -130,16 +130,6 @@ static void print_depth(void *ctx, const EndgameSearchResult *r) {
 /* rookery endgame --cgp: the deepening search of one position. */
 static int search_position(const EndgameJob *j) {
     RkError err;
-    CgpOps ops;
-    if (cgp_read_ops(j->cgp, &ops, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
-        return 2;
-    }
-    const char *ld_open_name;
-    if (cli_cgp_distribution(j->ld_name, ops.ld, &ld_open_name, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
-        return 2;
-    }
     Engine *e = malloc(sizeof *e);
     Game *g = malloc(sizeof *g);
     int rc = 2;
@@ -149,7 +139,7 @@ static int search_position(const EndgameJob *j) {
         free(g);
         return 1;
     }
-    if (engine_open(e, ld_open_name, j->layout_name, j->lexicon, ops.lex) != 0) {
+    if (cli_engine_for_cgp(e, j->cgp, j->ld_name, j->layout_name, j->lexicon) != 0) {
         free(e);
         free(g);
         return 2;

@@ -144,17 +144,7 @@ static int position(LeavesJob *j) {
         }
         return 0;
     }
-    CgpOps ops;
-    if (cgp_read_ops(j->cgp, &ops, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
-        return -1;
-    }
-    const char *ld_open_name;
-    if (cli_cgp_distribution(j->ld_name, ops.ld, &ld_open_name, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
-        return -1;
-    }
-    if (engine_open(&j->engine, ld_open_name, NULL, j->lexicon, ops.lex) != 0) return -1;
+    if (cli_engine_for_cgp(&j->engine, j->cgp, j->ld_name, NULL, j->lexicon) != 0) return -1;
     j->have_engine = true;
     j->ld = j->engine.ld;
     j->game = malloc(sizeof *j->game);

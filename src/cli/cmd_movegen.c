@@ -76,18 +76,8 @@ int cmd_movegen(int argc, char **argv) {
         return 2;
     }
     RkError err;
-    CgpOps ops;
-    if (cgp_read_ops(cgp, &ops, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
-        return 2;
-    }
     Engine e;
-    const char *ld_open_name;
-    if (cli_cgp_distribution(ld_name, ops.ld, &ld_open_name, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
-        return 2;
-    }
-    if (engine_open(&e, ld_open_name, layout_name, lexicon, ops.lex) != 0) return 2;
+    if (cli_engine_for_cgp(&e, cgp, ld_name, layout_name, lexicon) != 0) return 2;
     Klv klv;
     memset(&klv, 0, sizeof klv);
     if (leaves != NULL && klv_load(&klv, leaves, &e.ld, &err) != 0) {

@@ -90,18 +90,8 @@ int cmd_sim(int argc, char **argv) {
     int a = parse_args(&j, argc, argv);
     if (a != 0) return a > 0 ? 0 : 2;
     RkError err;
-    CgpOps ops;
-    if (cgp_read_ops(j.cgp, &ops, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
-        return 2;
-    }
     Engine e;
-    const char *ld_open_name;
-    if (cli_cgp_distribution(j.ld_name, ops.ld, &ld_open_name, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
-        return 2;
-    }
-    if (engine_open(&e, ld_open_name, j.layout_name, j.lexicon, ops.lex) != 0) return 2;
+    if (cli_engine_for_cgp(&e, j.cgp, j.ld_name, j.layout_name, j.lexicon) != 0) return 2;
     Game *g = malloc(sizeof *g);
     Klv klv;
     DynLeaves dl;

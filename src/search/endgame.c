@@ -161,6 +161,11 @@ uint64_t endgame_position_key(const Game *g) {
 
 static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta, int depth);
 
+/* Whether m, a move of g's player on turn, plays the last tiles of the rack. */
+static bool goes_out(const Game *g, const Move *m) {
+    return m->kind == MOVE_PLACE && m->ntiles == g->racks[g->on_turn].total;
+}
+
 /* The plies left below a position searched with `depth` plies left. */
 static int child_depth(int depth) { return depth == DEPTH_PROVEN ? DEPTH_PROVEN : depth - 1; }
 
@@ -174,7 +179,7 @@ static int child_depth(int depth) { return depth == DEPTH_PROVEN ? DEPTH_PROVEN 
 static int32_t move_value(Solver *s, int d, const Move *m, int32_t alpha, int32_t beta, int depth) {
     const Game *g = &s->plies[d]->game;
     int me = g->on_turn, opp = 1 - me;
-    if (m->kind == MOVE_PLACE && m->ntiles == g->racks[me].total) /* goes out: the game ends */
+    if (goes_out(g, m)) /* the game ends */
         return m->score + 2 * rack_score(&g->racks[opp], g->ld);
     if (depth == 1 && m->kind == MOVE_PLACE && m->score > 0) {
         /* a scoring move that does not go out cannot end the game: its value
@@ -237,10 +242,6 @@ static int32_t horizon_best(const Game *g) {
     return v > 0 ? v : 0;
 }
 
-static bool goes_out(const Game *g, const Move *m) {
-    return m->kind == MOVE_PLACE && m->ntiles == g->racks[g->on_turn].total;
-}
-
 /* The moves of level d's position searched in turn (fail-soft alpha-beta):
  * the table's move `first` (or -1) first, then the others in the list's
  * order. With two plies left and fewer than four scoreless turns behind, a
@@ -280,9 +281,10 @@ static int32_t search_moves(Solver *s, int d, int32_t alpha, int32_t beta, int d
 
 /* search_moves at two plies left (fewer than four scoreless turns behind)
  * without generating every move: the TWO_PLY_TOP moves of highest horizon
- * value (their upper bounds, see search_moves), best first, then the pass
- * (worth at most 0). False when the last of them could still raise alpha:
- * then every move must be generated. */
+ * value (their upper bounds, see search_moves), best first; the pass, worth
+ * at most 0, comes last in that order, so a list shorter than TWO_PLY_TOP
+ * ends with it. False when the last of a full list could still raise
+ * alpha: then every move must be generated. */
 static bool search_two(Solver *s, int d, int32_t alpha, int32_t beta, int32_t *value) {
     Ply *p = s->plies[d];
     MoveGenRequest req;
@@ -302,16 +304,10 @@ static bool search_two(Solver *s, int d, int32_t alpha, int32_t beta, int32_t *v
         if (stopped(s)) return true;
         if (v > best) best = v;
         if (v > alpha) alpha = v;
-        if (alpha >= beta || m->kind != MOVE_PLACE) { /* a cutoff, or the list held every move */
+        if (alpha >= beta || m->kind != MOVE_PLACE) { /* a cutoff, or the pass: the list held every move */
             *value = best;
             return true;
         }
-    }
-    if (got < TWO_PLY_TOP) { /* every placement searched: the pass is the rest */
-        Move pass = {.kind = MOVE_PASS};
-        int32_t v = move_value(s, d, &pass, alpha, beta, 2);
-        *value = v > best ? v : best;
-        return true;
     }
     return false;
 }
