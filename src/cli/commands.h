@@ -16,6 +16,7 @@ int cmd_leaves(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_nn(int argc, char **argv);
 int cmd_endgame(int argc, char **argv);
+int cmd_peg(int argc, char **argv);
 int cmd_decisions(int argc, char **argv);
 int cmd_siu(int argc, char **argv);
 int cmd_arena(int argc, char **argv);

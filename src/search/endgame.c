@@ -242,6 +242,8 @@ static int32_t horizon_best(const Game *g) {
     return v > 0 ? v : 0;
 }
 
+int32_t endgame_horizon_value(const Game *g) { return horizon_best(g); }
+
 /* The moves of level d's position searched in turn (fail-soft alpha-beta):
  * the table's move `first` (or -1) first, then the others in the list's
  * order. With two plies left and fewer than four scoreless turns behind, a
@@ -561,16 +563,27 @@ static void roots_reorder(RootMoves *r, int best) {
 /* One depth over every root move, principal variation search: the first
  * move (the last depth's best) with the full window, the others with a
  * null window at the best value so far, searched again with a full window
- * when they fail high. Returns the index of the best move (its value in
+ * when they fail high; at depth 2 the moves whose depth-1 value cannot
+ * raise alpha are not searched. Returns the index of the best move (its value in
  * *value) or -1 when stopped before the first move was searched; *done
  * says whether every root move was searched. */
 static int search_depth(Solver *s, RootMoves *r, int depth, int32_t *value, bool *done) {
     int32_t alpha = -EG_INF;
+    /* At depth 2 with fewer than four scoreless turns behind, every reply is
+     * valued 0 or more at the horizon, so a root move is worth at most its
+     * depth-1 value, and the moves come in the order of those values. */
+    const bool two_bound = depth == 2 && s->plies[0]->game.zeros < 4;
     int best = -1;
     *done = false;
     for (int k = 0; k < r->n; k++) {
         int i = r->order[k];
         const Move *m = &r->moves[i];
+        if (two_bound && best >= 0 && r->value[i] <= alpha) {
+            /* worth at most its depth-1 value (see search_depth's comment):
+             * neither it nor any later move can raise alpha */
+            s->horizon = true;
+            continue;
+        }
         int32_t v;
         if (best < 0) {
             v = move_value(s, 0, m, -EG_INF, EG_INF, depth);

@@ -148,6 +148,13 @@ typedef void (*EndgameDepthFn)(void *ctx, const EndgameSearchResult *r);
 int endgame_search(const Game *g, const EndgameConfig *cfg, EndgameSearchResult *out, EndgameDepthFn on_depth,
                    void *ctx, RkError *err);
 
+/* The value of g for its player on turn one ply from the horizon, what
+ * endgame_search finds at depth 1: the best placement's score (with twice
+ * the opponent's rack if it goes out), or 0 (the pass) if that is more,
+ * from one best-move search. g's bag must be empty and fewer than five
+ * scoreless turns behind (so only going out ends the game in one ply). */
+int32_t endgame_horizon_value(const Game *g);
+
 /* The table's key of a position: a hash of what its value depends on (the
  * board, both racks, the side on turn and the scoreless count), not of the
  * scores. Exposed for tests. */

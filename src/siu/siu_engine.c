@@ -54,7 +54,7 @@ static void reap(SiuSession *s, bool wait) {
 static void handshake(SiuSession *s) {
     siu_say(s, "id name %s %s", SIU_NAME, ROOKERY_VERSION);
     siu_say(s, "id author %s", SIU_AUTHOR);
-    siu_say(s, "capability gen sim infer endgame auto stream stop");
+    siu_say(s, "capability gen sim infer endgame peg auto stream stop");
     siu_options_announce(s);
     siu_say(s, "siuok");
 }

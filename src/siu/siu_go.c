@@ -9,6 +9,7 @@
 
 #include "core/movegen.h"
 #include "search/endgame.h"
+#include "search/peg.h"
 #include "search/sim.h"
 #include "siu_move.h"
 #include "siu_session.h"
@@ -17,7 +18,7 @@
 #define ROOKERY_VERSION "dev"
 #endif
 
-typedef enum { MODE_AUTO, MODE_GEN, MODE_SIM, MODE_ENDGAME, MODE_INFER } Mode;
+typedef enum { MODE_AUTO, MODE_GEN, MODE_SIM, MODE_ENDGAME, MODE_PEG, MODE_INFER } Mode;
 
 /* A go's parameters; -1 = not given. */
 typedef struct GoParams {
@@ -345,6 +346,87 @@ static void run_endgame(GoJob *j) {
     else static_bestmove(j);
 }
 
+/* ------------------------------------------------------------ peg */
+
+/* The deals of candidate c whose line ends as `outcome` (1 win, 0 draw, -1
+ * loss): each deal's tiles once for every way it happens, separated by |. */
+static void peg_draws(const GoJob *j, const PegResult *r, const PegCandidate *c, int outcome, char *buf, size_t cap) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < r->ndeals; k++) {
+        int end = r->spread + c->value[k];
+        if ((end > 0 ? 1 : end < 0 ? -1 : 0) != outcome) continue;
+        char tiles[16];
+        rack_to_string(&r->deal[k].bag, j->game.ld, tiles, sizeof tiles);
+        for (int w = 0; w < (int)r->deal[k].ways && len + 20 < cap; w++)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s", len > 0 ? "|" : "", tiles);
+    }
+}
+
+/* After every completed stage (and at a stop within one): the best
+ * candidates' lines. */
+static void say_peg_stage(void *ctx, const PegResult *r) {
+    GoJob *j = ctx;
+    j->reported = r->endgames;
+    int n = r->alive < j->s->opt.gen_count ? r->alive : j->s->opt.gen_count;
+    for (int i = 0; i < n; i++) {
+        const PegCandidate *c = &r->cand[i];
+        if (c->depth == 0) break; /* a stop in stage 1: the candidates it did not reach */
+        char mt[SIU_MOVE_MAX], w[2048], d[2048], l[2048];
+        move_text(j, &c->move, mt, sizeof mt);
+        peg_draws(j, r, c, 1, w, sizeof w);
+        peg_draws(j, r, c, 0, d, sizeof d);
+        peg_draws(j, r, c, -1, l, sizeof l);
+        siu_say(j->s, "info peg move %s w:%s d:%s l:%s spread %+.0f", mt, w, d, l, c->mean);
+    }
+    double secs = r->seconds > 1e-6 ? r->seconds : 1e-6;
+    siu_say(j->s, "info depth %d score wp %.2f nodes %llu time %.0f nps %.0f", r->stage,
+            100.0 * r->cand[0].share, (unsigned long long)r->nodes, r->seconds * 1000.0, (double)r->nodes / secs);
+}
+
+/* go peg and go auto's pre-endgame without a movetime (and not infinite)
+ * end after this long. */
+#define PEG_UNTIMED_SECONDS 10.0
+
+/* The pre-endgame solver (search/peg.h) until every candidate left is
+ * exact, stop, `depth` stages or the movetime; the answer in *best. False
+ * (said) if it could not run. */
+static bool search_peg(GoJob *j, long long depth, Move *best) {
+    PegConfig cfg;
+    peg_config_defaults(&cfg);
+    cfg.stop = &j->s->stop;
+    if (!j->p.infinite && j->p.movetime < 0) {
+        cfg.deadline = j->t0 + PEG_UNTIMED_SECONDS;
+        siu_say(j->s, "info string peg: no movetime, at most %.0f s", PEG_UNTIMED_SECONDS);
+    }
+    if (depth > 0) cfg.max_depth = depth < ENDGAME_MAX_DEPTH ? (int)depth : ENDGAME_MAX_DEPTH;
+    cfg.leave_value = session_leaves(j->s);
+    cfg.leave_ctx = j->s->tables.leaves;
+    PegResult r;
+    peg_result_init(&r);
+    RkError err;
+    j->reported = 0;
+    bool ok = peg_solve(&j->game, &cfg, &r, say_peg_stage, j, &err) == 0;
+    if (ok && r.endgames != j->reported && r.count > 0 && r.cand[0].depth > 0)
+        say_peg_stage(j, &r); /* stopped in a stage: the table it ended with */
+    if (!ok) {
+        siu_say(j->s, "info string peg: %s", err.msg);
+    } else {
+        const PegCandidate *c = &r.cand[r.best];
+        siu_say(j->s, "info string peg: %s after stage %d, %d of %d candidates left, %d deals (%.0f ways), wins %.2f%%",
+                c->exact ? "exact" : "not proved", r.stage, r.alive, r.count, r.ndeals, r.ways, 100.0 * c->share);
+        *best = c->move;
+    }
+    peg_result_free(&r);
+    return ok;
+}
+
+static void run_peg(GoJob *j) {
+    Move best;
+    if (search_peg(j, j->p.depth, &best)) say_bestmove(j, &best);
+    else static_bestmove(j);
+}
+
 /* ------------------------------------------------------------ auto */
 
 /* go auto's endgame search without a movetime (and not infinite) ends after
@@ -366,6 +448,12 @@ static void run_auto(GoJob *j) {
     SiuSession *s = j->s;
     if (j->game.bag.count == 0 && s->opt.auto_endgame && auto_endgame(j)) {
         if (j->p.use_inference) say_ignored(s, "useinference (the endgame solver answered)");
+        return;
+    }
+    Move best;
+    if (j->game.bag.count > 0 && j->game.bag.count <= s->opt.auto_peg && search_peg(j, 0, &best)) {
+        if (j->p.use_inference) say_ignored(s, "useinference (the pre-endgame solver answered)");
+        say_bestmove(j, &best);
         return;
     }
     Player *pl = &s->tables.player;
@@ -400,6 +488,7 @@ static void *search_main(void *arg) {
     case MODE_GEN: run_gen(j); break;
     case MODE_SIM: run_sim(j); break;
     case MODE_ENDGAME: run_endgame(j); break;
+    case MODE_PEG: run_peg(j); break;
     case MODE_AUTO: run_auto(j); break;
     case MODE_INFER: run_infer(j); break;
     }
@@ -463,10 +552,8 @@ static bool parse_params(SiuSession *s, const char *args, GoParams *p) {
     bool ok = true;
     for (int i = 0; i < n && ok; i++) {
         const char *t = tok[i];
-        if (i == 0 && strcmp(t, "peg") == 0) {
-            siu_say(s, "info string error unsupported-mode %s (capabilities: gen sim infer endgame auto)", t);
-            ok = false;
-        } else if (i == 0 && strcmp(t, "infer") == 0) p->mode = MODE_INFER;
+        if (i == 0 && strcmp(t, "peg") == 0) p->mode = MODE_PEG;
+        else if (i == 0 && strcmp(t, "infer") == 0) p->mode = MODE_INFER;
         else if (i == 0 && strcmp(t, "gen") == 0) p->mode = MODE_GEN;
         else if (i == 0 && strcmp(t, "sim") == 0) p->mode = MODE_SIM;
         else if (i == 0 && strcmp(t, "endgame") == 0) p->mode = MODE_ENDGAME;
@@ -502,7 +589,7 @@ static void say_unused(SiuSession *s, GoParams *p) {
     if (!sim && p->iterations >= 0) say_ignored(s, "iterations");
     if (!sim && p->stopcondition >= 0) say_ignored(s, "stopcondition");
     if (p->mode == MODE_GEN && p->depth >= 0) say_ignored(s, "depth");
-    if (p->mode == MODE_ENDGAME && (p->nsearch > 0 || p->nalso > 0))
+    if ((p->mode == MODE_ENDGAME || p->mode == MODE_PEG) && (p->nsearch > 0 || p->nalso > 0))
         say_ignored(s, p->nsearch > 0 ? "searchmoves" : "alsosearchmoves");
 }
 
@@ -546,6 +633,15 @@ void siu_go_start(SiuSession *s, const char *args) {
     }
     if (j->p.mode == MODE_ENDGAME && pos->game.bag.count > 0) {
         siu_say(s, "info string endgame needs an empty bag (%d tiles in it): simulating instead", pos->game.bag.count);
+        j->p.mode = MODE_SIM;
+    }
+    if (j->p.mode == MODE_PEG && pos->game.bag.count == 0) {
+        siu_say(s, "info string peg needs 1 to %d tiles in the bag (it is empty): the endgame search instead",
+                PEG_MAX_BAG);
+        j->p.mode = MODE_ENDGAME;
+    } else if (j->p.mode == MODE_PEG && pos->game.bag.count > PEG_MAX_BAG) {
+        siu_say(s, "info string peg needs 1 to %d tiles in the bag (%d in it): simulating instead", PEG_MAX_BAG,
+                pos->game.bag.count);
         j->p.mode = MODE_SIM;
     }
     say_unused(s, &j->p);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "siu_engine.h"
+#include "search/peg.h"
 #include "search/sim.h"
 #include "siu_session.h"
 
@@ -36,6 +37,8 @@ static const OptionDef OPTIONS[] = {
     {"Player", OPT_STRING, DEFAULT_PLAYER, 0, 0, "the player of go auto, a spec as rookery match takes"},
     {"Model", OPT_STRING, "", 0, 0, "a network (.h5) for nn: and mcgs: players that name none"},
     {"AutoEndgame", OPT_CHECK, "true", 0, 0, "go auto searches empty-bag positions with the endgame search"},
+    {"AutoPeg", OPT_SPIN, "1", 0, PEG_MAX_BAG,
+     "go auto solves positions with 1 to this many tiles in the bag with the pre-endgame solver (0: never)"},
     {"GenCount", OPT_SPIN, "10", 1, 1000, "moves listed by go gen and in a search's final lines"},
     {"SimPlies", OPT_SPIN, "2", 0, 100, "go sim: static plies after each candidate (go ... depth overrides)"},
     {"SimCandidates", OPT_SPIN, "15", 1, 64, "go sim: candidates, the best by static equity"},
@@ -76,6 +79,7 @@ static void store(SiuOptions *o, int i, const char *v) {
     else if (strcmp(n, "Player") == 0) copy(o->player, sizeof o->player, v);
     else if (strcmp(n, "Model") == 0) copy(o->model, sizeof o->model, v);
     else if (strcmp(n, "AutoEndgame") == 0) o->auto_endgame = strcasecmp(v, "true") == 0;
+    else if (strcmp(n, "AutoPeg") == 0) o->auto_peg = (int)x;
     else if (strcmp(n, "GenCount") == 0) o->gen_count = (int)x;
     else if (strcmp(n, "SimPlies") == 0) o->sim_plies = (int)x;
     else if (strcmp(n, "SimCandidates") == 0) o->sim_candidates = (int)x;

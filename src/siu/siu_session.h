@@ -34,6 +34,7 @@ typedef struct SiuOptions {
     int threads;
     int endgame_hash_mb;
     bool auto_endgame;
+    int auto_peg;        /* go auto: peg with 1..auto_peg tiles in the bag */
     int gen_count;
     int sim_plies, sim_candidates;
     int infer_tau;

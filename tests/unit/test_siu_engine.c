@@ -231,10 +231,45 @@ static void test_modes(void) {
     check_mode(OPENING, "go sim movetime 300", "info sim move ", true);
     check_mode(OPENING, "go sim iterations 8", "info sim move ", true);
     check_mode(ONE_IN_BAG, "go sim movetime 200", "info sim move ", true);
-    check_mode(ONE_IN_BAG, "go movetime 200", "info sim move ", true); /* no mode: auto, the default sim player */
+    check_mode(ONE_IN_BAG, "go movetime 200", "info ", false); /* no mode: auto (the pre-endgame solver) */
+    check_mode(ONE_IN_BAG, "go peg movetime 2000", "info peg move ", true);
+    check_mode(ENDGAME, "go peg movetime 300", "info ", false); /* the endgame search instead */
     check_mode(ENDGAME, "go endgame movetime 500", "info ", false);
     check_mode(ENDGAME, "go auto movetime 500", "info ", false);
     check_mode(ENDGAME, "go gen", "info gen move ", true);
+}
+
+/* go peg with one tile in the bag: every info peg line lists the 8 unseen
+ * tiles (ENOSTXY against ACEISUY and one in the bag: the unseen are the
+ * opponent's 7 and the bag's 1) between w:, d: and l:, within the time. */
+static void test_peg_lines(void) {
+    Front *f = ready(NULL);
+    send_line(f, "position cgp " ONE_IN_BAG);
+    double t0 = rk_seconds();
+    send_line(f, "go peg movetime 1500");
+    CU_ASSERT_FATAL(read_until(f, "bestmove", 30000) >= 0);
+    CU_ASSERT(rk_seconds() - t0 < 1.5 + 0.5);
+    int lines = 0;
+    for (int i = 0; i < f->nlines; i++) {
+        const char *l = f->lines[i];
+        if (strncmp(l, "info peg move ", 14) != 0) continue;
+        lines++;
+        const char *w = strstr(l, " w:"), *d = strstr(l, " d:"), *x = strstr(l, " l:"), *sp = strstr(l, " spread ");
+        CU_ASSERT_FATAL(w != NULL && d != NULL && x != NULL && sp != NULL && w < d && d < x && x < sp);
+        int draws = 0;
+        for (const char *seg[3] = {w + 3, d + 3, x + 3}, **p = seg; p < seg + 3; p++) {
+            const char *c = *p;
+            if (*c == ' ') continue; /* an empty list */
+            draws++;
+            for (; *c != ' ' && *c != '\0'; c++) draws += *c == '|';
+        }
+        CU_ASSERT_EQUAL(draws, 8);
+    }
+    CU_ASSERT(lines >= 1);
+    CU_ASSERT(first_prefix(f, "info depth ") >= 0);
+    CU_ASSERT(first_prefix(f, "info string peg: ") >= 0);
+    expect_legal_bestmove(f, ONE_IN_BAG);
+    front_quit(f);
 }
 
 /* An empty-bag position with few tiles on the racks, from a static game;
@@ -369,10 +404,12 @@ static void test_position_errors(void) {
     CU_ASSERT(count_prefix(f, "info string error bad-move") >= 1);
     int b = first_prefix(f, "bestmove ");
     CU_ASSERT(b >= 0 && strcmp(f->lines[b], "bestmove J8.SLINTER") == 0); /* the better of the two by equity */
-    /* an undeclared mode */
-    send_line(f, "go peg");
-    CU_ASSERT(read_until(f, "bestmove", 500) < 0);
-    CU_ASSERT(first_prefix(f, "info string error unsupported-mode") >= 0);
+    /* go peg with a full bag: said, and simulated instead */
+    send_line(f, "position cgp " OPENING);
+    send_line(f, "go peg movetime 300");
+    CU_ASSERT_FATAL(read_until(f, "bestmove", 5000) >= 0);
+    CU_ASSERT(first_prefix(f, "info string peg needs 1 to 2 tiles in the bag") >= 0);
+    expect_legal_bestmove(f, OPENING);
     front_quit(f);
 }
 
@@ -587,6 +624,7 @@ int main(void) {
     CU_TestInfo tests[] = {{"handshake: id, capabilities, option lines, siuok; quit at once", test_handshake},
                            {"idle: unknown commands, stop, go without a position, isready", test_idle_commands},
                            {"every mode: provenance first, one legal bestmove", test_modes},
+                           {"go peg: info peg lines over every unseen tile", test_peg_lines},
                            {"endgame: the solver's line with its spread and pv", test_endgame_small},
                            {"go infinite: isready answered, stop ends it with one bestmove", test_infinite_stop_isready},
                            {"bad CGPs and moves, the rack on turn unknown, rack., searchmoves", test_position_errors},
