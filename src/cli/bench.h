@@ -13,6 +13,8 @@ int bench_mcgs(int argc, char **argv);
 
 /* rookery bench endgame: the endgame search against the clock (bench_endgame.c). */
 int bench_endgame(int argc, char **argv);
+/* rookery bench peg: the pre-endgame solver against the simulation (bench_peg.c). */
+int bench_peg(int argc, char **argv);
 
 /* rookery bench infer: inference of the opponent's kept tiles (bench_infer.c). */
 int bench_infer(int argc, char **argv);

@@ -33,6 +33,7 @@ static void usage(FILE *out) {
             "       rookery bench mcgs --player SPEC [--positions N] [--seed S] [--lexicon FILE.kwg]\n"
             "       rookery bench infer [--positions N] [--tau T] [--seed S] [--lexicon FILE.kwg]\n"
             "       rookery bench endgame [--positions N] [--movetime MS] [--min-tiles T] [--check MS]\n"
+            "       rookery bench peg [--positions N] [--bag B] [--movetime MS] [--check MS]\n"
             "       rookery bench nn [--channels C --blocks B --embed E --head-hidden H --h-tiles T]\n"
             "                        [--model FILE.h5] [--positions N] [--seconds S] [--steps K]\n"
             "\n"
@@ -57,6 +58,8 @@ static void usage(FILE *out) {
             "          (`rookery bench infer --help`).\n"
             "endgame:  the endgame search: empty-bag positions proved within a movetime, depth,\n"
             "          positions/s (`rookery bench endgame --help`).\n"
+            "peg:      the pre-endgame solver against the simulation at one movetime, each answer's\n"
+            "          share of wins checked by a long solve (`rookery bench peg --help`).\n"
             "mcgs:     the graph search player (`rookery bench mcgs --help`): playouts/s, network\n"
             "          positions/s, average batch, memory per node.\n"
             "nn:       the network on one core: sgemm peak, forward positions/s and GFLOP/s at batch 1,\n"
@@ -474,9 +477,10 @@ int cmd_bench(int argc, char **argv) {
     if (strcmp(what, "mcgs") == 0) return bench_mcgs(argc, argv);
     if (strcmp(what, "infer") == 0) return bench_infer(argc, argv);
     if (strcmp(what, "endgame") == 0) return bench_endgame(argc, argv);
+    if (strcmp(what, "peg") == 0) return bench_peg(argc, argv);
     if (strcmp(what, "movegen") != 0 && strcmp(what, "selfplay") != 0) {
         fprintf(stderr,
-                "rookery bench: unknown benchmark '%s' (movegen, selfplay, derive, train, leaves, sim, mcgs, nn, infer or endgame)\n",
+                "rookery bench: unknown benchmark '%s' (movegen, selfplay, derive, train, leaves, sim, mcgs, nn, infer, endgame or peg)\n",
                 what);
         return 2;
     }

@@ -20,6 +20,8 @@ void peg_config_defaults(PegConfig *c) {
     c->deadline = 0.0;
     c->leave_value = NULL;
     c->leave_ctx = NULL;
+    c->only = NULL;
+    c->only_count = 0;
 }
 
 void peg_result_init(PegResult *r) { memset(r, 0, sizeof *r); }
@@ -274,8 +276,9 @@ static int search_candidate(Peg *p, PegCandidate *c, int depth, bool *complete, 
 
 static int cmp_moves(const void *a, const void *b) { return movegen_compare(a, b); }
 
-/* The candidates: every placement and the pass, in movegen_compare order
- * (static equity with cfg's leaves), each with room for its lines. */
+/* The candidates: every placement and the pass (or cfg->only's moves), in
+ * movegen_compare order (static equity with cfg's leaves), each with room
+ * for its lines. */
 static int open_candidates(Peg *p, RkError *err) {
     PegResult *r = p->r;
     MoveGenRequest req;
@@ -292,7 +295,20 @@ static int open_candidates(Peg *p, RkError *err) {
         movelist_free(&list);
         return rk_error(err, "peg: out of memory");
     }
+    for (int k = 0; k < p->cfg->only_count; k++) { /* each given move must be legal */
+        bool legal = false;
+        for (size_t i = 0; i < list.count && !legal; i++) legal = move_same(&list.moves[i], &p->cfg->only[k]);
+        if (!legal) {
+            char text[128];
+            move_to_string(&p->cfg->only[k], &p->root.board, p->root.ld, text, sizeof text);
+            movelist_free(&list);
+            return rk_error(err, "peg: '%s' is not a legal move here", text);
+        }
+    }
     for (size_t i = 0; i < list.count; i++) {
+        bool given = p->cfg->only_count == 0;
+        for (int k = 0; k < p->cfg->only_count && !given; k++) given = move_same(&list.moves[i], &p->cfg->only[k]);
+        if (!given) continue;
         PegCandidate *c = &r->cand[r->count++];
         c->move = list.moves[i];
         c->empties_bag = tiles_drawn(p, &c->move) == p->bag;

@@ -72,9 +72,13 @@ typedef struct PegConfig {
                                * equity with these leaves (NULL: by score), so
                                * that a stop in stage 1 has valued the likeliest */
     const void *leave_ctx;
+    const Move *only;         /* only_count > 0: the candidates are these moves (each
+                               * one legal here; searchmoves, a study's moves) */
+    int only_count;
 } PegConfig;
 
-/* table_bits 16, no depth limit, pruning, no stop, no deadline, no leaves. */
+/* table_bits 16, no depth limit, pruning, no stop, no deadline, no leaves,
+ * every move a candidate. */
 void peg_config_defaults(PegConfig *c);
 
 typedef struct PegDeal {
@@ -121,8 +125,8 @@ typedef void (*PegStageFn)(void *ctx, const PegResult *r);
 
 /* Solves g for the player on turn (see above). Errors (one line in err,
  * -1): the bag holds 0 or more than PEG_MAX_BAG tiles, the game is over,
- * the player on turn has no tiles, the configuration is out of range, out
- * of memory. A stop is not an error. */
+ * the player on turn has no tiles, the configuration is out of range, a
+ * move of cfg->only is not legal, out of memory. A stop is not an error. */
 int peg_solve(const Game *g, const PegConfig *cfg, PegResult *out, PegStageFn on_stage, void *ctx, RkError *err);
 
 #endif

@@ -402,6 +402,8 @@ static bool search_peg(GoJob *j, long long depth, Move *best) {
     if (depth > 0) cfg.max_depth = depth < ENDGAME_MAX_DEPTH ? (int)depth : ENDGAME_MAX_DEPTH;
     cfg.leave_value = session_leaves(j->s);
     cfg.leave_ctx = j->s->tables.leaves;
+    cfg.only = j->p.search; /* searchmoves */
+    cfg.only_count = j->p.nsearch;
     PegResult r;
     peg_result_init(&r);
     RkError err;
@@ -589,7 +591,8 @@ static void say_unused(SiuSession *s, GoParams *p) {
     if (!sim && p->iterations >= 0) say_ignored(s, "iterations");
     if (!sim && p->stopcondition >= 0) say_ignored(s, "stopcondition");
     if (p->mode == MODE_GEN && p->depth >= 0) say_ignored(s, "depth");
-    if ((p->mode == MODE_ENDGAME || p->mode == MODE_PEG) && (p->nsearch > 0 || p->nalso > 0))
+    if (p->mode == MODE_PEG && p->nalso > 0) say_ignored(s, "alsosearchmoves");
+    if (p->mode == MODE_ENDGAME && (p->nsearch > 0 || p->nalso > 0))
         say_ignored(s, p->nsearch > 0 ? "searchmoves" : "alsosearchmoves");
 }
 

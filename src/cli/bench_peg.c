@@ -1,0 +1,204 @@
+/* rookery bench peg: the pre-endgame solver (search/peg.h) against the
+ * simulation at the same movetime, on positions with 1 or 2 tiles in the
+ * bag, each answer's share of wins checked by a long unpruned solve of
+ * that move alone (a benchmark: it prints figures and never fails). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cli_common.h"
+#include "cli_options.h"
+#include "core/cgp.h"
+#include "search/peg.h"
+#include "search/player.h"
+#include "search/sim.h"
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: rookery bench peg [--positions N] [--bag B] [--movetime MS] [--check MS] [--seed S]\n"
+            "                         [--max-spread P] [--player SPEC] [--show] [--lexicon FILE.kwg]\n"
+            "\n"
+            "N positions (default 20) with B tiles in the bag (1 or 2, default 1): static games (best\n"
+            "score) from the seed (default 1) played until the bag holds B, the spread then within P\n"
+            "points either way (default 40: games still to be decided). In each, the simulation\n"
+            "(the player SPEC, default sim: rookery siu's go auto before the bag is this small) and the\n"
+            "pre-endgame solver each choose a move in MS milliseconds (default 1000) on one core. Then\n"
+            "each chosen move alone is solved without pruning for up to --check MS (default 30000):\n"
+            "its share of wins over every way the unseen tiles can lie (draws half), exact when every\n"
+            "line was solved. Prints the mean share of each player's moves, how often they agree, and\n"
+            "how often one is better, over the positions where both checks are exact.\n"
+            "--show: one line a position.\n");
+}
+
+typedef struct BenchPeg {
+    uint64_t npos, seed;
+    int bag, movetime, check, max_spread;
+    const char *spec;
+    bool show;
+} BenchPeg;
+
+static void play_static(Game *g) {
+    MoveGenRequest req;
+    movegen_request_for_game(&req, g);
+    Move m;
+    movegen_best(&req, &m, NULL);
+    game_play(g, &m);
+}
+
+/* The share of wins of m alone, solved for up to ms; *exact if proved. */
+static bool check_move(const Game *g, const Move *m, int ms, double *share, bool *exact, double *mean) {
+    PegConfig cfg;
+    peg_config_defaults(&cfg);
+    cfg.prune = false;
+    cfg.only = m;
+    cfg.only_count = 1;
+    cfg.deadline = rk_seconds() + ms / 1000.0;
+    PegResult r;
+    peg_result_init(&r);
+    RkError err;
+    bool ok = peg_solve(g, &cfg, &r, NULL, NULL, &err) == 0 && r.count == 1;
+    if (!ok) fprintf(stderr, "rookery bench peg: %s\n", err.msg);
+    else {
+        *share = r.cand[0].share;
+        *exact = r.cand[0].exact;
+        *mean = r.cand[0].mean;
+    }
+    peg_result_free(&r);
+    return ok;
+}
+
+/* The simulation's move in ms. */
+static bool sim_move(const Player *p, const Game *g, int ms, Move *out) {
+    SimConfig cfg;
+    RkError err;
+    if (sim_player_prepare(p, g, &cfg, &err) != 0) {
+        fprintf(stderr, "rookery bench peg: %s\n", err.msg);
+        return false;
+    }
+    cfg.seconds = ms / 1000.0;
+    cfg.iterations = UINT64_MAX;
+    cfg.stop_z = 0.0;
+    SimResult *r = malloc(sizeof *r);
+    bool ok = r != NULL && sim_run(g, &cfg, r, &err) == 0;
+    if (ok) *out = r->cand[r->best].move;
+    else fprintf(stderr, "rookery bench peg: %s\n", r == NULL ? "out of memory" : err.msg);
+    free(r);
+    return ok;
+}
+
+static bool peg_move(const Player *p, const Game *g, int ms, Move *out) {
+    PegConfig cfg;
+    peg_config_defaults(&cfg);
+    cfg.deadline = rk_seconds() + ms / 1000.0;
+    cfg.leave_value = player_leave_fn(p);
+    cfg.leave_ctx = p->leaves;
+    PegResult r;
+    peg_result_init(&r);
+    RkError err;
+    bool ok = peg_solve(g, &cfg, &r, NULL, NULL, &err) == 0;
+    if (ok) *out = r.cand[r.best].move;
+    else fprintf(stderr, "rookery bench peg: %s\n", err.msg);
+    peg_result_free(&r);
+    return ok;
+}
+
+int bench_peg(int argc, char **argv) {
+    const char *lexicon = NULL;
+    BenchPeg b = {.npos = 20, .seed = 1, .bag = 1, .movetime = 1000, .check = 30000, .max_spread = 40,
+                .spec = "sim"};
+    const CliOption opts[] = {{"--lexicon", CLI_STRING, &lexicon, 0, 0, NULL},
+                              {"--positions", CLI_U64, &b.npos, 1, 100000, NULL},
+                              {"--bag", CLI_INT, &b.bag, 1, PEG_MAX_BAG, NULL},
+                              {"--movetime", CLI_INT, &b.movetime, 1, 86400000, NULL},
+                              {"--check", CLI_INT, &b.check, 1, 86400000, NULL},
+                              {"--max-spread", CLI_INT, &b.max_spread, 0, 1000, NULL},
+                              {"--seed", CLI_U64, &b.seed, 0, 18446744073709551615.0, NULL},
+                              {"--player", CLI_STRING, &b.spec, 0, 0, NULL},
+                              {"--show", CLI_FLAG, &b.show, 0, 0, NULL}};
+    int parsed = cli_options_parse("bench peg", argc - 1, argv + 1, opts, (int)(sizeof opts / sizeof opts[0]), usage);
+    if (parsed != 0) return parsed > 0 ? 0 : 2;
+    if (b.npos == 0) {
+        fprintf(stderr, "rookery bench peg: --positions must be at least 1\n");
+        return 2;
+    }
+    Engine e;
+    if (engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
+    Player p;
+    memset(&p, 0, sizeof p);
+    RkError err;
+    Game *g = malloc(sizeof *g);
+    int rc = 0;
+    if (g == NULL || cli_player_open(&p, b.spec, &e, &err) != 0 || strcmp(player_kind_name(&p), "sim") != 0) {
+        fprintf(stderr, "rookery bench peg: %s\n",
+                g == NULL ? "out of memory" : p.kind == NULL ? err.msg : "--player must be a sim: player");
+        rc = 2;
+    }
+    int found = 0, both_exact = 0, agree = 0, peg_better = 0, sim_better = 0;
+    double share_peg = 0, share_sim = 0;
+    uint64_t games = 0;
+    for (uint64_t gi = 0; rc == 0 && (uint64_t)found < b.npos && gi < 100 * b.npos + 1000; gi++) {
+        games++;
+        game_new(g, &e.ld, &e.layout, &e.kwg, b.seed, 0, gi);
+        while (!game_over(g) && g->bag.count > b.bag) play_static(g);
+        if (game_over(g) || g->bag.count != b.bag) continue;
+        int spread = g->scores[g->on_turn] - g->scores[1 - g->on_turn];
+        if (spread > b.max_spread || spread < -b.max_spread) continue;
+        found++;
+        Move mp, ms;
+        if (!peg_move(&p, g, b.movetime, &mp) || !sim_move(&p, g, b.movetime, &ms)) {
+            rc = 1;
+            break;
+        }
+        double sp = 0, ss = 0, mean_p = 0, mean_s = 0;
+        bool ep = false, es = false;
+        bool same = move_same(&mp, &ms);
+        if (!check_move(g, &mp, b.check, &sp, &ep, &mean_p) ||
+            (!same && !check_move(g, &ms, b.check, &ss, &es, &mean_s))) {
+            rc = 1;
+            break;
+        }
+        if (same) {
+            ss = sp;
+            es = ep;
+            mean_s = mean_p;
+        }
+        agree += same;
+        if (ep && es) {
+            both_exact++;
+            share_peg += sp;
+            share_sim += ss;
+            peg_better += sp > ss;
+            sim_better += ss > sp;
+        }
+        if (b.show) {
+            char cgp[1024], tp[128], ts[128];
+            cgp_write(g, NULL, cgp, sizeof cgp);
+            move_to_string(&mp, &g->board, g->ld, tp, sizeof tp);
+            move_to_string(&ms, &g->board, g->ld, ts, sizeof ts);
+            printf("%s | peg %s %.1f%% %+.1f%s | sim %s %.1f%% %+.1f%s\n", cgp, tp, 100 * sp, mean_p,
+                   ep ? "" : " (not proved)", ts, 100 * ss, mean_s, es ? "" : " (not proved)");
+            fflush(stdout);
+        }
+        fprintf(stderr, "\r%d of %" PRIu64 " positions", found, b.npos);
+    }
+    fprintf(stderr, "\n");
+    if (rc == 0 && found == 0) {
+        fprintf(stderr, "rookery bench peg: no game of %" PRIu64 " reached %d tiles in the bag\n", games, b.bag);
+        rc = 1;
+    }
+    if (rc == 0) {
+        printf("bench peg: %d positions with %d tile%s in the bag, spread within %d (from %" PRIu64
+               " static games, seed %" PRIu64 "), %d ms a move, one core; checks of up to %d ms\n",
+               found, b.bag, b.bag == 1 ? "" : "s", b.max_spread, games, b.seed, b.movetime, b.check);
+        printf("  the same move %d of %d; both checks exact in %d\n", agree, found, both_exact);
+        if (both_exact > 0)
+            printf("  mean share of wins: peg %.2f%%, %s %.2f%%; peg better in %d, the simulation in %d\n",
+                   100 * share_peg / both_exact, b.spec, 100 * share_sim / both_exact, peg_better, sim_better);
+    }
+    if (p.kind != NULL) player_close(&p);
+    free(g);
+    engine_close(&e);
+    return rc;
+}
