@@ -19,8 +19,7 @@ expect_error 2 "unknown or incomplete option '--bogus'" "$bin" bench nn --bogus
 expect_error 2 "drop the architecture options" "$bin" bench nn --model m.h5 --blocks 2
 
 if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
-  echo "SKIPPED: SOWPODS.kwg not built; the bench nn run did not happen"
-  exit 0
+  missing "SOWPODS.kwg not built; the bench nn run did not happen"
 fi
 expect_error 2 "nothing.kwg" "$bin" bench nn --lexicon /nonexistent/nothing.kwg
 

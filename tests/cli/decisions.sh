@@ -22,8 +22,7 @@ many=(); for k in $(seq 17); do many+=(--player static); done
 expect_error 2 "at most 16 players" "$bin" decisions "${many[@]}"
 
 if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
-  echo "SKIPPED: SOWPODS.kwg not built; the lexicon-dependent checks did not run"
-  exit 0
+  missing "SOWPODS.kwg not built; the lexicon-dependent checks did not run"
 fi
 expect_error 2 "frob" "$bin" decisions --lexicon "$kwg" --player frob --positions 3
 expect_error 2 "nope.klv2" "$bin" decisions --lexicon "$kwg" --player static --leaves nope.klv2 --positions 3
@@ -58,6 +57,6 @@ if [ -n "$shared" ] && [ -f "$shared/reference/CSW21.klv2" ]; then
   echo "$out" | grep -E "^2 .* \+0\.000 \+/- 0\.000 " >/dev/null || fail "lent leaves differ from named ones: $out"
   echo "$out" | grep -E "leaves .*CSW21.klv2\)" >/dev/null || fail "header names the leaves: $out"
 else
-  echo "SKIPPED: ../shared/reference/CSW21.klv2 missing; the leaves check did not run"
+  missing_part "../shared/reference/CSW21.klv2 missing; the leaves check did not run"
 fi
 echo "decisions.sh: all checks passed"

@@ -22,8 +22,7 @@ expect_error 2 "--max-nodes must be at least 1" "$bin" endgame --player static -
 expect_error 2 "--table-bits" "$bin" endgame --player static --table-bits 31
 
 if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
-  echo "SKIPPED: SOWPODS.kwg not built; the lexicon-dependent checks did not run"
-  exit 0
+  missing "SOWPODS.kwg not built; the lexicon-dependent checks did not run"
 fi
 expect_error 2 "frob" "$bin" endgame --lexicon "$kwg" --player frob --positions 3
 expect_error 2 "nope.klv2" "$bin" endgame --lexicon "$kwg" --player static:leaves=nope.klv2 --positions 3

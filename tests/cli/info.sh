@@ -146,14 +146,14 @@ if [ -n "$shared" ] && [ -f "$klv" ]; then
   head -c 1000 "$klv" > "$work/short.klv2"
   expect_error 2 "short.klv2" "$bin" info "$work/short.klv2"
 else
-  echo "SKIPPED: $klv not found; .klv2 info not checked"
+  missing_part "$klv not found; .klv2 info not checked"
 fi
 if [ -n "$kwg" ] && [ -f "$kwg" ]; then
   out=$("$bin" info "$kwg")
   echo "$out" | grep -E '^  gaddag +yes$' >/dev/null || fail "info $kwg gaddag: $out"
   echo "$out" | grep -E '^  words +[1-9][0-9]+$' >/dev/null || fail "info $kwg words: $out"
 else
-  echo "SKIPPED: SOWPODS.kwg not built; .kwg info not checked"
+  missing_part "SOWPODS.kwg not built; .kwg info not checked"
 fi
 # word maps (.wmp): a small lexicon's, counted by hand
 printf '%s\n' AA QI XI ZA CAR ARC CARE RACE ACRE BARE BEAR CARES RACES SCARE CARED BARED QUARTZ > "$work/w.txt"
@@ -214,6 +214,6 @@ if [ -n "$kwg" ] && [ -f "${kwg%.kwg}.wmp" ]; then
   echo "$out" | grep -E '^  longest word +15$' >/dev/null || fail "SOWPODS.wmp longest word: $out"
   echo "$out" | grep -E '^  lexicon check matches ' >/dev/null || fail "SOWPODS.wmp lexicon check: $out"
 else
-  echo "SKIPPED: SOWPODS.wmp not built; its info not checked"
+  missing_part "SOWPODS.wmp not built; its info not checked"
 fi
 echo "info.sh: all checks passed"

@@ -8,14 +8,12 @@ bin="$1"; kwg="${2:-}"; shared="${3:-}"
 source "$(dirname "$0")/lib.sh"
 
 if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
-  echo "SKIPPED: SOWPODS.kwg not built; the --leaves checks did not run"
-  exit 0
+  missing "SOWPODS.kwg not built; the --leaves checks did not run"
 fi
 klv="$shared/reference/CSW21.klv2"
 tsv="$shared/reference/equity_sowpods.tsv"
 if [ -z "$shared" ] || [ ! -f "$klv" ] || [ ! -f "$tsv" ]; then
-  echo "SKIPPED: $shared/reference (CSW21.klv2, equity_sowpods.tsv) not found; the --leaves checks did not run"
-  exit 0
+  missing "$shared/reference (CSW21.klv2, equity_sowpods.tsv) not found; the --leaves checks did not run"
 fi
 
 tmp=$(mktemp -d)

@@ -11,10 +11,7 @@ SHARED_DIR=${3:-}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/rookery-lexicon-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
+source "$(dirname "$0")/lib.sh" # fail, missing_part
 
 # Runs a command, capturing stdout, stderr and the exit code without tripping set -e.
 run() {
@@ -243,7 +240,7 @@ if [ -n "$SOWPODS_KWG" ] && [ -f "$SOWPODS_KWG" ]; then
     expect_rc 0 "SOWPODS dump"
     [ "$(wc -l <"$TMP/out")" -eq 267751 ] || fail "SOWPODS dump: $(wc -l <"$TMP/out") words, expected 267751"
 else
-    echo "SKIPPED: SOWPODS checks: SOWPODS.kwg was not built"
+    missing_part "SOWPODS checks: SOWPODS.kwg was not built"
 fi
 if [ -n "$SHARED_DIR" ] && [ -f "$SHARED_DIR/reference/TWL06.kwg" ]; then
     run "$ROOKERY" lexicon check "$SHARED_DIR/reference/TWL06.kwg" QI ZA AARDVARK ZZZZ
@@ -251,7 +248,7 @@ if [ -n "$SHARED_DIR" ] && [ -f "$SHARED_DIR/reference/TWL06.kwg" ]; then
     printf 'QI valid\nZA valid\nAARDVARK valid\nZZZZ invalid\n' | diff - "$TMP/out" >/dev/null ||
         fail "TWL06 check output: $(cat "$TMP/out")"
 else
-    echo "SKIPPED: TWL06 checks: $SHARED_DIR/reference/TWL06.kwg not found"
+    missing_part "TWL06 checks: $SHARED_DIR/reference/TWL06.kwg not found"
 fi
 
 echo "lexicon.sh: all checks passed"

@@ -2,6 +2,22 @@
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# skipped_part WHY: a part of the script cannot run on this machine: says so and logs it to
+# $ROOKERY_SKIP_LOG (scripts/test.sh counts and lists them); the script goes on.
+skipped_part() {
+  echo "SKIPPED: $(basename "$0"): $*"
+  [ -z "${ROOKERY_SKIP_LOG:-}" ] || echo "SKIPPED: $(basename "$0"): $*" >> "$ROOKERY_SKIP_LOG"
+}
+# missing_part WHY: an input of a part is missing (the lexicon, a ../shared file, a tool the
+# setup installs): a failure when CI is set (.ci/run sets it), else skipped_part.
+missing_part() {
+  if [ -n "${CI:-}" ] && [ "${CI}" != 0 ]; then fail "MISSING (CI is set, so this fails instead of skipping): $*"; fi
+  skipped_part "$*"
+}
+# skip WHY / missing WHY: the same for the rest of the script, which ends there with success.
+skip() { skipped_part "$*"; exit 0; }
+missing() { missing_part "$*"; exit 0; }
+
 # check_exit ONE_LINE CODE PATTERN cmd...: runs cmd once; it must exit CODE,
 # its stderr must match PATTERN and, if ONE_LINE is 1, be exactly one line.
 check_exit() {

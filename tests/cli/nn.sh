@@ -15,8 +15,7 @@ expect_error 2 "give --run" "$bin" nn train
 expect_error 2 "config.ini" "$bin" nn eval --run "$work/none" --model x.h5
 expect_error 2 "generation" "$bin" nn train --run "$work/none" --generation x
 if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
-  echo "SKIPPED: SOWPODS.kwg not built; no network runs"
-  exit 0
+  missing "SOWPODS.kwg not built; no network runs"
 fi
 export ROOKERY_LEXICON="$kwg"
 run="$work/run"

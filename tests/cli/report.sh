@@ -26,7 +26,7 @@ if command -v gnuplot >/dev/null 2>&1; then
     || fail "unwritable --png: $(cat "$work/err.txt")"
   if grep -q PNG "$work/out.txt"; then fail "an image went to stdout"; fi
 else
-  echo "SKIPPED: gnuplot not installed; PNG not checked"
+  missing_part "gnuplot not installed; PNG not checked"
 fi
 # a run resumed by a version with the search's and nn.reference's columns: the older row (fewer
 # trailing fields) reads "-" there; a row without a search shows no search columns

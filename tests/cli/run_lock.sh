@@ -9,8 +9,7 @@ set -euo pipefail
 bin="$1"; kwg="${2:-}"
 source "$(dirname "$0")/lib.sh"
 if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
-  echo "SKIPPED: SOWPODS.kwg not built; the lock checks did not run"
-  exit 0
+  missing "SOWPODS.kwg not built; the lock checks did not run"
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -20,8 +20,7 @@ out=$(printf 'siu\nquit\n' | "$bin" siu)
 echo "$out" | tail -n 1 | grep -x siuok >/dev/null || fail "siu handshake: $out"
 
 if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
-  echo "SKIPPED: SOWPODS.kwg not built; the session check did not run"
-  exit 0
+  missing "SOWPODS.kwg not built; the session check did not run"
 fi
 dir=$(dirname "$kwg")
 out=$(printf 'siu\nisready\nposition cgp 15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 AEINRST/ 0/0 0\ngo gen\n' |

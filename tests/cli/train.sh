@@ -30,8 +30,7 @@ expect_exit 2 "SLURM_NTASKS" env SLURM_NTASKS=4 "$bin" train --run "$work/r0" "$
 expect_exit 2 "pairs" "$bin" match --a static --b static
 
 if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
-  echo "SKIPPED: SOWPODS.kwg not built; no training run"
-  exit 0
+  missing "SOWPODS.kwg not built; no training run"
 fi
 export ROOKERY_LEXICON="$kwg"
 expect_exit 2 "unknown kind" "$bin" match --a mcts --b static --pairs 1

@@ -4,7 +4,7 @@
 # same GCG files. The engines are the unit tests' fake SIU engine (tests/unit/fake_siu_engine.c).
 source "$(dirname "$0")/lib.sh"
 fake="$(dirname "$bin")/tests/fake_siu_engine"
-[ -x "$fake" ] || { echo "SKIPPED: the fake SIU engine is not built"; exit 0; }
+[ -x "$fake" ] || { missing "the fake SIU engine is not built"; }
 pairs=$(size 7 4)
 for np in 1 2 3; do
   mpirun_np "$np" "$bin" arena --a "$fake good" --b "$fake crash" --pairs "$pairs" --gcg "$work/crash$np" \

@@ -2,10 +2,9 @@
 #   ROOKERY_BIN SOWPODS_KWG MPIEXEC
 set -euo pipefail
 bin="$1"; kwg="${2:-}"; mpiexec="$3"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/../cli/lib.sh" # fail, missing
 if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
-  echo "SKIPPED: SOWPODS.kwg not built; MPI training tests did not run"
-  exit 0
+  missing "SOWPODS.kwg not built; MPI training tests did not run"
 fi
 export ROOKERY_LEXICON="$kwg"
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1

@@ -184,7 +184,7 @@ static void test_timed_sowpods(void) {
     Kwg kwg;
     ld_english(&ld);
     layout_standard15(&lay);
-    CU_ASSERT_FATAL(tu_load_sowpods(&kwg, &ld));
+    if (!tu_load_sowpods(&kwg, &ld)) return; /* said by tu_missing (a failure under CI) */
     Game *g = malloc(sizeof *g);
     CU_ASSERT_FATAL(g != NULL);
     PegResult r;

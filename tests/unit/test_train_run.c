@@ -35,10 +35,7 @@ static char *latest(const char *run) {
 
 static void test_run_resume_stop(void) {
     const char *kwg = tu_sowpods_kwg();
-    if (kwg == NULL) {
-        tu_skip("train_run", "no SOWPODS lexicon in this build");
-        return;
-    }
+    if (kwg == NULL) return; /* tu_sowpods_kwg said why (a failure under CI) */
     snprintf(lexicon_set, sizeof lexicon_set, "lexicon.kwg=%s", kwg);
     char dir[256], a[300], b[300];
     CU_ASSERT_FATAL(tu_tmpdir(dir, sizeof dir) != NULL);

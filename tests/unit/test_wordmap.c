@@ -988,7 +988,7 @@ static void test_sowpods(void) {
     CU_ASSERT_FATAL(wordmap_path_beside(kwg_path, wmp, sizeof wmp) == 0);
     struct stat st;
     if (stat(wmp, &st) != 0) {
-        tu_skip("SOWPODS.wmp", "not beside SOWPODS.kwg (rebuild the lexicon: `rookery lexicon wordmap`)");
+        tu_missing("SOWPODS.wmp", "not beside SOWPODS.kwg (rebuild the lexicon: `rookery lexicon wordmap`)");
         return;
     }
     LetterDist ld;

@@ -31,6 +31,29 @@ static bool file_exists(const char *p) {
 void tu_skip(const char *test, const char *why) {
     printf("\nSKIPPED: %s: %s\n", test, why);
     fflush(stdout);
+    const char *log = getenv("ROOKERY_SKIP_LOG");
+    FILE *f = log != NULL && log[0] != '\0' ? fopen(log, "a") : NULL;
+    if (f != NULL) {
+        fprintf(f, "SKIPPED: %s: %s\n", test, why);
+        fclose(f);
+    }
+}
+
+static bool in_ci(void) {
+    const char *ci = getenv("CI");
+    return ci != NULL && ci[0] != '\0' && strcmp(ci, "0") != 0;
+}
+
+void tu_missing(const char *test, const char *why) {
+    if (!in_ci()) {
+        tu_skip(test, why);
+        return;
+    }
+    char msg[1024];
+    snprintf(msg, sizeof msg, "MISSING (CI is set, so this fails instead of skipping): %s: %s", test, why);
+    printf("\n%s\n", msg);
+    fflush(stdout);
+    CU_assertImplementation(CU_FALSE, __LINE__, msg, __FILE__, "", CU_FALSE); /* CUnit copies msg */
 }
 
 const char *tu_shared_path(const char *rel, char *buf, size_t cap) {
@@ -38,7 +61,7 @@ const char *tu_shared_path(const char *rel, char *buf, size_t cap) {
     if (!file_exists(buf)) {
         char why[512];
         snprintf(why, sizeof why, "%s not found (../shared missing?)", buf);
-        tu_skip(rel, why);
+        tu_missing(rel, why);
         return NULL;
     }
     return buf;
@@ -47,7 +70,7 @@ const char *tu_shared_path(const char *rel, char *buf, size_t cap) {
 const char *tu_sowpods_kwg(void) {
     const char *p = ROOKERY_SOWPODS_KWG;
     if (!file_exists(p)) {
-        tu_skip("SOWPODS", "SOWPODS.kwg was not built (run scripts/fetch-lexicon.sh and configure "
+        tu_missing("SOWPODS", "SOWPODS.kwg was not built (run scripts/fetch-lexicon.sh and configure "
                            "with -DROOKERY_LEXICON_DIR)");
         return NULL;
     }

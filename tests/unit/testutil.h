@@ -12,15 +12,23 @@
 #include "core/layout.h"
 #include "core/letters.h"
 
-/* ../shared, or NULL (with a SKIPPED line printed) if it is missing. */
+/* SKIPS. A test whose input is missing (the lexicon, a ../shared file)
+ * calls tu_missing: with CI set in the environment (non-empty, not "0";
+ * .ci/run sets it) that is a failure naming the input, so CI never passes a
+ * test that checked nothing; outside CI it is a skip. A test that cannot run
+ * on this machine (a file system without sparse files, a refused rlimit)
+ * calls tu_skip, a skip everywhere. Every skip prints "SKIPPED: <test>:
+ * <why>" and, when ROOKERY_SKIP_LOG names a file (scripts/test.sh sets it),
+ * appends that line to it: test.sh counts and lists them at the end. */
+void tu_skip(const char *test, const char *why);
+void tu_missing(const char *test, const char *why);
+/* ../shared/rel, or NULL after tu_missing if it is missing. */
 const char *tu_shared_path(const char *rel, char *buf, size_t cap);
-/* The SOWPODS.kwg built by the build, or NULL (SKIPPED printed) if absent. */
+/* The SOWPODS.kwg built by the build, or NULL after tu_missing. */
 const char *tu_sowpods_kwg(void);
 /* Loads the built SOWPODS.kwg for ld into k (fatally on a load error);
- * false, with SKIPPED printed, if it was not built. */
+ * false, after tu_missing, if it was not built. */
 bool tu_load_sowpods(Kwg *k, const LetterDist *ld);
-/* Prints "SKIPPED: <test>: <why>" so a skip is never silent. */
-void tu_skip(const char *test, const char *why);
 /* The size of a heavy oracle loop: `full`, or `quick` when ROOKERY_TEST_QUICK
  * is set (non-empty, not "0"). The sanitizer build's ctest sets it (the
  * Release pass runs every oracle in full; under ASan the same code paths at
