@@ -52,10 +52,6 @@ static int sim_option(Player *p, const char *spec, const char *key, const char *
     } else if (strcmp(key, "threads") == 0) {
         if (spec_number(spec, key, val, 1, SIM_MAX_THREADS, true, &x, err) != 0) return -1;
         s->sim.threads = (int)x;
-    } else if (strcmp(key, "alloc") == 0) {
-        if (strcmp(val, "toptwo") != 0 && strcmp(val, "uniform") != 0)
-            return rk_error(err, "player '%s': alloc=%s, expected toptwo or uniform", spec, val);
-        s->sim.alloc = strcmp(val, "toptwo") == 0 ? SIM_ALLOC_TOPTWO : SIM_ALLOC_UNIFORM;
     } else if (strcmp(key, "seed") == 0) {
         if (spec_number(spec, key, val, 0, 9e15, true, &x, err) != 0) return -1;
         s->sim.seed = (uint64_t)x;
@@ -154,7 +150,7 @@ static void sim_close(Player *p) {
 
 const PlayerKind PLAYER_KIND_SIM = {
     .name = "sim",
-    .usage = "sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,alloc=toptwo|uniform][,threads=T][,seed=S][,win_bonus=W][,win_model=M][,infer=yes[,infer_tau=T]]"
+    .usage = "sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,threads=T][,seed=S][,win_bonus=W][,win_model=M][,infer=yes[,infer_tau=T]]"
              "[,leaves=FILE.klv2|zero|,req=FILE.req[,shrink=K]]",
     .init = sim_init,
     .option = sim_option,
