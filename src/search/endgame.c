@@ -244,6 +244,33 @@ static int32_t horizon_best(const Game *g) {
 
 int32_t endgame_horizon_value(const Game *g) { return horizon_best(g); }
 
+int32_t endgame_selective_two(const Game *g, int width) {
+    MoveGenRequest req;
+    int opp_face;
+    horizon_request(g, &req, &opp_face);
+    MoveList top;
+    movelist_init(&top);
+    movegen_top(&req, width, movegen_compare, &top);
+    int32_t best = -EG_INF;
+    int me = g->on_turn, opp = 1 - me;
+    Game c;
+    for (size_t i = 0; i < top.count; i++) {
+        const Move *m = &top.moves[i];
+        int32_t v;
+        if (goes_out(g, m)) {
+            v = m->score + 2 * opp_face;
+        } else {
+            c = *g;
+            game_play(&c, m);
+            v = (c.scores[me] - c.scores[opp]) - (g->scores[me] - g->scores[opp]);
+            if (!game_over(&c)) v -= horizon_best(&c);
+        }
+        if (v > best) best = v;
+    }
+    movelist_free(&top);
+    return best;
+}
+
 /* The moves of level d's position searched in turn (fail-soft alpha-beta):
  * the table's move `first` (or -1) first, then the others in the list's
  * order. With two plies left and fewer than four scoreless turns behind, a
@@ -512,6 +539,39 @@ int endgame_move_value(const Game *g, const Move *m, const EndgameConfig *cfg, i
 }
 
 /* ------------------------------------------------ iterative deepening */
+
+int endgame_value(const Game *g, const EndgameConfig *cfg, int32_t *value, bool *exact, uint64_t *nodes,
+                  RkError *err) {
+    *value = 0;
+    *exact = false;
+    if (nodes != NULL) *nodes = 0;
+    if (cfg->max_depth < 0 || cfg->max_depth > ENDGAME_MAX_DEPTH)
+        return rk_error(err, "endgame: depth %d out of range 0..%d", cfg->max_depth, ENDGAME_MAX_DEPTH);
+    if (check_position(g, cfg, err) != 0) return -1;
+    Solver s;
+    if (solver_open(&s, cfg, err) != 0) return -1;
+    if (!ensure_ply(&s, 1)) {
+        solver_close(&s);
+        return rk_error(err, "endgame: out of memory");
+    }
+    s.plies[0]->game = *g;
+    int max_depth = cfg->max_depth > 0 ? cfg->max_depth : ENDGAME_MAX_DEPTH;
+    int rc = 0;
+    for (int depth = 1; depth <= max_depth; depth++) {
+        s.horizon = false;
+        int32_t v = search(&s, 0, -EG_INF, EG_INF, depth);
+        if (stopped(&s)) {
+            rc = solver_error(&s, err);
+            break;
+        }
+        *value = v;
+        *exact = !s.horizon;
+        if (*exact) break;
+    }
+    if (nodes != NULL) *nodes = s.nodes;
+    solver_close(&s);
+    return rc;
+}
 
 /* The root moves of a deepening search: their order for the next depth
  * (the last depth's values, best first) and those values. */

@@ -148,12 +148,31 @@ typedef void (*EndgameDepthFn)(void *ctx, const EndgameSearchResult *r);
 int endgame_search(const Game *g, const EndgameConfig *cfg, EndgameSearchResult *out, EndgameDepthFn on_depth,
                    void *ctx, RkError *err);
 
+/* The value of g for its player on turn, searched as endgame_search
+ * values it (depth 1, 2... plies until exact, or cfg->max_depth), without
+ * a list of root moves: for callers that need values, not moves (the
+ * pre-endgame's lines). *exact when the value is proved; *nodes (may be
+ * NULL) the positions searched. Errors as endgame_solve's (the position,
+ * the configuration, out of memory: -1); a stop (cfg->stop, deadline, node
+ * budget) returns ENDGAME_STOPPED or ENDGAME_OVER_BUDGET with err set and
+ * *value the deepest completed depth's (0 if none). */
+int endgame_value(const Game *g, const EndgameConfig *cfg, int32_t *value, bool *exact, uint64_t *nodes,
+                  RkError *err);
+
 /* The value of g for its player on turn one ply from the horizon, what
  * endgame_search finds at depth 1: the best placement's score (with twice
  * the opponent's rack if it goes out), or 0 (the pass) if that is more,
  * from one best-move search. g's bag must be empty and fewer than five
  * scoreless turns behind (so only going out ends the game in one ply). */
 int32_t endgame_horizon_value(const Game *g);
+
+/* An estimate of g's value two plies deep (g's bag empty, fewer than four
+ * scoreless turns behind): the best, over the `width` moves of highest
+ * value at the horizon (score, plus twice the opponent's rack when going
+ * out), of the move's spread less the opponent's endgame_horizon_value
+ * after it. What endgame_search finds at depth 2 when the best move is
+ * among those (the others are not searched). */
+int32_t endgame_selective_two(const Game *g, int width);
 
 /* The table's key of a position: a hash of what its value depends on (the
  * board, both racks, the side on turn and the scoreless count), not of the

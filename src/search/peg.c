@@ -106,7 +106,7 @@ static void deal_position(const Peg *p, const PegDeal *d, bool draws_one, Game *
 
 /* The value (to the player on turn in w) of an endgame searched `depth`
  * plies deep; *exact when solved. -1 on an error (said in err). */
-static int endgame_value(Peg *p, const Game *w, int depth, int32_t *value, bool *exact, RkError *err) {
+static int line_endgame(Peg *p, const Game *w, int depth, int32_t *value, bool *exact, RkError *err) {
     if (game_over(w)) {
         *value = 0;
         *exact = true;
@@ -118,6 +118,12 @@ static int endgame_value(Peg *p, const Game *w, int depth, int32_t *value, bool 
         p->r->nodes++;
         return 0;
     }
+    if (depth == 2 && w->zeros < 4 && p->cfg->prune) { /* see peg.h, STAGES */
+        *value = endgame_selective_two(w, PEG_REPLIES);
+        *exact = false;
+        p->r->nodes += PEG_REPLIES + 1;
+        return 0;
+    }
     EndgameConfig ec;
     endgame_config_defaults(&ec);
     ec.max_nodes = UINT64_MAX;
@@ -125,12 +131,11 @@ static int endgame_value(Peg *p, const Game *w, int depth, int32_t *value, bool 
     ec.max_depth = depth < ENDGAME_MAX_DEPTH ? depth : ENDGAME_MAX_DEPTH;
     ec.stop = p->cfg->stop;
     ec.deadline = p->cfg->deadline;
-    EndgameSearchResult er;
-    if (endgame_search(w, &ec, &er, NULL, NULL, err) != 0) return -1;
-    p->r->nodes += er.nodes;
-    *value = er.value;
-    *exact = er.exact;
-    return 0;
+    uint64_t nodes = 0;
+    int rc = endgame_value(w, &ec, value, exact, &nodes, err);
+    p->r->nodes += nodes;
+    if (rc == ENDGAME_STOPPED) return 0; /* peg_stopped sees it; the line is not used */
+    return rc;
 }
 
 /* The opponent's answer, to move in w with tiles still in the bag: the best
@@ -159,7 +164,7 @@ static int estimate_reply(Peg *p, const Game *w, int depth, int32_t *value, RkEr
         bool exact;
         if (c.bag.count > 0) { /* a one-tile reply to a pass with two in the bag: its score */
             v = 0;
-        } else if (endgame_value(p, &c, depth - 1, &v, &exact, err) != 0) {
+        } else if (line_endgame(p, &c, depth - 1, &v, &exact, err) != 0) {
             return -1;
         }
         v = delta - v;
@@ -196,7 +201,7 @@ static int line_value(Peg *p, const Move *m, const PegDeal *d, int depth, int32_
         return 0;
     }
     if (w.bag.count == 0) {
-        if (endgame_value(p, &w, depth, &v, exact, err) != 0) return -1;
+        if (line_endgame(p, &w, depth, &v, exact, err) != 0) return -1;
     } else {
         if (estimate_reply(p, &w, depth, &v, err) != 0) return -1;
         *exact = false;

@@ -24,10 +24,14 @@
  * A line is a WIN when the spread at the end (the current spread plus the
  * line's value) is above 0, a DRAW at 0, a LOSS below.
  *
- * STAGES. Stage 1 values every line one ply deep, the candidates in order
- * of static equity (cfg->leave_value) (the opponent's best
- * reply by score), stage s searches the endgames s plies deep (endgame.h's
- * depth-limited search; lines already exact are not searched again). After
+ * STAGES. Stage 1 values every line one ply deep (the opponent's best
+ * reply by score), the candidates in order of static equity
+ * (cfg->leave_value). Stage 2 is selective when pruning: the opponent's
+ * PEG_REPLIES best replies at the horizon, each answered by the mover's
+ * best (endgame_selective_two; a full depth-2 search costs about 20 times
+ * as much). Stage s >= 3 searches the endgames s plies deep (endgame.h's
+ * depth-limited search, endgame_value; lines already exact are not
+ * searched again). After
  * each stage the candidates are ranked by their share of wins (draws count
  * half), then by their mean value, and all but the best are pruned:
  * PEG_FIRST_KEEP after stage 1, half of them after each later stage, never

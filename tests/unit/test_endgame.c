@@ -652,7 +652,8 @@ static void count_depth(void *ctx, const EndgameSearchResult *r) {
 
 /* On positions from games 0..: (1) without a table, the search stopped at
  * depth d (1..4) gives minimax_to's value, a best move with that value, and
- * says exact exactly when no line was cut; (2) with a table (large, and a
+ * says exact exactly when no line was cut, and endgame_value gives the
+ * same value; (2) with a table (large, and a
  * small one overwritten all the time), run to the end, it is exact and its
  * value and its move's value are endgame_solve's best. Returns positions. */
 static int deepening_games(const LetterDist *ld, const Layout *lay, const Kwg *kwg, int max_tiles, int want,
@@ -686,6 +687,14 @@ static int deepening_games(const LetterDist *ld, const Layout *lay, const Kwg *k
                 printf("\n  game %llu depth %d: value %d (minimax %d), depth %d, exact %d (cut %d)",
                        (unsigned long long)gi, d, r.value, want_v, r.depth, r.exact, cut);
             bad += !ok;
+            /* endgame_value, the same search without root moves: the same value */
+            int32_t v = 0;
+            bool vexact = false;
+            CU_ASSERT_FATAL(endgame_value(g, &c, &v, &vexact, NULL, &err) == 0);
+            if ((v != want_v || !(vexact || cut)) && bad < 5)
+                printf("\n  game %llu depth %d: endgame_value %d (minimax %d), exact %d (cut %d)", (unsigned long long)gi,
+                       d, v, want_v, vexact, cut);
+            bad += v != want_v || !(vexact || cut);
             last = r;
             if (r.exact) break;
         }
@@ -695,6 +704,16 @@ static int deepening_games(const LetterDist *ld, const Layout *lay, const Kwg *k
             printf("\n  game %llu: proved at depth %d with %d, solver %d", (unsigned long long)gi, last.depth, last.value,
                    exact.best_value);
         bad += last.exact && last.value != exact.best_value;
+        for (int bits = 0; bits <= 16; bits += 8) { /* endgame_value to the end: the solver's value */
+            EndgameConfig cv = config(bits);
+            int32_t v = 0;
+            bool vexact = false;
+            CU_ASSERT_FATAL(endgame_value(g, &cv, &v, &vexact, NULL, &err) == 0);
+            if ((!vexact || v != exact.best_value) && bad < 5)
+                printf("\n  game %llu, table 2^%d: endgame_value %d, exact %d; solver %d", (unsigned long long)gi, bits,
+                       v, vexact, exact.best_value);
+            bad += !vexact || v != exact.best_value;
+        }
         for (int bits = 6; bits <= 16; bits += 10) {
             EndgameConfig ct = config(bits);
             EndgameSearchResult r;
