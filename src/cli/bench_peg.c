@@ -18,7 +18,8 @@
 static void usage(FILE *out) {
     fprintf(out,
             "usage: rookery bench peg [--positions N] [--bag B] [--movetime MS] [--check MS] [--seed S]\n"
-            "                         [--max-spread P] [--player SPEC] [--show] [--lexicon FILE.kwg]\n"
+            "                         [--max-spread P] [--candidates K] [--player SPEC] [--show]\n"
+            "                         [--lexicon FILE.kwg]\n"
             "\n"
             "N positions (default 20) with B tiles in the bag (1 or 2, default 1): static games (best\n"
             "score) from the seed (default 1) played until the bag holds B, the spread then within P\n"
@@ -29,12 +30,13 @@ static void usage(FILE *out) {
             "its share of wins over every way the unseen tiles can lie (draws half), exact when every\n"
             "line was solved. Prints the mean share of each player's moves, how often they agree, and\n"
             "how often one is better, over the positions where both checks are exact.\n"
+            "--candidates K: the solver's candidates, the best K by static equity (default 0: all).\n"
             "--show: one line a position.\n");
 }
 
 typedef struct BenchPeg {
     uint64_t npos, seed;
-    int bag, movetime, check, max_spread;
+    int bag, movetime, check, max_spread, candidates;
     const char *spec;
     bool show;
 } BenchPeg;
@@ -88,9 +90,10 @@ static bool sim_move(const Player *p, const Game *g, int ms, Move *out) {
     return ok;
 }
 
-static bool peg_move(const Player *p, const Game *g, int ms, Move *out) {
+static bool peg_move(const Player *p, const Game *g, int ms, int candidates, Move *out) {
     PegConfig cfg;
     peg_config_defaults(&cfg);
+    cfg.max_candidates = candidates;
     cfg.deadline = rk_seconds() + ms / 1000.0;
     cfg.leave_value = player_leave_fn(p);
     cfg.leave_ctx = p->leaves;
@@ -113,6 +116,7 @@ int bench_peg(int argc, char **argv) {
                               {"--bag", CLI_INT, &b.bag, 1, PEG_MAX_BAG, NULL},
                               {"--movetime", CLI_INT, &b.movetime, 1, 86400000, NULL},
                               {"--check", CLI_INT, &b.check, 1, 86400000, NULL},
+                              {"--candidates", CLI_INT, &b.candidates, 0, 100000, NULL},
                               {"--max-spread", CLI_INT, &b.max_spread, 0, 1000, NULL},
                               {"--seed", CLI_U64, &b.seed, 0, 18446744073709551615.0, NULL},
                               {"--player", CLI_STRING, &b.spec, 0, 0, NULL},
@@ -147,7 +151,7 @@ int bench_peg(int argc, char **argv) {
         if (spread > b.max_spread || spread < -b.max_spread) continue;
         found++;
         Move mp, ms;
-        if (!peg_move(&p, g, b.movetime, &mp) || !sim_move(&p, g, b.movetime, &ms)) {
+        if (!peg_move(&p, g, b.movetime, b.candidates, &mp) || !sim_move(&p, g, b.movetime, &ms)) {
             rc = 1;
             break;
         }

@@ -8,6 +8,7 @@
 #include "cli_options.h"
 #include "commands.h"
 #include "core/cgp.h"
+#include "eval/klv.h"
 #include "search/endgame.h"
 #include "search/peg.h"
 
@@ -15,7 +16,8 @@
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: rookery peg --cgp '<CGP>' [--movetime MS] [--depth D] [--all] [--show N]\n"
+            "usage: rookery peg --cgp '<CGP>' [--movetime MS] [--depth D] [--all] [--candidates K]\n"
+            "                   [--show N]\n"
             "                   [--table-bits B] [--lexicon FILE.kwg] [--ld english|FILE.csv]\n"
             "                   [--layout standard15|FILE.txt]\n"
             "\n"
@@ -28,6 +30,9 @@ static void usage(FILE *out) {
             "  --depth D        stop after stage D (endgame plies)\n"
             "  --all            prune nothing: every candidate to the end (exact with 1 tile in the\n"
             "                   bag, except the pass; slow)\n"
+            "  --candidates K   only the best K moves by static equity are candidates (default 0:\n"
+            "                   every move); stage 1 takes them in that order (the lexicon's\n"
+            "                   default leaves, NAME.klv2 beside NAME.kwg, if there are any)\n"
             "  --show N         candidates shown after each stage (default %d)\n"
             "  --table-bits B   each endgame search's table of 2^B entries (default 16)\n",
             PEG_SHOW_DEFAULT);
@@ -35,7 +40,7 @@ static void usage(FILE *out) {
 
 typedef struct PegJob {
     const char *lexicon, *ld_name, *layout_name, *cgp;
-    int movetime, depth, show, table_bits;
+    int movetime, depth, show, table_bits, candidates;
     bool all;
     const Game *g;
 } PegJob;
@@ -65,6 +70,7 @@ int cmd_peg(int argc, char **argv) {
                               {"--movetime", CLI_INT, &j.movetime, 1, 86400000, NULL},
                               {"--depth", CLI_INT, &j.depth, 1, ENDGAME_MAX_DEPTH, NULL},
                               {"--all", CLI_FLAG, &j.all, 0, 0, NULL},
+                              {"--candidates", CLI_INT, &j.candidates, 0, 100000, NULL},
                               {"--show", CLI_INT, &j.show, 0, 1000000, NULL},
                               {"--table-bits", CLI_INT, &j.table_bits, 0, ENDGAME_MAX_TABLE_BITS, NULL},
                               {"--lexicon", CLI_STRING, &j.lexicon, 0, 0, NULL},
@@ -93,7 +99,12 @@ int cmd_peg(int argc, char **argv) {
     int rc = 2;
     PegResult r;
     peg_result_init(&r);
-    if (cgp_parse(g, j.cgp, &e->ld, &e->layout, &e->kwg, 0, &err) != 0) {
+    Klv klv; /* the lexicon's default leaves, if it has any: the candidates' order */
+    memset(&klv, 0, sizeof klv);
+    char dflt[sizeof e->lexicon_path + 8];
+    int have = engine_default_leaves(e, dflt, sizeof dflt, &err);
+    if (have < 0 || (have == 1 && klv_load(&klv, dflt, &e->ld, &err) != 0) ||
+        cgp_parse(g, j.cgp, &e->ld, &e->layout, &e->kwg, 0, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
     } else {
         PegConfig cfg;
@@ -101,6 +112,11 @@ int cmd_peg(int argc, char **argv) {
         cfg.table_bits = j.table_bits;
         cfg.max_depth = j.depth;
         cfg.prune = !j.all;
+        cfg.max_candidates = j.candidates;
+        if (have == 1) {
+            cfg.leave_value = klv_leave_value;
+            cfg.leave_ctx = &klv;
+        }
         cfg.deadline = cli_now() + j.movetime / 1000.0;
         j.g = g;
         if (peg_solve(g, &cfg, &r, print_stage, &j, &err) != 0) {
@@ -116,6 +132,7 @@ int cmd_peg(int argc, char **argv) {
         }
     }
     peg_result_free(&r);
+    klv_free(&klv);
     engine_close(e);
     free(e);
     free(g);

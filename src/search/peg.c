@@ -20,6 +20,7 @@ void peg_config_defaults(PegConfig *c) {
     c->deadline = 0.0;
     c->leave_value = NULL;
     c->leave_ctx = NULL;
+    c->max_candidates = 0;
     c->only = NULL;
     c->only_count = 0;
 }
@@ -310,6 +311,10 @@ static int open_candidates(Peg *p, RkError *err) {
             return rk_error(err, "peg: '%s' is not a legal move here", text);
         }
     }
+    /* the list is in static equity order: the best max_candidates (the pass, last, only if the
+     * list is that short) */
+    if (p->cfg->only_count == 0 && p->cfg->max_candidates > 0 && list.count > (size_t)p->cfg->max_candidates)
+        list.count = (size_t)p->cfg->max_candidates;
     for (size_t i = 0; i < list.count; i++) {
         bool given = p->cfg->only_count == 0;
         for (int k = 0; k < p->cfg->only_count && !given; k++) given = move_same(&list.moves[i], &p->cfg->only[k]);
@@ -334,6 +339,7 @@ static int check(const Game *g, const PegConfig *cfg, RkError *err) {
         return rk_error(err, "peg: table bits %d out of range 0..%d", cfg->table_bits, ENDGAME_MAX_TABLE_BITS);
     if (cfg->max_depth < 0 || cfg->max_depth > ENDGAME_MAX_DEPTH)
         return rk_error(err, "peg: depth %d out of range 0..%d", cfg->max_depth, ENDGAME_MAX_DEPTH);
+    if (cfg->max_candidates < 0) return rk_error(err, "peg: max_candidates %d below 0", cfg->max_candidates);
     if (game_over(g)) return rk_error(err, "peg: the game is over");
     if (g->bag.count < 1 || g->bag.count > PEG_MAX_BAG)
         return rk_error(err, "peg: the bag holds %d tile%s; the pre-endgame solver takes 1 to %d (0: the endgame)",

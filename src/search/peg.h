@@ -76,13 +76,15 @@ typedef struct PegConfig {
                                * equity with these leaves (NULL: by score), so
                                * that a stop in stage 1 has valued the likeliest */
     const void *leave_ctx;
+    int max_candidates;       /* > 0: only the best this many by static equity (with
+                               * leave_value) are candidates; 0 = every move */
     const Move *only;         /* only_count > 0: the candidates are these moves (each
                                * one legal here; searchmoves, a study's moves) */
     int only_count;
 } PegConfig;
 
 /* table_bits 16, no depth limit, pruning, no stop, no deadline, no leaves,
- * every move a candidate. */
+ * every move a candidate (max_candidates 0, no list). */
 void peg_config_defaults(PegConfig *c);
 
 typedef struct PegDeal {
