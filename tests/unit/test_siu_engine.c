@@ -373,6 +373,16 @@ static void test_infinite_stop_isready(void) {
     send_line(f, "stop");
     CU_ASSERT(read_until(f, "bestmove", 5000) >= 0);
     expect_legal_bestmove(f, ENDGAME);
+    /* and a go peg infinite, stopped inside a stage */
+    send_line(f, "position cgp " ONE_IN_BAG);
+    send_line(f, "go peg infinite");
+    CU_ASSERT(read_until(f, "bestmove", 1500) < 0);
+    double t0 = rk_seconds();
+    send_line(f, "stop");
+    CU_ASSERT(read_until(f, "bestmove", 5000) >= 0);
+    CU_ASSERT(rk_seconds() - t0 < 1.0);
+    expect_legal_bestmove(f, ONE_IN_BAG);
+    CU_ASSERT(read_until(f, "bestmove", 300) < 0);
     front_quit(f);
 }
 
