@@ -1,5 +1,5 @@
 /* rookery bench infer: what an inference of the opponent's kept tiles costs
- * (search/infer.h), at several bag sizes. */
+ * (search/rack_inference.h), at several bag sizes. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,10 +12,10 @@
 #include "eval/klv.h"
 #include "core/movegen.h"
 #include "core/position.h"
-#include "nn/evaluate.h"
-#include "nn/infer.h"
+#include "nn/heldout.h"
+#include "nn/forward.h"
 #include "nn/model_io.h"
-#include "search/infer.h"
+#include "search/rack_inference.h"
 
 static void usage(FILE *out) {
     fprintf(out,
@@ -25,7 +25,7 @@ static void usage(FILE *out) {
             "                           [--tau T] [--seed S]\n"
             "\n"
             "For N static self-play positions (default 20) in each of five bag ranges (60-80, 40-59,\n"
-            "20-39, 9-19 and 1-8 tiles), infers what the player who just moved kept (search/infer.h:\n"
+            "20-39, 9-19 and 1-8 tiles), infers what the player who just moved kept (search/rack_inference.h:\n"
             "a window of T points, default 5, the default leaves as the model's) and prints the time\n"
             "an inference takes (mean and maximum), how many were exact (every leave weighed) and\n"
             "the leaves and racks weighed (and of them consistent with the move), on one core.\n"

@@ -19,7 +19,7 @@
 #include "cli_options.h"
 #include "nn/blas_core.h"
 #include "nn/model_io.h"
-#include "nn/trainer.h"
+#include "nn/sgd.h"
 #include "worker/samples.h"
 #include "worker/selfplay.h"
 #include "train/config.h"

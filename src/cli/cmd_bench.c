@@ -12,7 +12,7 @@
 #include "eval/derive.h"
 #include "eval/dynleaves.h"
 #include "eval/klv.h"
-#include "worker/generation.h"
+#include "worker/rank_share.h"
 #include "eval/spv.h"
 #include "search/sim.h"
 #include "eval/racktable.h"

@@ -13,7 +13,7 @@
 #include "core/common.h"
 #include "core/csvtable.h"
 #include "core/textfile.h"
-#include "nn/evaluate.h"
+#include "nn/heldout.h"
 
 #define MAX_COLS 128
 

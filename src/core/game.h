@@ -65,7 +65,7 @@ void game_deal_hidden_out(Game *w, const Rack *leave, const Rack *out, Rng *r);
  * scores it, draws, applies the end rules and passes the turn. */
 void game_play(Game *g, const Move *m);
 /* The position before g's last move as the player on turn in g sees it
- * (for inference, search/infer.h): the move taken off the board and out
+ * (for inference, search/rack_inference.h): the move taken off the board and out
  * of the mover's score, the mover on turn with an empty rack and every tile
  * the viewer cannot see in the bag (the viewer's rack is as in g). The count
  * of scoreless turns is g's less one for a scoreless move, else 0 (it is

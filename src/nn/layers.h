@@ -31,7 +31,7 @@ void nn_dense_forward(const NnDense *l, const NnParams *ps, const float *x, int 
 void nn_dense_backward(const NnDense *l, NnParams *ps, const float *x, const float *dy, int batch, float *dx);
 /* nn_dense_forward of `groups` groups of `rows` rows, one BLAS call a group:
  * a group's output depends on that group's input only, never on the other
- * groups or their number (the forward passes of infer.h use it with one
+ * groups or their number (the forward passes of forward.h use it with one
  * group a position, so a position's outputs are the same in any batch). */
 void nn_dense_forward_each(const NnDense *l, const NnParams *ps, const float *x, int groups, int rows, float *y);
 

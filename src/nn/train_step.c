@@ -1,6 +1,6 @@
 /*
  * train_step.c - losses and gradients of the P/V/H network on a chunk of
- * samples (see train_step.h; the forward passes are infer.c's).
+ * samples (see train_step.h; the forward passes are forward.c's).
  */
 #include "train_step.h"
 

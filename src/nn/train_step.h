@@ -1,6 +1,6 @@
 /*
  * train_step.h - the losses of the P/V/H network on a set of samples and
- * their gradients (one chunk of a minibatch; nn/trainer.h sums chunks).
+ * their gradients (one chunk of a minibatch; nn/sgd.h sums chunks).
  *
  * Per sample (docs/nn.md):
  *   V: cross-entropy of the win/draw/loss logits with the result, plus
@@ -24,7 +24,7 @@
  */
 #ifndef ROOKERY_NN_TRAIN_STEP_H
 #define ROOKERY_NN_TRAIN_STEP_H
-#include "infer.h"
+#include "forward.h"
 #include "shard.h"
 
 typedef enum NnPolicyLoss { NN_POLICY_LOSS_DIRECT = 0, NN_POLICY_LOSS_PRODUCT = 1 } NnPolicyLoss;

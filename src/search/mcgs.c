@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/position.h"
-#include "search/infer.h"
+#include "search/rack_inference.h"
 #include "search/workpool.h"
 #include "search/infoset.h"
 #include "search/sim.h"

@@ -104,7 +104,7 @@
 #include "core/game.h"
 #include "core/movegen.h"
 #include "eval/winprob.h"
-#include "nn/infer.h"
+#include "nn/forward.h"
 #include "search/mcgs_graph.h"
 
 #define MCGS_MAX_CANDIDATES 64
@@ -146,7 +146,7 @@ typedef struct McgsConfig {
     double prior_temperature;   /* points */
     McgsHiddenKind hidden;      /* the opponent's rack at the root */
     const struct InferResult *infer; /* not NULL: the opponent's kept tiles in every world are
-                                 * drawn from this posterior of their last move (search/infer.h;
+                                 * drawn from this posterior of their last move (search/rack_inference.h;
                                  * with hidden=uniform, while the bag has tiles), the rest of
                                  * their rack from what is left */
     WinValue win;               /* win.bonus: points a win is worth on top of the spread;

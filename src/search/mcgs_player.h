@@ -14,7 +14,7 @@
  * (McgsConfig of search/mcgs.h; leaves= is the players' common option and
  * values the static moves of candidates and rollouts). infer=yes: each
  * decision infers the opponent's kept tiles from their last move
- * (search/infer.h, a window of infer_tau points, default 5, with the
+ * (search/rack_inference.h, a window of infer_tau points, default 5, with the
  * player's leaves) and every world deals them from that posterior (not
  * with hidden=net). Each decision's seed
  * is S mixed with the game's own random stream, so a game replays exactly.
@@ -34,7 +34,7 @@
  */
 #ifndef ROOKERY_MCGS_PLAYER_H
 #define ROOKERY_MCGS_PLAYER_H
-#include "search/infer.h"
+#include "search/rack_inference.h"
 #include "search/mcgs.h"
 #include "search/policy_target.h"
 

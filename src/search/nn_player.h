@@ -3,7 +3,7 @@
  *
  *   nn:greedy,model=FILE.h5
  *        the legal move of highest probability under P (every legal move's
- *        log-probability, nn/infer.h nn_policy_all)
+ *        log-probability, nn/forward.h nn_policy_all)
  *   nn:value,model=FILE.h5[,candidates=K][,samples=S][,seed=N]
  *        the K most probable moves under P (default 8), each played in S
  *        sampled worlds (default 4: the opponent's rack and the bag drawn
@@ -17,7 +17,7 @@
 #ifndef ROOKERY_NN_PLAYER_H
 #define ROOKERY_NN_PLAYER_H
 #include "core/game.h"
-#include "nn/infer.h"
+#include "nn/forward.h"
 
 typedef enum { NN_PLAYER_GREEDY = 0, NN_PLAYER_VALUE = 1 } NnPlayerMode;
 

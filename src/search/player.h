@@ -41,7 +41,7 @@
 #include "core/movegen.h"
 #include "eval/klv.h"
 #include "eval/spv.h"
-#include "nn/infer.h"
+#include "nn/forward.h"
 
 #define PLAYER_DEFAULT_SPV_K 75.0
 

@@ -7,7 +7,7 @@
 
 #include "core/rng.h"
 #include "eval/klv.h"
-#include "search/infer.h"
+#include "search/rack_inference.h"
 #include "search/sim_alloc.h"
 #include "search/workpool.h"
 

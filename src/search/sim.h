@@ -100,7 +100,7 @@ typedef struct SimConfig {
     const Move *given;        /* the candidates themselves (legal moves with their static
                                * equity, best first), instead of the K best */
     int given_count;          /* 1..SIM_MAX_CANDIDATES when given */
-    const struct InferResult *infer; /* the opponent's kept tiles (search/infer.h): each world
+    const struct InferResult *infer; /* the opponent's kept tiles (search/rack_inference.h): each world
                                * deals the opponent a leave drawn from it plus unseen tiles
                                * (NULL: the uniform draw) */
 } SimConfig;
@@ -160,7 +160,7 @@ double sim_static_rollout(Game *g, int moves, const Move *first, LeaveValueFn le
  * the worlds do not depend on the bag's order) in a random order, and the
  * stream for the draws; into world (a copy of root otherwise). With infer
  * (not NULL), the opponent's kept tiles are a leave drawn from that
- * posterior (search/infer.h) and the rest of their rack from the others. */
+ * posterior (search/rack_inference.h) and the rest of their rack from the others. */
 void sim_sample_world(const Game *root, const struct InferResult *infer, uint64_t seed, uint64_t i, Game *world);
 
 /* Simulates the root position (which must not be over). Returns 0, or -1

@@ -8,7 +8,7 @@
 #include "core/rng.h"
 #include "eval/dynleaves.h"
 #include "search/player_kind.h"
-#include "search/infer.h"
+#include "search/rack_inference.h"
 #include "search/sim.h"
 #include "search/spec_option.h"
 

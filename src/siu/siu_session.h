@@ -16,7 +16,7 @@
 #include "core/engine.h"
 #include "eval/klv.h"
 #include "eval/winprob.h"
-#include "search/infer.h"
+#include "search/rack_inference.h"
 #include "search/player.h"
 #include "siu_position.h"
 

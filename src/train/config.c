@@ -11,7 +11,7 @@
 #include "core/textfile.h"
 #include "eval/spv_derive.h"
 #include "worker/decision_study.h"
-#include "worker/generation.h"
+#include "worker/rank_share.h"
 
 NnLossOptions train_config_loss_options(const TrainConfig *c) {
     return (NnLossOptions){.search_weight = (float)c->nn_search_weight,

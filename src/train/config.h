@@ -28,7 +28,7 @@
  *                                      games at once, sharing its tables and accumulators (one
  *                                      rank a node with threads = cores needs one copy of them
  *                                      instead of one a core); results do not depend on it
- *                                      (worker/generation.h)
+ *                                      (worker/rank_share.h)
  *   run.keep                  all      all | N >= 1: retention. After each generation the bulky
  *                                      files (leaves.klv2, racks.req, positional.spv, model.h5,
  *                                      shard-*.h5) of generations older than the newest N are
@@ -49,7 +49,7 @@
  *                                      drawn from the whole distribution and added to the
  *                                      accumulators with their best move's equity, so that a
  *                                      rack's mean is taken over the positions of the games and
- *                                      not only over those where it was dealt (worker/generation.h;
+ *                                      not only over those where it was dealt (worker/rank_share.h;
  *                                      docs/leaves.md, "Sampled racks")
  *   leaves.shrink             30       shrinkage k of the leave derivation, in observations
  *                                      (a number >= 0; 0 = the plain formula): a leave's own

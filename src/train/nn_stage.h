@@ -1,8 +1,8 @@
 /*
  * nn_stage.h - the network's stage of a generation: load the window of
  * recent shards, train the model data-parallel over the ranks
- * (nn/trainer.h, collectives from nn_comm.h), evaluate it on the newest
- * generation's held-out games (nn/evaluate.h, rank 0), and let rank 0 write
+ * (nn/sgd.h, collectives from nn_comm.h), evaluate it on the newest
+ * generation's held-out games (nn/heldout.h, rank 0), and let rank 0 write
  * model.h5. Used by `rookery train` (each generation, nn.train = yes) and
  * `rookery nn train`.
  *
@@ -12,8 +12,8 @@
 #ifndef ROOKERY_NN_STAGE_H
 #define ROOKERY_NN_STAGE_H
 #include "reducer/comm.h"
-#include "nn/evaluate.h"
-#include "nn/trainer.h"
+#include "nn/heldout.h"
+#include "nn/sgd.h"
 
 typedef struct NnStageOptions {
     int window;             /* generations of shards */
@@ -25,7 +25,7 @@ typedef struct NnStageOptions {
     int heldout_every;      /* 0: no held-out games */
     uint64_t eval_positions;/* held-out positions evaluated at most */
     double progress_seconds;
-    LeaveValueFn leave_value;  /* the leaves of the static baselines of P (nn/evaluate.h); NULL: none */
+    LeaveValueFn leave_value;  /* the leaves of the static baselines of P (nn/heldout.h); NULL: none */
     const void *leave_ctx;
 } NnStageOptions;
 

@@ -3,7 +3,7 @@
  * src/train/; the public entry is train.h). A generation, in the order
  * generation.c runs it:
  *
- *   play      every rank its share of the games (worker/generation.h), in
+ *   play      every rank its share of the games (worker/rank_share.h), in
  *             rounds with a stop check every ~32 games a rank
  *   reduce    one Allreduce of the integer accumulators (rack equities, SPV
  *             cells, totals); rank 0 writes the shards; forced-rack games
@@ -35,7 +35,7 @@
 #include "search/player.h"
 #include "train/train.h"
 #include "worker/decision_study.h"
-#include "worker/generation.h"
+#include "worker/rank_share.h"
 #include "worker/match.h"
 #include "train/config.h"
 #include "train/nn_stage.h"
@@ -46,7 +46,7 @@
 #define TRAIN_SPEC_MAX (2 * TRAIN_PATH_MAX + 256)
 
 /* The own state of self-play thread j >= 1 (run.threads; thread 0 uses
- * the Trainer's game, res, player and recorder): worker/generation.h. */
+ * the Trainer's game, res, player and recorder): worker/rank_share.h. */
 typedef struct TrainHelper {
     Game game;
     GameResiduals res;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/rng.h"
-#include "nn/evaluate.h"
+#include "nn/heldout.h"
 #include "nn/leave_tilt.h"
 #include "testutil.h"
 

@@ -10,7 +10,7 @@
 
 #include "core/layout.h"
 #include "eval/klv.h"
-#include "nn/evaluate.h"
+#include "nn/heldout.h"
 #include "nn/train_step.h"
 #include "testutil.h"
 #include "worker/samples.h"
@@ -429,7 +429,7 @@ static void test_hidden_pool_prior(void) {
     world_close(&w);
 }
 
-/* Batch invariance (infer.h): a position's value, sub-move logits and move
+/* Batch invariance (nn/forward.h): a position's value, sub-move logits and move
  * log-probabilities are bit for bit the same alone, at another slot of a
  * smaller batch, and in a full batch. A net large enough for the BLAS
  * kernels' blocking to matter (32 channels, 2 blocks). */
@@ -940,7 +940,7 @@ static int cmp_desc(const void *a, const void *b) {
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* nn_evaluate's P figures (evaluate.h) against an oracle that takes other
+/* nn_evaluate's P figures (nn/heldout.h) against an oracle that takes other
  * paths: the legal moves and their equities from movegen_all with the
  * leaves (not the features' list), each move's log P alone
  * (nn_policy_logprob, the trainer's path, not nn_policy_all), and the

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/layout.h"
-#include "nn/trainer.h"
+#include "nn/sgd.h"
 #include "testutil.h"
 #include "worker/samples.h"
 #include "worker/selfplay.h"

@@ -1,11 +1,11 @@
-/* One rank's share of a generation (worker/generation.h): the sampled racks
+/* One rank's share of a generation (worker/rank_share.h): the sampled racks
  * of leaves.sampled_racks. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
-#include "worker/generation.h"
+#include "worker/rank_share.h"
 
 typedef struct World {
     LetterDist ld;
@@ -115,5 +115,5 @@ int main(void) {
          test_sampled_racks},
         CU_TEST_INFO_NULL,
     };
-    return tu_run("generation", tests);
+    return tu_run("rank_share", tests);
 }

@@ -1,8 +1,8 @@
 /*
- * infer.c - the network's forward passes, policy log-probabilities and
- * sampling, and hidden-leave sampling (see infer.h and model.h).
+ * forward.c - the network's forward passes, policy log-probabilities and
+ * sampling, and hidden-leave sampling (see forward.h and model.h).
  */
-#include "infer.h"
+#include "forward.h"
 
 #include <math.h>
 #include <stdlib.h>

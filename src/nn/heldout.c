@@ -1,8 +1,8 @@
 /*
- * evaluate.c - held-out metrics of a network and their baselines (see
- * evaluate.h).
+ * heldout.c - held-out metrics of a network and their baselines (see
+ * heldout.h).
  */
-#include "evaluate.h"
+#include "heldout.h"
 
 #include <math.h>
 #include <stdlib.h>

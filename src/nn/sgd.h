@@ -1,5 +1,5 @@
 /*
- * trainer.h - data-parallel training of the P/V/H network.
+ * sgd.h - data-parallel training of the P/V/H network.
  *
  * Each step draws `batch` samples (with replacement) from the training
  * set, with a random stream seeded from (seed, generation, step), so every
@@ -14,8 +14,8 @@
  * The MPI side is behind NnTrainComm (reducer/nn_comm.h implements it;
  * nn_train_comm_local() is the one-process version).
  */
-#ifndef ROOKERY_NN_TRAINER_H
-#define ROOKERY_NN_TRAINER_H
+#ifndef ROOKERY_NN_SGD_H
+#define ROOKERY_NN_SGD_H
 #include "train_step.h"
 
 typedef struct NnTrainComm {

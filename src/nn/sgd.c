@@ -1,8 +1,8 @@
 /*
- * trainer.c - data-parallel training with gradients summed in chunk order
- * (see trainer.h).
+ * sgd.c - data-parallel training with gradients summed in chunk order
+ * (see sgd.h).
  */
-#include "trainer.h"
+#include "sgd.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * infer.h - running the network on a batch of positions: the trunk once per
+ * forward.h - running the network on a batch of positions: the trunk once per
  * position, then the heads (value, sub-moves, per-step tiles, hidden leave)
  * as a caller needs them.
  *
@@ -23,8 +23,8 @@
  *   nn_policy_all(m, b, i, logp)       -> log P of each legal move of position i
  *   nn_hidden_sample(m, b, i, ...)     -> the opponent's leave, t tiles a step
  */
-#ifndef ROOKERY_NN_INFER_H
-#define ROOKERY_NN_INFER_H
+#ifndef ROOKERY_NN_FORWARD_H
+#define ROOKERY_NN_FORWARD_H
 #include "core/rng.h"
 #include "model.h"
 

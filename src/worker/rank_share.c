@@ -1,4 +1,4 @@
-#include "generation.h"
+#include "rank_share.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -33,7 +33,7 @@ static int32_t best_static_equity(const SelfplayConfig *play, const Game *g, con
 #define SAMPLED_RACKS_STREAM UINT64_C(0x5a3ce1d2b4f60789)
 
 /* Values o->w->sampled_racks racks drawn from the whole distribution on
- * position g (generation.h, SAMPLED RACKS). */
+ * position g (rank_share.h, SAMPLED RACKS). */
 static void value_sampled_racks(Observe *o, const Game *g) {
     GenerationWorker *w = o->w;
     const LetterDist *ld = g->ld;

@@ -1,6 +1,6 @@
 /*
- * fuzz_infer.c - libFuzzer target for the inference of the opponent's kept
- * tiles (search/infer.h) on positions and moves from outside: what an SIU
+ * fuzz_rack_inference.c - libFuzzer target for the inference of the opponent's kept
+ * tiles (search/rack_inference.h) on positions and moves from outside: what an SIU
  * `position ... moves M` followed by `go infer` hands it.
  *
  * The input is two lines: a CGP position (the mover on turn, their rack
@@ -21,7 +21,7 @@
 #include "fuzz_text.h"
 #include "core/cgp.h"
 #include "core/kwg.h"
-#include "search/infer.h"
+#include "search/rack_inference.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

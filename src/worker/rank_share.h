@@ -1,5 +1,5 @@
 /*
- * generation.h - one rank's share of a generation's self-play.
+ * rank_share.h - one rank's share of a generation's self-play.
  *
  * Games of a generation are numbered globally 0..G-1 and dealt by index in
  * rounds (generation_play_round below: with one thread, round r holds games
@@ -30,8 +30,8 @@
  * depend on ranks or threads. docs/leaves.md, "Sampled racks", has the
  * measurements.
  */
-#ifndef ROOKERY_GENERATION_H
-#define ROOKERY_GENERATION_H
+#ifndef ROOKERY_RANK_SHARE_H
+#define ROOKERY_RANK_SHARE_H
 
 #define GENERATION_MAX_THREADS 256
 

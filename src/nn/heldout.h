@@ -1,5 +1,5 @@
 /*
- * evaluate.h - how good a network is on held-out samples, against simple
+ * heldout.h - how good a network is on held-out samples, against simple
  * baselines (docs/results.md reports these):
  *   P: top-1 agreement of the most probable legal move with the move played
  *      (the static player's choice in static self-play), on the samples
@@ -22,9 +22,9 @@
  *   H: negative log-likelihood per tile of the opponent's true leave,
  *      against drawing it uniformly from the unseen tiles.
  */
-#ifndef ROOKERY_NN_EVALUATE_H
-#define ROOKERY_NN_EVALUATE_H
-#include "infer.h"
+#ifndef ROOKERY_NN_HELDOUT_H
+#define ROOKERY_NN_HELDOUT_H
+#include "forward.h"
 #include "shard.h"
 
 #define NN_EVAL_STATIC_T 10.0

@@ -1,5 +1,5 @@
 /*
- * infer.h - inference of the opponent's rack from their last move: the
+ * rack_inference.h - inference of the opponent's rack from their last move: the
  * posterior over the tiles they kept.
  *
  * The position `before` is the one before the opponent's move, with the
@@ -43,8 +43,8 @@
  * tiles than the player held, a placement that is not legal on the board.
  * No global state; `before` is only read.
  */
-#ifndef ROOKERY_INFER_H
-#define ROOKERY_INFER_H
+#ifndef ROOKERY_RACK_INFERENCE_H
+#define ROOKERY_RACK_INFERENCE_H
 
 #include "core/game.h"
 #include "core/movegen.h"

@@ -1,4 +1,4 @@
-/* test_infer.c - inference of the opponent's kept tiles (search/infer.h):
+/* test_rack_inference.c - inference of the opponent's kept tiles (search/rack_inference.h):
  * the one-move equity against movegen's; the true leave of a modelled
  * player never excluded; a move only one leave explains; a bingo and an
  * exchange of seven; enumeration and sampling agreeing; a pass leaving the
@@ -11,7 +11,7 @@
 #include "core/cgp.h"
 #include "core/movegen.h"
 #include "eval/klv.h"
-#include "search/infer.h"
+#include "search/rack_inference.h"
 #include "search/mcgs.h"
 #include "search/player.h"
 #include "search/sim.h"
@@ -682,5 +682,5 @@ int main(void) {
                            {"worlds dealt from the posterior (sim and mcgs)", test_worlds_from_posterior},
                            {"the mcgs player with infer=yes", test_mcgs_player_infer},
                            CU_TEST_INFO_NULL};
-    return tu_run("infer", tests);
+    return tu_run("rack_inference", tests);
 }

@@ -1,5 +1,5 @@
-/* infer.c - the opponent's kept tiles from their last move (see infer.h). */
-#include "infer.h"
+/* rack_inference.c - the opponent's kept tiles from their last move (see rack_inference.h). */
+#include "rack_inference.h"
 
 #include <math.h>
 #include <stdlib.h>
