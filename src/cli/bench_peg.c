@@ -14,6 +14,7 @@
 #include "search/peg.h"
 #include "search/player.h"
 #include "search/sim.h"
+#include "worker/endgame_study.h"
 
 static void usage(FILE *out) {
     fprintf(out,
@@ -40,14 +41,6 @@ typedef struct BenchPeg {
     const char *spec;
     bool show;
 } BenchPeg;
-
-static void play_static(Game *g) {
-    MoveGenRequest req;
-    movegen_request_for_game(&req, g);
-    Move m;
-    movegen_best(&req, &m, NULL);
-    game_play(g, &m);
-}
 
 /* The share of wins of m alone, solved for up to ms; *exact if proved. */
 static bool check_move(const Game *g, const Move *m, int ms, double *share, bool *exact, double *mean) {
@@ -139,14 +132,18 @@ int bench_peg(int argc, char **argv) {
                 g == NULL ? "out of memory" : p.kind == NULL ? err.msg : "--player must be a sim: player");
         rc = 2;
     }
+    EndgameStudyConfig sc; /* the endgame study's static games */
+    endgame_study_config_defaults(&sc);
+    sc.ld = &e.ld;
+    sc.layout = &e.layout;
+    sc.kwg = &e.kwg;
+    sc.seed = b.seed;
     int found = 0, both_exact = 0, agree = 0, peg_better = 0, sim_better = 0;
     double share_peg = 0, share_sim = 0;
     uint64_t games = 0;
     for (uint64_t gi = 0; rc == 0 && (uint64_t)found < b.npos && gi < 100 * b.npos + 1000; gi++) {
         games++;
-        game_new(g, &e.ld, &e.layout, &e.kwg, b.seed, 0, gi);
-        while (!game_over(g) && g->bag.count > b.bag) play_static(g);
-        if (game_over(g) || g->bag.count != b.bag) continue;
+        if (!endgame_study_peg_position(&sc, gi, b.bag, g)) continue;
         int spread = g->scores[g->on_turn] - g->scores[1 - g->on_turn];
         if (spread > b.max_spread || spread < -b.max_spread) continue;
         found++;

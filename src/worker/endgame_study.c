@@ -33,6 +33,12 @@ bool endgame_study_position(const EndgameStudyConfig *c, uint64_t game_index, Ga
     return !game_over(g);
 }
 
+bool endgame_study_peg_position(const EndgameStudyConfig *c, uint64_t game_index, int bag, Game *g) {
+    game_new(g, c->ld, c->layout, c->kwg, c->seed, 0, game_index);
+    while (!game_over(g) && g->bag.count > bag) play_static(g);
+    return !game_over(g) && g->bag.count == bag;
+}
+
 double endgame_study_best_pct(const EndgameStudyResult *r) {
     return r->positions > 0 ? 100.0 * r->best / r->positions : 0.0;
 }

@@ -75,6 +75,10 @@ void endgame_study_config_defaults(EndgameStudyConfig *c);
 /* Plays game `game_index` of c into g (caller's storage) up to its endgame
  * position; false if the game ended first. */
 bool endgame_study_position(const EndgameStudyConfig *c, uint64_t game_index, Game *g);
+/* The same game's pre-endgame: played (the same static moves) until the bag
+ * holds at most `bag` tiles; false unless it then holds exactly `bag` and
+ * the game goes on (rookery bench peg, the pre-endgame tests). */
+bool endgame_study_peg_position(const EndgameStudyConfig *c, uint64_t game_index, int bag, Game *g);
 
 /* Runs the study of player p: c->positions positions, each solved and
  * scored, in order; observe (may be NULL) is called after each. Errors: a

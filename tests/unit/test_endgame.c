@@ -346,19 +346,6 @@ static int oracle_games(const LetterDist *ld, const Layout *lay, const Kwg *kwg,
     return checked;
 }
 
-/* Words over A-E for the tiny distribution (? A B C D E). */
-static const char *const TINY_WORDS[] = {
-    "AA", "AB", "AD", "AE", "BA", "BE", "DA", "DE", "ED", "EE", "ABA", "ACE", "ACED", "ADD", "BAA",
-    "BAD", "BADE", "BED", "BEAD", "BEE", "CAB", "CAD", "CADE", "DAB", "DACE", "DEB", "DEE", "DEED",
-    "EBB", "ABBE", "ACCEDE", "BABE", "CEDE", "DECADE", "ABED", "BEADED", "DEBE", "ECAD",
-};
-
-/* The tiny distribution and lexicon on the standard board. */
-static void open_tiny(LetterDist *ld, Layout *lay, Kwg *kwg) {
-    tu_tiny_ld(ld);
-    layout_standard15(lay);
-    tu_build_lex(kwg, ld, TINY_WORDS, sizeof TINY_WORDS / sizeof TINY_WORDS[0]);
-}
 
 /* SOWPODS on the standard board; false (the test returns) without it. */
 static bool open_sowpods(LetterDist *ld, Layout *lay, Kwg *kwg) {
@@ -372,7 +359,7 @@ static void test_oracle_tiny(void) {
     LetterDist ld;
     Layout lay;
     Kwg kwg;
-    open_tiny(&ld, &lay, &kwg);
+    tu_open_tiny(&ld, &lay, &kwg);
     int skipped = 0;
     int n3 = oracle_games(&ld, &lay, &kwg, 3, tu_size(40, 12), 400, 300000, &skipped);
     CU_ASSERT(n3 >= tu_size(30, 9));
@@ -459,7 +446,7 @@ static void test_table_tiny(void) {
     LetterDist ld;
     Layout lay;
     Kwg kwg;
-    open_tiny(&ld, &lay, &kwg);
+    tu_open_tiny(&ld, &lay, &kwg);
     table_agrees(&ld, &lay, &kwg, 5, tu_size(30, 10), 1000);
     kwg_free(&kwg);
 }
@@ -739,7 +726,7 @@ static void test_deepening_tiny(void) {
     LetterDist ld;
     Layout lay;
     Kwg kwg;
-    open_tiny(&ld, &lay, &kwg);
+    tu_open_tiny(&ld, &lay, &kwg);
     CU_ASSERT(deepening_games(&ld, &lay, &kwg, 3, tu_size(1000, 150), 4000, 4) >= tu_size(1000, 150));
     kwg_free(&kwg);
 }
@@ -806,7 +793,7 @@ static void test_study(void) {
     LetterDist ld;
     Layout lay;
     Kwg kwg;
-    open_tiny(&ld, &lay, &kwg);
+    tu_open_tiny(&ld, &lay, &kwg);
     Player p;
     RkError err;
     CU_ASSERT_FATAL(player_open(&p, "static", &ld, &err) == 0);

@@ -21,20 +21,19 @@
 #include "core/movegen.h"
 #include "search/endgame.h"
 #include "search/peg.h"
+#include "worker/endgame_study.h"
 #include "testutil.h"
 
-static const char *const TINY_WORDS[] = {
-    "AA", "AB", "AD", "AE", "BA", "BE", "DA", "DE", "ED", "EE", "ABA", "ACE", "ACED", "ADD", "BAA",
-    "BAD", "BADE", "BED", "BEAD", "BEE", "CAB", "CAD", "CADE", "DAB", "DACE", "DEB", "DEE", "DEED",
-    "EBB", "ABBE", "ACCEDE", "BABE", "CEDE", "DECADE", "ABED", "BEADED", "DEBE", "ECAD",
-};
 
-static void play_static(Game *g) {
-    MoveGenRequest req;
-    movegen_request_for_game(&req, g);
-    Move m;
-    movegen_best(&req, &m, NULL);
-    game_play(g, &m);
+/* The endgame study's static games of this seed. */
+static EndgameStudyConfig study(const LetterDist *ld, const Layout *lay, const Kwg *kwg, uint64_t seed) {
+    EndgameStudyConfig c;
+    endgame_study_config_defaults(&c);
+    c.ld = ld;
+    c.layout = lay;
+    c.kwg = kwg;
+    c.seed = seed;
+    return c;
 }
 
 /* A position with `bag` tiles in the bag and small racks: static game
@@ -43,11 +42,11 @@ static void play_static(Game *g) {
  * which a CGP allows: the solver draws up to a full rack). False if the
  * game ended first or the opponent holds too few tiles. */
 static bool small_peg(Game *g, const LetterDist *ld, const Layout *lay, const Kwg *kwg, uint64_t index, int bag) {
-    game_new(g, ld, lay, kwg, 31, 0, index);
-    while (!game_over(g) && g->bag.count > 0) play_static(g);
-    while (!game_over(g) && (g->racks[0].total > 3 || g->racks[1].total > 3)) play_static(g);
+    EndgameStudyConfig c = study(ld, lay, kwg, 31);
+    c.max_tiles = 3;
+    if (!endgame_study_position(&c, index, g)) return false;
     Rack *opp = &g->racks[1 - g->on_turn];
-    if (game_over(g) || opp->total <= bag) return false;
+    if (opp->total <= bag) return false;
     for (int k = 0; k < bag; k++) {
         int ml = (int)((index + (uint64_t)k) % (uint64_t)ld->size), tries = 0;
         while (opp->count[ml] == 0 && tries++ < ld->size) ml = (ml + 1) % ld->size;
@@ -57,12 +56,11 @@ static bool small_peg(Game *g, const LetterDist *ld, const Layout *lay, const Kw
     return true;
 }
 
-/* Static game `index` of SOWPODS until the bag holds at most `bag` tiles;
- * false unless it then holds exactly `bag` and the game goes on. */
+/* Static game `index` of SOWPODS (the endgame study's, seed 5) until the bag
+ * holds exactly `bag` tiles; false if it does not. */
 static bool peg_position(Game *g, const LetterDist *ld, const Layout *lay, const Kwg *kwg, uint64_t index, int bag) {
-    game_new(g, ld, lay, kwg, 5, 0, index);
-    while (!game_over(g) && g->bag.count > bag) play_static(g);
-    return !game_over(g) && g->bag.count == bag;
+    EndgameStudyConfig c = study(ld, lay, kwg, 5);
+    return endgame_study_peg_position(&c, index, bag, g);
 }
 
 /* Brute force: candidate m's outcomes over every choice of `b` unseen
@@ -120,9 +118,7 @@ static int tiny_oracle(int bag, int want, uint64_t games) {
     LetterDist ld;
     Layout lay;
     Kwg kwg;
-    tu_tiny_ld(&ld);
-    layout_standard15(&lay);
-    tu_build_lex(&kwg, &ld, TINY_WORDS, sizeof TINY_WORDS / sizeof TINY_WORDS[0]);
+    tu_open_tiny(&ld, &lay, &kwg);
     Game *g = malloc(sizeof *g);
     CU_ASSERT_FATAL(g != NULL);
     PegConfig cfg;
@@ -233,9 +229,7 @@ static void test_stop_and_errors(void) {
     LetterDist ld;
     Layout lay;
     Kwg kwg;
-    tu_tiny_ld(&ld);
-    layout_standard15(&lay);
-    tu_build_lex(&kwg, &ld, TINY_WORDS, sizeof TINY_WORDS / sizeof TINY_WORDS[0]);
+    tu_open_tiny(&ld, &lay, &kwg);
     Game *g = malloc(sizeof *g);
     CU_ASSERT_FATAL(g != NULL);
     uint64_t gi = 0;

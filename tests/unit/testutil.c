@@ -206,6 +206,19 @@ void tu_tiny_ld(LetterDist *ld) {
     CU_ASSERT_FATAL(ld_parse(ld, csv, "tiny", &err) == 0);
 }
 
+/* Words over A-E for the tiny distribution (? A B C D E). */
+static const char *const TINY_WORDS[] = {
+    "AA", "AB", "AD", "AE", "BA", "BE", "DA", "DE", "ED", "EE", "ABA", "ACE", "ACED", "ADD", "BAA",
+    "BAD", "BADE", "BED", "BEAD", "BEE", "CAB", "CAD", "CADE", "DAB", "DACE", "DEB", "DEE", "DEED",
+    "EBB", "ABBE", "ACCEDE", "BABE", "CEDE", "DECADE", "ABED", "BEADED", "DEBE", "ECAD",
+};
+
+void tu_open_tiny(LetterDist *ld, Layout *lay, Kwg *k) {
+    tu_tiny_ld(ld);
+    layout_standard15(lay);
+    tu_build_lex(k, ld, TINY_WORDS, sizeof TINY_WORDS / sizeof TINY_WORDS[0]);
+}
+
 bool tu_load_sowpods(Kwg *k, const LetterDist *ld) {
     const char *path = tu_sowpods_kwg();
     if (path == NULL) return false;

@@ -58,6 +58,9 @@ void tu_build_lex(Kwg *k, const LetterDist *ld, const char *const *words, size_t
 /* A tiny distribution for brute-force checks: ? A B C D E, 2 4 2 3 1 5
  * tiles, worth 0 1 3 3 2 1 (A and E vowels). */
 void tu_tiny_ld(LetterDist *ld);
+/* The tiny distribution, a lexicon of 38 words over A-E built from it, and
+ * the standard board: small endgames and pre-endgames (test_endgame, test_peg). */
+void tu_open_tiny(LetterDist *ld, Layout *lay, Kwg *k);
 /* Every tile of the distribution is on the board, on a rack or in the bag,
  * exactly once; rack totals match their counts. */
 void tu_expect_conserved(const Game *g);
