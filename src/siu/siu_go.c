@@ -388,12 +388,19 @@ static void say_peg_stage(void *ctx, const PegResult *r) {
  * end after this long. */
 #define PEG_UNTIMED_SECONDS 10.0
 
+/* go auto's pre-endgame candidates: the best this many by static equity
+ * (stage 1 over every move takes about a second; at 300 ms a move the
+ * solver then gets through stage 1 and into stage 2 on these). */
+#define AUTO_PEG_CANDIDATES 64
+
 /* The pre-endgame solver (search/peg.h) until every candidate left is
- * exact, stop, `depth` stages or the movetime; the answer in *best. False
- * (said) if it could not run. */
-static bool search_peg(GoJob *j, long long depth, Move *best) {
+ * exact, stop, `depth` stages or the movetime, over the best
+ * max_candidates moves (0: all); the answer in *best. False (said) if it
+ * could not run. */
+static bool search_peg(GoJob *j, long long depth, int max_candidates, Move *best) {
     PegConfig cfg;
     peg_config_defaults(&cfg);
+    cfg.max_candidates = max_candidates;
     cfg.stop = &j->s->stop;
     if (!j->p.infinite && j->p.movetime < 0) {
         cfg.deadline = j->t0 + PEG_UNTIMED_SECONDS;
@@ -425,7 +432,7 @@ static bool search_peg(GoJob *j, long long depth, Move *best) {
 
 static void run_peg(GoJob *j) {
     Move best;
-    if (search_peg(j, j->p.depth, &best)) say_bestmove(j, &best);
+    if (search_peg(j, j->p.depth, 0, &best)) say_bestmove(j, &best);
     else static_bestmove(j);
 }
 
@@ -453,7 +460,8 @@ static void run_auto(GoJob *j) {
         return;
     }
     Move best;
-    if (j->game.bag.count > 0 && j->game.bag.count <= s->opt.auto_peg && search_peg(j, 0, &best)) {
+    if (j->game.bag.count > 0 && j->game.bag.count <= s->opt.auto_peg &&
+        search_peg(j, 0, AUTO_PEG_CANDIDATES, &best)) {
         if (j->p.use_inference) say_ignored(s, "useinference (the pre-endgame solver answered)");
         say_bestmove(j, &best);
         return;

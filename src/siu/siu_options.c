@@ -37,7 +37,7 @@ static const OptionDef OPTIONS[] = {
     {"Player", OPT_STRING, DEFAULT_PLAYER, 0, 0, "the player of go auto, a spec as rookery match takes"},
     {"Model", OPT_STRING, "", 0, 0, "a network (.h5) for nn: and mcgs: players that name none"},
     {"AutoEndgame", OPT_CHECK, "true", 0, 0, "go auto searches empty-bag positions with the endgame search"},
-    {"AutoPeg", OPT_SPIN, "1", 0, PEG_MAX_BAG,
+    {"AutoPeg", OPT_SPIN, "0", 0, PEG_MAX_BAG,
      "go auto solves positions with 1 to this many tiles in the bag with the pre-endgame solver (0: never)"},
     {"GenCount", OPT_SPIN, "10", 1, 1000, "moves listed by go gen and in a search's final lines"},
     {"SimPlies", OPT_SPIN, "2", 0, 100, "go sim: static plies after each candidate (go ... depth overrides)"},

@@ -231,7 +231,7 @@ static void test_modes(void) {
     check_mode(OPENING, "go sim movetime 300", "info sim move ", true);
     check_mode(OPENING, "go sim iterations 8", "info sim move ", true);
     check_mode(ONE_IN_BAG, "go sim movetime 200", "info sim move ", true);
-    check_mode(ONE_IN_BAG, "go movetime 200", "info ", false); /* no mode: auto (the pre-endgame solver) */
+    check_mode(ONE_IN_BAG, "go movetime 200", "info sim move ", true); /* no mode: auto, the default sim player (AutoPeg 0) */
     check_mode(ONE_IN_BAG, "go peg movetime 2000", "info peg move ", true);
     check_mode(ENDGAME, "go peg movetime 300", "info ", false); /* the endgame search instead */
     check_mode(ENDGAME, "go endgame movetime 500", "info ", false);
@@ -268,6 +268,18 @@ static void test_peg_lines(void) {
     CU_ASSERT(lines >= 1);
     CU_ASSERT(first_prefix(f, "info depth ") >= 0);
     CU_ASSERT(first_prefix(f, "info string peg: ") >= 0);
+    expect_legal_bestmove(f, ONE_IN_BAG);
+    /* go auto: the simulation by default (AutoPeg 0), the solver with AutoPeg 1 */
+    send_line(f, "go movetime 300");
+    CU_ASSERT_FATAL(read_until(f, "bestmove", 30000) >= 0);
+    CU_ASSERT(first_prefix(f, "info sim move ") >= 0 && first_prefix(f, "info peg move ") < 0);
+    send_line(f, "setoption name AutoPeg value 1");
+    send_line(f, "isready");
+    CU_ASSERT_FATAL(read_until(f, "readyok", 30000) >= 0);
+    send_line(f, "position cgp " ONE_IN_BAG);
+    send_line(f, "go movetime 1000");
+    CU_ASSERT_FATAL(read_until(f, "bestmove", 30000) >= 0);
+    CU_ASSERT(first_prefix(f, "info peg move ") >= 0);
     expect_legal_bestmove(f, ONE_IN_BAG);
     front_quit(f);
 }
