@@ -61,8 +61,9 @@ static bool check_move(const Game *g, const Move *m, int depth, int ms, double *
     PegResult r;
     peg_result_init(&r);
     RkError err;
-    bool ok = peg_solve(g, &cfg, &r, NULL, NULL, &err) == 0 && r.count == 1;
-    if (!ok) fprintf(stderr, "rookery bench peg: %s\n", err.msg);
+    int rc = peg_solve(g, &cfg, &r, NULL, NULL, &err);
+    bool ok = rc == 0 && r.count == 1;
+    if (!ok) fprintf(stderr, "rookery bench peg: %s\n", rc != 0 ? err.msg : "the check found no candidate");
     else {
         *share = r.cand[0].share;
         *exact = r.cand[0].exact;

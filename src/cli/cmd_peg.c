@@ -21,11 +21,12 @@ static void usage(FILE *out) {
             "                   [--table-bits B] [--lexicon FILE.kwg] [--ld english|FILE.csv]\n"
             "                   [--layout standard15|FILE.txt]\n"
             "\n"
-            "Solves a pre-endgame: the position's bag holds 1 or 2 tiles, and the rack of the player on\n"
-            "turn is known (the unseen tiles are the opponent's rack and the bag, however the CGP splits\n"
-            "them). Every way the unseen tiles can lie is weighed; a move that draws the bag empty is\n"
-            "followed by the endgame search, stage after stage one ply deeper, and the candidates are\n"
-            "ranked by their share of wins (draws half), then by their mean spread (docs/endgame.md).\n"
+            "Solves a pre-endgame: the position's bag holds 1 or 2 tiles. The CGP gives both racks: the\n"
+            "player on turn's, and any of the unseen tiles as the opponent's (the bag is the rest; which\n"
+            "ones does not matter). Every way the unseen tiles can lie is weighed; a move that draws\n"
+            "the bag empty is followed by the endgame search, stage after stage one ply deeper, and the\n"
+            "candidates are ranked by their share of wins (draws half), then by their mean spread\n"
+            "(docs/endgame.md).\n"
             "  --movetime MS    stop after MS milliseconds (default 10000) with the best so far\n"
             "  --depth D        stop after stage D (endgame plies)\n"
             "  --all            prune nothing: every candidate to the end (exact with 1 tile in the\n"
@@ -126,7 +127,7 @@ int cmd_peg(int argc, char **argv) {
             char mt[128];
             move_to_string(&c->move, &g->board, g->ld, mt, sizeof mt);
             printf("best %s  wins %.2f%%  mean %+.2f  %s after stage %d  (%d candidates, %d deals, %.3f s)\n", mt,
-                   100.0 * c->share, c->mean, c->exact ? "exact" : "not proved", r.stage, r.count, r.ndeals,
+                   100.0 * c->share, c->mean, c->exact ? "exact" : "not proved", c->depth, r.count, r.ndeals,
                    r.seconds);
             rc = 0;
         }

@@ -46,7 +46,7 @@ double peg_win_share(const PegResult *r, const PegCandidate *c) {
 /* Every multiset of `b` (1 or 2) tiles of `unseen`, with its ways. */
 static int enumerate_deals(const Rack *unseen, int b, const LetterDist *ld, PegDeal *out) {
     int n = 0;
-    for (int x = 0; x < ld->size; x++) {
+    for (int x = 0; x < ld->size && n < PEG_MAX_DEALS; x++) {
         if (unseen->count[x] == 0) continue;
         if (b == 1) {
             rack_clear(&out[n].bag);
@@ -54,7 +54,7 @@ static int enumerate_deals(const Rack *unseen, int b, const LetterDist *ld, PegD
             out[n++].ways = unseen->count[x];
             continue;
         }
-        for (int y = x; y < ld->size; y++) {
+        for (int y = x; y < ld->size && n < PEG_MAX_DEALS; y++) {
             int cx = unseen->count[x], cy = unseen->count[y];
             if (cy == 0 || (x == y && cx < 2)) continue;
             rack_clear(&out[n].bag);
@@ -87,10 +87,11 @@ static bool peg_stopped(Peg *p) {
 
 static int spread_of(const Game *g, int player) { return g->scores[player] - g->scores[1 - player]; }
 
-/* The root position with deal d: the bag holds d's tiles (the one of them
- * first in letter order only, `rest` receiving the other, when the mover
- * draws one of two), the opponent the rest of the unseen tiles. */
-static void deal_position(const Peg *p, const PegDeal *d, bool draws_one, Game *w, int *rest) {
+/* The root position with deal d: the bag holds d's tiles, the opponent the
+ * rest of the unseen tiles. When the mover draws one of two (draws_one),
+ * the bag holds only the one it draws, d's tile `pick` (0: the first in
+ * letter order, 1: the other), and *rest receives the other; else -1. */
+static void deal_position(const Peg *p, const PegDeal *d, bool draws_one, int pick, Game *w, int *rest) {
     *w = p->root;
     int opp = 1 - w->on_turn;
     Rack hidden = p->unseen;
@@ -98,9 +99,10 @@ static void deal_position(const Peg *p, const PegDeal *d, bool draws_one, Game *
     w->racks[opp] = hidden;
     w->bag.count = 0;
     *rest = -1;
+    int seen = 0;
     for (int ml = 0; ml < w->ld->size; ml++)
-        for (int k = 0; k < d->bag.count[ml]; k++) {
-            if (draws_one && w->bag.count == 1) *rest = ml;
+        for (int k = 0; k < d->bag.count[ml]; k++, seen++) {
+            if (draws_one && seen != pick) *rest = ml;
             else bag_add(&w->bag, (uint8_t)ml);
         }
 }
@@ -185,12 +187,14 @@ static int tiles_drawn(const Peg *p, const Move *m) {
     return room < p->bag ? room : p->bag;
 }
 
-/* Line (candidate c, deal d) valued `depth` plies deep. */
-static int line_value(Peg *p, const Move *m, const PegDeal *d, int depth, int32_t *value, bool *exact, RkError *err) {
+/* Line (candidate m, deal d) valued `depth` plies deep, the mover drawing
+ * d's tile `pick` when it draws one of two (see deal_position). */
+static int line_value_pick(Peg *p, const Move *m, const PegDeal *d, int pick, int depth, int32_t *value, bool *exact,
+                           RkError *err) {
     Game w;
     int rest;
     int draws = tiles_drawn(p, m);
-    deal_position(p, d, draws == 1 && p->bag == 2, &w, &rest);
+    deal_position(p, d, draws == 1 && p->bag == 2, pick, &w, &rest);
     int me = w.on_turn;
     game_play(&w, m);
     if (rest >= 0) bag_add(&w.bag, (uint8_t)rest);
@@ -208,6 +212,22 @@ static int line_value(Peg *p, const Move *m, const PegDeal *d, int depth, int32_
         *exact = false;
     }
     *value = delta - v;
+    return 0;
+}
+
+/* Line (candidate m, deal d) valued `depth` plies deep. When the mover draws
+ * one of two different tiles, each is drawn half the time: the line is the
+ * mean of both (an estimate: the bag keeps a tile, see peg.h). */
+static int line_value(Peg *p, const Move *m, const PegDeal *d, int depth, int32_t *value, bool *exact, RkError *err) {
+    int kinds = 0;
+    for (int ml = 0; ml < p->root.ld->size; ml++) kinds += d->bag.count[ml] > 0;
+    if (!(tiles_drawn(p, m) == 1 && p->bag == 2 && kinds == 2)) return line_value_pick(p, m, d, 0, depth, value, exact, err);
+    int32_t v0, v1;
+    bool e0, e1;
+    if (line_value_pick(p, m, d, 0, depth, &v0, &e0, err) != 0 || line_value_pick(p, m, d, 1, depth, &v1, &e1, err) != 0)
+        return -1;
+    *value = (v0 + v1) / 2;
+    *exact = false;
     return 0;
 }
 
@@ -345,6 +365,11 @@ static int check(const Game *g, const PegConfig *cfg, RkError *err) {
         return rk_error(err, "peg: the bag holds %d tile%s; the pre-endgame solver takes 1 to %d (0: the endgame)",
                         g->bag.count, g->bag.count == 1 ? "" : "s", PEG_MAX_BAG);
     if (g->racks[g->on_turn].total == 0) return rk_error(err, "peg: the player on turn has no tiles");
+    if (g->racks[1 - g->on_turn].total == 0)
+        return rk_error(err, "peg: the opponent's rack is empty (give it: any of the unseen tiles, the solver deals "
+                             "them every way)");
+    if (cfg->only_count < 0 || (cfg->only_count > 0 && cfg->only == NULL))
+        return rk_error(err, "peg: a list of %d moves without the moves", cfg->only_count);
     return 0;
 }
 

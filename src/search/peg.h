@@ -17,10 +17,8 @@
  *     two in the bag) is an ESTIMATE, never exact: the opponent, as if it
  *     knew the deal, answers with the best of its PEG_REPLIES best-scoring
  *     placements, each followed by the endgame search (one ply less deep),
- *     its pass not considered. (The tile the mover draws does not change
- *     this estimate: it only changes the mover's rack in the endgame after
- *     the reply, which is searched with the tile the mover drew first in
- *     letter order.)
+ *     its pass not considered. A one-tile play draws either of two
+ *     different tiles half the time: the line is the mean of both.
  * A line is a WIN when the spread at the end (the current spread plus the
  * line's value) is above 0, a DRAW at 0, a LOSS below.
  *
@@ -60,8 +58,9 @@
 #define PEG_REPLIES 8
 #define PEG_FIRST_KEEP 32
 #define PEG_MIN_KEEP 4
-/* The most deals: unordered pairs of unseen tiles (at most 2 * RK_MAX_LETTERS
- * kinds; in practice a pair of 9 or so unseen tiles). */
+/* Room for the deals: unordered pairs of letter kinds, 378 for English's 27
+ * (an alphabet with more pairs of unseen kinds would not be dealt in full;
+ * in play at most 9 tiles are unseen with two in the bag). */
 #define PEG_MAX_DEALS 1024
 
 typedef struct PegConfig {

@@ -380,7 +380,7 @@ static void say_peg_stage(void *ctx, const PegResult *r) {
         siu_say(j->s, "info peg move %s w:%s d:%s l:%s spread %+.0f", mt, w, d, l, c->mean);
     }
     double secs = r->seconds > 1e-6 ? r->seconds : 1e-6;
-    siu_say(j->s, "info depth %d score wp %.2f nodes %llu time %.0f nps %.0f", r->stage,
+    siu_say(j->s, "info depth %d score wp %.2f nodes %llu time %.0f nps %.0f", r->cand[0].depth,
             100.0 * r->cand[0].share, (unsigned long long)r->nodes, r->seconds * 1000.0, (double)r->nodes / secs);
 }
 
@@ -402,9 +402,9 @@ static bool search_peg(GoJob *j, long long depth, int max_candidates, Move *best
     peg_config_defaults(&cfg);
     cfg.max_candidates = max_candidates;
     cfg.stop = &j->s->stop;
-    if (!j->p.infinite && j->p.movetime < 0) {
+    if (!j->p.infinite && j->p.movetime < 0 && depth <= 0) {
         cfg.deadline = j->t0 + PEG_UNTIMED_SECONDS;
-        siu_say(j->s, "info string peg: no movetime, at most %.0f s", PEG_UNTIMED_SECONDS);
+        siu_say(j->s, "info string peg: no movetime or depth, at most %.0f s", PEG_UNTIMED_SECONDS);
     }
     if (depth > 0) cfg.max_depth = depth < ENDGAME_MAX_DEPTH ? (int)depth : ENDGAME_MAX_DEPTH;
     cfg.leave_value = session_leaves(j->s);
@@ -422,8 +422,8 @@ static bool search_peg(GoJob *j, long long depth, int max_candidates, Move *best
         siu_say(j->s, "info string peg: %s", err.msg);
     } else {
         const PegCandidate *c = &r.cand[r.best];
-        siu_say(j->s, "info string peg: %s after stage %d, %d of %d candidates left, %d deals (%.0f ways), wins %.2f%%",
-                c->exact ? "exact" : "not proved", r.stage, r.alive, r.count, r.ndeals, r.ways, 100.0 * c->share);
+        siu_say(j->s, "info string peg: %s at stage %d, %d of %d candidates left, %d deals (%.0f ways), wins %.2f%%",
+                c->exact ? "exact" : "not proved", c->depth, r.alive, r.count, r.ndeals, r.ways, 100.0 * c->share);
         *best = c->move;
     }
     peg_result_free(&r);
@@ -463,6 +463,7 @@ static void run_auto(GoJob *j) {
     if (j->game.bag.count > 0 && j->game.bag.count <= s->opt.auto_peg &&
         search_peg(j, 0, AUTO_PEG_CANDIDATES, &best)) {
         if (j->p.use_inference) say_ignored(s, "useinference (the pre-endgame solver answered)");
+        if (j->p.nalso > 0) say_ignored(s, "alsosearchmoves (the pre-endgame solver answered)");
         say_bestmove(j, &best);
         return;
     }

@@ -261,6 +261,14 @@ static void test_stop_and_errors(void) {
     empty.bag.count = 0;
     CU_ASSERT_EQUAL(peg_solve(&empty, &cfg, &r, NULL, NULL, &err), -1);
     CU_ASSERT(strstr(err.msg, "bag holds 0") != NULL);
+    Game noopp = *g; /* the opponent's rack empty: nothing to deal it */
+    rack_clear(&noopp.racks[1 - noopp.on_turn]);
+    CU_ASSERT_EQUAL(peg_solve(&noopp, &cfg, &r, NULL, NULL, &err), -1);
+    CU_ASSERT(strstr(err.msg, "opponent's rack is empty") != NULL);
+    cfg.only_count = 2; /* a list without its moves */
+    CU_ASSERT_EQUAL(peg_solve(g, &cfg, &r, NULL, NULL, &err), -1);
+    CU_ASSERT(strstr(err.msg, "without the moves") != NULL);
+    cfg.only_count = 0;
     Game three = *g;
     bag_add(&three.bag, 1);
     bag_add(&three.bag, 1);
