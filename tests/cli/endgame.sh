@@ -63,6 +63,7 @@ echo "$out" | grep "^best " | grep -F "value $last " >/dev/null || fail "endgame
 # a bag that is not empty (the opening), a bad CGP: one-line errors
 expect_error 2 "bag is not empty" "$bin" endgame --lexicon "$kwg" --cgp "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 AEINRST/ 0/0 0"
 expect_error 2 "rookery:" "$bin" endgame --lexicon "$kwg" --cgp "15/15/15 AEINRST/ 0/0 0"
+expect_error 2 "7 Z but the distribution has 1" "$bin" endgame --lexicon "$kwg" --cgp "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 ZZZZZZZ/ 0/0 0"
 
 # a budget too small: every position unsolved, counted, not a failure
 out=$("$bin" endgame --lexicon "$kwg" --player static --positions 3 --max-nodes 1)

@@ -41,4 +41,9 @@ echo "$out" | grep -E '^stage 1: ([0-9]+) of \1 candidates left' >/dev/null || f
 # bags it does not take, a bad CGP: one-line errors
 expect_error 2 "bag holds 93" "$bin" peg --lexicon "$kwg" --cgp "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 AEINRST/ 0/0 0"
 expect_error 2 "rookery:" "$bin" peg --lexicon "$kwg" --cgp "15/15/15 AEINRST/ 0/0 0"
+# an empty bag (every tile on the board or the racks): the endgame's, not the pre-endgame's
+empty="5BERGS5/4PA3U5/2QAID3R5/3BEE3F2S2/1P1ET2VIATIC2/MA1TAW3c2H2/ES3IS2E2A2/AT1FOLIA4V2/LI1L1EX1E6/1N1O1D2N2Y3/1GNU2C1JETE3/2ER2OHO2N3/2O3GOY6/1INDOW1U7/4DORR7 IKLMTZ/AEINRU? 0/0 0"
+expect_error 2 "bag holds 0 tiles" "$bin" peg --lexicon "$kwg" --cgp "$empty" --movetime 100
+# racks that do not add up (more tiles of a letter than the distribution has)
+expect_error 2 "7 Z but the distribution has 1" "$bin" peg --lexicon "$kwg" --cgp "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 ZZZZZZZ/ 0/0 0"
 echo "peg.sh: all checks passed"
