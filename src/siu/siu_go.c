@@ -42,7 +42,7 @@ typedef struct GoJob {
     bool last_unknown_tiles;
     double t0;
     double last_report;
-    uint64_t reported; /* the rollouts of the last table streamed */
+    uint64_t reported; /* what the last table streamed covered: a sim's rollouts, a peg's lines searched */
 } GoJob;
 
 /* ------------------------------------------------------------ output */
