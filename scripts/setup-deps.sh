@@ -4,7 +4,7 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
-      libopenblas-dev libcunit1-dev ca-certificates gnuplot-nox python3-h5py)
+      libopenblas-dev libcunit1-dev libjansson-dev ca-certificates gnuplot-nox python3-h5py)
 missing=()
 for p in "${pkgs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

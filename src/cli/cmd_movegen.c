@@ -48,13 +48,10 @@ static void fmt_equity(const Move *m, const char *none, char *buf, size_t cap) {
     snprintf(buf, cap, "%s%lld.%03lld", m->equity < 0 ? "-" : "", (long long)(a / 1000), (long long)(a % 1000));
 }
 
+/* s as a JSON string (a move's text: short) */
 static void json_string(const char *s) {
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') putchar('\\');
-        putchar(*s);
-    }
-    putchar('"');
+    char buf[512];
+    printf("\"%s\"", rk_json_escape(s, buf, sizeof buf));
 }
 
 int cmd_movegen(int argc, char **argv) {

@@ -3,6 +3,7 @@
  * what a resume verifies before anything is played, --check's room check,
  * and the cleanup of a new run that failed before its gen-0000. */
 #include <dirent.h>
+#include <jansson.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/textfile.h"
+#include "manifest.h"
 #include "trainer.h"
 
 /* --check: the run directory (or, for a new run, its nearest existing
@@ -106,15 +108,15 @@ static int same_lexicon(const Trainer *t, int gen, RkError *err) {
     char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 64];
     rundir_gen_path(t->cfg.output, gen, false, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/manifest.json", dir);
-    char *json = rk_read_file(path, 1 << 20, NULL, err);
-    if (json == NULL) return -1;
-    const char *h = strstr(json, "\"lexicon_sha256\": \"");
+    json_t *m = manifest_load(path, err);
+    if (m == NULL) return -1;
+    const char *h = manifest_string(m, "lexicon_sha256");
     int rc = 0;
-    if (h != NULL && strncmp(h + 19, t->lexicon_sha256, 64) != 0)
+    if (h != NULL && strcmp(h, t->lexicon_sha256) != 0)
         rc = rk_error(err, "the lexicon %s (sha256 %.12s...) is not the one the run was made with (sha256 %.12s... in "
                            "%s): a changed or damaged word list",
-                      t->engine.lexicon_path, t->lexicon_sha256, h + 19, path);
-    free(json);
+                      t->engine.lexicon_path, t->lexicon_sha256, h, path);
+    json_decref(m);
     return rc;
 }
 

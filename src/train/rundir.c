@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "core/sha256.h"
 #include "core/textfile.h"
 #include "reducer/shard_gather.h"
+#include "train/manifest.h"
 
 int rundir_mkdirs(const char *dir, RkError *err) {
     char buf[RUNDIR_PATH_MAX];
@@ -216,46 +218,27 @@ static int verify(const char *run, int gen, bool shards_only, RkError *err) {
     char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 80];
     rundir_gen_path(run, gen, false, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/manifest.json", dir);
-    char *json = rk_read_file(path, 1 << 20, NULL, err);
-    if (json == NULL) return -1;
+    json_t *m = manifest_load(path, err);
+    if (m == NULL) return -1;
     char (*listed)[64] = malloc(VERIFY_MAX_FILES * sizeof *listed);
     if (listed == NULL) {
-        free(json);
+        json_decref(m);
         return rk_error(err, "out of memory");
     }
-    /* the manifest lists files as "NAME": {"bytes": N, "sha256": "HEX"} */
-    const char *p = strstr(json, "\"files\"");
+    /* "files": {NAME: {"bytes": N, "sha256": HEX}, ...} */
+    json_t *files = json_object_get(m, "files"), *entry;
+    const char *name;
     int checked = 0, rc = 0;
-    while (p != NULL && rc == 0) {
-        const char *b = strstr(p, "\"bytes\":");
-        if (b == NULL) break;
-        /* the file name is the last quoted string before "bytes" */
-        const char *q = b;
-        while (q > p && *q != '{') q--;
-        const char *name_end = q;
-        while (name_end > p && *name_end != '"') name_end--;
-        const char *name_start = name_end - 1;
-        while (name_start > p && *name_start != '"') name_start--;
-        if (name_end <= name_start + 1 || name_end - name_start > 64) {
-            rc = rk_error(err, "%s: malformed file entry", path);
-            break;
-        }
-        char name[64];
-        memcpy(name, name_start + 1, (size_t)(name_end - name_start - 1));
-        name[name_end - name_start - 1] = '\0';
-        unsigned long long bytes = strtoull(b + 8, NULL, 10);
-        const char *h = strstr(b, "\"sha256\": \"");
-        if (h == NULL || strlen(h + 11) < 64) {
-            rc = rk_error(err, "%s: %s has no sha256", path, name);
-            break;
-        }
-        char want[65];
-        memcpy(want, h + 11, 64);
-        want[64] = '\0';
-        if (!rundir_plain_name(name)) {
+    if (files != NULL && !json_is_object(files)) rc = rk_error(err, "%s: \"files\" is not an object", path);
+    json_object_foreach(json_is_object(files) ? files : NULL, name, entry) {
+        json_t *b = json_object_get(entry, "bytes");
+        const char *want = json_string_value(json_object_get(entry, "sha256"));
+        if (!json_is_integer(b) || json_integer_value(b) < 0) rc = rk_error(err, "%s: %s has no byte count", path, name);
+        else if (want == NULL || strlen(want) != 64) rc = rk_error(err, "%s: %s has no sha256", path, name);
+        else if (strlen(name) >= sizeof listed[0] || !rundir_plain_name(name))
             rc = rk_error(err, "%s: file entry '%s' is not a plain file name", path, name);
-            break;
-        }
+        if (rc != 0) break;
+        unsigned long long bytes = (unsigned long long)json_integer_value(b);
         char fpath[RUNDIR_PATH_MAX + 80], got[65];
         snprintf(fpath, sizeof fpath, "%s/%s", dir, name);
         struct stat st;
@@ -266,11 +249,11 @@ static int verify(const char *run, int gen, bool shards_only, RkError *err) {
             rc = rk_error(err, "%s: %lld bytes, manifest says %llu", fpath, (long long)st.st_size, bytes);
         else if (sha256_file(fpath, got, err) != 0) rc = -1;
         else if (strcmp(got, want) != 0) rc = rk_error(err, "%s: sha256 mismatch (corrupt file)", fpath);
+        if (rc != 0) break;
         if (checked < VERIFY_MAX_FILES) snprintf(listed[checked], sizeof listed[checked], "%s", name);
         checked++;
-        p = h + 11 + 64;
     }
-    free(json);
+    json_decref(m);
     if (rc == 0 && checked == 0) rc = rk_error(err, "%s: lists no files", path);
     if (rc == 0 && checked > VERIFY_MAX_FILES) rc = rk_error(err, "%s: lists %d files, more than any generation", path, checked);
     if (rc == 0) rc = no_extra_files(dir, path, listed, checked, shards_only, err);

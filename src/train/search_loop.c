@@ -2,12 +2,14 @@
  * force, the self-play player it guides, and the gatekeeper (see trainer.h
  * and docs/mcgs.md). Every function here is collective. */
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/textfile.h"
+#include "train/manifest.h"
 #include "train/rundir.h"
 #include "reducer/totals_sum.h"
 #include "trainer.h"
@@ -90,18 +92,6 @@ static int play_specs(Trainer *t, const char *spec_a, const char *spec_b, uint64
     return rc;
 }
 
-/* Reads the int (or true/false) after `"key": ` in a manifest's text; def if absent. */
-static int manifest_int(const char *text, const char *key, int def) {
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\": ", key);
-    const char *at = strstr(text, pat);
-    if (at == NULL) return def;
-    at += strlen(pat);
-    if (strncmp(at, "true", 4) == 0) return 1;
-    if (strncmp(at, "false", 5) == 0) return 0;
-    return atoi(at);
-}
-
 /* The search's state after a generation, as its manifest records it. */
 typedef struct SearchState {
     int model_in_force;
@@ -119,13 +109,13 @@ static int read_search_state(Trainer *t, int latest, SearchState *st, RkError *e
     char dir[RUNDIR_PATH_MAX], path[RUNDIR_PATH_MAX + 32];
     rundir_gen_path(t->cfg.output, latest, false, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/manifest.json", dir);
-    char *text = rk_read_file(path, 1 << 20, NULL, err);
-    if (text == NULL) return -1;
-    int model = manifest_int(text, "model_in_force", 0), checked = manifest_int(text, "value_checked_model", 0);
-    st->model_in_force = model > 0 && model <= latest ? model : 0;
-    st->value_won = manifest_int(text, "value_won", 0) == 1;
-    st->value_checked = checked > 0 && checked <= latest ? checked : 0;
-    free(text);
+    json_t *m = manifest_load(path, err);
+    if (m == NULL) return -1;
+    int64_t model = manifest_int(m, "search.model_in_force", 0), checked = manifest_int(m, "search.value_checked_model", 0);
+    st->model_in_force = model > 0 && model <= latest ? (int)model : 0;
+    st->value_won = manifest_int(m, "search.value_won", 0) == 1;
+    st->value_checked = checked > 0 && checked <= latest ? (int)checked : 0;
+    json_decref(m);
     return 0;
 }
 

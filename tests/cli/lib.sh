@@ -34,6 +34,15 @@ check_exit() {
 expect_exit() { check_exit 0 "$@"; }
 # expect_error CODE PATTERN cmd...: the same, with exactly one stderr line
 expect_error() { check_exit 1 "$@"; }
+# json_get FILE PATH: the member at the dotted PATH of a JSON file (a manifest), printed as
+# JSON on one line (strings quoted, objects {"k": v, ...}); nothing if it is absent.
+json_get() {
+  /usr/bin/python3 -c 'import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    v = v[k] if isinstance(v, dict) and k in v else sys.exit(0)
+print(json.dumps(v))' "$1" "$2"
+}
 # A tiny network for the training runs of the tests (the default one takes
 # minutes a generation); shards and the network stage still run.
 tiny_nn=(--set nn.steps=3 --set nn.batch=16 --set nn.grad_chunks=4 --set nn.channels=4 --set nn.blocks=1

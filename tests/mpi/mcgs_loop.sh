@@ -32,23 +32,24 @@ grep -q '"self_play": "mcgs:visits=12,candidates=5,net=gen-0001/model.h5,rollout
   "$work/np2/gen-0002/manifest.json" || fail "gen 2's self-play spec should name gen-0001's model"
 # the anchor: the search with the model in force after the gate against the search without a net
 grep -q "gen 1 anchor: the search with gen-0001's model vs search: .*(1 pairs)" "$log" || { cat "$log"; fail "gen 1 anchor"; }
-grep -q '"anchor": {"player": "search", "pairs": 1,' "$work/np2/gen-0002/manifest.json" || fail "gen 2 manifest: anchor"
+[ "$(json_get "$work/np2/gen-0002/manifest.json" search.anchor.player)" = '"search"' ] \
+  && [ "$(json_get "$work/np2/gen-0002/manifest.json" search.anchor.pairs)" = 1 ] || fail "gen 2 manifest: anchor"
 for np in $others; do
-  [ "$(grep '"anchor"' "$work/np$np/gen-0002/manifest.json")" = "$(grep '"anchor"' "$work/np2/gen-0002/manifest.json")" ] \
+  [ "$(json_get "$work/np$np/gen-0002/manifest.json" search.anchor)" = "$(json_get "$work/np2/gen-0002/manifest.json" search.anchor)" ] \
     || fail "the anchor result differs at np $np"
 done
 # the decision study (mcgs.decisions): the same search against the anchor on 2 positions, the
 # same figures at every np
 grep -Eq "gen 1 decisions: the search with gen-0001's model loses [0-9.]+ \+/- [0-9.]+ points a move, search [0-9.]+ \+/- [0-9.]+: a gain of [-+][0-9.]+ \+/- [0-9.]+ over the anchor \(2 positions\)" "$log" \
   || { cat "$log"; fail "gen 1 decisions"; }
-grep -q '"decisions": {"positions": 2, "loss": ' "$work/np2/gen-0002/manifest.json" || fail "gen 2 manifest: decisions"
+[ "$(json_get "$work/np2/gen-0002/manifest.json" search.decisions.positions)" = 2 ] || fail "gen 2 manifest: decisions"
 for np in $others; do
-  [ "$(grep '"decisions"' "$work/np$np/gen-0002/manifest.json")" = "$(grep '"decisions"' "$work/np2/gen-0002/manifest.json")" ] \
+  [ "$(json_get "$work/np$np/gen-0002/manifest.json" search.decisions)" = "$(json_get "$work/np2/gen-0002/manifest.json" search.decisions)" ] \
     || fail "the decision study differs at np $np"
 done
 for np in $others; do same_files "$work/np2" "$work/np$np" 0001 0002; done
-search_block() { sed -n '/"search": {/,/"anchor": {/p' "$1"; }
-grep -q '"gate": {"pairs": 2,' "$work/np2/gen-0002/manifest.json" || fail "gen 2 manifest: gate"
+search_block() { json_get "$1" search; }
+[ "$(json_get "$work/np2/gen-0002/manifest.json" search.gate.pairs)" = 2 ] || fail "gen 2 manifest: gate"
 for np in $others; do
   [ "$(search_block "$work/np$np/gen-0002/manifest.json")" = "$(search_block "$work/np2/gen-0002/manifest.json")" ] \
     || fail "the gate result differs at np $np"
@@ -110,22 +111,22 @@ mpirun_np 2 "$bin" train --run "$work/auto" "${args[@]}" "${auto[@]}" --set run.
   --set mcgs.value_check_threshold=0 > "$work/auto.log" 2>&1 || { cat "$work/auto.log"; fail "train with rollout_with_net = auto"; }
 grep -q "gen 1 value check: gen-0001's model, V leaves vs 2-ply rollouts: .*(2 pairs, threshold 0.0%): V values the leaves" \
   "$work/auto.log" || { cat "$work/auto.log"; fail "gen 1 value check"; }
-grep -q '"leaf_rollout": 0,' "$work/auto/gen-0001/manifest.json" || fail "V should be in force after gen 1"
-grep -q '"value_check": {"pairs": 2,' "$work/auto/gen-0001/manifest.json" || fail "gen 1 manifest: value check"
+[ "$(json_get "$work/auto/gen-0001/manifest.json" search.leaf_rollout)" = 0 ] || fail "V should be in force after gen 1"
+[ "$(json_get "$work/auto/gen-0001/manifest.json" search.value_check.pairs)" = 2 ] || fail "gen 1 manifest: value check"
 grep -q "gen 1 anchor: .*(2 pairs)$" "$work/auto.log" || { cat "$work/auto.log"; fail "gen 1 anchor should be played"; }
 mpirun_np 2 "$bin" train --run "$work/auto" --set run.generations=2 > "$work/auto2.log" 2>&1 \
   || { cat "$work/auto2.log"; fail "resume with rollout_with_net = auto"; }
 grep -q "leaves with a net valued by V" "$work/auto2.log" || { cat "$work/auto2.log"; fail "the resumed run should keep V"; }
 grep -q '"self_play": "mcgs:visits=12,candidates=5,net=gen-0001/model.h5,rollout=0,' "$work/auto/gen-0002/manifest.json" \
   || fail "gen 2's self-play should value leaves by V"
-grep -q '"value_check": {"pairs": 0,' "$work/auto/gen-0002/manifest.json" || fail "no value check once V is in force"
-grep -q '"value_won": true, "value_checked_model": 1,' "$work/auto/gen-0002/manifest.json" || fail "gen 2 should carry V's win"
+[ "$(json_get "$work/auto/gen-0002/manifest.json" search.value_check.pairs)" = 0 ] || fail "no value check once V is in force"
+[ "$(json_get "$work/auto/gen-0002/manifest.json" search.value_won) $(json_get "$work/auto/gen-0002/manifest.json" search.value_checked_model)" = "true 1" ] || fail "gen 2 should carry V's win"
 # threshold 101: the rollouts stay (auto:1: 1-ply), and the manifest says so
 mpirun_np 1 "$bin" train --run "$work/stay" "${args[@]}" "${auto[@]}" --set mcgs.rollout_with_net=auto:1 \
   --set run.generations=1 --set mcgs.gate_threshold=0 --set mcgs.value_check_threshold=101 > "$work/stay.log" 2>&1 \
   || { cat "$work/stay.log"; fail "train with rollout_with_net = auto:1"; }
 grep -q "gen 1 value check: .*V leaves vs 1-ply rollouts: .*rollouts stay" "$work/stay.log" || { cat "$work/stay.log"; fail "value check at 101"; }
-grep -q '"leaf_rollout": 1,' "$work/stay/gen-0001/manifest.json" || fail "1-ply rollouts should stay in force"
+[ "$(json_get "$work/stay/gen-0001/manifest.json" search.leaf_rollout)" = 1 ] || fail "1-ply rollouts should stay in force"
 # a generation that promotes no model plays no value check (its model was checked); with
 # run.keep = 1 it removes gen 1's tables but neither the model in force (gen 1's) nor the shards
 # of the trainer's window (nn.window = 4), and a third generation resumes with that model
@@ -144,8 +145,8 @@ mpirun_np 1 "$bin" train --run "$work/stay" --set run.generations=3 --set mcgs.g
 grep -q "guided by gen-0001/model.h5" "$work/stay3.log" || { cat "$work/stay3.log"; fail "the pruned run should keep gen 1's model"; }
 grep -q "gen 2 gate: .*not promoted" "$work/stay2.log" || { cat "$work/stay2.log"; fail "stay: gen 2 gate"; }
 if grep -q "gen 2 value check" "$work/stay2.log"; then fail "a value check without a new model"; fi
-grep -q '"value_check": {"pairs": 0,' "$work/stay/gen-0002/manifest.json" || fail "stay: gen 2 manifest: no value check"
-grep -q '"value_won": false, "value_checked_model": 1,' "$work/stay/gen-0002/manifest.json" || fail "stay: gen 1's model was checked"
+[ "$(json_get "$work/stay/gen-0002/manifest.json" search.value_check.pairs)" = 0 ] || fail "stay: gen 2 manifest: no value check"
+[ "$(json_get "$work/stay/gen-0002/manifest.json" search.value_won) $(json_get "$work/stay/gen-0002/manifest.json" search.value_checked_model)" = "false 1" ] || fail "stay: gen 1's model was checked"
 grep -q '"self_play": "mcgs:visits=12,candidates=5,net=gen-0001/model.h5,rollout=1,' "$work/stay/gen-0002/manifest.json" \
   || fail "stay: gen 2's self-play should value leaves by 1-ply rollouts"
 # the anchor's players are the gate's (the search with the new model, 1-ply rollouts, against the
