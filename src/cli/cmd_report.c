@@ -19,7 +19,7 @@
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: rookery report RUN [--png FILE]\n"
+            "usage: rookery report RUN [--png FILE] [--columns NAME,NAME...|list]\n"
             "\n"
             "Prints one line per generation from RUN/metrics.csv and draws the training curves\n"
             "(games/s, mean best-move equity, leave change between generations, racks observed,\n"
@@ -33,7 +33,11 @@ static void usage(FILE *out) {
             "check and what values the search's leaves after it (V, or R and the rollout plies);\n"
             "ref PxS and ref S = nn.reference's cross-entropies (nats; P helps where PxS < S); dec gain =\n"
             "mcgs.decisions' study: the anchor's mean loss a move minus the search's, +/- its standard\n"
-            "error (points; > 0: the search with the net in force chooses better moves).\n",
+            "error (points; > 0: the search with the net in force chooses better moves).\n"
+            "\n"
+            "--columns NAME,...  instead of the table and the curves: the generation and these columns of\n"
+            "                    metrics.csv as written (every figure of a generation's record has one;\n"
+            "                    '-' where an older row has none); --columns list names them all.\n",
             NN_EVAL_CANDIDATES);
 }
 
@@ -254,11 +258,45 @@ static int draw_png(const Report *rp, const char *run, const char *path, const c
     return 0;
 }
 
+/* --columns: the generation and the named columns of metrics.csv, as
+ * written; 0, or 2 with a message for a name the file does not have. */
+static int print_columns(const CsvTable *tab, const char *list, const char *path) {
+    if (strcmp(list, "list") == 0) {
+        for (int c = 0; c < tab->ncols; c++) printf("%s\n", tab->names[c]);
+        return 0;
+    }
+    enum { MAX_SHOWN = 64 };
+    int col[MAX_SHOWN + 1], width[MAX_SHOWN + 1], n = 0;
+    char names[1024];
+    snprintf(names, sizeof names, "generation,%s", list);
+    for (char *save = NULL, *name = strtok_r(names, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        if (n == MAX_SHOWN + 1) {
+            fprintf(stderr, "rookery report: --columns: more than %d columns\n", MAX_SHOWN);
+            return 2;
+        }
+        col[n] = csv_table_column(tab, name);
+        if (col[n] < 0) {
+            fprintf(stderr, "rookery report: %s: no column '%s' (--columns list names them)\n", path, name);
+            return 2;
+        }
+        width[n] = (int)strlen(name) > 8 ? (int)strlen(name) : 8;
+        printf("%s%*s", n ? " " : "", width[n], name);
+        n++;
+    }
+    printf("\n");
+    for (int r = 0; r < tab->nrows; r++) {
+        for (int i = 0; i < n; i++)
+            printf("%s%*s", i ? " " : "", width[i], csv_table_has(tab, r, col[i]) ? csv_table_field(tab, r, col[i]) : "-");
+        printf("\n");
+    }
+    return 0;
+}
+
 int cmd_report(int argc, char **argv) {
-    const char *run = NULL, *png = NULL, *dirs[1];
+    const char *run = NULL, *png = NULL, *columns = NULL, *dirs[1];
     CliStrings runs = {dirs, 0, 1, NULL};
-    const CliOption opts[] = {{"--png", CLI_STRING, &png, 0, 0, NULL}};
-    int parsed = cli_options_parse_args("report", argc, argv, opts, 1, usage, &runs);
+    const CliOption opts[] = {{"--png", CLI_STRING, &png, 0, 0, NULL}, {"--columns", CLI_STRING, &columns, 0, 0, NULL}};
+    int parsed = cli_options_parse_args("report", argc, argv, opts, 2, usage, &runs);
     if (parsed != 0) return parsed > 0 ? 0 : 2;
     if (runs.n == 1) run = dirs[0];
     if (run == NULL) {
@@ -273,6 +311,11 @@ int cmd_report(int argc, char **argv) {
     if (text == NULL || csv_table_parse(&tab, text, path, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 2;
+    }
+    if (columns != NULL) {
+        int rc = print_columns(&tab, columns, path);
+        csv_table_free(&tab);
+        return rc;
     }
     Report rp;
     if (report_open(&rp, &tab, path) != 0) {

@@ -4,8 +4,8 @@
  * Each figure is added once, with its place in the manifest (a dotted path,
  * "nn.heldout.p_top1") and, if it has one, its metrics.csv column: the
  * manifest and the row follow from the same call, so a new metric is one
- * line. The log line and `rookery report` pick their figures from these
- * columns by name.
+ * line, and `rookery report RUN --columns NAME` shows it at once (the
+ * report's default table and the log line are a chosen few, by name).
  *
  * metrics.csv's columns are positional against the newest header (rows
  * written before a column existed stop short of it), so a new column goes

@@ -59,5 +59,12 @@ rc=0; err=$("$bin" report "$work/run" 2>&1 >/dev/null) || rc=$?
 printf 'a,b\n1,2\n' > "$work/run/metrics.csv"
 rc=0; err=$("$bin" report "$work/run" 2>&1 >/dev/null) || rc=$?
 [ "$rc" -eq 2 ] || fail "foreign csv exited $rc"
+# --columns: any column of the record by name, '-' where an older row stops short of it
+printf 'generation,games,nn_p_top1\n1,10\n2,20,0.4100\n' > "$work/run/metrics.csv"
+out=$("$bin" report "$work/run" --columns nn_p_top1,games) || fail "--columns exited non-zero"
+[ "$(echo "$out" | tr -s ' ' | sed 's/^ //')" = "$(printf 'generation nn_p_top1 games\n1 - 10\n2 0.4100 20')" ] \
+  || fail "--columns table: $out"
+[ "$("$bin" report "$work/run" --columns list | tr '\n' ' ')" = "generation games nn_p_top1 " ] || fail "--columns list"
+expect_error 2 "no column 'bogus' (--columns list names them)" "$bin" report "$work/run" --columns games,bogus
 "$bin" report --help | grep usage >/dev/null || fail "--help"
 echo "report.sh: all checks passed"
