@@ -90,7 +90,7 @@ int bench_endgame(int argc, char **argv) {
         cli_options_parse("bench endgame", argc - 1, argv + 1, opts, (int)(sizeof opts / sizeof opts[0]), usage);
     if (parsed != 0) return parsed > 0 ? 0 : 2;
     Engine e;
-    if (engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
+    if (cli_engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
     EndgameStudyConfig sc;
     endgame_study_config_defaults(&sc);
     sc.ld = &e.ld;

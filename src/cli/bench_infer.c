@@ -321,7 +321,7 @@ int bench_infer(int argc, char **argv) {
         return 2;
     }
     Engine e;
-    if (engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
+    if (cli_engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
     char path[sizeof e.lexicon_path + 8];
     RkError err;
     Klv klv;

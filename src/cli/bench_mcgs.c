@@ -45,7 +45,7 @@ int bench_mcgs(int argc, char **argv) {
         return 2;
     }
     Engine e;
-    if (engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
+    if (cli_engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
     RkError err;
     Player p;
     if (cli_player_open(&p, spec, &e, &err) != 0) {

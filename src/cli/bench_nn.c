@@ -167,6 +167,156 @@ static void time_forward(const NnModel *m, NnBatch *b, const Position *pos, size
     }
 }
 
+/* Self-play games of seed o->seed until npos positions are collected (and the samples of
+ * the same games recorded); returns the number of games played. */
+static uint64_t collect_positions(const BenchNnOptions *o, Engine *e, Position *pos, Game *g, SampleRecorder *rec) {
+    SelfplayConfig play = {.ld = &e->ld, .layout = &e->layout, .kwg = &e->kwg, .seed = o->seed, .generation = 1};
+    NnCollect col = {.pos = pos, .cap = o->npos, .rec = rec};
+    uint64_t games = 0;
+    for (; col.n < col.cap; games++) {
+        samples_begin_game(rec, games, 1);
+        selfplay_game(&play, games, g, NULL, observe, &col);
+        samples_finish_game(rec, g);
+    }
+    return games;
+}
+
+/* The sgemm peak and the forward FLOPs a position, printed; -1 if out of memory. */
+static int bench_reference(const NnModel *m, double secs, double *per, double *peak) {
+    int reps;
+    double sg_dt;
+    *peak = sgemm_peak(secs, &reps, &sg_dt);
+    if (*peak < 0) {
+        fprintf(stderr, "rookery bench nn: out of memory for the sgemm matrices\n");
+        return -1;
+    }
+    printf("sgemm peak: %dx%dx%d, %d products in %.2f s: %.1f GFLOP/s (one thread)\n", SGEMM_N, SGEMM_N, SGEMM_N,
+           reps, sg_dt, *peak);
+    NnFlops f = forward_flops(m);
+    *per = f.trunk + f.value + f.submoves;
+    printf("forward FLOPs per position: %.2f M (trunk %.2f M, value %.3f M, sub-moves %.3f M)\n", *per / 1e6,
+           f.trunk / 1e6, f.value / 1e6, f.submoves / 1e6);
+    return 0;
+}
+
+static void bench_forward(const NnModel *m, NnBatch *b, const Position *pos, size_t npos, double secs, double per,
+                          double peak) {
+    printf("forward (trunk + value + sub-moves; nn_batch_set not timed):\n");
+    printf("  %5s %12s %10s %9s %8s\n", "batch", "positions/s", "ms/batch", "GFLOP/s", "of peak");
+    size_t next = 0;
+    for (int k = 0; k < NBATCHES; k++) {
+        int bs = BATCHES[k];
+        double t;
+        uint64_t n;
+        time_forward(m, b, pos, npos, &next, bs, secs, &t, &n);
+        double gflops = per * (double)n / t / 1e9;
+        printf("  %5d %12.1f %10.3f %9.2f %7.1f%%\n", bs, (double)n / t, 1000.0 * t / ((double)n / bs), gflops,
+               100.0 * gflops / peak);
+    }
+}
+
+/* nn_batch_set, and nn_features alone */
+static void bench_batch_set(const NnModel *m, NnBatch *b, const NnFeatureContext *fc, const Position *pos,
+                            size_t npos, double secs) {
+    uint64_t n = 0;
+    double t0 = cli_now(), t_set, t_feat;
+    do {
+        for (size_t i = 0; i < npos; i++) nn_batch_set(b, m, (int)(i % MAX_BATCH), &pos[i]);
+        n += npos;
+        t_set = cli_now() - t0;
+    } while (t_set < secs);
+    double us_set = 1e6 * t_set / (double)n;
+    n = 0;
+    t0 = cli_now();
+    do {
+        for (size_t i = 0; i < npos; i++)
+            nn_features(fc, &pos[i], b->planes, b->scalars, &b->board[0], &b->legal[0], &b->scratch);
+        n += npos;
+        t_feat = cli_now() - t0;
+    } while (t_feat < secs);
+    double us_feat = 1e6 * t_feat / (double)n;
+    /* the rest is the difference of two separately timed loops: below
+     * their run-to-run noise it can come out negative, and says only "small" */
+    char rest[64];
+    if (us_set > us_feat)
+        snprintf(rest, sizeof rest, "%.1f us", us_set - us_feat);
+    else
+        snprintf(rest, sizeof rest, "below the timing noise");
+    printf("nn_batch_set: %.1f us per position (%.0f positions/s): features %.1f us (the board's cross-sets, "
+           "move generation for the legal-move planes, planes and scalars; timed apart), sub-move mask and "
+           "score prior %s\n",
+           us_set, 1e6 / us_set, us_feat, rest);
+}
+
+/* nn_policy_all per position after an untimed trunk and sub-move head; -1 if out of memory. */
+static int bench_policy(const NnModel *m, NnBatch *b, const Position *pos, size_t npos, double secs) {
+    double *logp = NULL;
+    size_t logp_cap = 0;
+    uint64_t rows = 0, legal = 0, n = 0;
+    double t_pol = 0.0;
+    do {
+        for (size_t at = 0; at < npos; at += POLICY_BATCH) {
+            int bs = npos - at < POLICY_BATCH ? (int)(npos - at) : POLICY_BATCH;
+            for (int i = 0; i < bs; i++) {
+                nn_batch_set(b, m, i, &pos[at + (size_t)i]);
+                if ((size_t)b->legal[i].n > logp_cap) {
+                    logp_cap = (size_t)b->legal[i].n * 2;
+                    free(logp);
+                    logp = malloc(logp_cap * sizeof *logp);
+                    if (!logp) {
+                        fprintf(stderr, "rookery bench nn: out of memory for %zu moves\n", logp_cap);
+                        return -1;
+                    }
+                }
+            }
+            nn_forward_trunk(m, b, bs);
+            nn_forward_submoves(m, b, bs);
+            for (int i = 0; i < bs; i++) {
+                double t1 = cli_now();
+                legal += (uint64_t)nn_policy_all(m, b, i, logp);
+                t_pol += cli_now() - t1;
+                rows += (uint64_t)b->steps.n;
+            }
+            n += (uint64_t)bs;
+        }
+    } while (t_pol < secs);
+    free(logp);
+    printf("nn_policy_all: %.1f positions/s (%.3f ms per position), %.1f step-head rows and %.1f legal moves "
+           "per position\n",
+           (double)n / t_pol, 1000.0 * t_pol / (double)n, (double)rows / (double)n, (double)legal / (double)n);
+    return 0;
+}
+
+/* nn_train in one process on every sample, with the [nn] defaults; -1 on failure (printed). */
+static int bench_trainer(NnModel *m, const NnFeatureContext *fc, const ShardSet *set, const TrainConfig *tc,
+                         const BenchNnOptions *o) {
+    RkError err;
+    size_t *idx = malloc(set->n * sizeof *idx);
+    if (!idx) {
+        fprintf(stderr, "rookery bench nn: out of memory for %zu samples\n", set->n);
+        return -1;
+    }
+    for (size_t i = 0; i < set->n; i++) idx[i] = i;
+    NnTrainOptions topt = {.batch = tc->nn_batch, .chunks = tc->nn_chunks, .steps = o->steps,
+                           .adam = nn_adam_default(), .seed = o->seed, .generation = 1};
+    topt.adam.lr = (float)tc->nn_lr;
+    topt.adam.weight_decay = (float)tc->nn_weight_decay;
+    topt.loss = train_config_loss_options(tc);
+    NnTrainComm comm = nn_train_comm_local();
+    NnTrainReport rep;
+    int rc = nn_train(m, fc, set, idx, set->n, &topt, &comm, &rep, &err);
+    free(idx);
+    if (rc != 0) {
+        fprintf(stderr, "rookery bench nn: %s\n", err.msg);
+        return -1;
+    }
+    printf("trainer (nn_train, one process, batch %d, grad_chunks %d): %" PRId64 " steps in %.2f s: %.1f "
+           "samples/s; loss %.4f -> %.4f; %zu samples (P: top %d at temperature %g)\n",
+           topt.batch, topt.chunks, o->steps, rep.seconds, rep.samples_per_second, nn_loss_total(&rep.first),
+           nn_loss_total(&rep.last), set->n, tc->nn_top, tc->nn_temperature);
+    return 0;
+}
+
 static int run(const BenchNnOptions *o, Engine *e) {
     RkError err;
     TrainConfig tc;
@@ -183,8 +333,6 @@ static int run(const BenchNnOptions *o, Engine *e) {
     fc.shape = m.fs; /* the model's own feature version */
     Position *pos = malloc(o->npos * sizeof *pos);
     Game *g = malloc(sizeof *g);
-    double *logp = NULL;
-    size_t logp_cap = 0, *idx = NULL;
     ShardSet set;
     shardset_init(&set);
     SampleRecorder rec;
@@ -196,151 +344,31 @@ static int run(const BenchNnOptions *o, Engine *e) {
         fprintf(stderr, "rookery bench nn: out of memory for %" PRIu64 " positions\n", o->npos);
         goto done;
     }
-
-    /* positions and samples */
-    SelfplayConfig play = {.ld = &e->ld, .layout = &e->layout, .kwg = &e->kwg, .seed = o->seed, .generation = 1};
-    NnCollect col = {.pos = pos, .cap = o->npos, .rec = &rec};
-    uint64_t games = 0;
-    for (; col.n < col.cap; games++) {
-        samples_begin_game(&rec, games, 1);
-        selfplay_game(&play, games, g, NULL, observe, &col);
-        samples_finish_game(&rec, g);
-    }
+    size_t npos = o->npos; /* collect_positions fills every one */
+    uint64_t games = collect_positions(o, e, pos, g, &rec);
     const NnArch *a = &m.arch;
     printf("bench nn: channels %d, blocks %d, embed %d, head-hidden %d, h-tiles %d (%s), %zu parameters; "
            "%zu positions of %" PRIu64 " self-play games (seed %" PRIu64 "); one BLAS thread, OpenBLAS core %s\n",
            a->channels, a->blocks, a->embed, a->head_hidden, a->h_tiles, o->model ? o->model : "new model, seed 1",
-           m.params.total, col.n, games, o->seed, blas_core_name());
-
-    /* the reference */
-    int reps;
-    double sg_dt, peak = sgemm_peak(o->seconds, &reps, &sg_dt);
-    if (peak < 0) {
-        fprintf(stderr, "rookery bench nn: out of memory for the sgemm matrices\n");
-        goto done;
-    }
-    printf("sgemm peak: %dx%dx%d, %d products in %.2f s: %.1f GFLOP/s (one thread)\n", SGEMM_N, SGEMM_N, SGEMM_N,
-           reps, sg_dt, peak);
-    NnFlops f = forward_flops(&m);
-    double per = f.trunk + f.value + f.submoves;
-    printf("forward FLOPs per position: %.2f M (trunk %.2f M, value %.3f M, sub-moves %.3f M)\n", per / 1e6,
-           f.trunk / 1e6, f.value / 1e6, f.submoves / 1e6);
-
+           m.params.total, npos, games, o->seed, blas_core_name());
+    double per, peak;
+    if (bench_reference(&m, o->seconds, &per, &peak) != 0) goto done;
     if (nn_batch_init(&b, &m, &fc, MAX_BATCH, &err) != 0) {
         fprintf(stderr, "rookery bench nn: %s\n", err.msg);
         goto done;
     }
     have_batch = true;
-
-    /* forward */
-    printf("forward (trunk + value + sub-moves; nn_batch_set not timed):\n");
-    printf("  %5s %12s %10s %9s %8s\n", "batch", "positions/s", "ms/batch", "GFLOP/s", "of peak");
-    size_t next = 0;
-    for (int k = 0; k < NBATCHES; k++) {
-        int bs = BATCHES[k];
-        double t;
-        uint64_t n;
-        time_forward(&m, &b, pos, col.n, &next, bs, o->seconds, &t, &n);
-        double gflops = per * (double)n / t / 1e9;
-        printf("  %5d %12.1f %10.3f %9.2f %7.1f%%\n", bs, (double)n / t, 1000.0 * t / ((double)n / bs), gflops,
-               100.0 * gflops / peak);
-    }
-
-    /* nn_batch_set, and nn_features alone */
-    uint64_t n = 0;
-    double t0 = cli_now(), t_set, t_feat;
-    do {
-        for (size_t i = 0; i < col.n; i++) nn_batch_set(&b, &m, (int)(i % MAX_BATCH), &pos[i]);
-        n += col.n;
-        t_set = cli_now() - t0;
-    } while (t_set < o->seconds);
-    double us_set = 1e6 * t_set / (double)n;
-    n = 0;
-    t0 = cli_now();
-    do {
-        for (size_t i = 0; i < col.n; i++)
-            nn_features(&fc, &pos[i], b.planes, b.scalars, &b.board[0], &b.legal[0], &b.scratch);
-        n += col.n;
-        t_feat = cli_now() - t0;
-    } while (t_feat < o->seconds);
-    double us_feat = 1e6 * t_feat / (double)n;
-    /* the rest is the difference of two separately timed loops: below
-     * their run-to-run noise it can come out negative, and says only "small" */
-    char rest[64];
-    if (us_set > us_feat)
-        snprintf(rest, sizeof rest, "%.1f us", us_set - us_feat);
-    else
-        snprintf(rest, sizeof rest, "below the timing noise");
-    printf("nn_batch_set: %.1f us per position (%.0f positions/s): features %.1f us (the board's cross-sets, "
-           "move generation for the legal-move planes, planes and scalars; timed apart), sub-move mask and "
-           "score prior %s\n",
-           us_set, 1e6 / us_set, us_feat, rest);
-
-    /* nn_policy_all */
-    uint64_t rows = 0, legal = 0;
-    double t_pol = 0.0;
-    n = 0;
-    do {
-        for (size_t at = 0; at < col.n; at += POLICY_BATCH) {
-            int bs = col.n - at < POLICY_BATCH ? (int)(col.n - at) : POLICY_BATCH;
-            for (int i = 0; i < bs; i++) {
-                nn_batch_set(&b, &m, i, &pos[at + (size_t)i]);
-                if ((size_t)b.legal[i].n > logp_cap) {
-                    logp_cap = (size_t)b.legal[i].n * 2;
-                    free(logp);
-                    logp = malloc(logp_cap * sizeof *logp);
-                    if (!logp) {
-                        fprintf(stderr, "rookery bench nn: out of memory for %zu moves\n", logp_cap);
-                        goto done;
-                    }
-                }
-            }
-            nn_forward_trunk(&m, &b, bs);
-            nn_forward_submoves(&m, &b, bs);
-            for (int i = 0; i < bs; i++) {
-                double t1 = cli_now();
-                legal += (uint64_t)nn_policy_all(&m, &b, i, logp);
-                t_pol += cli_now() - t1;
-                rows += (uint64_t)b.steps.n;
-            }
-            n += (uint64_t)bs;
-        }
-    } while (t_pol < o->seconds);
-    printf("nn_policy_all: %.1f positions/s (%.3f ms per position), %.1f step-head rows and %.1f legal moves "
-           "per position\n",
-           (double)n / t_pol, 1000.0 * t_pol / (double)n, (double)rows / (double)n, (double)legal / (double)n);
+    bench_forward(&m, &b, pos, npos, o->seconds, per, peak);
+    bench_batch_set(&m, &b, &fc, pos, npos, o->seconds);
+    if (bench_policy(&m, &b, pos, npos, o->seconds) != 0) goto done;
     nn_batch_free(&b);
     have_batch = false;
-
-    /* trainer */
-    idx = malloc(set.n * sizeof *idx);
-    if (!idx) {
-        fprintf(stderr, "rookery bench nn: out of memory for %zu samples\n", set.n);
-        goto done;
-    }
-    for (size_t i = 0; i < set.n; i++) idx[i] = i;
-    NnTrainOptions topt = {.batch = tc.nn_batch, .chunks = tc.nn_chunks, .steps = o->steps,
-                           .adam = nn_adam_default(), .seed = o->seed, .generation = 1};
-    topt.adam.lr = (float)tc.nn_lr;
-    topt.adam.weight_decay = (float)tc.nn_weight_decay;
-    topt.loss = train_config_loss_options(&tc);
-    NnTrainComm comm = nn_train_comm_local();
-    NnTrainReport rep;
-    if (nn_train(&m, &fc, &set, idx, set.n, &topt, &comm, &rep, &err) != 0) {
-        fprintf(stderr, "rookery bench nn: %s\n", err.msg);
-        goto done;
-    }
-    printf("trainer (nn_train, one process, batch %d, grad_chunks %d): %" PRId64 " steps in %.2f s: %.1f "
-           "samples/s; loss %.4f -> %.4f; %zu samples (P: top %d at temperature %g)\n",
-           topt.batch, topt.chunks, o->steps, rep.seconds, rep.samples_per_second, nn_loss_total(&rep.first),
-           nn_loss_total(&rep.last), set.n, tc.nn_top, tc.nn_temperature);
+    if (bench_trainer(&m, &fc, &set, &tc, o) != 0) goto done;
     rc = 0;
 done:
     if (have_batch) nn_batch_free(&b);
     samples_free(&rec);
     shardset_free(&set);
-    free(idx);
-    free(logp);
     free(pos);
     free(g);
     nn_model_free(&m);
@@ -377,7 +405,7 @@ int bench_nn(int argc, char **argv) {
         return 2;
     }
     Engine e;
-    if (engine_open(&e, NULL, NULL, o.lexicon, NULL) != 0) return 2;
+    if (cli_engine_open(&e, NULL, NULL, o.lexicon, NULL) != 0) return 2;
     int rc = run(&o, &e);
     engine_close(&e);
     return rc;

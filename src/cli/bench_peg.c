@@ -132,7 +132,7 @@ int bench_peg(int argc, char **argv) {
         return 2;
     }
     Engine e;
-    if (engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
+    if (cli_engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
     Player p;
     memset(&p, 0, sizeof p);
     RkError err;

@@ -98,7 +98,7 @@ int cli_start_comm_engine(Comm *comm, const char *lexicon, Engine **engine) {
         fprintf(stderr, "rookery: out of memory\n");
         return 1;
     }
-    if (engine_open(e, NULL, NULL, lexicon, NULL) != 0) {
+    if (cli_engine_open(e, NULL, NULL, lexicon, NULL) != 0) {
         free(e);
         return 2;
     }
@@ -135,5 +135,13 @@ int cli_engine_for_cgp(Engine *e, const char *cgp, const char *ld_name, const ch
         }
         ld = ops.ld;
     }
-    return engine_open(e, ld, layout_name, lexicon, ops.lex) != 0 ? -1 : 0;
+    return cli_engine_open(e, ld, layout_name, lexicon, ops.lex);
+}
+
+int cli_engine_open(Engine *e, const char *ld_name, const char *layout_name, const char *lexicon_path,
+                    const char *lexicon_name) {
+    RkError err;
+    if (engine_open(e, ld_name, layout_name, lexicon_path, lexicon_name, &err) == 0) return 0;
+    fprintf(stderr, "rookery: %s\n", err.msg);
+    return -1;
 }

@@ -18,6 +18,9 @@
  * memory) or 2 (the lexicon, message printed) with *engine NULL: the caller
  * still agrees on the failure with the other ranks, then finalizes comm. */
 int cli_start_comm_engine(Comm *comm, const char *lexicon, Engine **engine);
+/* engine_open, its error printed as "rookery: <message>" (-1). */
+int cli_engine_open(Engine *e, const char *ld_name, const char *layout_name, const char *lexicon_path,
+                    const char *lexicon_name);
 /* Closes and frees an engine of cli_start_comm_engine (NULL: nothing). */
 void cli_engine_free(Engine *e);
 

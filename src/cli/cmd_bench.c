@@ -291,7 +291,7 @@ static int bench_leaves(int argc, char **argv) {
         return 2;
     }
     Engine e;
-    if (engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
+    if (cli_engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
     RkError err;
     DynLeaves dl;
     int rc = 0;
@@ -384,7 +384,7 @@ static int bench_sim(int argc, char **argv) {
         return 2;
     }
     Engine e;
-    if (engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
+    if (cli_engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
     RkError err;
     Klv klv;
     memset(&klv, 0, sizeof klv);
@@ -504,7 +504,7 @@ int cmd_bench(int argc, char **argv) {
         return 2;
     }
     Engine e;
-    if (engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
+    if (cli_engine_open(&e, NULL, NULL, lexicon, NULL) != 0) return 2;
     Klv klv;
     RkError err;
     if (leaves != NULL && klv_load(&klv, leaves, &e.ld, &err) != 0) {

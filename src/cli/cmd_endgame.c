@@ -178,7 +178,7 @@ int cmd_endgame(int argc, char **argv) {
         fprintf(stderr, "rookery: out of memory\n");
         return 1;
     }
-    if (engine_open(e, j.ld_name, j.layout_name, j.lexicon, NULL) != 0) {
+    if (cli_engine_open(e, j.ld_name, j.layout_name, j.lexicon, NULL) != 0) {
         free(e);
         return 2;
     }

@@ -227,7 +227,7 @@ static int show_rerank(LeavesJob *j) {
 /* --study: the .req's own static leaves, then leave_study over the games. */
 static int run_study(LeavesJob *j) {
     RkError err;
-    if (engine_open(&j->engine, j->ld_name, NULL, j->lexicon, NULL) != 0) return 2;
+    if (cli_engine_open(&j->engine, j->ld_name, NULL, j->lexicon, NULL) != 0) return 2;
     j->have_engine = true;
     j->ld = j->engine.ld;
     if (load_tables(j) != 0) return 2;

@@ -147,6 +147,129 @@ static int open_lexicon(LetterDist *ld, const char *ld_name, Kwg *k, const char 
 
 static int write_wordmap(const Kwg *k, int alphabet, int threads, const char *kwg_path, const char *wmp_path);
 
+/* The kept words of a word list: their tiles back to back in ml, word i at offs[i], lens[i]
+ * tiles long; and the counts the summary reports. */
+typedef struct WordList {
+    uint8_t *ml;
+    size_t *offs;
+    int *lens;
+    size_t cap, n_read, n_kept, n_unknown, n_long;
+} WordList;
+
+static void wordlist_free(WordList *wl) {
+    free(wl->ml);
+    free(wl->offs);
+    free(wl->lens);
+}
+
+/* Room for one more kept word; -1 if out of memory. */
+static int wordlist_grow(WordList *wl) {
+    if (wl->n_kept < wl->cap) return 0;
+    wl->cap *= 2;
+    size_t *no = realloc(wl->offs, wl->cap * sizeof *no);
+    if (no != NULL) wl->offs = no;
+    int *nlens = realloc(wl->lens, wl->cap * sizeof *nlens);
+    if (nlens != NULL) wl->lens = nlens;
+    return no == NULL || nlens == NULL ? -1 : 0;
+}
+
+/* Each line of text (text_len bytes, modified in place) trimmed, uppercased and parsed into
+ * tiles; words with unknown letters or longer than max_len skipped (the first SKIP_NOTES
+ * named). 0, or the exit code after printing the error. */
+static int scan_words(char *text, size_t text_len, uint8_t *tiles, const LetterDist *ld, int max_len,
+                      const char *in_path, WordList *wl) {
+    size_t used = 0, line_no = 0;
+    int notes = 0;
+    char *p = text;
+    while (p < text + text_len) {
+        char *line = p;
+        char *nl = memchr(p, '\n', (size_t)(text + text_len - p));
+        char *end = nl ? nl : text + text_len;
+        p = nl ? nl + 1 : text + text_len;
+        line_no++;
+        while (line < end && is_space(*line)) line++;
+        while (end > line && is_space(end[-1])) end--;
+        if (end == line) continue;
+        *end = '\0';
+        wl->n_read++;
+        upcase_ascii(line);
+        int n = ld_parse_tiles(ld, line, tiles, (int)(end - line), false);
+        const char *why = NULL;
+        if (n <= 0) {
+            wl->n_unknown++;
+            why = "letters outside the distribution";
+        } else if (n > max_len) {
+            wl->n_long++;
+            why = "too long";
+        }
+        if (why != NULL) {
+            if (notes < SKIP_NOTES)
+                fprintf(stderr, "rookery: %s:%zu: skipped '%s' (%s)\n", in_path, line_no, line, why);
+            else if (notes == SKIP_NOTES)
+                fprintf(stderr, "rookery: %s: further skipped words are only counted\n", in_path);
+            notes++;
+            continue;
+        }
+        if (wordlist_grow(wl) != 0) {
+            fprintf(stderr, "rookery: %s: out of memory\n", in_path);
+            return 1;
+        }
+        memcpy(wl->ml + used, tiles, (size_t)n);
+        wl->offs[wl->n_kept] = used;
+        wl->lens[wl->n_kept] = n;
+        used += (size_t)n;
+        wl->n_kept++;
+    }
+    return 0;
+}
+
+/* The word list at in_path read into *wl (which the caller frees, whatever the result).
+ * 0, or the exit code after printing the error. */
+static int read_words(const char *in_path, const LetterDist *ld, int max_len, WordList *wl) {
+    RkError err;
+    size_t text_len = 0;
+    char *text = rk_read_file(in_path, WORDLIST_MAX_BYTES, &text_len, &err);
+    if (text == NULL) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
+        return 2;
+    }
+    /* Tiles never outnumber bytes, so text_len bounds the ML buffer. */
+    wl->ml = malloc(text_len + 1);
+    wl->cap = 1024;
+    wl->offs = malloc(wl->cap * sizeof *wl->offs);
+    wl->lens = malloc(wl->cap * sizeof *wl->lens);
+    uint8_t *tiles = malloc(text_len + 1);
+    int rc = 0;
+    if (wl->ml == NULL || wl->offs == NULL || wl->lens == NULL || tiles == NULL) {
+        fprintf(stderr, "rookery: %s: out of memory\n", in_path);
+        rc = 1;
+    } else {
+        rc = scan_words(text, text_len, tiles, ld, max_len, in_path, wl);
+    }
+    free(text);
+    free(tiles);
+    return rc;
+}
+
+/* The DAWG + GADDAG of the kept words into *k. 0, or the exit code after printing the error. */
+static int build_graph(const WordList *wl, const char *in_path, Kwg *k) {
+    const uint8_t **ptrs = malloc((wl->n_kept ? wl->n_kept : 1) * sizeof *ptrs);
+    if (ptrs == NULL) {
+        fprintf(stderr, "rookery: %s: out of memory\n", in_path);
+        return 1;
+    }
+    for (size_t i = 0; i < wl->n_kept; i++) ptrs[i] = wl->ml + wl->offs[i];
+    KwgWords words = {ptrs, wl->lens, wl->n_kept};
+    RkError err;
+    int rc = 0;
+    if (kwg_build(k, &words, true, &err) != 0) {
+        fprintf(stderr, "rookery: %s: %s\n", in_path, err.msg);
+        rc = 2;
+    }
+    free(ptrs);
+    return rc;
+}
+
 static int lexicon_build(int argc, char **argv) {
     const char *in_path = NULL, *out_path = NULL, *ld_name = NULL;
     int max_len = 15;
@@ -177,100 +300,11 @@ static int lexicon_build(int argc, char **argv) {
 
     double t0 = cli_now();
     RkError err;
-    size_t text_len = 0;
-    char *text = rk_read_file(in_path, WORDLIST_MAX_BYTES, &text_len, &err);
-    if (text == NULL) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
-        return 2;
-    }
-    /* Tiles never outnumber bytes, so text_len bounds the ML buffer. */
-    uint8_t *ml = malloc(text_len + 1);
-    size_t cap_words = 1024;
-    size_t *offs = malloc(cap_words * sizeof *offs);
-    int *lens = malloc(cap_words * sizeof *lens);
-    uint8_t *tiles = malloc(text_len + 1);
-    if (ml == NULL || offs == NULL || lens == NULL || tiles == NULL) {
-        fprintf(stderr, "rookery: %s: out of memory\n", in_path);
-        free(text);
-        free(ml);
-        free(offs);
-        free(lens);
-        free(tiles);
-        return 1;
-    }
-    size_t used = 0, n_read = 0, n_kept = 0, n_unknown = 0, n_long = 0, line_no = 0;
-    int notes = 0, rc = 0;
-    char *p = text;
-    while (p < text + text_len && rc == 0) {
-        char *line = p;
-        char *nl = memchr(p, '\n', (size_t)(text + text_len - p));
-        char *end = nl ? nl : text + text_len;
-        p = nl ? nl + 1 : text + text_len;
-        line_no++;
-        while (line < end && is_space(*line)) line++;
-        while (end > line && is_space(end[-1])) end--;
-        if (end == line) continue;
-        *end = '\0';
-        n_read++;
-        upcase_ascii(line);
-        int n = ld_parse_tiles(&ld, line, tiles, (int)(end - line), false);
-        const char *why = NULL;
-        if (n <= 0) {
-            n_unknown++;
-            why = "letters outside the distribution";
-        } else if (n > max_len) {
-            n_long++;
-            why = "too long";
-        }
-        if (why != NULL) {
-            if (notes < SKIP_NOTES)
-                fprintf(stderr, "rookery: %s:%zu: skipped '%s' (%s)\n", in_path, line_no, line, why);
-            else if (notes == SKIP_NOTES)
-                fprintf(stderr, "rookery: %s: further skipped words are only counted\n", in_path);
-            notes++;
-            continue;
-        }
-        if (n_kept == cap_words) {
-            cap_words *= 2;
-            size_t *no = realloc(offs, cap_words * sizeof *no);
-            if (no != NULL) offs = no;
-            int *nlens = realloc(lens, cap_words * sizeof *nlens);
-            if (nlens != NULL) lens = nlens;
-            if (no == NULL || nlens == NULL) {
-                fprintf(stderr, "rookery: %s: out of memory\n", in_path);
-                rc = 1;
-                break;
-            }
-        }
-        memcpy(ml + used, tiles, (size_t)n);
-        offs[n_kept] = used;
-        lens[n_kept] = n;
-        used += (size_t)n;
-        n_kept++;
-    }
-    free(text);
-    free(tiles);
-    const uint8_t **ptrs = NULL;
-    if (rc == 0) {
-        ptrs = malloc((n_kept ? n_kept : 1) * sizeof *ptrs);
-        if (ptrs == NULL) {
-            fprintf(stderr, "rookery: %s: out of memory\n", in_path);
-            rc = 1;
-        }
-    }
+    WordList wl = {0};
+    int rc = read_words(in_path, &ld, max_len, &wl);
     Kwg k = {0};
-    if (rc == 0) {
-        for (size_t i = 0; i < n_kept; i++) ptrs[i] = ml + offs[i];
-        KwgWords words = {ptrs, lens, n_kept};
-        if (kwg_build(&k, &words, true, &err) != 0) {
-            fprintf(stderr, "rookery: %s: %s\n", in_path, err.msg);
-            rc = 2;
-        }
-    }
-    free(ptrs);
-    free(ml);
-    free(offs);
-    free(lens);
+    if (rc == 0) rc = build_graph(&wl, in_path, &k);
+    wordlist_free(&wl);
     if (rc == 0 && kwg_write(&k, out_path, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         rc = 1;
@@ -280,7 +314,7 @@ static int lexicon_build(int argc, char **argv) {
         fprintf(stderr,
                 "%s: %zu words read, %zu kept, %zu skipped (%zu unknown letters, %zu too long); "
                 "%u nodes, %.1f MB, %.2f s\n",
-                in_path, n_read, n_kept, n_unknown + n_long, n_unknown, n_long, k.n,
+                in_path, wl.n_read, wl.n_kept, wl.n_unknown + wl.n_long, wl.n_unknown, wl.n_long, k.n,
                 (double)k.n * 4.0 / 1e6, secs);
     }
     if (rc == 0 && with_wordmap) {

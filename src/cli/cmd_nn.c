@@ -59,7 +59,7 @@ static int load_run_config(const NnOptions *o, TrainConfig *cfg, RkError *err) {
 
 static int open_engine(Engine *e, const TrainConfig *cfg) {
     const char *lex = cfg->lexicon;
-    return engine_open(e, cfg->ld, cfg->layout, strchr(lex, '/') || strstr(lex, ".kwg") ? lex : NULL, lex);
+    return cli_engine_open(e, cfg->ld, cfg->layout, strchr(lex, '/') || strstr(lex, ".kwg") ? lex : NULL, lex);
 }
 
 /* The generation: --generation, else RUN/LATEST. */

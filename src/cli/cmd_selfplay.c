@@ -90,7 +90,7 @@ int cmd_selfplay(int argc, char **argv) {
     int parsed = cli_options_parse("selfplay", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), usage);
     if (parsed != 0) return parsed > 0 ? 0 : 2;
     Engine e;
-    if (engine_open(&e, ld_name, layout_name, lexicon, NULL) != 0) return 2;
+    if (cli_engine_open(&e, ld_name, layout_name, lexicon, NULL) != 0) return 2;
     Klv klv;
     memset(&klv, 0, sizeof klv);
     RkError err;

@@ -20,7 +20,7 @@ static int exe_dir(char *buf, size_t cap) {
 
 static int file_exists(const char *p) { return access(p, R_OK) == 0; }
 
-static int resolve_lexicon(char *out, size_t cap, const char *explicit_path, const char *name) {
+static int resolve_lexicon(char *out, size_t cap, const char *explicit_path, const char *name, RkError *err) {
     if (explicit_path != NULL && explicit_path[0] != '\0') {
         snprintf(out, cap, "%s", explicit_path);
         return 0;
@@ -41,16 +41,13 @@ static int resolve_lexicon(char *out, size_t cap, const char *explicit_path, con
         int n = snprintf(out, cap, "%s/lexica/%s.kwg", ed, name);
         if (n > 0 && (size_t)n < cap && file_exists(out)) return 0;
     }
-    fprintf(stderr,
-            "rookery: lexicon %s.kwg not found (give --lexicon FILE.kwg, or set ROOKERY_LEXICON or "
-            "ROOKERY_LEXICA)\n",
-            name);
-    return -1;
+    return rk_error(err, "lexicon %s.kwg not found (give --lexicon FILE.kwg, or set ROOKERY_LEXICON or ROOKERY_LEXICA)",
+                    name);
 }
 
 /* ROOKERY_WORDMAP: unset, empty or "on" loads the word map beside the
  * lexicon, "off" skips it; anything else is an error. */
-static int wordmap_wanted(bool *want) {
+static int wordmap_wanted(bool *want, RkError *err) {
     const char *v = getenv("ROOKERY_WORDMAP");
     *want = true;
     if (v == NULL || v[0] == '\0' || strcmp(v, "on") == 0) return 0;
@@ -60,40 +57,29 @@ static int wordmap_wanted(bool *want) {
     }
     char q[64];
     rk_quote_text(q, sizeof q, v, strlen(v));
-    fprintf(stderr, "rookery: ROOKERY_WORDMAP: bad value '%s' (expected on or off)\n", q);
-    return -1;
+    return rk_error(err, "ROOKERY_WORDMAP: bad value '%s' (expected on or off)", q);
 }
 
 int engine_open(Engine *e, const char *ld_name, const char *layout_name, const char *lexicon_path,
-                const char *lexicon_name) {
+                const char *lexicon_name, RkError *err) {
     memset(e, 0, sizeof *e);
-    RkError err;
-    if (ld_open(&e->ld, ld_name, &err) != 0 || layout_open(&e->layout, layout_name, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
-        return -1;
-    }
+    if (ld_open(&e->ld, ld_name, err) != 0 || layout_open(&e->layout, layout_name, err) != 0) return -1;
     bool want_map;
-    if (wordmap_wanted(&want_map) != 0) return -1;
-    if (resolve_lexicon(e->lexicon_path, sizeof e->lexicon_path, lexicon_path, lexicon_name) != 0)
-        return -1;
-    if (kwg_load(&e->kwg, e->lexicon_path, (uint32_t)e->ld.size, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
-        return -1;
-    }
+    if (wordmap_wanted(&want_map, err) != 0) return -1;
+    if (resolve_lexicon(e->lexicon_path, sizeof e->lexicon_path, lexicon_path, lexicon_name, err) != 0) return -1;
+    if (kwg_load(&e->kwg, e->lexicon_path, (uint32_t)e->ld.size, err) != 0) return -1;
     if (!want_map) return 0;
     char wmp[sizeof e->lexicon_path + 8];
     if (wordmap_path_beside(e->lexicon_path, wmp, sizeof wmp) != 0) {
-        fprintf(stderr, "rookery: %s: path too long for its word map\n", e->lexicon_path);
         kwg_free(&e->kwg);
-        return -1;
+        return rk_error(err, "%s: path too long for its word map", e->lexicon_path);
     }
     /* No map beside the lexicon (a foreign .kwg): the graph alone. Anything
      * else that is there (unreadable, not a regular file) is an error from
      * the loader. */
     struct stat st;
     if (stat(wmp, &st) != 0 && errno == ENOENT) return 0;
-    if (wordmap_load(&e->wordmap, wmp, &e->kwg, e->ld.size, &err) != 0) {
-        fprintf(stderr, "rookery: %s\n", err.msg);
+    if (wordmap_load(&e->wordmap, wmp, &e->kwg, e->ld.size, err) != 0) {
         kwg_free(&e->kwg);
         return -1;
     }

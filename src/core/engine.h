@@ -33,9 +33,10 @@ typedef struct Engine {
  * wordmap_path_beside) is mapped and attached as kwg.wordmap when the file
  * exists (none: graph only, silently); ROOKERY_WORDMAP=off skips it (unset
  * or empty, or "on": the default). A map that fails its checks is an error.
- * On error prints "rookery: <message>", frees what it loaded and returns -1. */
+ * On error frees what it loaded and returns -1, err saying why in one line
+ * (the lexicon not found, a damaged file, a bad ROOKERY_WORDMAP). */
 int engine_open(Engine *e, const char *ld_name, const char *layout_name, const char *lexicon_path,
-                const char *lexicon_name);
+                const char *lexicon_name, RkError *err);
 void engine_close(Engine *e);
 
 /* The default leaves of the engine's lexicon, those of every player that

@@ -1,9 +1,9 @@
 /*
  * movegen_internal.h - what the two best-move paths share inside the
  * generator: the per-call state (rack, leave value of every kept sub-rack,
- * positional values, the best move so far) and its set-up. movegen.c walks
- * the GADDAG from anchors; movegen_span.c takes words from the word map
- * (wordmap.h) span by span. Not part of the engine's interface.
+ * positional values, the best move so far) and its set-up (movegen_setup.c).
+ * movegen.c walks the GADDAG from anchors; movegen_span.c takes words from
+ * the word map (wordmap.h) span by span. Not part of the engine's interface.
  */
 #ifndef ROOKERY_MOVEGEN_INTERNAL_H
 #define ROOKERY_MOVEGEN_INTERNAL_H
@@ -98,6 +98,21 @@ static inline int32_t mg_leave_term(const Gen *g, int kept_idx) {
     if (g->bag_count > 0) return g->leave_val[kept_idx];
     if (g->kept_size[kept_idx] == 0) return 2000 * g->opp_rack_score;
     return -1000 * (10 + 2 * g->kept_face[kept_idx]);
+}
+/* The opening penalty (millipoints) of a vowel on column c of the start row
+ * of an empty board: 0.35 points for each extra multiplier of the squares
+ * just above and below it, which the reply can use (by the board's symmetry
+ * also the penalty of row c of a down move through the start column). */
+static inline int32_t mg_opening_penalty(const Layout *lay, int c) {
+    int dim = lay->dim, r = lay->start_row;
+    int32_t pen = 0;
+    for (int dr = -1; dr <= 1; dr += 2) {
+        int rr = r + dr;
+        if (rr < 0 || rr >= dim) continue;
+        pen -= 350 * (lay->word_mult[rr * dim + c] - 1);
+        pen -= 350 * (lay->letter_mult[rr * dim + c] - 1);
+    }
+    return pen;
 }
 /* The best move from the word map, span by span (movegen_span.c); false if
  * this position must take the graph path instead. */

@@ -530,16 +530,10 @@ static void shrink_walk(Shrink *h, int from, int s, uint32_t num) {
     }
 }
 
-/* Writes to out (float) or out64 (double), whichever is not NULL. */
-static int derive_core(const LeaveDeriver *d, const Src *src, uint64_t n, const Rack *bag,
-                       const DeriveOptions *opt, float *out, double *out64, uint64_t out_len,
-                       DeriveInfo *info, RkError *err) {
-    if (info != NULL) memset(info, 0, sizeof *info);
+/* derive_core's arguments checked against the deriver: 0, or -1 with err set. */
+static int check_derive_args(const LeaveDeriver *d, uint64_t n, double k, uint64_t out_len, RkError *err) {
     if (d == NULL || d->rt == NULL || d->to_word == NULL)
         return rk_error(err, "derive leaves: no leave deriver");
-    double k = opt != NULL ? opt->shrink : 0.0;
-    double *n_eff_out = opt != NULL ? opt->n_eff : NULL;
-    bool holdable = opt != NULL && opt->holdable_only;
     if (!(k >= 0.0) || !isfinite(k))
         return rk_error(err, "derive leaves: the shrinkage must be a finite number >= 0, not %g", k);
     const RackTable *rt = d->rt;
@@ -550,104 +544,103 @@ static int derive_core(const LeaveDeriver *d, const Src *src, uint64_t n, const 
     if (out_len != d->num_leaves)
         return rk_error(err, "derive leaves: output holds %llu values, but there are %llu leaves",
                         (unsigned long long)out_len, (unsigned long long)d->num_leaves);
-    Work w;
-    memset(&w, 0, sizeof w);
-    w.d = d;
-    w.term = d->term;
-    w.rt = rt;
-    w.src = *src;
+    return 0;
+}
+
+/* The walk's state for the bag (NULL: the full distribution): its numbering (holdable: the
+ * pool's, in *pool_term and pool_limit, which the caller frees), the kernel and the slots
+ * (*acc_leaves of them, stride slots each). 0, or -1 with nothing left allocated. */
+static int work_init(Work *w, const LeaveDeriver *d, const Src *src, const Rack *bag, bool holdable, int stride,
+                     uint32_t **pool_term, int *pool_limit, uint64_t *acc_leaves, RkError *err) {
+    const RackTable *rt = d->rt;
+    memset(w, 0, sizeof *w);
+    w->d = d;
+    w->term = d->term;
+    w->rt = rt;
+    w->src = *src;
     for (int ml = 0; ml < rt->num_letters; ml++)
-        w.bag[ml] = bag ? bag->count[ml] : rt->dist[ml];
+        w->bag[ml] = bag ? bag->count[ml] : rt->dist[ml];
     size_t ws = (size_t)rt->rack_size + 1;
     /* holdable_only: acc is numbered densely over the holdable leaves only */
-    uint64_t acc_leaves = d->num_leaves;
-    uint32_t *pool_term = NULL;
-    int pool_limit[RK_MAX_LETTERS];
+    *acc_leaves = d->num_leaves;
+    *pool_term = NULL;
     if (holdable) {
         for (int ml = 0; ml < rt->num_letters; ml++)
-            pool_limit[ml] = w.bag[ml] < rt->limit[ml] ? w.bag[ml] : rt->limit[ml];
-        pool_term = calloc((size_t)rt->num_letters * ws * ws, sizeof *pool_term);
-        if (pool_term == NULL) return rk_error(err, "derive leaves: out of memory");
-        if (build_terms(pool_limit, rt->num_letters, d->max_leave, pool_term, &acc_leaves, err) != 0) {
-            free(pool_term);
+            pool_limit[ml] = w->bag[ml] < rt->limit[ml] ? w->bag[ml] : rt->limit[ml];
+        *pool_term = calloc((size_t)rt->num_letters * ws * ws, sizeof **pool_term);
+        if (*pool_term == NULL) return rk_error(err, "derive leaves: out of memory");
+        if (build_terms(pool_limit, rt->num_letters, d->max_leave, *pool_term, acc_leaves, err) != 0) {
+            free(*pool_term);
             return -1;
         }
-        w.term = pool_term;
+        w->term = *pool_term;
     }
-    w.kern = calloc((size_t)rt->num_letters * ws * ws, sizeof *w.kern);
-    w.stride = k > 0.0 || n_eff_out != NULL || holdable ? 3 : 2;
-    w.acc = calloc((size_t)w.stride * ((size_t)acc_leaves + 1), sizeof *w.acc);
-    if (w.kern == NULL || w.acc == NULL) {
-        free(w.kern);
-        free(w.acc);
-        free(pool_term);
+    w->kern = calloc((size_t)rt->num_letters * ws * ws, sizeof *w->kern);
+    w->stride = stride;
+    w->acc = calloc((size_t)w->stride * ((size_t)*acc_leaves + 1), sizeof *w->acc);
+    if (w->kern == NULL || w->acc == NULL) {
+        free(w->kern);
+        free(w->acc);
+        free(*pool_term);
         return rk_error(err, "derive leaves: out of memory for %llu leaves",
-                        (unsigned long long)acc_leaves);
+                        (unsigned long long)*acc_leaves);
     }
     for (int ml = 0; ml < rt->num_letters; ml++)
         for (int r = 0; r <= rt->rack_size; r++)
             for (int c = 0; c <= r; c++)
-                w.kern[((size_t)ml * ws + (size_t)r) * ws + (size_t)c] =
-                    w.bag[ml] >= c ? derive_binom(w.bag[ml] - c, r - c) : 0.0;
+                w->kern[((size_t)ml * ws + (size_t)r) * ws + (size_t)c] =
+                    w->bag[ml] >= c ? derive_binom(w->bag[ml] - c, r - c) : 0.0;
+    return 0;
+}
 
-    w.part[0][0] = (Part){.w = 1.0, .num = 0, .s = 0};
-    w.npart[0] = 1;
-    walk_racks(&w, 0, rt->rack_size, 0);
-
-    double baseline = w.acc[1] > 0.0 ? w.acc[0] / w.acc[1] : 0.0;
-    uint64_t valued = 0;
-    double *shrunk = NULL;
-    if (holdable) {
-        /* only the holdable leaves, written as they are valued */
-        if (out64 != NULL) memset(out64, 0, (size_t)d->num_leaves * sizeof *out64);
-        if (out != NULL) memset(out, 0, (size_t)d->num_leaves * sizeof *out);
-        if (n_eff_out != NULL) memset(n_eff_out, 0, (size_t)d->num_leaves * sizeof *n_eff_out);
-        shrunk = malloc(((size_t)acc_leaves + 1) * sizeof *shrunk);
-        int rc = 0;
-        if (shrunk == NULL) {
-            rc = rk_error(err, "derive leaves: out of memory for %llu leaves", (unsigned long long)acc_leaves);
-        } else {
-            shrunk[0] = 0.0;
-            Shrink h = {.d = d, .term = pool_term, .acc = w.acc, .baseline = baseline, .k = k, .v = shrunk,
-                        .next = 1, .limit = pool_limit, .plain = !(k > 0.0), .out = out, .out64 = out64,
-                        .n_eff_out = n_eff_out};
-            shrink_walk(&h, 0, 0, 0);
-            if (h.bad || h.next != acc_leaves + 1) rc = rk_error(err, "derive leaves: internal error: leave order");
-            valued = h.valued;
-        }
-        free(shrunk);
-        free(pool_term);
-        if (rc != 0) {
-            free(w.kern);
-            free(w.acc);
-            return rc;
-        }
-        goto done;
+/* holdable_only: only the holdable leaves (acc_leaves, numbered by pool_term), written as
+ * they are valued; the rest of the outputs 0. */
+static int value_holdable(const LeaveDeriver *d, const Work *w, const uint32_t *pool_term, const int *pool_limit,
+                          uint64_t acc_leaves, double baseline, double k, float *out, double *out64,
+                          double *n_eff_out, uint64_t *valued, RkError *err) {
+    if (out64 != NULL) memset(out64, 0, (size_t)d->num_leaves * sizeof *out64);
+    if (out != NULL) memset(out, 0, (size_t)d->num_leaves * sizeof *out);
+    if (n_eff_out != NULL) memset(n_eff_out, 0, (size_t)d->num_leaves * sizeof *n_eff_out);
+    double *shrunk = malloc(((size_t)acc_leaves + 1) * sizeof *shrunk);
+    int rc = 0;
+    if (shrunk == NULL) {
+        rc = rk_error(err, "derive leaves: out of memory for %llu leaves", (unsigned long long)acc_leaves);
+    } else {
+        shrunk[0] = 0.0;
+        Shrink h = {.d = d, .term = pool_term, .acc = w->acc, .baseline = baseline, .k = k, .v = shrunk,
+                    .next = 1, .limit = pool_limit, .plain = !(k > 0.0), .out = out, .out64 = out64,
+                    .n_eff_out = n_eff_out};
+        shrink_walk(&h, 0, 0, 0);
+        if (h.bad || h.next != acc_leaves + 1) rc = rk_error(err, "derive leaves: internal error: leave order");
+        *valued = h.valued;
     }
+    free(shrunk);
+    return rc;
+}
+
+/* Every leave: its plain value from the slots, or with k > 0 the shrunk one. */
+static int value_all(const LeaveDeriver *d, const Work *w, double baseline, double k, float *out, double *out64,
+                     double *n_eff_out, uint64_t *valued, RkError *err) {
+    double *shrunk = NULL;
     if (k > 0.0) {
         shrunk = malloc(((size_t)d->num_leaves + 1) * sizeof *shrunk);
-        if (shrunk == NULL) {
-            free(w.kern);
-            free(w.acc);
+        if (shrunk == NULL)
             return rk_error(err, "derive leaves: out of memory for %llu leaves",
                             (unsigned long long)d->num_leaves);
-        }
         shrunk[0] = 0.0;
-        Shrink h = {.d = d, .term = d->term, .acc = w.acc, .baseline = baseline, .k = k, .v = shrunk, .next = 1};
+        Shrink h = {.d = d, .term = d->term, .acc = w->acc, .baseline = baseline, .k = k, .v = shrunk, .next = 1};
         shrink_walk(&h, 0, 0, 0);
         if (h.bad || h.next != d->num_leaves + 1) {
             free(shrunk);
-            free(w.kern);
-            free(w.acc);
             return rk_error(err, "derive leaves: internal error: leave order");
         }
     }
     for (uint64_t num = 1; num <= d->num_leaves; num++) {
-        const double *a = w.acc + (size_t)w.stride * num;
+        const double *a = w->acc + (size_t)w->stride * num;
         double v = 0.0;
         if (a[1] > 0.0) {
             v = a[0] / a[1] - baseline;
-            valued++;
+            (*valued)++;
         }
         if (shrunk != NULL) v = shrunk[num];
         if (n_eff_out != NULL) n_eff_out[d->to_word[num]] = a[1] > 0.0 ? a[1] * a[1] / a[2] : 0.0;
@@ -658,8 +651,40 @@ static int derive_core(const LeaveDeriver *d, const Src *src, uint64_t n, const 
         }
     }
     free(shrunk);
-done:
-    if (info != NULL) {
+    return 0;
+}
+
+/* Writes to out (float) or out64 (double), whichever is not NULL. */
+static int derive_core(const LeaveDeriver *d, const Src *src, uint64_t n, const Rack *bag,
+                       const DeriveOptions *opt, float *out, double *out64, uint64_t out_len,
+                       DeriveInfo *info, RkError *err) {
+    if (info != NULL) memset(info, 0, sizeof *info);
+    double k = opt != NULL ? opt->shrink : 0.0;
+    double *n_eff_out = opt != NULL ? opt->n_eff : NULL;
+    bool holdable = opt != NULL && opt->holdable_only;
+    if (check_derive_args(d, n, k, out_len, err) != 0) return -1;
+    Work w;
+    uint32_t *pool_term;
+    int pool_limit[RK_MAX_LETTERS];
+    uint64_t acc_leaves;
+    int stride = k > 0.0 || n_eff_out != NULL || holdable ? 3 : 2;
+    if (work_init(&w, d, src, bag, holdable, stride, &pool_term, pool_limit, &acc_leaves, err) != 0) return -1;
+
+    w.part[0][0] = (Part){.w = 1.0, .num = 0, .s = 0};
+    w.npart[0] = 1;
+    walk_racks(&w, 0, d->rt->rack_size, 0);
+
+    double baseline = w.acc[1] > 0.0 ? w.acc[0] / w.acc[1] : 0.0;
+    uint64_t valued = 0;
+    int rc;
+    if (holdable) {
+        rc = value_holdable(d, &w, pool_term, pool_limit, acc_leaves, baseline, k, out, out64, n_eff_out, &valued,
+                            err);
+        free(pool_term);
+    } else {
+        rc = value_all(d, &w, baseline, k, out, out64, n_eff_out, &valued, err);
+    }
+    if (rc == 0 && info != NULL) {
         info->baseline = baseline;
         info->racks_used = w.used;
         info->racks_observed = count_observed(src, n);
@@ -667,7 +692,7 @@ done:
     }
     free(w.kern);
     free(w.acc);
-    return 0;
+    return rc;
 }
 
 int derive_leaves_opt(const LeaveDeriver *d, const RackAccum *acc, const Rack *bag,

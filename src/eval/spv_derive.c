@@ -199,7 +199,10 @@ static void stratum_baselines(const SpvAccum *a, uint32_t t, Baselines *bl) {
     }
 }
 
-int spv_derive(const SpvAccum *a, const SpvDeriveOptions *opt, Spv *out, SpvDeriveInfo *info, RkError *err) {
+/* spv_derive's inputs checked: the accumulators' dimensions and size, the output table's
+ * shape, the priors. 0, or -1 with err set. */
+static int check_derive_inputs(const SpvAccum *a, const Spv *out, double prior_mean, double prior_var,
+                               RkError *err) {
     if (a == NULL || a->data == NULL) return rk_error(err, "SPV derive: no accumulators");
     if (check_dims(a->num_openness, a->num_phases, a->num_squares, a->num_buckets, err) != 0) return -1;
     size_t need = spv_accum_words(a->num_openness, a->num_phases, a->num_squares, a->num_buckets);
@@ -214,30 +217,35 @@ int spv_derive(const SpvAccum *a, const SpvDeriveOptions *opt, Spv *out, SpvDeri
     if (out->num_openness != a->num_openness && !(out->num_openness == 0 && a->num_openness == 1))
         return rk_error(err, "SPV derive: table of %u openness buckets, accumulators of %u",
                         out->num_openness, a->num_openness);
-    double prior_mean = opt != NULL ? opt->prior_mean : 0.0;
-    double prior_var = opt != NULL ? opt->prior_var : 0.0;
     if (!prior_ok(prior_mean) || !prior_ok(prior_var))
         return rk_error(err, "SPV derive: priors must be finite and >= 0, or SPV_PRIOR_AUTO (mean %g, var %g)",
                         prior_mean, prior_var);
+    return 0;
+}
 
-    const uint32_t S = a->num_squares, B = a->num_buckets, T = a->num_openness * a->num_phases;
-    const size_t cells = (size_t)S * B;
+/* The cells' sums pooled over strata, each stratum's residuals taken about its own baseline. */
+typedef struct Pooled {
+    size_t cells; /* squares x buckets */
     /* per cell, pooled over strata: n, sum of excess residual (mp), sum of
      * excess squared deviation (mp^2) */
-    int64_t *n = calloc(cells, sizeof *n);
-    double *dev = calloc(cells, sizeof *dev), *ex = calloc(cells, sizeof *ex);
+    int64_t *n;
+    double *dev, *ex;
     /* per openness bucket and cell: count and excess residual (for the multipliers) */
-    int64_t *on = calloc(cells * a->num_openness, sizeof *on);
-    double *od = calloc(cells * a->num_openness, sizeof *od);
-    if (n == NULL || dev == NULL || ex == NULL || on == NULL || od == NULL) {
-        free(n), free(dev), free(ex), free(on), free(od);
-        return rk_error(err, "SPV derive: out of memory");
-    }
+    int64_t *on;
+    double *od;
+    /* per bucket, pooled totals for sd[b] and info */
+    double tot_m2[SPV_MAX_BUCKETS];
+    Wide tot_s1[SPV_MAX_BUCKETS];
+    int64_t tot_n[SPV_MAX_BUCKETS];
+} Pooled;
 
-    /* Baselines per stratum and bucket, pooled totals for sd[b] and info. */
-    double tot_m2[SPV_MAX_BUCKETS] = {0};
-    Wide tot_s1[SPV_MAX_BUCKETS] = {0};
-    int64_t tot_n[SPV_MAX_BUCKETS] = {0};
+static void pooled_free(Pooled *p) { free(p->n), free(p->dev), free(p->ex), free(p->on), free(p->od); }
+
+/* Baselines per stratum and bucket, and every observed cell's sums pooled into p (whose
+ * arrays are zeroed). */
+static void pool_strata(const SpvAccum *a, Pooled *p) {
+    const uint32_t S = a->num_squares, B = a->num_buckets, T = a->num_openness * a->num_phases;
+    const size_t cells = p->cells;
     for (uint32_t t = 0; t < T; t++) {
         Baselines bl;
         stratum_baselines(a, t, &bl);
@@ -249,52 +257,53 @@ int spv_derive(const SpvAccum *a, const SpvDeriveOptions *opt, Spv *out, SpvDeri
                 size_t at = (size_t)sq * B + b;
                 double d = (double)s.s1 - (double)s.n * bl.base[b];
                 double m2 = sq_dev(&s, bl.base[b]);
-                n[at] += s.n;
-                dev[at] += d;
-                ex[at] += m2 - (double)s.n * bl.m2[b];
-                on[o * cells + at] += s.n;
-                od[o * cells + at] += d;
-                tot_n[b] += s.n;
-                tot_s1[b] += (Wide)s.s1;
-                tot_m2[b] += m2;
+                p->n[at] += s.n;
+                p->dev[at] += d;
+                p->ex[at] += m2 - (double)s.n * bl.m2[b];
+                p->on[o * cells + at] += s.n;
+                p->od[o * cells + at] += d;
+                p->tot_n[b] += s.n;
+                p->tot_s1[b] += (Wide)s.s1;
+                p->tot_m2[b] += m2;
             }
     }
-    double sd[SPV_MAX_BUCKETS], k_mean[SPV_MAX_BUCKETS], k_var[SPV_MAX_BUCKETS];
-    for (uint32_t b = 0; b < B; b++) sd[b] = tot_n[b] > 0 ? sqrt(tot_m2[b] / (double)tot_n[b]) / 1000.0 : 0.0;
-    empirical_priors(S, B, n, dev, ex, tot_n, tot_m2, prior_mean, prior_var, k_mean, k_var);
+}
 
-    /* The tables (points). */
-    uint64_t observations = 0;
-    uint32_t cells_observed = 0;
-    double abs_sum = 0.0;
-    for (size_t at = 0; at < cells; at++) {
+/* The mean and variance tables (points), shrunk towards 0; the observations, observed cells
+ * and the sum of n |mean| into *info's counterparts. */
+static void mean_tables(const Pooled *p, uint32_t B, const double *sd, const double *k_mean, const double *k_var,
+                        Spv *out, uint64_t *observations, uint32_t *cells_observed, double *abs_sum) {
+    for (size_t at = 0; at < p->cells; at++) {
         uint32_t b = (uint32_t)(at % B);
-        if (n[at] <= 0) {
+        if (p->n[at] <= 0) {
             out->mean[at] = 0.0f;
             out->var[at] = 0.0f;
             continue;
         }
-        double nn = (double)n[at];
-        double mp = clamp_abs(dev[at] / nn / 1000.0 * shrink(nn, k_mean[b]));
+        double nn = (double)p->n[at];
+        double mp = clamp_abs(p->dev[at] / nn / 1000.0 * shrink(nn, k_mean[b]));
         double vp = 0.0;
-        if (sd[b] > 0.0) vp = clamp_abs(ex[at] / nn / 1.0e6 * shrink(nn, k_var[b]) / (2.0 * sd[b]));
+        if (sd[b] > 0.0) vp = clamp_abs(p->ex[at] / nn / 1.0e6 * shrink(nn, k_var[b]) / (2.0 * sd[b]));
         out->mean[at] = (float)mp;
         out->var[at] = (float)vp;
-        observations += (uint64_t)n[at];
-        cells_observed++;
-        abs_sum += nn * fabs(mp);
+        *observations += (uint64_t)p->n[at];
+        (*cells_observed)++;
+        *abs_sum += nn * fabs(mp);
     }
+}
 
-    /* Openness multipliers: least squares of bucket o's excess residuals on
-     * the mean table derived without bucket o (leave one out). */
+/* Openness multipliers: least squares of bucket o's excess residuals on
+ * the mean table derived without bucket o (leave one out). */
+static void openness_multipliers(const Pooled *p, uint32_t B, const double *k_mean, Spv *out) {
+    const size_t cells = p->cells;
     for (uint32_t o = 0; o < out->num_openness; o++) {
         double num = 0.0, den = 0.0;
         for (size_t at = 0; at < cells; at++) {
-            int64_t no = on[o * cells + at], rest = n[at] - no;
+            int64_t no = p->on[o * cells + at], rest = p->n[at] - no;
             if (no <= 0 || rest <= 0) continue;
             double nr = (double)rest;
-            double mr = (dev[at] - od[o * cells + at]) / nr / 1000.0 * shrink(nr, k_mean[at % B]);
-            num += od[o * cells + at] / 1000.0 * mr;
+            double mr = (p->dev[at] - p->od[o * cells + at]) / nr / 1000.0 * shrink(nr, k_mean[at % B]);
+            num += p->od[o * cells + at] / 1000.0 * mr;
             den += (double)no * mr * mr;
         }
         double m = 1.0;
@@ -306,6 +315,33 @@ int spv_derive(const SpvAccum *a, const SpvDeriveOptions *opt, Spv *out, SpvDeri
         }
         out->openness[o] = (float)m;
     }
+}
+
+int spv_derive(const SpvAccum *a, const SpvDeriveOptions *opt, Spv *out, SpvDeriveInfo *info, RkError *err) {
+    double prior_mean = opt != NULL ? opt->prior_mean : 0.0;
+    double prior_var = opt != NULL ? opt->prior_var : 0.0;
+    if (check_derive_inputs(a, out, prior_mean, prior_var, err) != 0) return -1;
+
+    const uint32_t S = a->num_squares, B = a->num_buckets;
+    Pooled p = {.cells = (size_t)S * B};
+    p.n = calloc(p.cells, sizeof *p.n);
+    p.dev = calloc(p.cells, sizeof *p.dev), p.ex = calloc(p.cells, sizeof *p.ex);
+    p.on = calloc(p.cells * a->num_openness, sizeof *p.on);
+    p.od = calloc(p.cells * a->num_openness, sizeof *p.od);
+    if (p.n == NULL || p.dev == NULL || p.ex == NULL || p.on == NULL || p.od == NULL) {
+        pooled_free(&p);
+        return rk_error(err, "SPV derive: out of memory");
+    }
+    pool_strata(a, &p);
+    double sd[SPV_MAX_BUCKETS], k_mean[SPV_MAX_BUCKETS], k_var[SPV_MAX_BUCKETS];
+    for (uint32_t b = 0; b < B; b++) sd[b] = p.tot_n[b] > 0 ? sqrt(p.tot_m2[b] / (double)p.tot_n[b]) / 1000.0 : 0.0;
+    empirical_priors(S, B, p.n, p.dev, p.ex, p.tot_n, p.tot_m2, prior_mean, prior_var, k_mean, k_var);
+
+    uint64_t observations = 0;
+    uint32_t cells_observed = 0;
+    double abs_sum = 0.0;
+    mean_tables(&p, B, sd, k_mean, k_var, out, &observations, &cells_observed, &abs_sum);
+    openness_multipliers(&p, B, k_mean, out);
 
     out->flags |= SPV_FLAG_VARIANCE;
     if (info != NULL) {
@@ -313,13 +349,13 @@ int spv_derive(const SpvAccum *a, const SpvDeriveOptions *opt, Spv *out, SpvDeri
         info->observations = observations;
         info->cells_observed = cells_observed;
         for (uint32_t b = 0; b < B; b++) {
-            info->base_mean[b] = tot_n[b] > 0 ? (double)tot_s1[b] / (double)tot_n[b] / 1000.0 : 0.0;
+            info->base_mean[b] = p.tot_n[b] > 0 ? (double)p.tot_s1[b] / (double)p.tot_n[b] / 1000.0 : 0.0;
             info->base_sd[b] = sd[b];
             info->prior_mean[b] = k_mean[b];
             info->prior_var[b] = k_var[b];
         }
         info->mean_abs = observations > 0 ? abs_sum / (double)observations : 0.0;
     }
-    free(n), free(dev), free(ex), free(on), free(od);
+    pooled_free(&p);
     return 0;
 }

@@ -233,6 +233,100 @@ static int write_dataset(hid_t file, const char *name, hid_t filetype, hid_t mem
     return h5u_write_dataset(file, name, filetype, memtype, rank, dims, dims[0] > 0 ? chunk : NULL, data);
 }
 
+/* The columns of a shard's samples, as its datasets hold them (docs/shards.md): filled from
+ * a set and written whole, or read whole, validated, then turned into samples. */
+typedef struct ShardColumns {
+    size_t n, np, sq, L; /* samples, policy entries, squares, letters */
+    uint8_t *board, *rack, *leave, *small, *played, *pm;
+    uint8_t *bag, *opp, *zeros, *known; /* slices of small */
+    int8_t *result;                     /* the last slice of small */
+    int16_t *scores;
+    uint64_t *game, *offs;
+    uint32_t *turn, *gen;
+    int32_t *spread;
+    float *search, *pp;
+} ShardColumns;
+
+static void columns_free(ShardColumns *c) {
+    free(c->board), free(c->rack), free(c->leave), free(c->small), free(c->played), free(c->pm), free(c->scores);
+    free(c->game), free(c->offs), free(c->turn), free(c->gen), free(c->spread), free(c->search), free(c->pp);
+}
+
+/* Samples first.. of set (c->n of them) into the columns, each sample's policy entries
+ * after the previous one's (c->offs). */
+static void columns_from_set(ShardColumns *c, const ShardSet *set, size_t first) {
+    size_t sq = c->sq, L = c->L;
+    uint64_t at = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const ShardSample *s = &set->s[first + i];
+        memcpy(c->board + i * sq, s->pos.board, sq);
+        memcpy(c->rack + i * L, s->pos.rack.count, L);
+        memcpy(c->leave + i * L, s->opp_leave.count, L);
+        c->scores[2 * i] = (int16_t)s->pos.score_self;
+        c->scores[2 * i + 1] = (int16_t)s->pos.score_opp;
+        c->bag[i] = (uint8_t)s->pos.bag;
+        c->opp[i] = (uint8_t)s->pos.opp_tiles;
+        c->zeros[i] = (uint8_t)s->pos.zeros;
+        c->known[i] = s->opp_leave_known;
+        c->result[i] = s->result;
+        c->game[i] = s->game;
+        c->turn[i] = s->turn;
+        c->gen[i] = s->generation;
+        c->spread[i] = s->final_spread;
+        c->search[i] = s->search_spread;
+        packed_to_bytes(&s->played, c->played + i * PACKED_MOVE_BYTES);
+        c->offs[i] = at;
+        for (uint32_t j = 0; j < s->policy_count; j++, at++) {
+            packed_to_bytes(&set->pmove[s->policy_start + j], c->pm + at * PACKED_MOVE_BYTES);
+            c->pp[at] = set->pprob[s->policy_start + j];
+        }
+    }
+    c->offs[c->n] = at;
+}
+
+/* The header's attributes and every dataset (HDF5 errors silenced by the caller); nonzero
+ * if any write failed. */
+static int write_columns(hid_t file, const ShardColumns *c, const LetterDist *ld, int dim, uint32_t generation) {
+    size_t n = c->n;
+    uint64_t np = c->np;
+    int bad = 0;
+    hsize_t d2[2];
+    bad |= h5u_write_attr_int(file, "schema_version", SHARD_SCHEMA_VERSION);
+    bad |= h5u_write_attr_int(file, "generation", generation);
+    bad |= h5u_write_attr_int(file, "dim", dim);
+    bad |= h5u_write_attr_int(file, "letters", ld->size);
+    bad |= h5u_write_attr_int(file, "samples", (int64_t)n);
+    bad |= h5u_write_attr_int(file, "policy_entries", (int64_t)np);
+    bad |= h5u_write_attr_str(file, "distribution", ld->name);
+    d2[0] = n, d2[1] = c->sq;
+    bad |= write_dataset(file, "board", H5T_STD_U8LE, H5T_NATIVE_UINT8, 2, d2, c->board);
+    d2[1] = c->L;
+    bad |= write_dataset(file, "rack", H5T_STD_U8LE, H5T_NATIVE_UINT8, 2, d2, c->rack);
+    bad |= write_dataset(file, "opp_leave", H5T_STD_U8LE, H5T_NATIVE_UINT8, 2, d2, c->leave);
+    d2[1] = 2;
+    bad |= write_dataset(file, "scores", H5T_STD_I16LE, H5T_NATIVE_INT16, 2, d2, c->scores);
+    d2[1] = PACKED_MOVE_BYTES;
+    bad |= write_dataset(file, "played", H5T_STD_U8LE, H5T_NATIVE_UINT8, 2, d2, c->played);
+    hsize_t d1 = n;
+    bad |= write_dataset(file, "bag", H5T_STD_U8LE, H5T_NATIVE_UINT8, 1, &d1, c->bag);
+    bad |= write_dataset(file, "opp_tiles", H5T_STD_U8LE, H5T_NATIVE_UINT8, 1, &d1, c->opp);
+    bad |= write_dataset(file, "zeros", H5T_STD_U8LE, H5T_NATIVE_UINT8, 1, &d1, c->zeros);
+    bad |= write_dataset(file, "opp_leave_known", H5T_STD_U8LE, H5T_NATIVE_UINT8, 1, &d1, c->known);
+    bad |= write_dataset(file, "result", H5T_STD_I8LE, H5T_NATIVE_INT8, 1, &d1, c->result);
+    bad |= write_dataset(file, "game", H5T_STD_U64LE, H5T_NATIVE_UINT64, 1, &d1, c->game);
+    bad |= write_dataset(file, "turn", H5T_STD_U32LE, H5T_NATIVE_UINT32, 1, &d1, c->turn);
+    bad |= write_dataset(file, "generation", H5T_STD_U32LE, H5T_NATIVE_UINT32, 1, &d1, c->gen);
+    bad |= write_dataset(file, "final_spread", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &d1, c->spread);
+    bad |= write_dataset(file, "search_spread", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 1, &d1, c->search);
+    d1 = n + 1;
+    bad |= write_dataset(file, "policy_offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, 1, &d1, c->offs);
+    d2[0] = np, d2[1] = PACKED_MOVE_BYTES;
+    bad |= write_dataset(file, "policy_moves", H5T_STD_U8LE, H5T_NATIVE_UINT8, 2, d2, c->pm);
+    d1 = np;
+    bad |= write_dataset(file, "policy_probs", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 1, &d1, c->pp);
+    return bad;
+}
+
 int shard_write(const char *path, const ShardSet *set, size_t first, size_t count, const LetterDist *ld, int dim,
                 uint32_t generation, RkError *err) {
     char tmp[4096];
@@ -240,89 +334,32 @@ int shard_write(const char *path, const ShardSet *set, size_t first, size_t coun
     size_t sq = (size_t)dim * (size_t)dim, L = (size_t)ld->size, n = count;
     uint64_t np = 0;
     for (size_t i = 0; i < n; i++) np += set->s[first + i].policy_count;
-    uint8_t *board = calloc(n * sq + 1, 1), *rack = calloc(n * L + 1, 1), *leave = calloc(n * L + 1, 1);
-    uint8_t *small = calloc(n * 5 + 1, 1), *played = calloc(n * PACKED_MOVE_BYTES + 1, 1);
-    int16_t *scores = calloc(n * 2 + 1, sizeof *scores);
-    uint64_t *game = calloc(n + 1, sizeof *game), *offs = calloc(n + 1, sizeof *offs);
-    uint32_t *turn = calloc(n + 1, sizeof *turn), *gen = calloc(n + 1, sizeof *gen);
-    int32_t *spread = calloc(n + 1, sizeof *spread);
-    float *search = calloc(n + 1, sizeof *search);
-    uint8_t *pm = calloc(np * PACKED_MOVE_BYTES + 1, 1);
-    float *pp = calloc(np + 1, sizeof *pp);
-    uint8_t *bag = small, *opp = small + n, *zeros = small + 2 * n, *known = small + 3 * n;
-    int8_t *result = (int8_t *)(small + 4 * n);
+    ShardColumns c = {.n = n, .np = np, .sq = sq, .L = L};
+    c.board = calloc(n * sq + 1, 1), c.rack = calloc(n * L + 1, 1), c.leave = calloc(n * L + 1, 1);
+    c.small = calloc(n * 5 + 1, 1), c.played = calloc(n * PACKED_MOVE_BYTES + 1, 1);
+    c.scores = calloc(n * 2 + 1, sizeof *c.scores);
+    c.game = calloc(n + 1, sizeof *c.game), c.offs = calloc(n + 1, sizeof *c.offs);
+    c.turn = calloc(n + 1, sizeof *c.turn), c.gen = calloc(n + 1, sizeof *c.gen);
+    c.spread = calloc(n + 1, sizeof *c.spread);
+    c.search = calloc(n + 1, sizeof *c.search);
+    c.pm = calloc(np * PACKED_MOVE_BYTES + 1, 1);
+    c.pp = calloc(np + 1, sizeof *c.pp);
+    c.bag = c.small, c.opp = c.small + n, c.zeros = c.small + 2 * n, c.known = c.small + 3 * n;
+    c.result = (int8_t *)(c.small + 4 * n);
     int rc = -1;
     hid_t file = -1;
-    if (!board || !rack || !leave || !small || !played || !scores || !game || !offs || !turn || !gen || !spread ||
-        !search || !pm || !pp) {
+    if (!c.board || !c.rack || !c.leave || !c.small || !c.played || !c.scores || !c.game || !c.offs || !c.turn ||
+        !c.gen || !c.spread || !c.search || !c.pm || !c.pp) {
         rk_error(err, "%s: out of memory for %zu samples", path, n);
         goto out;
     }
-    uint64_t at = 0;
-    for (size_t i = 0; i < n; i++) {
-        const ShardSample *s = &set->s[first + i];
-        memcpy(board + i * sq, s->pos.board, sq);
-        memcpy(rack + i * L, s->pos.rack.count, L);
-        memcpy(leave + i * L, s->opp_leave.count, L);
-        scores[2 * i] = (int16_t)s->pos.score_self;
-        scores[2 * i + 1] = (int16_t)s->pos.score_opp;
-        bag[i] = (uint8_t)s->pos.bag;
-        opp[i] = (uint8_t)s->pos.opp_tiles;
-        zeros[i] = (uint8_t)s->pos.zeros;
-        known[i] = s->opp_leave_known;
-        result[i] = s->result;
-        game[i] = s->game;
-        turn[i] = s->turn;
-        gen[i] = s->generation;
-        spread[i] = s->final_spread;
-        search[i] = s->search_spread;
-        packed_to_bytes(&s->played, played + i * PACKED_MOVE_BYTES);
-        offs[i] = at;
-        for (uint32_t j = 0; j < s->policy_count; j++, at++) {
-            packed_to_bytes(&set->pmove[s->policy_start + j], pm + at * PACKED_MOVE_BYTES);
-            pp[at] = set->pprob[s->policy_start + j];
-        }
-    }
-    offs[n] = at;
+    columns_from_set(&c, set, first);
 
     file = h5u_create(tmp, H5F_LIBVER_V18, err);
     if (file < 0) goto out;
     int bad = 0;
     H5E_BEGIN_TRY {
-        hsize_t d2[2];
-        bad |= h5u_write_attr_int(file, "schema_version", SHARD_SCHEMA_VERSION);
-        bad |= h5u_write_attr_int(file, "generation", generation);
-        bad |= h5u_write_attr_int(file, "dim", dim);
-        bad |= h5u_write_attr_int(file, "letters", ld->size);
-        bad |= h5u_write_attr_int(file, "samples", (int64_t)n);
-        bad |= h5u_write_attr_int(file, "policy_entries", (int64_t)np);
-        bad |= h5u_write_attr_str(file, "distribution", ld->name);
-        d2[0] = n, d2[1] = sq;
-        bad |= write_dataset(file, "board", H5T_STD_U8LE, H5T_NATIVE_UINT8, 2, d2, board);
-        d2[1] = L;
-        bad |= write_dataset(file, "rack", H5T_STD_U8LE, H5T_NATIVE_UINT8, 2, d2, rack);
-        bad |= write_dataset(file, "opp_leave", H5T_STD_U8LE, H5T_NATIVE_UINT8, 2, d2, leave);
-        d2[1] = 2;
-        bad |= write_dataset(file, "scores", H5T_STD_I16LE, H5T_NATIVE_INT16, 2, d2, scores);
-        d2[1] = PACKED_MOVE_BYTES;
-        bad |= write_dataset(file, "played", H5T_STD_U8LE, H5T_NATIVE_UINT8, 2, d2, played);
-        hsize_t d1 = n;
-        bad |= write_dataset(file, "bag", H5T_STD_U8LE, H5T_NATIVE_UINT8, 1, &d1, bag);
-        bad |= write_dataset(file, "opp_tiles", H5T_STD_U8LE, H5T_NATIVE_UINT8, 1, &d1, opp);
-        bad |= write_dataset(file, "zeros", H5T_STD_U8LE, H5T_NATIVE_UINT8, 1, &d1, zeros);
-        bad |= write_dataset(file, "opp_leave_known", H5T_STD_U8LE, H5T_NATIVE_UINT8, 1, &d1, known);
-        bad |= write_dataset(file, "result", H5T_STD_I8LE, H5T_NATIVE_INT8, 1, &d1, result);
-        bad |= write_dataset(file, "game", H5T_STD_U64LE, H5T_NATIVE_UINT64, 1, &d1, game);
-        bad |= write_dataset(file, "turn", H5T_STD_U32LE, H5T_NATIVE_UINT32, 1, &d1, turn);
-        bad |= write_dataset(file, "generation", H5T_STD_U32LE, H5T_NATIVE_UINT32, 1, &d1, gen);
-        bad |= write_dataset(file, "final_spread", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &d1, spread);
-        bad |= write_dataset(file, "search_spread", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 1, &d1, search);
-        d1 = n + 1;
-        bad |= write_dataset(file, "policy_offsets", H5T_STD_U64LE, H5T_NATIVE_UINT64, 1, &d1, offs);
-        d2[0] = np, d2[1] = PACKED_MOVE_BYTES;
-        bad |= write_dataset(file, "policy_moves", H5T_STD_U8LE, H5T_NATIVE_UINT8, 2, d2, pm);
-        d1 = np;
-        bad |= write_dataset(file, "policy_probs", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 1, &d1, pp);
+        bad = write_columns(file, &c, ld, dim, generation);
         if (H5Fclose(file) < 0) bad = 1;
         file = -1;
     }
@@ -335,8 +372,7 @@ int shard_write(const char *path, const ShardSet *set, size_t first, size_t coun
     if (h5u_commit(tmp, path, err) != 0) goto out;
     rc = 0;
 out:
-    free(board), free(rack), free(leave), free(small), free(played), free(scores);
-    free(game), free(offs), free(turn), free(gen), free(spread), free(search), free(pm), free(pp);
+    columns_free(&c);
     return rc;
 }
 
@@ -355,53 +391,185 @@ static int check_packed(const PackedMove *pm, const LetterDist *ld, int dim) {
     return 0;
 }
 
+/* The header's attributes into *in, checked against this build, the distribution and the board. */
+static int read_header(hid_t file, const char *path, ShardInfo *in, const LetterDist *ld, int dim, RkError *err) {
+    int64_t v[6];
+    if (h5u_read_attr_int(file, "schema_version", &v[0]) || h5u_read_attr_int(file, "generation", &v[1]) ||
+        h5u_read_attr_int(file, "dim", &v[2]) || h5u_read_attr_int(file, "letters", &v[3]) ||
+        h5u_read_attr_int(file, "samples", &v[4]) || h5u_read_attr_int(file, "policy_entries", &v[5]) ||
+        h5u_read_attr_str(file, "distribution", in->distribution, sizeof in->distribution))
+        return rk_error(err, "%s: not a rookery shard (missing header attributes)", path);
+    if (v[0] < 1 || v[0] > SHARD_SCHEMA_VERSION)
+        return rk_error(err, "%s: shard schema version %lld, this build reads versions 1 to %d", path, (long long)v[0],
+                        SHARD_SCHEMA_VERSION);
+    if (v[2] < 1 || v[2] > RK_MAX_DIM || v[3] < 2 || v[3] > RK_MAX_LETTERS || v[4] < 0 || v[5] < 0 || v[1] < 0 ||
+        v[1] > UINT32_MAX || v[4] > (INT64_C(1) << 32) || v[5] > (INT64_C(1) << 36))
+        return rk_error(err, "%s: header values out of range", path);
+    in->schema_version = (int)v[0];
+    in->generation = (uint32_t)v[1];
+    in->dim = (int)v[2];
+    in->letters = (int)v[3];
+    in->samples = (uint64_t)v[4];
+    in->policy_entries = (uint64_t)v[5];
+    if (ld && in->letters != ld->size)
+        return rk_error(err, "%s: %d letters, the distribution has %d", path, in->letters, ld->size);
+    if (dim > 0 && in->dim != dim) return rk_error(err, "%s: board side %d, expected %d", path, in->dim, dim);
+    return 0;
+}
+
+static int columns_alloc(ShardColumns *c, const ShardInfo *in, const char *path, RkError *err) {
+    size_t n = in->samples, np = in->policy_entries, sq = (size_t)in->dim * in->dim, L = (size_t)in->letters;
+    c->n = n, c->np = np, c->sq = sq, c->L = L;
+    c->board = malloc(n * sq + 1), c->rack = malloc(n * L + 1), c->leave = malloc(n * L + 1);
+    c->small = malloc(n * 5 + 1), c->played = malloc(n * PACKED_MOVE_BYTES + 1);
+    c->pm = malloc(np * PACKED_MOVE_BYTES + 1);
+    c->scores = malloc((n * 2 + 1) * sizeof *c->scores), c->game = malloc((n + 1) * sizeof *c->game);
+    c->offs = malloc((n + 1) * sizeof *c->offs), c->turn = malloc((n + 1) * sizeof *c->turn);
+    c->gen = malloc((n + 1) * sizeof *c->gen), c->spread = malloc((n + 1) * sizeof *c->spread);
+    c->pp = malloc((np + 1) * sizeof *c->pp);
+    c->search = malloc((n + 1) * sizeof *c->search);
+    if (!c->board || !c->rack || !c->leave || !c->small || !c->played || !c->pm || !c->scores || !c->game ||
+        !c->offs || !c->turn || !c->gen || !c->spread || !c->search || !c->pp)
+        return rk_error(err, "%s: out of memory for %zu samples", path, n);
+    c->bag = c->small, c->opp = c->small + n, c->zeros = c->small + 2 * n, c->known = c->small + 3 * n;
+    c->result = (int8_t *)(c->small + 4 * n);
+    return 0;
+}
+
+/* Every dataset into the columns (search_spread by schema version), and the chunk index checked. */
+static int read_columns(hid_t file, const char *path, const ShardInfo *in, ShardColumns *c, RkError *err) {
+    size_t n = c->n, np = c->np;
+    hsize_t d2[2] = {n, c->sq}, d1 = n, dn1 = n + 1, dp = np, dpm[2] = {np, PACKED_MOVE_BYTES};
+    if (h5u_read_dataset(file, "board", H5T_NATIVE_UINT8, 2, d2, c->board, path, err)) return -1;
+    d2[1] = c->L;
+    if (h5u_read_dataset(file, "rack", H5T_NATIVE_UINT8, 2, d2, c->rack, path, err)) return -1;
+    if (h5u_read_dataset(file, "opp_leave", H5T_NATIVE_UINT8, 2, d2, c->leave, path, err)) return -1;
+    d2[1] = 2;
+    if (h5u_read_dataset(file, "scores", H5T_NATIVE_INT16, 2, d2, c->scores, path, err)) return -1;
+    d2[1] = PACKED_MOVE_BYTES;
+    if (h5u_read_dataset(file, "played", H5T_NATIVE_UINT8, 2, d2, c->played, path, err)) return -1;
+    if (h5u_read_dataset(file, "bag", H5T_NATIVE_UINT8, 1, &d1, c->bag, path, err) ||
+        h5u_read_dataset(file, "opp_tiles", H5T_NATIVE_UINT8, 1, &d1, c->opp, path, err) ||
+        h5u_read_dataset(file, "zeros", H5T_NATIVE_UINT8, 1, &d1, c->zeros, path, err) ||
+        h5u_read_dataset(file, "opp_leave_known", H5T_NATIVE_UINT8, 1, &d1, c->known, path, err) ||
+        h5u_read_dataset(file, "result", H5T_NATIVE_INT8, 1, &d1, c->result, path, err) ||
+        h5u_read_dataset(file, "game", H5T_NATIVE_UINT64, 1, &d1, c->game, path, err) ||
+        h5u_read_dataset(file, "turn", H5T_NATIVE_UINT32, 1, &d1, c->turn, path, err) ||
+        h5u_read_dataset(file, "generation", H5T_NATIVE_UINT32, 1, &d1, c->gen, path, err) ||
+        h5u_read_dataset(file, "final_spread", H5T_NATIVE_INT32, 1, &d1, c->spread, path, err) ||
+        h5u_read_dataset(file, "policy_offsets", H5T_NATIVE_UINT64, 1, &dn1, c->offs, path, err) ||
+        h5u_read_dataset(file, "policy_moves", H5T_NATIVE_UINT8, 2, dpm, c->pm, path, err) ||
+        h5u_read_dataset(file, "policy_probs", H5T_NATIVE_FLOAT, 1, &dp, c->pp, path, err))
+        return -1;
+    if (in->schema_version >= 2) {
+        if (h5u_read_dataset(file, "search_spread", H5T_NATIVE_FLOAT, 1, &d1, c->search, path, err)) return -1;
+    } else if (H5Lexists(file, "search_spread", H5P_DEFAULT) != 0) {
+        return rk_error(err, "%s: schema version 1 with a 'search_spread' dataset (version 2's): a mislabelled shard",
+                        path);
+    } else {
+        for (size_t i = 0; i < n; i++) c->search[i] = NAN; /* version 1: no search estimates */
+    }
+    static const char *const datasets[] = {
+        "board", "rack", "opp_leave", "scores", "bag", "opp_tiles", "zeros", "game", "turn", "generation",
+        "final_spread", "result", "search_spread", "opp_leave_known", "played", "policy_offsets", "policy_moves",
+        "policy_probs"};
+    if (h5u_check_chunk_overlap(file, datasets, (int)(sizeof datasets / sizeof datasets[0])) != 0) {
+        /* a damaged chunk index that each dataset's own check cannot see (h5util.h) */
+        return rk_error(err, "%s: corrupt chunk index (datasets' chunks overlap)", path);
+    }
+    return 0;
+}
+
+/* The policy columns: offsets that span the entries in order, every entry a valid move and probability. */
+static int check_policy(const ShardColumns *c, const char *path, const LetterDist *ld, int dim, RkError *err) {
+    size_t n = c->n, np = c->np;
+    if (c->offs[0] != 0 || c->offs[n] != np) return rk_error(err, "%s: policy_offsets do not span policy_moves", path);
+    for (size_t i = 0; i < n; i++) {
+        if (c->offs[i + 1] < c->offs[i] || c->offs[i + 1] - c->offs[i] > UINT32_MAX)
+            return rk_error(err, "%s: policy_offsets decrease at sample %zu", path, i);
+    }
+    for (size_t j = 0; j < np; j++) {
+        PackedMove m;
+        packed_from_bytes(&m, c->pm + j * PACKED_MOVE_BYTES);
+        if (check_packed(&m, ld, dim) != 0 || !isfinite(c->pp[j]) || c->pp[j] < 0.0f || c->pp[j] > 1.0f + 1e-4f)
+            return rk_error(err, "%s: policy entry %zu is invalid", path, j);
+    }
+    return 0;
+}
+
+/* Row i of the columns as a sample (its policy entries aside). */
+static void column_sample(const ShardColumns *c, size_t i, int dim, ShardSample *s) {
+    size_t sq = c->sq, L = c->L;
+    memset(s, 0, sizeof *s);
+    s->pos.dim = dim;
+    memcpy(s->pos.board, c->board + i * sq, sq);
+    memcpy(s->pos.rack.count, c->rack + i * L, L);
+    rack_total(&s->pos.rack);
+    memcpy(s->opp_leave.count, c->leave + i * L, L);
+    rack_total(&s->opp_leave);
+    s->pos.score_self = c->scores[2 * i];
+    s->pos.score_opp = c->scores[2 * i + 1];
+    s->pos.bag = c->bag[i];
+    s->pos.opp_tiles = c->opp[i];
+    s->pos.zeros = c->zeros[i];
+    s->opp_leave_known = c->known[i];
+    s->result = c->result[i];
+    s->game = c->game[i];
+    s->turn = c->turn[i];
+    s->generation = c->gen[i];
+    s->final_spread = c->spread[i];
+    s->search_spread = c->search[i];
+    packed_from_bytes(&s->played, c->played + i * PACKED_MOVE_BYTES);
+}
+
+/* Each row checked, then appended with its policy entries; on an invalid row, what this file
+ * added is dropped. */
+static int append_samples(ShardSet *set, const ShardColumns *c, const ShardInfo *in, const char *path,
+                          const LetterDist *ld, RkError *err) {
+    size_t base = set->n, base_np = set->np;
+    const uint64_t *offs = c->offs;
+    for (size_t i = 0; i < c->n; i++) {
+        ShardSample s;
+        column_sample(c, i, in->dim, &s);
+        RkError perr;
+        Rack unseen;
+        bool bad_position = position_check(&s.pos, ld, in->dim, &perr) != 0;
+        bool bad_search = !shard_spread_estimate_ok(s.search_spread);
+        if (bad_position || check_packed(&s.played, ld, in->dim) != 0 || s.result < -1 || s.result > 1 || bad_search ||
+            c->known[i] > 1 || s.opp_leave.total > RK_RACK_SIZE || position_unseen(&s.pos, ld, &unseen) != 0) {
+            set->n = base, set->np = base_np; /* drop what this file added */
+            return rk_error(err, "%s: sample %zu is invalid (%s)", path, i,
+                            bad_position ? perr.msg : "targets out of range");
+        }
+        for (int l = 0; l < in->letters; l++)
+            if (s.opp_leave.count[l] > unseen.count[l]) {
+                set->n = base, set->np = base_np;
+                return rk_error(err, "%s: sample %zu: the opponent's leave is not in the unseen pool", path, i);
+            }
+        PackedMove *moves = malloc((offs[i + 1] - offs[i] + 1) * sizeof *moves);
+        if (!moves) {
+            set->n = base, set->np = base_np;
+            return rk_error(err, "%s: out of memory", path);
+        }
+        for (uint64_t j = offs[i]; j < offs[i + 1]; j++)
+            packed_from_bytes(&moves[j - offs[i]], c->pm + j * PACKED_MOVE_BYTES);
+        shardset_add(set, &s, moves, c->pp + offs[i], (uint32_t)(offs[i + 1] - offs[i]));
+        free(moves);
+    }
+    return 0;
+}
+
 int shard_read(const char *path, ShardSet *set, ShardInfo *info, const LetterDist *ld, int dim, RkError *err) {
     ShardInfo local;
     ShardInfo *in = info ? info : &local;
     memset(in, 0, sizeof *in);
-    hid_t file = -1;
     int rc = -1;
-    uint8_t *board = NULL, *rack = NULL, *leave = NULL, *small = NULL, *played = NULL, *pm = NULL;
-    int16_t *scores = NULL;
-    uint64_t *game = NULL, *offs = NULL;
-    uint32_t *turn = NULL, *gen = NULL;
-    int32_t *spread = NULL;
-    float *search = NULL, *pp = NULL;
-    file = h5u_open_read(path, err);
+    ShardColumns cols;
+    memset(&cols, 0, sizeof cols);
+    hid_t file = h5u_open_read(path, err);
     if (file < 0) return -1;
     H5E_BEGIN_TRY {
-        int64_t v[6];
-        if (h5u_read_attr_int(file, "schema_version", &v[0]) || h5u_read_attr_int(file, "generation", &v[1]) ||
-            h5u_read_attr_int(file, "dim", &v[2]) || h5u_read_attr_int(file, "letters", &v[3]) ||
-            h5u_read_attr_int(file, "samples", &v[4]) || h5u_read_attr_int(file, "policy_entries", &v[5]) ||
-            h5u_read_attr_str(file, "distribution", in->distribution, sizeof in->distribution)) {
-            rk_error(err, "%s: not a rookery shard (missing header attributes)", path);
-            goto out;
-        }
-        if (v[0] < 1 || v[0] > SHARD_SCHEMA_VERSION) {
-            rk_error(err, "%s: shard schema version %lld, this build reads versions 1 to %d", path, (long long)v[0],
-                     SHARD_SCHEMA_VERSION);
-            goto out;
-        }
-        if (v[2] < 1 || v[2] > RK_MAX_DIM || v[3] < 2 || v[3] > RK_MAX_LETTERS || v[4] < 0 || v[5] < 0 ||
-            v[1] < 0 || v[1] > UINT32_MAX || v[4] > (INT64_C(1) << 32) || v[5] > (INT64_C(1) << 36)) {
-            rk_error(err, "%s: header values out of range", path);
-            goto out;
-        }
-        in->schema_version = (int)v[0];
-        in->generation = (uint32_t)v[1];
-        in->dim = (int)v[2];
-        in->letters = (int)v[3];
-        in->samples = (uint64_t)v[4];
-        in->policy_entries = (uint64_t)v[5];
-        if (ld && in->letters != ld->size) {
-            rk_error(err, "%s: %d letters, the distribution has %d", path, in->letters, ld->size);
-            goto out;
-        }
-        if (dim > 0 && in->dim != dim) {
-            rk_error(err, "%s: board side %d, expected %d", path, in->dim, dim);
-            goto out;
-        }
+        if (read_header(file, path, in, ld, dim, err) != 0) goto out;
         if (!set) {
             rc = 0;
             goto out;
@@ -410,134 +578,15 @@ int shard_read(const char *path, ShardSet *set, ShardInfo *info, const LetterDis
             rk_error(err, "%s: reading samples needs the letter distribution", path);
             goto out;
         }
-        size_t n = in->samples, np = in->policy_entries, sq = (size_t)in->dim * in->dim, L = (size_t)in->letters;
-        board = malloc(n * sq + 1), rack = malloc(n * L + 1), leave = malloc(n * L + 1);
-        small = malloc(n * 5 + 1), played = malloc(n * PACKED_MOVE_BYTES + 1), pm = malloc(np * PACKED_MOVE_BYTES + 1);
-        scores = malloc((n * 2 + 1) * sizeof *scores), game = malloc((n + 1) * sizeof *game);
-        offs = malloc((n + 1) * sizeof *offs), turn = malloc((n + 1) * sizeof *turn);
-        gen = malloc((n + 1) * sizeof *gen), spread = malloc((n + 1) * sizeof *spread), pp = malloc((np + 1) * sizeof *pp);
-        search = malloc((n + 1) * sizeof *search);
-        if (!board || !rack || !leave || !small || !played || !pm || !scores || !game || !offs || !turn || !gen ||
-            !spread || !search || !pp) {
-            rk_error(err, "%s: out of memory for %zu samples", path, n);
-            goto out;
-        }
-        uint8_t *bag = small, *opp = small + n, *zeros = small + 2 * n, *known = small + 3 * n;
-        int8_t *result = (int8_t *)(small + 4 * n);
-        hsize_t d2[2] = {n, sq}, d1 = n, dn1 = n + 1, dp = np, dpm[2] = {np, PACKED_MOVE_BYTES};
-        if (h5u_read_dataset(file, "board", H5T_NATIVE_UINT8, 2, d2, board, path, err)) goto out;
-        d2[1] = L;
-        if (h5u_read_dataset(file, "rack", H5T_NATIVE_UINT8, 2, d2, rack, path, err)) goto out;
-        if (h5u_read_dataset(file, "opp_leave", H5T_NATIVE_UINT8, 2, d2, leave, path, err)) goto out;
-        d2[1] = 2;
-        if (h5u_read_dataset(file, "scores", H5T_NATIVE_INT16, 2, d2, scores, path, err)) goto out;
-        d2[1] = PACKED_MOVE_BYTES;
-        if (h5u_read_dataset(file, "played", H5T_NATIVE_UINT8, 2, d2, played, path, err)) goto out;
-        if (h5u_read_dataset(file, "bag", H5T_NATIVE_UINT8, 1, &d1, bag, path, err) ||
-            h5u_read_dataset(file, "opp_tiles", H5T_NATIVE_UINT8, 1, &d1, opp, path, err) ||
-            h5u_read_dataset(file, "zeros", H5T_NATIVE_UINT8, 1, &d1, zeros, path, err) ||
-            h5u_read_dataset(file, "opp_leave_known", H5T_NATIVE_UINT8, 1, &d1, known, path, err) ||
-            h5u_read_dataset(file, "result", H5T_NATIVE_INT8, 1, &d1, result, path, err) ||
-            h5u_read_dataset(file, "game", H5T_NATIVE_UINT64, 1, &d1, game, path, err) ||
-            h5u_read_dataset(file, "turn", H5T_NATIVE_UINT32, 1, &d1, turn, path, err) ||
-            h5u_read_dataset(file, "generation", H5T_NATIVE_UINT32, 1, &d1, gen, path, err) ||
-            h5u_read_dataset(file, "final_spread", H5T_NATIVE_INT32, 1, &d1, spread, path, err) ||
-            h5u_read_dataset(file, "policy_offsets", H5T_NATIVE_UINT64, 1, &dn1, offs, path, err) ||
-            h5u_read_dataset(file, "policy_moves", H5T_NATIVE_UINT8, 2, dpm, pm, path, err) ||
-            h5u_read_dataset(file, "policy_probs", H5T_NATIVE_FLOAT, 1, &dp, pp, path, err))
-            goto out;
-        if (in->schema_version >= 2) {
-            if (h5u_read_dataset(file, "search_spread", H5T_NATIVE_FLOAT, 1, &d1, search, path, err)) goto out;
-        } else if (H5Lexists(file, "search_spread", H5P_DEFAULT) != 0) {
-            rk_error(err, "%s: schema version 1 with a 'search_spread' dataset (version 2's): a mislabelled shard", path);
-            goto out;
-        } else {
-            for (size_t i = 0; i < n; i++) search[i] = NAN; /* version 1: no search estimates */
-        }
-        static const char *const datasets[] = {
-            "board", "rack", "opp_leave", "scores", "bag", "opp_tiles", "zeros", "game", "turn", "generation",
-            "final_spread", "result", "search_spread", "opp_leave_known", "played", "policy_offsets", "policy_moves",
-            "policy_probs"};
-        if (h5u_check_chunk_overlap(file, datasets, (int)(sizeof datasets / sizeof datasets[0])) != 0) {
-            /* a damaged chunk index that each dataset's own check cannot see (h5util.h) */
-            rk_error(err, "%s: corrupt chunk index (datasets' chunks overlap)", path);
-            goto out;
-        }
         /* validate everything before anything is appended */
-        if (offs[0] != 0 || offs[n] != np) {
-            rk_error(err, "%s: policy_offsets do not span policy_moves", path);
+        if (columns_alloc(&cols, in, path, err) != 0 || read_columns(file, path, in, &cols, err) != 0 ||
+            check_policy(&cols, path, ld, in->dim, err) != 0 || append_samples(set, &cols, in, path, ld, err) != 0)
             goto out;
-        }
-        for (size_t i = 0; i < n; i++) {
-            if (offs[i + 1] < offs[i] || offs[i + 1] - offs[i] > UINT32_MAX) {
-                rk_error(err, "%s: policy_offsets decrease at sample %zu", path, i);
-                goto out;
-            }
-        }
-        for (size_t j = 0; j < np; j++) {
-            PackedMove m;
-            packed_from_bytes(&m, pm + j * PACKED_MOVE_BYTES);
-            if (check_packed(&m, ld, in->dim) != 0 || !isfinite(pp[j]) || pp[j] < 0.0f || pp[j] > 1.0f + 1e-4f) {
-                rk_error(err, "%s: policy entry %zu is invalid", path, j);
-                goto out;
-            }
-        }
-        size_t base = set->n, base_np = set->np;
-        for (size_t i = 0; i < n; i++) {
-            ShardSample s;
-            memset(&s, 0, sizeof s);
-            s.pos.dim = in->dim;
-            memcpy(s.pos.board, board + i * sq, sq);
-            memcpy(s.pos.rack.count, rack + i * L, L);
-            rack_total(&s.pos.rack);
-            memcpy(s.opp_leave.count, leave + i * L, L);
-            rack_total(&s.opp_leave);
-            s.pos.score_self = scores[2 * i];
-            s.pos.score_opp = scores[2 * i + 1];
-            s.pos.bag = bag[i];
-            s.pos.opp_tiles = opp[i];
-            s.pos.zeros = zeros[i];
-            s.opp_leave_known = known[i];
-            s.result = result[i];
-            s.game = game[i];
-            s.turn = turn[i];
-            s.generation = gen[i];
-            s.final_spread = spread[i];
-            s.search_spread = search[i];
-            packed_from_bytes(&s.played, played + i * PACKED_MOVE_BYTES);
-            RkError perr;
-            Rack unseen;
-            bool bad_position = position_check(&s.pos, ld, in->dim, &perr) != 0;
-            bool bad_search = !shard_spread_estimate_ok(s.search_spread);
-            if (bad_position || check_packed(&s.played, ld, in->dim) != 0 || s.result < -1 || s.result > 1 ||
-                bad_search || known[i] > 1 || s.opp_leave.total > RK_RACK_SIZE || position_unseen(&s.pos, ld, &unseen) != 0) {
-                set->n = base, set->np = base_np; /* drop what this file added */
-                rk_error(err, "%s: sample %zu is invalid (%s)", path, i, bad_position ? perr.msg : "targets out of range");
-                goto out;
-            }
-            for (int l = 0; l < in->letters; l++)
-                if (s.opp_leave.count[l] > unseen.count[l]) {
-                    set->n = base, set->np = base_np;
-                    rk_error(err, "%s: sample %zu: the opponent's leave is not in the unseen pool", path, i);
-                    goto out;
-                }
-            PackedMove *moves = malloc((offs[i + 1] - offs[i] + 1) * sizeof *moves);
-            if (!moves) {
-                set->n = base, set->np = base_np;
-                rk_error(err, "%s: out of memory", path);
-                goto out;
-            }
-            for (uint64_t j = offs[i]; j < offs[i + 1]; j++)
-                packed_from_bytes(&moves[j - offs[i]], pm + j * PACKED_MOVE_BYTES);
-            shardset_add(set, &s, moves, pp + offs[i], (uint32_t)(offs[i + 1] - offs[i]));
-            free(moves);
-        }
         rc = 0;
     out:;
     }
     H5E_END_TRY;
     if (file >= 0) H5Fclose(file);
-    free(board), free(rack), free(leave), free(small), free(played), free(pm), free(scores);
-    free(game), free(offs), free(turn), free(gen), free(spread), free(search), free(pp);
+    columns_free(&cols);
     return rc;
 }

@@ -299,23 +299,10 @@ float nn_spread_target(const ShardSample *s, float search_weight) {
     return (float)(target / 100.0);
 }
 
-void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *set, const size_t *idx, int n,
-                     float scale, const NnLossOptions *lo, bool backward, NnLossSums *sums) {
-    NnParams *ps = &m->params;
-    const NnPolicyShape *pshape = &m->ps;
-    size_t sq = (size_t)m->fs.squares, C = (size_t)m->arch.channels, E = (size_t)m->arch.embed;
-    size_t S = (size_t)m->fs.scalars, T = (size_t)pshape->tokens, per = (size_t)pshape->submoves;
-    int Hh = m->arch.head_hidden;
-    for (int i = 0; i < n; i++) nn_batch_set(b, m, i, &set->s[idx[i]].pos);
-    nn_forward_trunk(m, b, n);
-    nn_forward_value(m, b, n);
-    nn_forward_submoves(m, b, n);
-    if (backward) {
-        memset(g->dE, 0, (size_t)n * E * sizeof(float));
-        memset(g->dT, 0, (size_t)n * sq * C * sizeof(float));
-    }
-
-    /* V */
+/* V: the win/draw/loss cross-entropy and the spread's squared error of each sample, their
+ * gradients into dvout. */
+static void value_losses(NnBatch *b, NnGradScratch *g, const ShardSet *set, const size_t *idx, int n, float scale,
+                         const NnLossOptions *lo, NnLossSums *sums) {
     for (int i = 0; i < n; i++) {
         const ShardSample *s = &set->s[idx[i]];
         float wdl[3] = {s->result > 0, s->result == 0, s->result < 0};
@@ -325,8 +312,13 @@ void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *s
         sums->spread += nn_mse(b->vout + (size_t)i * 4 + 3, &spread, 1, vs, g->dvout + (size_t)i * 4 + 3);
         sums->samples += 1.0;
     }
+}
 
-    /* P: sub-moves, and the step rows of the moves whose log P the loss needs */
+/* P: sub-moves, and the step rows of the moves whose log P the loss needs; with backward,
+ * the step head's gradients (and its part of dE and dT). */
+static void policy_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *set, const size_t *idx, int n,
+                          float scale, const NnLossOptions *lo, bool backward, NnLossSums *sums) {
+    size_t T = (size_t)m->ps.tokens;
     NnRows *r = &b->steps;
     r->n = 0;
     bool product = lo->policy_loss == NN_POLICY_LOSS_PRODUCT;
@@ -350,11 +342,14 @@ void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *s
     double dprior = 0;
     for (size_t k = 0; k < (size_t)r->n * T; k++) dprior += (double)g->rdout[k] * (double)r->prior[k];
     if (backward) {
-        nnp_g(ps, m->score_prior)[1] += (float)dprior;
+        nnp_g(&m->params, m->score_prior)[1] += (float)dprior;
         rows_backward(m, g, &m->step_hidden, &m->step_out, r, true);
     }
+}
 
-    /* H: the opponent's leave, t tiles a step in ML order */
+/* H: the opponent's leave, t tiles a step in ML order (its rows' gradients in rdout). */
+static void hidden_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *set, const size_t *idx, int n,
+                          float scale, NnLossSums *sums) {
     NnRows *h = &b->hidden;
     h->n = 0;
     for (int i = 0; i < n; i++) {
@@ -368,6 +363,7 @@ void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *s
     }
     nn_rows_forward(m, &m->h_hidden, &m->h_out, h, nn_hidden_prior_weight(m));
     row_scratch(g, m, h);
+    float *target = g->onehot;
     size_t HO = (size_t)h->out_dim;
     for (int j = 0; j < h->n; j++) {
         memset(target, 0, HO * sizeof(float));
@@ -375,9 +371,16 @@ void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *s
         sums->hidden += h->weight[j] * nn_xent_masked(h->out + (size_t)j * HO, h->mask + (size_t)j * HO, target,
                                                       (int)HO, scale * h->weight[j], g->rdout + (size_t)j * HO);
     }
-    if (!backward) return;
-    rows_backward(m, g, &m->h_hidden, &m->h_out, h, false);
+}
 
+/* The value and sub-move heads backward: their parts of dE (the embedding) and dT (the
+ * trunk's output). */
+static void heads_backward(NnModel *m, NnBatch *b, NnGradScratch *g, int n) {
+    NnParams *ps = &m->params;
+    const NnPolicyShape *pshape = &m->ps;
+    size_t sq = (size_t)m->fs.squares, C = (size_t)m->arch.channels, E = (size_t)m->arch.embed;
+    size_t per = (size_t)pshape->submoves;
+    int Hh = m->arch.head_hidden;
     /* V backward */
     nn_dense_backward(&m->v_out, ps, b->vh, g->dvout, n, g->dvh);
     nn_relu_backward(b->vh, g->dvh, (size_t)n * (size_t)Hh, g->dvh);
@@ -397,6 +400,14 @@ void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *s
     for (size_t k = 0; k < (size_t)n * sq * C; k++) g->dT[k] += g->dT2[k];
     nn_dense_backward(&m->sub_glob, ps, b->emb, g->dglob, n, g->tmpE);
     for (size_t k = 0; k < (size_t)n * E; k++) g->dE[k] += g->tmpE[k];
+}
+
+/* The trunk backward from dE and dT: the embedding and pooling, the residual blocks, the
+ * stem. */
+static void trunk_backward(NnModel *m, NnBatch *b, NnGradScratch *g, int n) {
+    NnParams *ps = &m->params;
+    size_t sq = (size_t)m->fs.squares, C = (size_t)m->arch.channels, E = (size_t)m->arch.embed;
+    size_t S = (size_t)m->fs.scalars;
     /* embedding backward */
     nn_relu_backward(b->emb, g->dE, (size_t)n * E, g->dE);
     nn_dense_backward(&m->embed, ps, b->pooled_in, g->dE, n, g->dpin);
@@ -426,4 +437,24 @@ void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *s
         }
     nn_dense_backward(&m->scalar_in, ps, b->scalars, g->dsb, n, NULL);
     nn_conv3_backward(&m->stem, ps, b->planes, dy, n, NULL, b->col);
+}
+
+void nn_chunk_losses(NnModel *m, NnBatch *b, NnGradScratch *g, const ShardSet *set, const size_t *idx, int n,
+                     float scale, const NnLossOptions *lo, bool backward, NnLossSums *sums) {
+    size_t sq = (size_t)m->fs.squares, C = (size_t)m->arch.channels, E = (size_t)m->arch.embed;
+    for (int i = 0; i < n; i++) nn_batch_set(b, m, i, &set->s[idx[i]].pos);
+    nn_forward_trunk(m, b, n);
+    nn_forward_value(m, b, n);
+    nn_forward_submoves(m, b, n);
+    if (backward) {
+        memset(g->dE, 0, (size_t)n * E * sizeof(float));
+        memset(g->dT, 0, (size_t)n * sq * C * sizeof(float));
+    }
+    value_losses(b, g, set, idx, n, scale, lo, sums);
+    policy_losses(m, b, g, set, idx, n, scale, lo, backward, sums);
+    hidden_losses(m, b, g, set, idx, n, scale, sums);
+    if (!backward) return;
+    rows_backward(m, g, &m->h_hidden, &m->h_out, &b->hidden, false);
+    heads_backward(m, b, g, n);
+    trunk_backward(m, b, g, n);
 }

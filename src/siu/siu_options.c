@@ -246,16 +246,16 @@ static bool find_in_data_path(const SiuOptions *o, const char *name, const char 
 
 /* Opens the lexicon `name`: a .kwg path; NAME.kwg in DataPath; NAME where
  * rookery finds lexica (core/engine.h). The code it is known by into code. */
-static int try_lexicon(const SiuOptions *o, const char *name, Engine *e, char *code, size_t code_cap) {
+static int try_lexicon(const SiuOptions *o, const char *name, Engine *e, char *code, size_t code_cap, RkError *err) {
     char path[4096];
     const char *base = strrchr(name, '/');
     base = base != NULL ? base + 1 : name;
     size_t blen = strlen(base);
     bool ext = blen > 4 && strcmp(base + blen - 4, ".kwg") == 0;
-    int rc = -1;
-    if (strchr(name, '/') != NULL || ext) rc = engine_open(e, NULL, NULL, name, NULL);
-    else if (find_in_data_path(o, name, ".kwg", path, sizeof path)) rc = engine_open(e, NULL, NULL, path, NULL);
-    else if (name[0] != '\0') rc = engine_open(e, NULL, NULL, NULL, name);
+    int rc = rk_error(err, "no lexicon named");
+    if (strchr(name, '/') != NULL || ext) rc = engine_open(e, NULL, NULL, name, NULL, err);
+    else if (find_in_data_path(o, name, ".kwg", path, sizeof path)) rc = engine_open(e, NULL, NULL, path, NULL, err);
+    else if (name[0] != '\0') rc = engine_open(e, NULL, NULL, NULL, name, err);
     if (rc == 0) snprintf(code, code_cap, "%.*s", (int)(ext ? blen - 4 : blen), base);
     return rc;
 }
@@ -263,13 +263,14 @@ static int try_lexicon(const SiuOptions *o, const char *name, Engine *e, char *c
 /* Opens the lexicon named `want`, else the default lexicon, said in an info
  * string. */
 static int open_lexicon(SiuSession *s, const char *want, Engine *e, char *code, size_t code_cap) {
-    if (try_lexicon(&s->opt, want, e, code, code_cap) == 0) return 0;
+    RkError err;
+    if (try_lexicon(&s->opt, want, e, code, code_cap, &err) == 0) return 0;
     if (strcasecmp(want, DEFAULT_LEXICON) != 0) {
-        siu_say(s, "info string lexicon %s not found in DataPath; playing with %s", want, DEFAULT_LEXICON);
-        if (try_lexicon(&s->opt, DEFAULT_LEXICON, e, code, code_cap) == 0) return 0;
+        siu_say(s, "info string lexicon %s not loaded: %s; playing with %s", want, err.msg, DEFAULT_LEXICON);
+        if (try_lexicon(&s->opt, DEFAULT_LEXICON, e, code, code_cap, &err) == 0) return 0;
     }
-    siu_say(s, "info string the default lexicon %s does not load (put SOWPODS.kwg in DataPath, or see "
-               "docs/commands.md on lexica)", DEFAULT_LEXICON);
+    siu_say(s, "info string the default lexicon %s does not load: %s; put SOWPODS.kwg in DataPath, or see "
+               "docs/commands.md on lexica", DEFAULT_LEXICON, err.msg);
     return -1;
 }
 

@@ -155,8 +155,10 @@ static int setup_alone(Trainer *t) {
     RkError err;
     if (engine_open(&t->engine, t->cfg.ld, t->cfg.layout,
                     strchr(t->cfg.lexicon, '/') || strstr(t->cfg.lexicon, ".kwg") ? t->cfg.lexicon : NULL,
-                    t->cfg.lexicon) != 0)
+                    t->cfg.lexicon, &err) != 0) {
+        fprintf(stderr, "rookery: %s\n", err.msg);
         return 2;
+    }
     if (racktable_build(&t->leaves.racks, &t->engine.ld, RK_RACK_SIZE, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;

@@ -48,8 +48,9 @@ static int load(Fake *f) {
     if (f->e != NULL) return 0;
     f->e = malloc(sizeof *f->e);
     f->pos = malloc(sizeof *f->pos);
-    if (f->e == NULL || f->pos == NULL || engine_open(f->e, NULL, NULL, f->kwg[0] ? f->kwg : NULL, NULL) != 0) {
-        fprintf(stderr, "fake: cannot load the lexicon\n");
+    RkError err = {.msg = "out of memory"};
+    if (f->e == NULL || f->pos == NULL || engine_open(f->e, NULL, NULL, f->kwg[0] ? f->kwg : NULL, NULL, &err) != 0) {
+        fprintf(stderr, "fake: cannot load the lexicon: %s\n", err.msg);
         exit(4);
     }
     return 0;

@@ -225,9 +225,9 @@ static void test_rookery_siu_plays_match_games(void) {
     if (!arena_open(&a, cmd, cmd, 0, NULL)) return;
     Engine *e = malloc(sizeof *e);
     CU_ASSERT_PTR_NOT_NULL_FATAL(e);
-    CU_ASSERT_EQUAL_FATAL(engine_open(e, NULL, NULL, tu_sowpods_kwg(), NULL), 0);
-    char leaves[4200];
     RkError err;
+    CU_ASSERT_EQUAL_FATAL(engine_open(e, NULL, NULL, tu_sowpods_kwg(), NULL, &err), 0);
+    char leaves[4200];
     Player p;
     CU_ASSERT_EQUAL_FATAL(player_open(&p, "static", &a.env.ld, &err), 0);
     if (engine_default_leaves(e, leaves, sizeof leaves, &err) == 1)

@@ -446,7 +446,7 @@ static void test_options(void) {
     send_line(f, "isready");
     CU_ASSERT_FATAL(read_until(f, "readyok", 30000) >= 0);
     CU_ASSERT(count_prefix(f, "info string setoption:") == 3);
-    CU_ASSERT(first_prefix(f, "info string lexicon CSW21 not found") >= 0);
+    CU_ASSERT(first_prefix(f, "info string lexicon CSW21 not loaded: lexicon CSW21.kwg not found") >= 0);
     send_line(f, "position cgp " OPENING);
     send_line(f, "go gen");
     CU_ASSERT_FATAL(read_until(f, "bestmove", 5000) >= 0);
@@ -457,7 +457,7 @@ static void test_options(void) {
     send_line(f, "position cgp " OPENING " lex NWL20;");
     send_line(f, "go gen");
     CU_ASSERT_FATAL(read_until(f, "bestmove", 5000) >= 0);
-    CU_ASSERT(first_prefix(f, "info string lexicon NWL20 not found") >= 0);
+    CU_ASSERT(first_prefix(f, "info string lexicon NWL20 not loaded: lexicon NWL20.kwg not found") >= 0);
     front_quit(f);
     /* a preset that is not an option: exit code 2 before the handshake */
     const char *bad[] = {"Nope=1"};
