@@ -291,6 +291,48 @@ static int open_nets(const Engine *e, const NnFeatureContext *fc, const char *li
     return 0;
 }
 
+/* The benchmark proper: up to npos positions in each bag range (pos has room for them), the
+ * last move of each inferred under cfg, and a line a range of what the inferences cost;
+ * leaves_name names the leaves in the header. */
+static void bench_ranges(const SelfplayConfig *play, InferConfig *cfg, const char *leaves_name, uint64_t seed,
+                         Game *pos, int npos, Game *scratch, Game *before) {
+    RkError err;
+    printf("bench infer: window %.1f points, leaves %s, every leave weighed up to %llu, else %llu racks drawn\n",
+           cfg->tau, leaves_name, (unsigned long long)cfg->max_enumerate, (unsigned long long)cfg->samples);
+    const Row rows[] = {{60, 80}, {40, 59}, {20, 39}, {9, 19}, {1, 8}};
+    InferResult r;
+    infer_result_init(&r);
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        int got = positions_per_game(play, rows[k].lo, rows[k].hi, false, pos, npos, scratch);
+        double sum = 0.0, worst = 0.0, leaves = 0.0, racks = 0.0, consistent = 0.0;
+        int exact = 0, done_n = 0;
+        for (int i = 0; i < got; i++) {
+            if (!game_before_last(&pos[i], before)) continue;
+            cfg->seed = seed + (uint64_t)i;
+            if (infer_run(before, &pos[i].last, pos[i].last.kind == MOVE_EXCHANGE, cfg, &r, &err) != 0) {
+                fprintf(stderr, "rookery: %s\n", err.msg);
+                continue;
+            }
+            sum += r.seconds;
+            if (r.seconds > worst) worst = r.seconds;
+            exact += r.exact;
+            leaves += r.count;
+            racks += (double)r.racks;
+            consistent += (double)r.consistent;
+            done_n++;
+        }
+        if (done_n == 0) {
+            printf("  bag %2d-%2d: no position\n", rows[k].lo, rows[k].hi);
+            continue;
+        }
+        printf("  bag %2d-%2d: %3d positions, %7.1f ms an inference (max %7.1f), %3d exact, %7.0f leaves, %7.0f racks "
+               "weighed, %7.0f consistent\n",
+               rows[k].lo, rows[k].hi, done_n, 1000.0 * sum / done_n, 1000.0 * worst, exact, leaves / done_n,
+               racks / done_n, consistent / done_n);
+    }
+    infer_result_free(&r);
+}
+
 int bench_infer(int argc, char **argv) {
     const char *lexicon = NULL, *cal_player = "static", *cal_models = NULL, *cal_nets = NULL;
     uint64_t npos = 20, seed = 1, cal_games = 0, enumerate_max = 20000, samples = 2000;
@@ -353,40 +395,7 @@ int bench_infer(int argc, char **argv) {
         close_nets(nets, nnets);
         goto done;
     }
-    printf("bench infer: window %.1f points, leaves %s, every leave weighed up to %llu, else %llu racks drawn\n", tau,
-           have ? path : "zero", (unsigned long long)cfg.max_enumerate, (unsigned long long)cfg.samples);
-    const Row rows[] = {{60, 80}, {40, 59}, {20, 39}, {9, 19}, {1, 8}};
-    InferResult r;
-    infer_result_init(&r);
-    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
-        int got = positions_per_game(&play, rows[k].lo, rows[k].hi, false, pos, (int)npos, scratch);
-        double sum = 0.0, worst = 0.0, leaves = 0.0, racks = 0.0, consistent = 0.0;
-        int exact = 0, done_n = 0;
-        for (int i = 0; i < got; i++) {
-            if (!game_before_last(&pos[i], before)) continue;
-            cfg.seed = seed + (uint64_t)i;
-            if (infer_run(before, &pos[i].last, pos[i].last.kind == MOVE_EXCHANGE, &cfg, &r, &err) != 0) {
-                fprintf(stderr, "rookery: %s\n", err.msg);
-                continue;
-            }
-            sum += r.seconds;
-            if (r.seconds > worst) worst = r.seconds;
-            exact += r.exact;
-            leaves += r.count;
-            racks += (double)r.racks;
-            consistent += (double)r.consistent;
-            done_n++;
-        }
-        if (done_n == 0) {
-            printf("  bag %2d-%2d: no position\n", rows[k].lo, rows[k].hi);
-            continue;
-        }
-        printf("  bag %2d-%2d: %3d positions, %7.1f ms an inference (max %7.1f), %3d exact, %7.0f leaves, %7.0f racks "
-               "weighed, %7.0f consistent\n",
-               rows[k].lo, rows[k].hi, done_n, 1000.0 * sum / done_n, 1000.0 * worst, exact, leaves / done_n,
-               racks / done_n, consistent / done_n);
-    }
-    infer_result_free(&r);
+    bench_ranges(&play, &cfg, have ? path : "zero", seed, pos, (int)npos, scratch, before);
 done:
     free(pos);
     free(scratch);

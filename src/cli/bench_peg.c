@@ -110,6 +110,89 @@ static bool peg_move(const Player *p, const Game *g, int ms, int candidates, Mov
     return ok;
 }
 
+/* One position's comparison: each player's move, its share of wins at the check and mean
+ * spread there, whether the check got to its depth (d) and whether it proved the share (e). */
+typedef struct PegPair {
+    Move mp, ms;
+    double sp, ss, mean_p, mean_s;
+    bool ep, es, dp, ds, same;
+} PegPair;
+
+/* The running totals over the positions compared. */
+typedef struct PegTally {
+    int found, checked, both_exact, agree, peg_better, sim_better;
+    double share_peg, share_sim, diff_sum, diff_sq;
+    uint64_t games;
+} PegTally;
+
+/* Both players' moves in g, each then checked (once when they agree); false after an error
+ * (printed). */
+static bool compare_position(const BenchPeg *b, const Player *p, const Game *g, PegPair *x) {
+    *x = (PegPair){0};
+    if (!peg_move(p, g, b->movetime, b->candidates, &x->mp) || !sim_move(p, g, b->movetime, &x->ms)) return false;
+    x->same = move_same(&x->mp, &x->ms);
+    if (!check_move(g, &x->mp, b->check_depth, b->check, &x->sp, &x->dp, &x->ep, &x->mean_p) ||
+        (!x->same && !check_move(g, &x->ms, b->check_depth, b->check, &x->ss, &x->ds, &x->es, &x->mean_s)))
+        return false;
+    if (x->same) {
+        x->ss = x->sp;
+        x->es = x->ep;
+        x->ds = x->dp;
+        x->mean_s = x->mean_p;
+    }
+    return true;
+}
+
+/* Adds one position's comparison to the totals (its shares only when both checks finished). */
+static void tally_add(PegTally *t, const PegPair *x) {
+    t->agree += x->same;
+    if (x->dp && x->ds) {
+        t->checked++;
+        t->both_exact += x->ep && x->es;
+        t->share_peg += x->sp;
+        t->share_sim += x->ss;
+        t->diff_sum += x->sp - x->ss;
+        t->diff_sq += (x->sp - x->ss) * (x->sp - x->ss);
+        t->peg_better += x->sp > x->ss;
+        t->sim_better += x->ss > x->sp;
+    }
+}
+
+/* Prints the --show line of one position: its CGP, then each player's move and check. */
+static void show_position(const Game *g, const PegPair *x) {
+    char cgp[1024], tp[128], ts[128];
+    cgp_write(g, NULL, cgp, sizeof cgp);
+    move_to_string(&x->mp, &g->board, g->ld, tp, sizeof tp);
+    move_to_string(&x->ms, &g->board, g->ld, ts, sizeof ts);
+    printf("%s | peg %s %.1f%% %+.1f%s | sim %s %.1f%% %+.1f%s\n", cgp, tp, 100 * x->sp, x->mean_p,
+           x->ep ? " exact" : x->dp ? "" : " (check cut)", ts, 100 * x->ss, x->mean_s,
+           x->es ? " exact" : x->ds ? "" : " (check cut)");
+    fflush(stdout);
+}
+
+/* Prints the summary of the totals; 1 (after saying so) when no position was found. */
+static int report(const BenchPeg *b, const PegTally *t) {
+    if (t->found == 0) {
+        fprintf(stderr, "rookery bench peg: no game of %" PRIu64 " reached %d tiles in the bag\n", t->games, b->bag);
+        return 1;
+    }
+    printf("bench peg: %d positions with %d tile%s in the bag, spread within %d (from %" PRIu64
+           " static games, seed %" PRIu64 "), %d ms a move, one core; peg candidates %d (0: all)\n",
+           t->found, b->bag, b->bag == 1 ? "" : "s", b->max_spread, t->games, b->seed, b->movetime, b->candidates);
+    printf("  the same move %d of %d; checked to depth %d (exact where proved sooner) in %d, both exact in %d\n",
+           t->agree, t->found, b->check_depth, t->checked, t->both_exact);
+    if (t->checked > 0) {
+        int checked = t->checked;
+        double mean = t->diff_sum / checked,
+               var = checked > 1 ? (t->diff_sq - checked * mean * mean) / (checked - 1) : 0;
+        printf("  share of wins at the check: peg %.2f%%, %s %.2f%%, difference %+.2f +/- %.2f points (1 se);"
+               " peg better in %d, the simulation in %d\n",
+               100 * t->share_peg / checked, b->spec, 100 * t->share_sim / checked, 100 * mean,
+               100 * sqrt(var > 0 ? var / checked : 0), t->peg_better, t->sim_better);
+    }
+    return 0;
+}
+
 int bench_peg(int argc, char **argv) {
     const char *lexicon = NULL;
     BenchPeg b = {.npos = 20, .seed = 1, .bag = 1, .movetime = 1000, .check = 120000, .check_depth = 4, .max_spread = 40,
@@ -149,75 +232,24 @@ int bench_peg(int argc, char **argv) {
     sc.layout = &e.layout;
     sc.kwg = &e.kwg;
     sc.seed = b.seed;
-    int found = 0, checked = 0, both_exact = 0, agree = 0, peg_better = 0, sim_better = 0;
-    double share_peg = 0, share_sim = 0, diff_sum = 0, diff_sq = 0;
-    uint64_t games = 0;
-    for (uint64_t gi = 0; rc == 0 && (uint64_t)found < b.npos && gi < 100 * b.npos + 1000; gi++) {
-        games++;
+    PegTally t = {0};
+    for (uint64_t gi = 0; rc == 0 && (uint64_t)t.found < b.npos && gi < 100 * b.npos + 1000; gi++) {
+        t.games++;
         if (!endgame_study_peg_position(&sc, gi, b.bag, g)) continue;
         int spread = g->scores[g->on_turn] - g->scores[1 - g->on_turn];
         if (spread > b.max_spread || spread < -b.max_spread) continue;
-        found++;
-        Move mp, ms;
-        if (!peg_move(&p, g, b.movetime, b.candidates, &mp) || !sim_move(&p, g, b.movetime, &ms)) {
+        t.found++;
+        PegPair x;
+        if (!compare_position(&b, &p, g, &x)) {
             rc = 1;
             break;
         }
-        double sp = 0, ss = 0, mean_p = 0, mean_s = 0;
-        bool ep = false, es = false, dp = false, ds = false;
-        bool same = move_same(&mp, &ms);
-        if (!check_move(g, &mp, b.check_depth, b.check, &sp, &dp, &ep, &mean_p) ||
-            (!same && !check_move(g, &ms, b.check_depth, b.check, &ss, &ds, &es, &mean_s))) {
-            rc = 1;
-            break;
-        }
-        if (same) {
-            ss = sp;
-            es = ep;
-            ds = dp;
-            mean_s = mean_p;
-        }
-        agree += same;
-        if (dp && ds) {
-            checked++;
-            both_exact += ep && es;
-            share_peg += sp;
-            share_sim += ss;
-            diff_sum += sp - ss;
-            diff_sq += (sp - ss) * (sp - ss);
-            peg_better += sp > ss;
-            sim_better += ss > sp;
-        }
-        if (b.show) {
-            char cgp[1024], tp[128], ts[128];
-            cgp_write(g, NULL, cgp, sizeof cgp);
-            move_to_string(&mp, &g->board, g->ld, tp, sizeof tp);
-            move_to_string(&ms, &g->board, g->ld, ts, sizeof ts);
-            printf("%s | peg %s %.1f%% %+.1f%s | sim %s %.1f%% %+.1f%s\n", cgp, tp, 100 * sp, mean_p,
-                   ep ? " exact" : dp ? "" : " (check cut)", ts, 100 * ss, mean_s, es ? " exact" : ds ? "" : " (check cut)");
-            fflush(stdout);
-        }
-        fprintf(stderr, "\r%d of %" PRIu64 " positions", found, b.npos);
+        tally_add(&t, &x);
+        if (b.show) show_position(g, &x);
+        fprintf(stderr, "\r%d of %" PRIu64 " positions", t.found, b.npos);
     }
     fprintf(stderr, "\n");
-    if (rc == 0 && found == 0) {
-        fprintf(stderr, "rookery bench peg: no game of %" PRIu64 " reached %d tiles in the bag\n", games, b.bag);
-        rc = 1;
-    }
-    if (rc == 0) {
-        printf("bench peg: %d positions with %d tile%s in the bag, spread within %d (from %" PRIu64
-               " static games, seed %" PRIu64 "), %d ms a move, one core; peg candidates %d (0: all)\n",
-               found, b.bag, b.bag == 1 ? "" : "s", b.max_spread, games, b.seed, b.movetime, b.candidates);
-        printf("  the same move %d of %d; checked to depth %d (exact where proved sooner) in %d, both exact in %d\n",
-               agree, found, b.check_depth, checked, both_exact);
-        if (checked > 0) {
-            double mean = diff_sum / checked, var = checked > 1 ? (diff_sq - checked * mean * mean) / (checked - 1) : 0;
-            printf("  share of wins at the check: peg %.2f%%, %s %.2f%%, difference %+.2f +/- %.2f points (1 se);"
-                   " peg better in %d, the simulation in %d\n",
-                   100 * share_peg / checked, b.spec, 100 * share_sim / checked, 100 * mean,
-                   100 * sqrt(var > 0 ? var / checked : 0), peg_better, sim_better);
-        }
-    }
+    if (rc == 0) rc = report(&b, &t);
     if (p.kind != NULL) player_close(&p);
     free(g);
     engine_close(&e);

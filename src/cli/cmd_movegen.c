@@ -54,6 +54,66 @@ static void json_string(const char *s) {
     printf("\"%s\"", rk_json_escape(s, buf, sizeof buf));
 }
 
+/* What movegen prints: the sorted moves (the first `shown` of them), their counts by kind,
+ * whether to give equities (--leaves), and the request for --best's move (NULL: none). */
+typedef struct MovegenShow {
+    const MoveList *list;
+    size_t shown, placements, exchanges, passes;
+    bool equity;
+    const MoveGenRequest *best;
+    const Board *board;
+    const LetterDist *ld;
+} MovegenShow;
+
+/* Prints the moves as one JSON object (--json). */
+static void print_json(const MovegenShow *o) {
+    char buf[128], eq[32];
+    printf("{\"placements\": %zu, \"exchanges\": %zu, \"passes\": %zu, \"top\": [", o->placements, o->exchanges,
+           o->passes);
+    for (size_t i = 0; i < o->shown; i++) {
+        move_to_string(&o->list->moves[i], o->board, o->ld, buf, sizeof buf);
+        printf("%s{\"move\": ", i ? ", " : "");
+        json_string(buf);
+        printf(", \"score\": %d", o->list->moves[i].score);
+        if (o->equity) {
+            fmt_equity(&o->list->moves[i], "null", eq, sizeof eq);
+            printf(", \"equity\": %s", eq);
+        }
+        printf("}");
+    }
+    printf("]");
+    if (o->best) {
+        Move m;
+        movegen_best(o->best, &m, NULL);
+        move_to_string(&m, o->board, o->ld, buf, sizeof buf);
+        printf(", \"best\": {\"move\": ");
+        json_string(buf);
+        printf(", \"score\": %d, \"equity\": %.3f}", m.score, m.equity / 1000.0);
+    }
+    printf("}\n");
+}
+
+/* Prints the moves as text, one line a move. */
+static void print_text(const MovegenShow *o) {
+    char buf[128], eq[32];
+    printf("placements %zu, exchanges %zu, passes %zu\n", o->placements, o->exchanges, o->passes);
+    for (size_t i = 0; i < o->shown; i++) {
+        move_to_string(&o->list->moves[i], o->board, o->ld, buf, sizeof buf);
+        if (o->equity) {
+            fmt_equity(&o->list->moves[i], "-", eq, sizeof eq);
+            printf("%4zu. %-24s %4d  equity %s\n", i + 1, buf, o->list->moves[i].score, eq);
+        } else {
+            printf("%4zu. %-24s %4d\n", i + 1, buf, o->list->moves[i].score);
+        }
+    }
+    if (o->best) {
+        Move m;
+        movegen_best(o->best, &m, NULL);
+        move_to_string(&m, o->board, o->ld, buf, sizeof buf);
+        printf("best: %s %d (equity %.3f)\n", buf, m.score, m.equity / 1000.0);
+    }
+}
+
 int cmd_movegen(int argc, char **argv) {
     const char *cgp = NULL, *lexicon = NULL, *ld_name = NULL, *layout_name = NULL, *leaves = NULL;
     int top = 10;
@@ -101,57 +161,17 @@ int cmd_movegen(int argc, char **argv) {
     if (leaves != NULL) klv_request_leaves(&req, klv_leave_value, &klv);
     MoveList list;
     movelist_init(&list);
-    size_t placements = movegen_all(&req, &list);
-    size_t exchanges = 0, passes = 0;
+    MovegenShow o = {.list = &list, .equity = leaves != NULL, .best = best ? &req : NULL, .board = &g->board,
+                     .ld = &e.ld};
+    o.placements = movegen_all(&req, &list);
     for (size_t i = 0; i < list.count; i++) {
-        exchanges += list.moves[i].kind == MOVE_EXCHANGE;
-        passes += list.moves[i].kind == MOVE_PASS;
+        o.exchanges += list.moves[i].kind == MOVE_EXCHANGE;
+        o.passes += list.moves[i].kind == MOVE_PASS;
     }
     qsort(list.moves, list.count, sizeof(Move), leaves != NULL ? by_equity : by_score);
-    size_t shown = (size_t)top < list.count ? (size_t)top : list.count;
-    char buf[128], eq[32];
-    if (json) {
-        printf("{\"placements\": %zu, \"exchanges\": %zu, \"passes\": %zu, \"top\": [", placements, exchanges,
-               passes);
-        for (size_t i = 0; i < shown; i++) {
-            move_to_string(&list.moves[i], &g->board, &e.ld, buf, sizeof buf);
-            printf("%s{\"move\": ", i ? ", " : "");
-            json_string(buf);
-            printf(", \"score\": %d", list.moves[i].score);
-            if (leaves != NULL) {
-                fmt_equity(&list.moves[i], "null", eq, sizeof eq);
-                printf(", \"equity\": %s", eq);
-            }
-            printf("}");
-        }
-        printf("]");
-        if (best) {
-            Move m;
-            movegen_best(&req, &m, NULL);
-            move_to_string(&m, &g->board, &e.ld, buf, sizeof buf);
-            printf(", \"best\": {\"move\": ");
-            json_string(buf);
-            printf(", \"score\": %d, \"equity\": %.3f}", m.score, m.equity / 1000.0);
-        }
-        printf("}\n");
-    } else {
-        printf("placements %zu, exchanges %zu, passes %zu\n", placements, exchanges, passes);
-        for (size_t i = 0; i < shown; i++) {
-            move_to_string(&list.moves[i], &g->board, &e.ld, buf, sizeof buf);
-            if (leaves != NULL) {
-                fmt_equity(&list.moves[i], "-", eq, sizeof eq);
-                printf("%4zu. %-24s %4d  equity %s\n", i + 1, buf, list.moves[i].score, eq);
-            } else {
-                printf("%4zu. %-24s %4d\n", i + 1, buf, list.moves[i].score);
-            }
-        }
-        if (best) {
-            Move m;
-            movegen_best(&req, &m, NULL);
-            move_to_string(&m, &g->board, &e.ld, buf, sizeof buf);
-            printf("best: %s %d (equity %.3f)\n", buf, m.score, m.equity / 1000.0);
-        }
-    }
+    o.shown = (size_t)top < list.count ? (size_t)top : list.count;
+    if (json) print_json(&o);
+    else print_text(&o);
     movelist_free(&list);
     free(g);
     klv_free(&klv);

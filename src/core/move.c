@@ -134,50 +134,45 @@ static int parse_exchange(Move *m, const char *s, const char *body, size_t blen,
     return 0;
 }
 
-int move_parse(Move *m, const char *text, const Board *b, const LetterDist *ld, RkError *err) {
-    memset(m, 0, sizeof *m);
-    char s[96]; /* the text as quoted in messages */
-    rk_quote_text(s, sizeof s, text, strlen(text));
-    const char *p = text;
-    while (isspace((unsigned char)*p)) p++;
-    size_t n = strlen(p);
-    while (n > 0 && isspace((unsigned char)p[n - 1])) n--;
-    if (n == 0) return rk_error(err, "move '%s': empty", s);
-    if (n == 4 && strncmp(p, "pass", 4) == 0) {
-        m->kind = MOVE_PASS;
-        return 0;
-    }
-    if (n >= 6 && strncmp(p, "(exch", 5) == 0 && isspace((unsigned char)p[5])) {
-        if (p[n - 1] != ')') return rk_error(err, "move '%s': expected '(exch TILES)'", s);
-        const char *body = p + 6;
-        while (isspace((unsigned char)*body)) body++;
-        const char *end = p + n - 1;
-        while (end > body && isspace((unsigned char)end[-1])) end--;
-        return parse_exchange(m, s, body, end > body ? (size_t)(end - body) : 0, ld, err);
-    }
-    if (b == NULL) return rk_error(err, "move '%s': a placement needs a board", s);
-    int dim = b->dim;
+/* Where a placement starts and which way it runs (from its coordinate), and how many
+ * squares and fresh tiles its letters cover (from its tiles). */
+typedef struct Placement {
+    int row, col, dir, dr, dc;
+    int len, fresh;
+} Placement;
+
+/* Reads a placement's coordinate ("8D" across, "D8" down) into pl and steps *q past the
+ * blanks that must follow it; s is the move as quoted in messages. */
+static int parse_coordinate(Placement *pl, const char **q, int dim, const char *s, RkError *err) {
     int row, col, dir;
-    const char *q = p;
-    if (isdigit((unsigned char)*q)) {
+    if (isdigit((unsigned char)**q)) {
         dir = DIR_ACROSS;
-        row = parse_row(&q);
-        col = parse_col(&q);
+        row = parse_row(q);
+        col = parse_col(q);
     } else {
         dir = DIR_DOWN;
-        col = parse_col(&q);
-        row = parse_row(&q);
+        col = parse_col(q);
+        row = parse_row(q);
     }
-    if (row >= 0 && col >= 0 && *q == '\0')
+    if (row >= 0 && col >= 0 && **q == '\0')
         return rk_error(err, "move '%s': no tiles after the coordinate", s);
-    if (row < 0 || col < 0 || (*q != ' ' && *q != '\t'))
+    if (row < 0 || col < 0 || (**q != ' ' && **q != '\t'))
         return rk_error(err, "move '%s': bad coordinate (expected e.g. '8D WORD' across or 'D8 WORD' down)",
                         s);
     if (row >= dim || col >= dim)
         return rk_error(err, "move '%s': coordinate off the %dx%d board", s, dim, dim);
-    while (*q == ' ' || *q == '\t') q++;
-    const char *end = p + n;
-    int dr = dir == DIR_ACROSS ? 0 : 1, dc = 1 - dr;
+    while (**q == ' ' || **q == '\t') (*q)++;
+    pl->row = row, pl->col = col, pl->dir = dir;
+    pl->dr = dir == DIR_ACROSS ? 0 : 1, pl->dc = 1 - pl->dr;
+    return 0;
+}
+
+/* Reads the tiles q..end of a placement into m->tiles, checking each against the square it
+ * lands on (a parenthesized run must match the board, a fresh tile needs an empty square);
+ * counts them in pl->len and pl->fresh. */
+static int parse_tiles(Move *m, Placement *pl, const char *q, const char *end, const Board *b,
+                       const LetterDist *ld, const char *s, RkError *err) {
+    int dim = b->dim;
     int len = 0, fresh = 0;
     bool in_paren = false, paren_empty = false;
     while (q < end) {
@@ -195,7 +190,7 @@ int move_parse(Move *m, const char *text, const Board *b, const LetterDist *ld, 
             q++;
             continue;
         }
-        int r = row + dr * len, c = col + dc * len;
+        int r = pl->row + pl->dr * len, c = pl->col + pl->dc * len;
         if (r >= dim || c >= dim || len >= RK_MAX_DIM)
             return rk_error(err, "move '%s': runs off the board", s);
         const char *at = q;
@@ -233,11 +228,23 @@ int move_parse(Move *m, const char *text, const Board *b, const LetterDist *ld, 
         }
     }
     if (in_paren) return rk_error(err, "move '%s': unclosed '('", s);
-    if (fresh == 0) return rk_error(err, "move '%s': places no tiles", s);
+    pl->len = len, pl->fresh = fresh;
+    return 0;
+}
+
+/* Parses the placement p..end ("8D WORD" or "D8 WORD") on board b into m. */
+static int parse_placement(Move *m, const char *p, const char *end, const Board *b, const LetterDist *ld,
+                           const char *s, RkError *err) {
+    int dim = b->dim;
+    Placement pl = {0};
+    const char *q = p;
+    if (parse_coordinate(&pl, &q, dim, s, err) != 0) return -1;
+    if (parse_tiles(m, &pl, q, end, b, ld, s, err) != 0) return -1;
+    if (pl.fresh == 0) return rk_error(err, "move '%s': places no tiles", s);
     /* The squares just before and after the word must be empty, or the word
      * written would not be the word formed. */
-    int br = row - dr, bc = col - dc;
-    int ar = row + dr * len, ac = col + dc * len;
+    int br = pl.row - pl.dr, bc = pl.col - pl.dc;
+    int ar = pl.row + pl.dr * pl.len, ac = pl.col + pl.dc * pl.len;
     if (br >= 0 && bc >= 0 && board_at(b, br, bc) != 0)
         return rk_error(err, "move '%s': square %d%c before the word holds a tile (include it in parentheses)",
                         s, br + 1, 'A' + bc);
@@ -245,12 +252,37 @@ int move_parse(Move *m, const char *text, const Board *b, const LetterDist *ld, 
         return rk_error(err, "move '%s': square %d%c after the word holds a tile (include it in parentheses)",
                         s, ar + 1, 'A' + ac);
     m->kind = MOVE_PLACE;
-    m->dir = (uint8_t)dir;
-    m->row = (uint8_t)row;
-    m->col = (uint8_t)col;
-    m->len = (uint8_t)len;
-    m->ntiles = (uint8_t)fresh;
+    m->dir = (uint8_t)pl.dir;
+    m->row = (uint8_t)pl.row;
+    m->col = (uint8_t)pl.col;
+    m->len = (uint8_t)pl.len;
+    m->ntiles = (uint8_t)pl.fresh;
     return 0;
+}
+
+int move_parse(Move *m, const char *text, const Board *b, const LetterDist *ld, RkError *err) {
+    memset(m, 0, sizeof *m);
+    char s[96]; /* the text as quoted in messages */
+    rk_quote_text(s, sizeof s, text, strlen(text));
+    const char *p = text;
+    while (isspace((unsigned char)*p)) p++;
+    size_t n = strlen(p);
+    while (n > 0 && isspace((unsigned char)p[n - 1])) n--;
+    if (n == 0) return rk_error(err, "move '%s': empty", s);
+    if (n == 4 && strncmp(p, "pass", 4) == 0) {
+        m->kind = MOVE_PASS;
+        return 0;
+    }
+    if (n >= 6 && strncmp(p, "(exch", 5) == 0 && isspace((unsigned char)p[5])) {
+        if (p[n - 1] != ')') return rk_error(err, "move '%s': expected '(exch TILES)'", s);
+        const char *body = p + 6;
+        while (isspace((unsigned char)*body)) body++;
+        const char *end = p + n - 1;
+        while (end > body && isspace((unsigned char)end[-1])) end--;
+        return parse_exchange(m, s, body, end > body ? (size_t)(end - body) : 0, ld, err);
+    }
+    if (b == NULL) return rk_error(err, "move '%s': a placement needs a board", s);
+    return parse_placement(m, p, p + n, b, ld, s, err);
 }
 
 /* ---------------------------------------------------------------- identity */

@@ -232,18 +232,27 @@ static int fit_tilt(LeaveTilt *t, int letters, const LetterDist *ld, const Shard
     return 0;
 }
 
-int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *train, const size_t *tidx, size_t tn,
-                const ShardSet *test, const size_t *eidx, size_t en, LeaveValueFn leave_value,
-                const void *leave_ctx, NnEvalReport *rep, RkError *err) {
-    memset(rep, 0, sizeof *rep);
-    rep->has_static = leave_value != NULL;
-    const LetterDist *ld = fc->ld;
+/* What an evaluation works with: the model, the baselines fitted on the training samples,
+ * and the batch and buffers reused from one batch of test samples to the next. */
+typedef struct EvalState {
+    const NnModel *m;
+    const LetterDist *ld;
+    LeaveValueFn leave_value; /* NULL: no static baselines */
+    const void *leave_ctx;
     /* the baseline: mean outcome and spread per bin, smoothed towards the overall mean */
-    double win[SPREAD_BINS * UNSEEN_BINS] = {0}, spr[SPREAD_BINS * UNSEEN_BINS] = {0};
+    double win[SPREAD_BINS * UNSEEN_BINS], spr[SPREAD_BINS * UNSEEN_BINS];
+    LeaveTilt tilt;
+    NnBatch batch;
+    DoubleBuf lp, scratch, eq[EVAL_BATCH];
+} EvalState;
+
+/* Fits st's per-bin baseline (mean outcome and spread) on the training samples. */
+static void fit_baseline(EvalState *st, const ShardSet *train, const size_t *tidx, size_t tn) {
+    double *win = st->win, *spr = st->spr;
     double cnt[SPREAD_BINS * UNSEEN_BINS] = {0}, all_win = 0, all_spr = 0;
     for (size_t k = 0; k < tn; k++) {
         const ShardSample *s = &train->s[tidx[k]];
-        int b = bin_of(&s->pos, ld);
+        int b = bin_of(&s->pos, st->ld);
         win[b] += outcome(s), spr[b] += s->final_spread, cnt[b] += 1;
         all_win += outcome(s), all_spr += s->final_spread;
     }
@@ -252,78 +261,72 @@ int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *tr
         win[b] = (win[b] + all_win) / (cnt[b] + 1.0);
         spr[b] = (spr[b] + all_spr) / (cnt[b] + 1.0);
     }
-    LeaveTilt tilt;
-    if (fit_tilt(&tilt, m->fs.letters, ld, train, tidx, tn, err) != 0) return -1;
-    GameSums *rec = calloc(en ? en : 1, sizeof *rec); /* one a test sample */
-    if (rec == NULL) return rk_error(err, "nn eval: out of memory for %zu positions", en);
-    NnBatch batch;
-    if (nn_batch_init(&batch, m, fc, EVAL_BATCH, err) != 0) {
-        free(rec);
-        return -1;
-    }
-    DoubleBuf lp = {0}, scratch = {0}, eq[EVAL_BATCH] = {{0}};
-    for (size_t at = 0; at < en; at += EVAL_BATCH) {
-        int n = (int)(en - at < EVAL_BATCH ? en - at : EVAL_BATCH);
-        for (int i = 0; i < n; i++) {
-            const ShardSample *s = &test->s[eidx[at + (size_t)i]];
-            if (!leave_value || s->policy_count == 0) {
-                nn_batch_set(&batch, m, i, &s->pos);
-                continue;
-            }
-            Rack pool; /* the opponent's rack counts only with an empty bag, where it is the unseen pool */
-            int opp = position_unseen(&s->pos, ld, &pool) == 0 ? rack_score(&pool, ld) : 0;
-            NnMoveEquity me = {leave_value, leave_ctx, opp, 0};
-            nn_batch_set_equity(&batch, m, i, &s->pos, &me);
-            legal_equities(m, &batch, i, &eq[i]);
+}
+
+/* Sets the batch's slots 0..n-1 to test samples eidx[at..], each with a P target also
+ * valued by static equity when there are static baselines. */
+static void fill_batch(EvalState *st, const ShardSet *test, const size_t *eidx, size_t at, int n) {
+    for (int i = 0; i < n; i++) {
+        const ShardSample *s = &test->s[eidx[at + (size_t)i]];
+        if (!st->leave_value || s->policy_count == 0) {
+            nn_batch_set(&st->batch, st->m, i, &s->pos);
+            continue;
         }
-        nn_forward_trunk(m, &batch, n);
-        nn_forward_value(m, &batch, n);
-        nn_forward_submoves(m, &batch, n);
-        for (int i = 0; i < n; i++) {
-            const ShardSample *s = &test->s[eidx[at + (size_t)i]];
-            const NnEvalReport before = *rep; /* this sample's share is what it adds */
-            double y = outcome(s), pw = nn_value_win(&batch, i), base = win[bin_of(&s->pos, ld)];
-            rep->v_brier += (pw - y) * (pw - y);
-            rep->v_brier_base += (base - y) * (base - y);
-            double ds = nn_value_spread(&batch, i) - s->final_spread, dbs = spr[bin_of(&s->pos, ld)] - s->final_spread;
-            rep->spread_rmse += ds * ds;
-            rep->spread_rmse_base += dbs * dbs;
-            if (s->policy_count > 0) { /* P's agreement, on the samples with a P target */
-                const NnLegal *lg = &batch.legal[i];
-                double *l = dbuf_reserve(&lp, (size_t)lg->n + 1);
-                nn_policy_all(m, &batch, i, l);
-                rep->p_positions++;
-                score_policy(m, test, s, lg, l, leave_value ? eq[i].v : NULL, &scratch, rep);
-            }
-            rep->positions++;
-            Rack pool;
-            if (s->opp_leave_known && s->opp_leave.total > 0 && position_unseen(&s->pos, ld, &pool) == 0) {
-                rep->h_nll -= nn_hidden_logprob(m, &batch, i, &s->opp_leave);
-                rep->h_nll_uniform -= nn_uniform_leave_logprob(&pool, &s->opp_leave, m->fs.letters);
-                rep->h_nll_tilt -= leave_tilt_logprob(&tilt, &pool, &s->opp_leave);
-                rep->leaves++;
-                rep->leave_tiles += (uint64_t)s->opp_leave.total;
-            }
-            rec[at + (size_t)i] = (GameSums){
-                .game = s->game,
-                .np = (double)(rep->p_positions - before.p_positions),
-                .top1 = rep->p_top1 - before.p_top1,
-                .ce = rep->p_ce - before.p_ce,
-                .n = 1.0,
-                .brier = rep->v_brier - before.v_brier,
-                .brier_base = rep->v_brier_base - before.v_brier_base,
-                .sq = rep->spread_rmse - before.spread_rmse,
-                .sq_base = rep->spread_rmse_base - before.spread_rmse_base,
-                .tiles = (double)(rep->leave_tiles - before.leave_tiles),
-                .h = rep->h_nll - before.h_nll,
-                .hu = rep->h_nll_uniform - before.h_nll_uniform,
-                .ht = rep->h_nll_tilt - before.h_nll_tilt,
-            };
-        }
+        Rack pool; /* the opponent's rack counts only with an empty bag, where it is the unseen pool */
+        int opp = position_unseen(&s->pos, st->ld, &pool) == 0 ? rack_score(&pool, st->ld) : 0;
+        NnMoveEquity me = {st->leave_value, st->leave_ctx, opp, 0};
+        nn_batch_set_equity(&st->batch, st->m, i, &s->pos, &me);
+        legal_equities(st->m, &st->batch, i, &st->eq[i]);
     }
-    free(lp.v), free(scratch.v);
-    for (int i = 0; i < EVAL_BATCH; i++) free(eq[i].v);
-    nn_batch_free(&batch);
+}
+
+/* Adds test sample s (the batch's slot i, forwarded) to rep's sums; returns what it added,
+ * for the bootstrap. */
+static GameSums score_sample(EvalState *st, const ShardSet *test, const ShardSample *s, int i, NnEvalReport *rep) {
+    const NnModel *m = st->m;
+    const LetterDist *ld = st->ld;
+    const NnEvalReport before = *rep; /* this sample's share is what it adds */
+    double y = outcome(s), pw = nn_value_win(&st->batch, i), base = st->win[bin_of(&s->pos, ld)];
+    rep->v_brier += (pw - y) * (pw - y);
+    rep->v_brier_base += (base - y) * (base - y);
+    double ds = nn_value_spread(&st->batch, i) - s->final_spread, dbs = st->spr[bin_of(&s->pos, ld)] - s->final_spread;
+    rep->spread_rmse += ds * ds;
+    rep->spread_rmse_base += dbs * dbs;
+    if (s->policy_count > 0) { /* P's agreement, on the samples with a P target */
+        const NnLegal *lg = &st->batch.legal[i];
+        double *l = dbuf_reserve(&st->lp, (size_t)lg->n + 1);
+        nn_policy_all(m, &st->batch, i, l);
+        rep->p_positions++;
+        score_policy(m, test, s, lg, l, st->leave_value ? st->eq[i].v : NULL, &st->scratch, rep);
+    }
+    rep->positions++;
+    Rack pool;
+    if (s->opp_leave_known && s->opp_leave.total > 0 && position_unseen(&s->pos, ld, &pool) == 0) {
+        rep->h_nll -= nn_hidden_logprob(m, &st->batch, i, &s->opp_leave);
+        rep->h_nll_uniform -= nn_uniform_leave_logprob(&pool, &s->opp_leave, m->fs.letters);
+        rep->h_nll_tilt -= leave_tilt_logprob(&st->tilt, &pool, &s->opp_leave);
+        rep->leaves++;
+        rep->leave_tiles += (uint64_t)s->opp_leave.total;
+    }
+    return (GameSums){
+        .game = s->game,
+        .np = (double)(rep->p_positions - before.p_positions),
+        .top1 = rep->p_top1 - before.p_top1,
+        .ce = rep->p_ce - before.p_ce,
+        .n = 1.0,
+        .brier = rep->v_brier - before.v_brier,
+        .brier_base = rep->v_brier_base - before.v_brier_base,
+        .sq = rep->spread_rmse - before.spread_rmse,
+        .sq_base = rep->spread_rmse_base - before.spread_rmse_base,
+        .tiles = (double)(rep->leave_tiles - before.leave_tiles),
+        .h = rep->h_nll - before.h_nll,
+        .hu = rep->h_nll_uniform - before.h_nll_uniform,
+        .ht = rep->h_nll_tilt - before.h_nll_tilt,
+    };
+}
+
+/* Turns rep's sums into the means (and root mean squares) it reports. */
+static void report_means(NnEvalReport *rep) {
     if (rep->p_positions) {
         double np = (double)rep->p_positions;
         rep->p_top1 /= np, rep->p_ce /= np;
@@ -339,6 +342,35 @@ int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *tr
         double t = (double)rep->leave_tiles;
         rep->h_nll /= t, rep->h_nll_uniform /= t, rep->h_nll_tilt /= t;
     }
+}
+
+int nn_evaluate(const NnModel *m, const NnFeatureContext *fc, const ShardSet *train, const size_t *tidx, size_t tn,
+                const ShardSet *test, const size_t *eidx, size_t en, LeaveValueFn leave_value,
+                const void *leave_ctx, NnEvalReport *rep, RkError *err) {
+    memset(rep, 0, sizeof *rep);
+    rep->has_static = leave_value != NULL;
+    EvalState st = {.m = m, .ld = fc->ld, .leave_value = leave_value, .leave_ctx = leave_ctx};
+    fit_baseline(&st, train, tidx, tn);
+    if (fit_tilt(&st.tilt, m->fs.letters, st.ld, train, tidx, tn, err) != 0) return -1;
+    GameSums *rec = calloc(en ? en : 1, sizeof *rec); /* one a test sample */
+    if (rec == NULL) return rk_error(err, "nn eval: out of memory for %zu positions", en);
+    if (nn_batch_init(&st.batch, m, fc, EVAL_BATCH, err) != 0) {
+        free(rec);
+        return -1;
+    }
+    for (size_t at = 0; at < en; at += EVAL_BATCH) {
+        int n = (int)(en - at < EVAL_BATCH ? en - at : EVAL_BATCH);
+        fill_batch(&st, test, eidx, at, n);
+        nn_forward_trunk(m, &st.batch, n);
+        nn_forward_value(m, &st.batch, n);
+        nn_forward_submoves(m, &st.batch, n);
+        for (int i = 0; i < n; i++)
+            rec[at + (size_t)i] = score_sample(&st, test, &test->s[eidx[at + (size_t)i]], i, rep);
+    }
+    free(st.lp.v), free(st.scratch.v);
+    for (int i = 0; i < EVAL_BATCH; i++) free(st.eq[i].v);
+    nn_batch_free(&st.batch);
+    report_means(rep);
     bootstrap(rec, en, rep);
     free(rec);
     return 0;

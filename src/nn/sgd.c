@@ -47,6 +47,75 @@ static bool weights_finite(const NnParams *ps) {
     return true;
 }
 
+/* This rank's chunks of the drawn batch draw[0..B): each chunk's gradient and loss sums,
+ * one record of total + NN_LOSS_FIELDS floats a chunk, into my. */
+static void chunk_gradients(NnModel *m, NnBatch *batch, NnGradScratch *scratch, const ShardSet *data,
+                            const size_t *draw, const NnTrainOptions *opt, int rank, int P, int mine, float *my) {
+    const int K = opt->chunks, B = opt->batch;
+    const size_t total = m->params.total, rec = total + NN_LOSS_FIELDS;
+    for (int j = 0; j < mine; j++) {
+        int c = rank + j * P;
+        int lo = (int)((int64_t)c * B / K), hi = (int)((int64_t)(c + 1) * B / K);
+        NnLossSums ls = {0};
+        nnp_zero_grad(&m->params);
+        nn_chunk_losses(m, batch, scratch, data, draw + lo, hi - lo, 1.0f / (float)B, &opt->loss, true, &ls);
+        float *out = my + (size_t)j * rec;
+        memcpy(out, m->params.g, total * sizeof(float));
+        double a[NN_LOSS_FIELDS];
+        nn_loss_to_array(&ls, a);
+        for (int q = 0; q < NN_LOSS_FIELDS; q++) out[total + (size_t)q] = (float)a[q];
+    }
+}
+
+/* Sums the K chunks' records gathered from the P ranks (counts[r] floats from rank r) into
+ * sum, in chunk order whatever the rank count, so the bytes do not depend on it. */
+static void sum_in_chunk_order(float *sum, const float *all, const size_t *counts, int K, int P, size_t rec) {
+    /* chunk c is at rank c % P, position c / P of that rank's part */
+    memset(sum, 0, rec * sizeof(float));
+    for (int c = 0; c < K; c++) {
+        size_t at = 0;
+        for (int r = 0; r < c % P; r++) at += counts[r];
+        const float *g = all + at + (size_t)(c / P) * rec;
+        for (size_t k = 0; k < rec; k++) sum[k] += g[k];
+    }
+}
+
+/* Takes Adam step `step` with the summed gradient in sum (its losses into *ls), unless a
+ * loss, gradient or new weight is not finite: then the weights stay as they were (keep holds
+ * them meanwhile) and it fails. */
+static int take_step(NnModel *m, const float *sum, const NnAdam *adam, int64_t step, float *keep, NnLossSums *ls,
+                     RkError *err) {
+    const size_t total = m->params.total;
+    memcpy(m->params.g, sum, total * sizeof(float));
+    double a[NN_LOSS_FIELDS];
+    for (int q = 0; q < NN_LOSS_FIELDS; q++) a[q] = sum[total + (size_t)q];
+    nn_loss_from_array(ls, a);
+    if (!nnp_grads_finite(&m->params) || !isfinite(nn_loss_total(ls)))
+        return rk_error(err,
+                        "nn: a non-finite loss or gradient at step %lld; stopped, keeping the weights of step %lld",
+                        (long long)step, (long long)m->train_step);
+    memcpy(keep, m->params.w, total * sizeof(float));
+    nn_adam_step(&m->params, adam, step);
+    if (!weights_finite(&m->params)) {
+        memcpy(m->params.w, keep, total * sizeof(float));
+        return rk_error(err, "nn: non-finite weights after step %lld; stopped, keeping the weights of step %lld",
+                        (long long)step, (long long)m->train_step);
+    }
+    m->train_step = step;
+    return 0;
+}
+
+/* Prints the progress line after step s (0-based) of the training, elapsed seconds in. */
+static void print_progress(const NnLossSums *ls, int64_t s, const NnTrainOptions *opt, double elapsed) {
+    double np = ls->policy_samples > 0 ? ls->policy_samples : 1.0; /* P: per sample with a target */
+    printf("  nn step %lld/%lld: loss %.4f (value %.3f + %.3f, policy %.3f + %.3f, hidden %.3f), %.0f "
+           "samples/s\n",
+           (long long)(s + 1), (long long)opt->steps, nn_loss_total(ls), ls->wdl / ls->samples,
+           ls->spread / ls->samples, ls->sub / np, ls->steps / np, ls->hidden / ls->samples,
+           (double)(s + 1) * opt->batch / elapsed);
+    fflush(stdout);
+}
+
 int nn_train(NnModel *m, const NnFeatureContext *fc, const ShardSet *data, const size_t *idx, size_t n,
              const NnTrainOptions *opt, const NnTrainComm *comm, NnTrainReport *rep, RkError *err) {
     memset(rep, 0, sizeof *rep);
@@ -89,62 +158,18 @@ int nn_train(NnModel *m, const NnFeatureContext *fc, const ShardSet *data, const
         Rng rng;
         rng_seed_stream(&rng, opt->seed ^ UINT64_C(0x6e6e747261696e21), opt->generation, (uint64_t)step);
         for (int i = 0; i < B; i++) draw[i] = idx[rng_below(&rng, n)];
-        for (int j = 0; j < mine; j++) {
-            int c = comm->rank + j * P;
-            int lo = (int)((int64_t)c * B / K), hi = (int)((int64_t)(c + 1) * B / K);
-            NnLossSums ls = {0};
-            nnp_zero_grad(&m->params);
-            nn_chunk_losses(m, &batch, &scratch, data, draw + lo, hi - lo, 1.0f / (float)B, &opt->loss, true,
-                            &ls);
-            float *out = my + (size_t)j * rec;
-            memcpy(out, m->params.g, total * sizeof(float));
-            double a[NN_LOSS_FIELDS];
-            nn_loss_to_array(&ls, a);
-            for (int q = 0; q < NN_LOSS_FIELDS; q++) out[total + (size_t)q] = (float)a[q];
-        }
+        chunk_gradients(m, &batch, &scratch, data, draw, opt, comm->rank, P, mine, my);
         if (comm->gather(comm->ctx, my, (size_t)mine * rec, all, counts, err) != 0) goto out;
-        if (comm->rank == 0) {
-            /* chunk c is at rank c % P, position c / P of that rank's part */
-            memset(sum, 0, rec * sizeof(float));
-            for (int c = 0; c < K; c++) {
-                size_t at = 0;
-                for (int r = 0; r < c % P; r++) at += counts[r];
-                const float *g = all + at + (size_t)(c / P) * rec;
-                for (size_t k = 0; k < rec; k++) sum[k] += g[k];
-            }
-        }
+        if (comm->rank == 0) sum_in_chunk_order(sum, all, counts, K, P, rec);
         if (comm->bcast(comm->ctx, sum, rec, err) != 0) goto out;
-        memcpy(m->params.g, sum, total * sizeof(float));
-        double a[NN_LOSS_FIELDS];
-        for (int q = 0; q < NN_LOSS_FIELDS; q++) a[q] = sum[total + (size_t)q];
         NnLossSums ls;
-        nn_loss_from_array(&ls, a);
-        if (!nnp_grads_finite(&m->params) || !isfinite(nn_loss_total(&ls))) {
-            rk_error(err, "nn: a non-finite loss or gradient at step %lld; stopped, keeping the weights of step %lld",
-                     (long long)step, (long long)m->train_step);
-            goto out;
-        }
-        memcpy(keep, m->params.w, total * sizeof(float));
-        nn_adam_step(&m->params, &opt->adam, step);
-        if (!weights_finite(&m->params)) {
-            memcpy(m->params.w, keep, total * sizeof(float));
-            rk_error(err, "nn: non-finite weights after step %lld; stopped, keeping the weights of step %lld",
-                     (long long)step, (long long)m->train_step);
-            goto out;
-        }
-        m->train_step = step;
+        if (take_step(m, sum, &opt->adam, step, keep, &ls, err) != 0) goto out;
         if (s == 0) rep->first = ls;
         rep->last = ls;
         add_losses(&rep->mean, &ls);
         double now = rk_seconds();
         if (comm->rank == 0 && opt->progress_seconds > 0 && now - last_print >= opt->progress_seconds) {
-            double np = ls.policy_samples > 0 ? ls.policy_samples : 1.0; /* P: per sample with a target */
-            printf("  nn step %lld/%lld: loss %.4f (value %.3f + %.3f, policy %.3f + %.3f, hidden %.3f), %.0f "
-                   "samples/s\n",
-                   (long long)(s + 1), (long long)opt->steps, nn_loss_total(&ls), ls.wdl / ls.samples,
-                   ls.spread / ls.samples, ls.sub / np, ls.steps / np, ls.hidden / ls.samples,
-                   (double)(s + 1) * B / (now - t0));
-            fflush(stdout);
+            print_progress(&ls, s, opt, now - t0);
             last_print = now;
         }
     }

@@ -187,36 +187,35 @@ static int setup_alone(Trainer *t) {
     return 0;
 }
 
-/* Loads everything every rank needs; returns 0 or an exit code. A failure
- * on one rank (a file it cannot read, memory) stops every rank. */
-int train_setup(Trainer *t, int *start_gen) {
-    double t0 = rk_seconds();
-    int alone = setup_alone(t), worst = agree(t, alone);
-    if (worst != 0) {
-        if (alone == 0 && t->comm.rank == 0)
-            fprintf(stderr, "rookery: another rank failed to set up (its own error is in the log)\n");
-        return alone != 0 ? alone : worst;
-    }
+/* The last complete generation (-1: none, a new run), found and verified by rank 0 (which
+ * also hashes the lexicon) and broadcast; 0, or an exit code after a one-line error. */
+static int find_latest(Trainer *t, int *latest) {
     RkError err;
-    /* the leaves in force: the last complete generation's, or the initial ones */
-    int latest = -1;
+    *latest = -1;
     if (t->comm.rank == 0) {
-        latest = rundir_latest(t->cfg.output, &err);
-        if (latest == -2) {
+        *latest = rundir_latest(t->cfg.output, &err);
+        if (*latest == -2) {
             fprintf(stderr, "rookery: %s\n", err.msg);
         } else if (sha256_file(t->engine.lexicon_path, t->lexicon_sha256, &err) != 0) {
             fprintf(stderr, "rookery: %s\n", err.msg);
-            latest = -2;
-        } else if (latest >= 0 && train_verify_resume(t, latest, &err) != 0) {
+            *latest = -2;
+        } else if (*latest >= 0 && train_verify_resume(t, *latest, &err) != 0) {
             fprintf(stderr, "rookery: cannot resume: %s\n", err.msg);
-            latest = -2;
+            *latest = -2;
         }
     }
-    if (comm_bcast(&t->comm, &latest, sizeof latest, &err) != 0) {
+    if (comm_bcast(&t->comm, latest, sizeof *latest, &err) != 0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 1;
     }
-    if (latest == -2) return 2;
+    if (*latest == -2) return 2;
+    return 0;
+}
+
+/* Loads the leaves in force: generation latest's when resuming, else leaves.initial;
+ * 0, or an exit code (every rank's) after a one-line error. */
+static int load_leaves(Trainer *t, int latest) {
+    RkError err;
     int rc = 0;
     if (latest >= 0) {
         char path[RUNDIR_PATH_MAX + 64], dir[RUNDIR_PATH_MAX];
@@ -233,6 +232,72 @@ int train_setup(Trainer *t, int *start_gen) {
         if (rc != 0) fprintf(stderr, "rookery: %s\n", err.msg);
         return 2;
     }
+    return 0;
+}
+
+/* Opens run.player's self-play players (the search's for mcgs, none for static); 0, or an
+ * exit code (every rank's). */
+static int setup_players(Trainer *t, int latest) {
+    RkError err;
+    int rc;
+    if (strncmp(t->cfg.player, "mcgs", 4) == 0) {
+        rc = train_search_setup(t, latest);
+        if (rc != 0) return rc;
+    } else if (strcmp(t->cfg.player, "static") != 0) {
+        rc = train_player_open(t, &t->player, t->cfg.player, &err);
+        if (rc != 0) fprintf(stderr, "rookery: run.player: %s\n", err.msg);
+        t->have_player = rc == 0; /* closed at exit even if another rank failed */
+        if (rc == 0) rc = train_open_helper_players(t, t->cfg.player);
+        if (agree(t, rc != 0) != 0) return 2;
+    }
+    return 0;
+}
+
+/* Where the run starts: with --check, rank 0 checks the room it needs and a new run is only
+ * announced; else a new run (latest < 0) gets its gen-0000 written and *latest becomes 0.
+ * 0, or an exit code (every rank's). */
+static int prepare_start(Trainer *t, int *latest) {
+    RkError err;
+    if (t->check_only) {
+        int bad = 0;
+        if (t->comm.rank == 0 && train_check_room(t, *latest, &err) != 0) {
+            fprintf(stderr, "rookery: check: %s\n", err.msg);
+            bad = 2;
+        }
+        if (agree(t, bad) != 0) return 2;
+    }
+    if (*latest < 0 && t->check_only) {
+        SAY(t, "check: a new run %s would start from %s leaves", t->cfg.output, t->cfg.initial_leaves);
+    } else if (*latest < 0) {
+        int status = 0;
+        if (t->comm.rank == 0 && train_write_generation0(t, &err) != 0) {
+            fprintf(stderr, "rookery: %s\n", err.msg);
+            status = 1;
+        }
+        if (agree(t, status) != 0) return 1;
+        *latest = 0;
+        SAY(t, "new run %s: gen-0000 written (%s leaves)", t->cfg.output, t->cfg.initial_leaves);
+    }
+    return 0;
+}
+
+/* Loads everything every rank needs; returns 0 or an exit code. A failure
+ * on one rank (a file it cannot read, memory) stops every rank. */
+int train_setup(Trainer *t, int *start_gen) {
+    double t0 = rk_seconds();
+    int alone = setup_alone(t), worst = agree(t, alone);
+    if (worst != 0) {
+        if (alone == 0 && t->comm.rank == 0)
+            fprintf(stderr, "rookery: another rank failed to set up (its own error is in the log)\n");
+        return alone != 0 ? alone : worst;
+    }
+    RkError err;
+    /* the generation to resume from, then the leaves in force: its, or the initial ones */
+    int latest;
+    int rc = find_latest(t, &latest);
+    if (rc != 0) return rc;
+    rc = load_leaves(t, latest);
+    if (rc != 0) return rc;
     if (t->spv.on) {
         rc = load_spv(t, latest, &err);
         if (rc != 0) fprintf(stderr, "rookery: %s\n", err.msg);
@@ -244,16 +309,8 @@ int train_setup(Trainer *t, int *start_gen) {
     int no_helpers = helpers_init(t) != 0;
     if (no_helpers) fprintf(stderr, "rookery: rank %d: out of memory for %d self-play threads\n", t->comm.rank, t->cfg.threads);
     if (agree(t, no_helpers) != 0) return 1;
-    if (strncmp(t->cfg.player, "mcgs", 4) == 0) {
-        rc = train_search_setup(t, latest);
-        if (rc != 0) return rc;
-    } else if (strcmp(t->cfg.player, "static") != 0) {
-        rc = train_player_open(t, &t->player, t->cfg.player, &err);
-        if (rc != 0) fprintf(stderr, "rookery: run.player: %s\n", err.msg);
-        t->have_player = rc == 0; /* closed at exit even if another rank failed */
-        if (rc == 0) rc = train_open_helper_players(t, t->cfg.player);
-        if (agree(t, rc != 0) != 0) return 2;
-    }
+    rc = setup_players(t, latest);
+    if (rc != 0) return rc;
     if (t->cfg.nn_train) {
         rc = setup_model(t, latest, &err);
         if (rc != 0) fprintf(stderr, "rookery: %s\n", err.msg);
@@ -266,26 +323,8 @@ int train_setup(Trainer *t, int *start_gen) {
     bool no_memory = !t->leaves.new_values || !t->game;
     if (no_memory) fprintf(stderr, "rookery: rank %d: out of memory\n", t->comm.rank);
     if (agree(t, no_memory) != 0) return 1;
-    if (t->check_only) {
-        int bad = 0;
-        if (t->comm.rank == 0 && train_check_room(t, latest, &err) != 0) {
-            fprintf(stderr, "rookery: check: %s\n", err.msg);
-            bad = 2;
-        }
-        if (agree(t, bad) != 0) return 2;
-    }
-    if (latest < 0 && t->check_only) {
-        SAY(t, "check: a new run %s would start from %s leaves", t->cfg.output, t->cfg.initial_leaves);
-    } else if (latest < 0) {
-        int status = 0;
-        if (t->comm.rank == 0 && train_write_generation0(t, &err) != 0) {
-            fprintf(stderr, "rookery: %s\n", err.msg);
-            status = 1;
-        }
-        if (agree(t, status) != 0) return 1;
-        latest = 0;
-        SAY(t, "new run %s: gen-0000 written (%s leaves)", t->cfg.output, t->cfg.initial_leaves);
-    }
+    rc = prepare_start(t, &latest);
+    if (rc != 0) return rc;
     SAY(t, "%d rank(s); %" PRIu64 " racks, %u leaves; OpenBLAS core %s; setup %.2f s", t->comm.size,
         t->leaves.racks.num_racks, t->leaves.klv.count, blas_core_name(), rk_seconds() - t0);
     *start_gen = (latest < 0 ? 0 : latest) + 1;
