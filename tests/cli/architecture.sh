@@ -44,4 +44,32 @@ print("\n".join(bad))
 PY
 )
 [ -z "$out" ] || fail "$out"
+
+# Sizes (issue 51): no file in src/ over 800 lines, no function over 100 (a function starts at a
+# column-0 line with '(' that is not a declaration and ends at the next column-0 '}').
+out=$(/usr/bin/python3 - "$root" <<'PY'
+import glob, os, re, sys
+root = sys.argv[1]
+bad = []
+for f in sorted(glob.glob(os.path.join(root, "src", "*", "*.[ch]"))):
+    lines = open(f, errors="replace").read().split("\n")
+    rel = os.path.relpath(f, root)
+    if len(lines) - 1 > 800:
+        bad.append(f"{rel}: {len(lines) - 1} lines (at most 800)")
+    start = None
+    for i, l in enumerate(lines):
+        if start is None and re.match(r"^[A-Za-z_].*\(", l) and not l.rstrip().endswith((";", ")", "}")) \
+                and not l.startswith(("typedef", "#")) and "=" not in l.split("(")[0]:
+            start = i
+        elif start is not None and l.rstrip().endswith(";") and not any("{" in x for x in lines[start:i + 1]):
+            start = None  # a declaration over several lines
+        elif start is not None and l == "}":
+            if i - start + 1 > 100:
+                name = re.search(r"(\w+)\s*\(", lines[start])
+                bad.append(f"{rel}:{start + 1}: {name.group(1) if name else '?'} is {i - start + 1} lines (at most 100)")
+            start = None
+print("\n".join(bad))
+PY
+)
+[ -z "$out" ] || fail "$out"
 echo "architecture.sh: all checks passed"
