@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Reals: the shortest decimal that reads back as the rounded value (15
  * significant digits hold any value rounded to a few decimals exactly). */
@@ -185,7 +186,16 @@ char *gen_record_finish(GenRecord *r, RkError *err) {
     return buf;
 }
 
+/* No manifest comes near this; a bigger file is damage, not read into memory. */
+#define MANIFEST_MAX_BYTES (16u << 20)
+
 json_t *manifest_load(const char *path, RkError *err) {
+    struct stat st;
+    if (stat(path, &st) == 0 && st.st_size > (off_t)MANIFEST_MAX_BYTES) {
+        rk_error(err, "%s: %lld bytes, more than any manifest (%u MB): a damaged file", path, (long long)st.st_size,
+                 MANIFEST_MAX_BYTES >> 20);
+        return NULL;
+    }
     json_error_t jerr;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
     if (root == NULL) {

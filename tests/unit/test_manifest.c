@@ -106,6 +106,14 @@ static void test_load_errors(void) {
     write_in(dir, "twice.json", "{\"games\": 1, \"games\": 2}\n", path, sizeof path);
     CU_ASSERT_PTR_NULL(manifest_load(path, &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "games"));
+    /* a huge file is refused before it is read */
+    snprintf(path, sizeof path, "%s/huge.json", dir);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    CU_ASSERT(fseek(f, 17L << 20, SEEK_SET) == 0 && fputc('}', f) != EOF);
+    fclose(f);
+    CU_ASSERT_PTR_NULL(manifest_load(path, &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "more than any manifest"));
     snprintf(path, sizeof path, "%s/absent.json", dir);
     CU_ASSERT_PTR_NULL(manifest_load(path, &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "absent.json"));
