@@ -43,6 +43,9 @@ for k in sys.argv[2].split("."):
     v = v[k] if isinstance(v, dict) and k in v else sys.exit(0)
 print(json.dumps(v))' "$1" "$2"
 }
+# size FULL QUICK: FULL, or QUICK when ROOKERY_TEST_QUICK is set (the sanitizer pass: it checks
+# memory on the same code paths, the Release pass runs the sizes in full)
+size() { if [ -n "${ROOKERY_TEST_QUICK:-}" ] && [ "${ROOKERY_TEST_QUICK}" != 0 ]; then echo "$2"; else echo "$1"; fi; }
 # A tiny network for the training runs of the tests (the default one takes
 # minutes a generation); shards and the network stage still run.
 tiny_nn=(--set nn.steps=3 --set nn.batch=16 --set nn.grad_chunks=4 --set nn.channels=4 --set nn.blocks=1

@@ -8,9 +8,6 @@ if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
 fi
 export ROOKERY_LEXICON="$kwg"
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
-# size FULL QUICK: FULL, or QUICK when ROOKERY_TEST_QUICK is set (the sanitizer pass: it checks
-# memory on the same code paths, the Release pass runs the sizes in full)
-size() { if [ -n "${ROOKERY_TEST_QUICK:-}" ] && [ "${ROOKERY_TEST_QUICK}" != 0 ]; then echo "$2"; else echo "$1"; fi; }
 mpirun_np() { local np="$1"; shift; "$mpiexec" --allow-run-as-root --oversubscribe -np "$np" "$@"; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
