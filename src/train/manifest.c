@@ -84,43 +84,48 @@ void rec_bool(GenRecord *r, const char *path, const char *column, bool v) {
 }
 
 /* s as a JSON string. jansson takes UTF-8 only; text that is not (a path
- * in another encoding) is recorded with each byte >= 0x80 read as Latin-1
- * (U+0080..U+00FF), so any path can be recorded and the JSON stays valid. */
+ * in another encoding) goes through rk_json_escape, as manifests were
+ * written before jansson: each byte that does not begin a well-formed
+ * UTF-8 character becomes U+00XX, so any path can be recorded and the JSON
+ * stays valid. */
 static json_t *text(const char *s) {
     json_t *j = json_string(s);
     if (j != NULL) return j;
-    size_t n = strlen(s), o = 0;
-    char *u = malloc(2 * n + 1);
-    if (u == NULL) return NULL;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p < 0x80) u[o++] = (char)*p;
-        else u[o++] = (char)(0xC0 | (*p >> 6)), u[o++] = (char)(0x80 | (*p & 0x3F));
-    }
-    u[o] = '\0';
-    j = json_string(u);
-    free(u);
+    size_t cap = 6 * strlen(s) + 3; /* \u00XX at most a byte, and the quotes */
+    char *q = malloc(cap);
+    if (q == NULL) return NULL;
+    q[0] = '"';
+    size_t n = strlen(rk_json_escape(s, q + 1, cap - 2)) + 1;
+    q[n] = '"';
+    j = json_loadb(q, n + 1, JSON_DECODE_ANY, NULL);
+    free(q);
     return j;
 }
 
 void rec_string(GenRecord *r, const char *path, const char *s) { put(r, path, path ? text(s) : NULL); }
 
+/* Appends v (taken) to the array a; a, or NULL (a freed) when either is
+ * missing or the append fails. */
+static json_t *push(json_t *a, json_t *v) {
+    if (a == NULL || v == NULL) {
+        json_decref(a);
+        json_decref(v);
+        return NULL;
+    }
+    if (json_array_append_new(a, v) == 0) return a;
+    json_decref(a); /* v is taken either way */
+    return NULL;
+}
+
 void rec_ints(GenRecord *r, const char *path, const int *v, int n) {
     json_t *a = json_array();
-    for (int i = 0; a != NULL && i < n; i++)
-        if (json_array_append_new(a, json_integer(v[i])) != 0) {
-            json_decref(a);
-            a = NULL;
-        }
+    for (int i = 0; a != NULL && i < n; i++) a = push(a, json_integer(v[i]));
     put(r, path, a);
 }
 
 void rec_strings(GenRecord *r, const char *path, const char *const *s, int n) {
     json_t *a = json_array();
-    for (int i = 0; a != NULL && i < n; i++)
-        if (json_array_append_new(a, text(s[i])) != 0) {
-            json_decref(a);
-            a = NULL;
-        }
+    for (int i = 0; a != NULL && i < n; i++) a = push(a, text(s[i]));
     put(r, path, a);
 }
 

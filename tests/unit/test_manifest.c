@@ -29,7 +29,8 @@ static void test_record_both_places(void) {
     rec_real(&r, NULL, "games_per_s", 2, 99.999);       /* the row's alone */
     rec_string(&r, "lexicon_sha256", "ab\"c\\d");       /* escaped */
     rec_bool(&r, "leaves_trained", "leaves_trained", true);
-    rec_string(&r, "initial_leaves", "runs/caf\xe9/a.klv2"); /* not UTF-8: Latin-1 */
+    rec_string(&r, "initial_leaves", "runs/caf\xe9/a.klv2"); /* not UTF-8: the stray byte as U+00E9 */
+    rec_string(&r, "initial_spv", "\xc3\xa9t\xe9"); /* a well-formed character kept beside a stray byte */
     r.to_manifest = false;                              /* a part the manifest leaves out */
     rec_real(&r, "nn.loss_last", "nn_loss_last", 5, 0.5);
     r.to_manifest = true;
@@ -66,6 +67,7 @@ static void test_record_both_places(void) {
     CU_ASSERT_EQUAL(manifest_int(m, "lexicon_sha256", -5), -5); /* a string is not an int */
     CU_ASSERT_STRING_EQUAL(manifest_string(m, "lexicon_sha256"), "ab\"c\\d");
     CU_ASSERT_STRING_EQUAL(manifest_string(m, "initial_leaves"), "runs/caf\xc3\xa9/a.klv2");
+    CU_ASSERT_STRING_EQUAL(manifest_string(m, "initial_spv"), "\xc3\xa9t\xc3\xa9");
     CU_ASSERT_DOUBLE_EQUAL(json_real_value(manifest_get(m, "timings_s.play")), 1.235, 1e-12);
     CU_ASSERT(json_is_null(manifest_get(m, "nan")));
     CU_ASSERT_EQUAL(json_array_size(manifest_get(m, "nn2.window")), 2);
