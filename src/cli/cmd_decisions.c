@@ -25,7 +25,7 @@ static void usage(FILE *out) {
             "100) with tiles in the bag, position i taken at a random move (the first to the last with\n"
             "tiles in the bag) of the static game i of the seed (default 1). In each, every player\n"
             "chooses its move; the reference then simulates the R best static moves (default %d) and\n"
-            "the players' moves, each in the same I sampled worlds (default %d) followed by P static\n"
+            "the players' moves, each in the same I dealt worlds (default %d) followed by P static\n"
             "plies (default %d), and a player's loss is the best reference value minus its move's.\n"
             "Prints for each player the share of positions where it chose the reference's best, its\n"
             "mean loss in points with a standard error over positions, and, for the second player on,\n"

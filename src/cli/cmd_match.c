@@ -30,7 +30,7 @@ static void usage(FILE *out) {
             "      Monte Carlo simulation of the K best static moves (search/player.h)\n"
             "      nn:greedy,model=F.h5   the network's most probable legal move\n"
             "      nn:value,model=F.h5[,candidates=K][,samples=S]   the best by the value head among\n"
-            "      the K most probable moves, each played in S sampled worlds (defaults 8, 4)\n"
+            "      the K most probable moves, each played in S dealt worlds (defaults 8, 4)\n"
             "      mcgs[:visits=N][,crn=yes][,net=F.h5][,...]   the graph search over information sets\n"
             "      (every option and its default: docs/mcgs.md)\n");
 }

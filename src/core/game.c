@@ -161,7 +161,7 @@ void game_deal_hidden_out(Game *w, const Rack *leave, const Rack *out, Rng *r) {
 
 void game_deal_hidden(Game *w, const Rack *leave, Rng *r) { game_deal_hidden_out(w, leave, NULL, r); }
 
-void game_redeal_unseen(const Game *g, Game *w, Rng *r) {
+void game_deal_unseen(const Game *g, Game *w, Rng *r) {
     *w = *g;
     Rack none;
     rack_clear(&none);

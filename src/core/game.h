@@ -50,11 +50,11 @@ void game_unseen(const Game *g, Rack *unseen);
  * unseen tiles, in letter order and shuffled with r (Fisher-Yates), are
  * dealt to the opponent's rack (as many as they hold) and to the bag.
  * w->rng stays g's: callers seed it for the draws of their rollouts. */
-void game_redeal_unseen(const Game *g, Game *w, Rng *r);
+void game_deal_unseen(const Game *g, Game *w, Rng *r);
 /* The same in place, with part of the hidden rack fixed: the player not on
  * turn holds `leave` (a multiset of the unseen tiles) plus tiles of the rest
  * of the unseen pool, in letter order and shuffled with r, as many as they
- * hold; the rest is the bag. An empty leave is game_redeal_unseen. */
+ * hold; the rest is the bag. An empty leave is game_deal_unseen. */
 void game_deal_hidden(Game *w, const Rack *leave, Rng *r);
 /* The same with the tiles of `out` (unseen, beside the leave) kept out of
  * the hidden rack and put in the bag: the tiles an exchange threw back,

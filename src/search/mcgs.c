@@ -33,7 +33,7 @@ typedef struct StaticCandidates {
 
 struct McgsPending {
     Game game;        /* the playout's world at the leaf */
-    uint64_t world;   /* its number (sample_world) */
+    uint64_t world;   /* its number (deal_world) */
     uint32_t leaf;
     int len;
     double terminal;  /* with a final step of outcome 0 */
@@ -82,7 +82,7 @@ int mcgs_config_check(const McgsConfig *c, RkError *err) {
     if (!(c->temperature >= 0.0) || !isfinite(c->temperature) || c->temperature_moves < 0)
         return rk_error(err, "mcgs: temperature must be >= 0 and temperature_moves >= 0");
     if (c->net == NULL) {
-        if (c->rollout == 0) return rk_error(err, "mcgs: without a net, leaves are valued by rollouts: rollout >= 1");
+        if (c->rollout == 0) return rk_error(err, "mcgs: without a net, leaf nodes are valued by rollouts: rollout >= 1");
         if (c->hidden == MCGS_HIDDEN_NET) return rk_error(err, "mcgs: hidden=net (H sampling) needs a net");
         if (c->candidates_by == MCGS_CANDIDATES_PRIOR || c->candidates_by == MCGS_CANDIDATES_MIX)
             return rk_error(err, "mcgs: candidates_by=prior or mix needs a net (P ranks the moves)");
@@ -118,7 +118,7 @@ int mcgs_search_init(McgsSearch *s, const McgsConfig *cfg, RkError *err) {
 
 void mcgs_search_free(McgsSearch *s) {
     if (s->nn_ready) {
-        nn_batch_free(&s->leaves);
+        nn_batch_free(&s->leaf_batch);
         nn_batch_free(&s->root_batch);
         nn_batch_free(&s->side_batch);
         nn_batch_free(&s->after);
@@ -135,24 +135,24 @@ void mcgs_search_free(McgsSearch *s) {
  * and lexicon). */
 static int nn_prepare(McgsSearch *s, const Game *g, RkError *err) {
     if (s->cfg.net == NULL) return 0;
-    if (s->nn_ready) { /* this search's leaves (a player's may change between decisions) */
+    if (s->nn_ready) { /* this search's leaf nodes (a player's may change between decisions) */
         nn_feature_context_leaves(&s->fc, s->cfg.leave_value, s->cfg.leave_ctx);
         return 0;
     }
     nn_feature_context(&s->fc, g->ld, g->layout, g->kwg);
     nn_feature_context_leaves(&s->fc, s->cfg.leave_value, s->cfg.leave_ctx); /* for a net whose prior needs them */
-    if (nn_batch_init(&s->leaves, s->cfg.net, &s->fc, s->cfg.batch, err) != 0) return -1;
+    if (nn_batch_init(&s->leaf_batch, s->cfg.net, &s->fc, s->cfg.batch, err) != 0) return -1;
     if (nn_batch_init(&s->root_batch, s->cfg.net, &s->fc, 1, err) != 0) {
-        nn_batch_free(&s->leaves);
+        nn_batch_free(&s->leaf_batch);
         return -1;
     }
     if (nn_batch_init(&s->side_batch, s->cfg.net, &s->fc, 1, err) != 0) {
-        nn_batch_free(&s->leaves);
+        nn_batch_free(&s->leaf_batch);
         nn_batch_free(&s->root_batch);
         return -1;
     }
     if (nn_batch_init(&s->after, s->cfg.net, &s->fc, s->cfg.batch, err) != 0) {
-        nn_batch_free(&s->leaves);
+        nn_batch_free(&s->leaf_batch);
         nn_batch_free(&s->root_batch);
         nn_batch_free(&s->side_batch);
         return -1;
@@ -181,7 +181,7 @@ static void hidden_leave(const McgsSearch *s, NnBatch *b, const Game *w, Rng *r,
 
 /* Playout i's world: the opponent's rack and the bag from the root
  * player's information, and the playout's own stream for the draws. */
-static void sample_world(McgsSearch *s, const Game *root, uint64_t i, Game *w) {
+static void deal_world(McgsSearch *s, const Game *root, uint64_t i, Game *w) {
     if (s->cfg.worlds > 0 && i != ROOT_WORLD) i %= s->cfg.worlds;
     Rng r;
     rng_seed_stream(&r, s->cfg.seed, i, STREAM_WORLD);
@@ -197,7 +197,7 @@ static void sample_world(McgsSearch *s, const Game *root, uint64_t i, Game *w) {
     rng_seed_stream(&w->rng, s->cfg.seed, i, STREAM_DRAWS);
 }
 
-void mcgs_search_world(McgsSearch *s, const Game *root, uint64_t i, Game *w) { sample_world(s, root, i, w); }
+void mcgs_deal_world(McgsSearch *s, const Game *root, uint64_t i, Game *w) { deal_world(s, root, i, w); }
 
 /* -------------------------------------------------------------- evaluation */
 
@@ -259,7 +259,7 @@ static int expand_static(McgsSearch *s, uint32_t node, const Game *w, Move *firs
 }
 
 
-/* The rollouts of a round's leaves, on the pool's threads: each reads only
+/* The rollouts of a round's leaf nodes, on the pool's threads: each reads only
  * its own pending world and writes only its own value. */
 typedef struct LeafRollouts {
     const McgsSearch *s;
@@ -283,7 +283,7 @@ static void rollouts(McgsSearch *s, McgsPending *pending, int n, const Move *fir
     workpool_run(s->pool, n, leaf_rollout, &lr);
 }
 
-/* Evaluates and expands the leaves of pending[0..n) without a net: each
+/* Evaluates and expands the leaf nodes of pending[0..n) without a net: each
  * gets its K best static moves, and a rollout whose first move is the best
  * of them (the expansions one after another: they grow the graph). */
 static int evaluate_static(McgsSearch *s, int n) {
@@ -292,7 +292,7 @@ static int evaluate_static(McgsSearch *s, int n) {
     memset(first, 0, (size_t)n * sizeof first[0]); /* (every one is set below; the compiler cannot tell) */
     for (int j = 0; j < n; j++)
         if (expand_static(s, s->pending[j].leaf, &s->pending[j].game, &first[j]) != 0) return -1;
-    rollouts(s, s->pending, n, first, value); /* the leaves' worlds are not needed after this */
+    rollouts(s, s->pending, n, first, value); /* the leaf nodes' worlds are not needed after this */
     for (int j = 0; j < n; j++) {
         McgsNode *nd = &s->graph.nodes[s->pending[j].leaf];
         nd->u = nd->q = value[j];
@@ -452,7 +452,7 @@ int mcgs_value_after_reply(const McgsConfig *c, const Game *w, Game *after, Move
     return 0;
 }
 
-/* V's values of the leaves of pending[0..n) below the root (VALUE AFTER THE
+/* V's values of the leaf nodes of pending[0..n) below the root (VALUE AFTER THE
  * REPLY, mcgs.h), in one batch, into v[j]; reply[j] gets the leaf player's
  * reply (a rollout from the leaf can start with it). */
 static void values_after_reply(McgsSearch *s, McgsPending *pending, int n, double *v, Move *reply, McgsResult *st) {
@@ -477,7 +477,7 @@ static void values_after_reply(McgsSearch *s, McgsPending *pending, int n, doubl
         if (slot[j] >= 0) v[j] -= net_value(c, &s->after, slot[j]);
 }
 
-/* Evaluates the leaves of pending[0..n) with the net: with `expand`, their
+/* Evaluates the leaf nodes of pending[0..n) with the net: with `expand`, their
  * K candidates (candidates_by) with P renormalised over them, from one
  * batch of their positions; their values: V (at the root, of the root's
  * position; below it, after the reply), a rollout, or (value_mix) both. */
@@ -486,14 +486,14 @@ static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, bool expand,
     const NnModel *m = c->net;
     bool want_v = c->rollout == 0 || c->value_mix > 0.0;
     if (expand) {
-        for (int j = 0; j < n; j++) net_prepare(s, &s->leaves, j, &pending[j].game, &pending[j].stat);
-        nn_forward_trunk(m, &s->leaves, n);
-        if (want_v && root) nn_forward_value(m, &s->leaves, n);
-        nn_forward_submoves(m, &s->leaves, n);
+        for (int j = 0; j < n; j++) net_prepare(s, &s->leaf_batch, j, &pending[j].game, &pending[j].stat);
+        nn_forward_trunk(m, &s->leaf_batch, n);
+        if (want_v && root) nn_forward_value(m, &s->leaf_batch, n);
+        nn_forward_submoves(m, &s->leaf_batch, n);
         st->batches++;
         st->net_positions += (uint64_t)n;
         for (int j = 0; j < n; j++)
-            if (net_expand(s, &s->leaves, j, &pending[j].stat, pending[j].leaf) != 0) return -1;
+            if (net_expand(s, &s->leaf_batch, j, &pending[j].stat, pending[j].leaf) != 0) return -1;
     }
     double v[MCGS_MAX_BATCH];
     Move reply[MCGS_MAX_BATCH];
@@ -501,9 +501,9 @@ static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, bool expand,
     if (after) {
         values_after_reply(s, pending, n, v, reply, st);
     } else if (want_v) {
-        for (int j = 0; j < n; j++) v[j] = net_value(c, &s->leaves, j);
+        for (int j = 0; j < n; j++) v[j] = net_value(c, &s->leaf_batch, j);
     }
-    /* the rollouts play on the leaves' worlds, which are not needed after them. With an empty
+    /* the rollouts play on the leaf nodes' worlds, which are not needed after them. With an empty
      * bag a rollout goes to the end of the game: no mix */
     double roll[MCGS_MAX_BATCH];
     bool mix[MCGS_MAX_BATCH];
@@ -522,7 +522,7 @@ static int evaluate_net(McgsSearch *s, McgsPending *pending, int n, bool expand,
     return 0;
 }
 
-/* Evaluates the leaves of pending[0..n): the root and, with expand=first,
+/* Evaluates the leaf nodes of pending[0..n): the root and, with expand=first,
  * every leaf gets its candidates at once; the others lazily (rollouts
  * without a net's V: no move generation, no network pass). */
 static int evaluate_pending(McgsSearch *s, int n, bool root, McgsResult *st) {
@@ -531,7 +531,7 @@ static int evaluate_pending(McgsSearch *s, int n, bool root, McgsResult *st) {
     bool expand = root || !expand_lazily(c);
     if (c->net != NULL && (expand || c->rollout == 0 || c->value_mix > 0.0))
         return evaluate_net(s, s->pending, n, expand, root, st);
-    if (!expand) { /* the leaves valued by their rollouts alone (their candidates come at a second visit) */
+    if (!expand) { /* the leaf nodes valued by their rollouts alone (their candidates come at a second visit) */
         double value[MCGS_MAX_BATCH];
         rollouts(s, s->pending, n, NULL, value);
         for (int j = 0; j < n; j++) {
@@ -592,7 +592,7 @@ static void backup(McgsSearch *s, const McgsPending *p) {
 
 typedef enum { DESCENT_QUEUED, DESCENT_DONE, DESCENT_COLLISION, DESCENT_NOMEM } Descent;
 
-/* Playout `index`'s descent from the root node, in a world sampled into p->game once the root's move
+/* Playout `index`'s descent from the root node, in a world dealt into p->game once the root's move
  * is chosen: world `index`, or with crn the root move's visit number. */
 static Descent descend(McgsSearch *s, const Game *root, uint32_t root_node, uint64_t index,
                        McgsPending *p, McgsResult *res) {
@@ -633,7 +633,7 @@ static Descent descend(McgsSearch *s, const Game *root, uint32_t root_node, uint
         McgsEdge *e = &g->edges[edge];
         if (p->len == 0) {
             uint64_t world = s->cfg.crn ? (uint64_t)e->visits + e->inflight : index;
-            sample_world(s, root, world, w);
+            deal_world(s, root, world, w);
             p->world = world;
         }
         e->inflight++;
@@ -716,7 +716,7 @@ static void fill_result(const McgsSearch *s, const Game *root, uint32_t root_nod
     out->bytes = mcgs_graph_bytes(g);
 }
 
-/* One round of up to `batch` playouts (at most `want`): their leaves are
+/* One round of up to `batch` playouts (at most `want`): their leaf nodes are
  * evaluated in one pass and backed up. A collision ends the round early:
  * drop_path restores the graph exactly, so the next descent would repeat it
  * (the same world with crn or an empty bag, the same edges); its playout is
@@ -780,7 +780,7 @@ int mcgs_search_run(McgsSearch *s, const Game *root, McgsResult *out, RkError *e
     }
     /* the root, valued in a world of its own */
     McgsPending *p = &s->pending[0];
-    sample_world(s, root, ROOT_WORLD, &p->game);
+    deal_world(s, root, ROOT_WORLD, &p->game);
     p->world = ROOT_WORLD;
     p->leaf = root_node;
     p->len = 0;

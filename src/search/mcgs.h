@@ -10,7 +10,7 @@
  * holds both players' views. Values are points of spread, from the view of
  * the player on turn (search/mcgs_graph.h has the formulas).
  *
- * A PLAYOUT samples a world consistent with the root player's information:
+ * A PLAYOUT deals a world consistent with the root player's information:
  * the opponent's rack (its leave from H, t tiles a step, masked by the
  * unseen pool, the rest of the rack uniform; or all uniform from the unseen
  * tiles) and the bag's draws (a random stream per playout). It descends by
@@ -18,10 +18,10 @@
  * evaluated (a leaf) or at the end of the game. With an empty bag the world
  * is the true position (the unseen tiles are the opponent's rack).
  *
- * LEAVES are evaluated once, when first reached: their candidate moves
+ * LEAF NODES are evaluated once, when first reached: their candidate moves
  * (the K most probable under P, or the K best by static equity) with
  * priors, and their value u: the net's V (below), or a rollout of `rollout`
- * static plies (spread change + the leaves kept, as search/sim.h; + the win
+ * static plies (spread change + the rack leaves kept, as search/sim.h; + the win
  * value: +-win_bonus if the game ended, else win_bonus x (2 P(win) - 1) by
  * the win model of eval/winprob.h unless win_model=terminal; to the end of
  * the game once the bag is empty). With value_mix = m > 0 (AlphaGo's
@@ -40,7 +40,7 @@
  * u = the reply's spread change - V's expected spread change (+ win_bonus x
  * (1 - 2 P(win))), or the reply's final value if it ends the game. The root
  * is valued by V at the root (its player sees their own rack). V's network
- * pass is the reply's position, so it brings no P for the leaf: leaves are
+ * pass is the reply's position, so it brings no P for the leaf: leaf nodes are
  * expanded lazily (their own pass at their second visit) unless
  * expand=first.
  *
@@ -52,7 +52,7 @@
  * max(puct_floor, N(a)) when puct_floor > 0 (the plan's variant); Q(a) =
  * r(a) + c(a) for visited edges, the node's q - fpu for the others.
  *
- * BATCHING: up to `batch` playouts descend before their leaves are
+ * BATCHING: up to `batch` playouts descend before their leaf nodes are
  * evaluated together (one network pass); in-flight edges count as visits
  * worth `vloss` points less, and a playout that reaches a leaf already
  * waiting is dropped (a collision).
@@ -62,7 +62,7 @@
  * only through its node's statistics (prior, V and static rollouts read the
  * opponent's information alone); McgsResult counts those choices
  * (docs/mcgs.md: none in the middle game with a fresh world a visit, most
- * with a world pool). Re-dealing the root player's rack at the opponent's
+ * with a world pool). Dealing again the root player's rack at the opponent's
  * nodes was tried and measured no gain (docs/research.md).
  *
  * RESULT: the root's visit distribution. The move played is the most
@@ -87,7 +87,7 @@
  * that reached it, so the search's result is the same bits as with
  * expand=first.
  *
- * THREADS: with threads = T > 1, the rollouts that value a round's leaves
+ * THREADS: with threads = T > 1, the rollouts that value a round's leaf nodes
  * (at most `batch` of them) run on T threads; descents, expansions, the
  * network and backups stay on the caller's. A leaf's rollout depends only
  * on its own world, so the result is the same bits for any T: threads pay
@@ -163,14 +163,14 @@ typedef struct McgsConfig {
     double temperature;         /* > 0: sample the move played from the visits ... */
     int temperature_moves;      /* ... while the game's turn is below this */
     uint64_t seed;
-    LeaveValueFn leave_value;   /* static leaves: candidates, rollouts (NULL: 0) */
+    LeaveValueFn leave_value;   /* rack leaves: candidates, rollouts (NULL: 0) */
     const void *leave_ctx;
     const NnModel *net;         /* NULL: no network */
 } McgsConfig;
 
 /* visits 400, candidates 16, cpuct 40, floor 0, fpu 10, rollout 2, uniform
  * prior (temperature 10), uniform hidden, win bonus 0, crn, expand auto, batch 1, one thread, vloss 20,
- * temperature 0, seed 1, no leaves, no net. */
+ * temperature 0, seed 1, no rack leaves, no net. */
 void mcgs_config_defaults(McgsConfig *c);
 /* Refuses impossible combinations (a zero budget, H or P without a net,
  * no way to value a leaf, ...) with a one-line error. */
@@ -203,8 +203,8 @@ typedef struct McgsSearch {
     McgsPending *pending;                    /* [cfg.batch] */
     MoveList scratch;
     NnFeatureContext fc;
-    NnBatch leaves, root_batch, side_batch;  /* with a net */
-    NnBatch after;                           /* with V: the positions after the leaves' replies */
+    NnBatch leaf_batch, root_batch, side_batch;  /* with a net */
+    NnBatch after;                           /* with V: the positions after the leaf nodes' replies */
     Game *reply_world;                       /* scratch of values_after_reply (one a search, not a batch) */
     bool nn_ready;
     struct WorkPool *pool;                   /* with threads > 1 */
@@ -215,7 +215,7 @@ int mcgs_search_init(McgsSearch *s, const McgsConfig *cfg, RkError *err);
 void mcgs_search_free(McgsSearch *s);
 /* Playout i's world as the search deals it from root (the opponent's rack
  * and the bag; for tests). */
-void mcgs_search_world(McgsSearch *s, const Game *root, uint64_t i, Game *w);
+void mcgs_deal_world(McgsSearch *s, const Game *root, uint64_t i, Game *w);
 /* Searches the position on turn in root (which must not be over). Returns 0,
  * or -1 with err set (the game is over, out of memory, an inference that
  * does not fit the root or comes with hidden=net, the net's features

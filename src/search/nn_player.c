@@ -115,7 +115,7 @@ int nn_player_choose(NnPlayer *np, const Game *g, LeaveValueFn leave_value, cons
         Move mv;
         to_move(&pms[k], g, &mv);
         for (int s = 0; s < np->samples; s++) {
-            game_redeal_unseen(g, w, &rng);
+            game_deal_unseen(g, w, &rng);
             rng_seed(&w->rng, rng_next(&rng));
             game_play(w, &mv);
             int idx = k * np->samples + s;

@@ -6,7 +6,7 @@
  *        log-probability, nn/forward.h nn_policy_all)
  *   nn:value,model=FILE.h5[,candidates=K][,samples=S][,seed=N]
  *        the K most probable moves under P (default 8), each played in S
- *        sampled worlds (default 4: the opponent's rack and the bag drawn
+ *        dealt worlds (default 4: the opponent's rack and the bag drawn
  *        uniformly from the unseen tiles); the move whose resulting
  *        positions V values best for the mover (1 - the opponent's win
  *        probability; a finished game counts its result) is played

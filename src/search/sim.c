@@ -68,11 +68,11 @@ static void add_value(SimCandidate *c, double v, double win) {
     c->win_m2 += dw * (win - c->win_mean);
 }
 
-void sim_sample_world(const Game *root, const InferResult *infer, uint64_t seed, uint64_t i, Game *world) {
+void sim_deal_world(const Game *root, const InferResult *infer, uint64_t seed, uint64_t i, Game *world) {
     Rng r;
     rng_seed_stream(&r, seed, i, 0);
     if (infer == NULL) {
-        game_redeal_unseen(root, world, &r);
+        game_deal_unseen(root, world, &r);
     } else {
         *world = *root;
         infer_deal_world(infer, world, &r);
@@ -157,7 +157,7 @@ static int check_config(const SimConfig *c, RkError *err) {
 }
 
 
-/* A thread's scratch: the world it last sampled and a rollout's game. */
+/* A thread's scratch: the world it last dealt and a rollout's game. */
 typedef struct SimScratch {
     Game world;
     Game play;
@@ -190,7 +190,7 @@ static void play_job(void *ctx, int thread, int k) {
                                                 * needs every candidate rolled out once */
     SimScratch *sc = &s->scratch[thread];
     if (sc->world_index != job->world) {
-        sim_sample_world(s->root, s->cfg->infer, s->cfg->seed, job->world, &sc->world);
+        sim_deal_world(s->root, s->cfg->infer, s->cfg->seed, job->world, &sc->world);
         sc->world_index = job->world;
     }
     sc->play = sc->world;

@@ -161,7 +161,7 @@ double sim_static_rollout(Game *g, int moves, const Move *first, LeaveValueFn le
  * stream for the draws; into world (a copy of root otherwise). With infer
  * (not NULL), the opponent's kept tiles are a leave drawn from that
  * posterior (search/rack_inference.h) and the rest of their rack from the others. */
-void sim_sample_world(const Game *root, const struct InferResult *infer, uint64_t seed, uint64_t i, Game *world);
+void sim_deal_world(const Game *root, const struct InferResult *infer, uint64_t seed, uint64_t i, Game *world);
 
 /* Simulates the root position (which must not be over). Returns 0, or -1
  * with err set on a bad config or when the position has no move. */

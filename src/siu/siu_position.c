@@ -44,7 +44,7 @@ static void unseen_back(Game *g, int k);
 /* Puts player k's rack back among the unseen tiles and deals them a new one
  * from there, as many tiles as the rules say (7, or every unseen tile when
  * fewer are left). */
-static void redeal(Game *g, int k, Rng *r) {
+static void deal_rack(Game *g, int k, Rng *r) {
     unseen_back(g, k);
     bag_refill_rack(&g->bag, &g->racks[k], r);
 }
@@ -183,7 +183,7 @@ SiuPosError siu_position_build(SiuPosition *out, const char *cgp, char *const *m
     rng_seed_stream(&r, seed, 0x736975 /* "siu" */, 0);
     for (int k = 0; k < 2; k++) {
         out->rack_known[k] = g->racks[k].total > 0;
-        if (!out->rack_known[k]) redeal(g, k, &r);
+        if (!out->rack_known[k]) deal_rack(g, k, &r);
     }
     for (int i = 0; i < nmoves; i++) {
         SiuPosError rc;
@@ -201,6 +201,6 @@ SiuPosError siu_position_build(SiuPosition *out, const char *cgp, char *const *m
     }
     /* racks still unknown: dealt afresh from what is unseen now */
     for (int k = 0; k < 2; k++)
-        if (!out->rack_known[k] && !game_over(g)) redeal(g, k, &r);
+        if (!out->rack_known[k] && !game_over(g)) deal_rack(g, k, &r);
     return SIU_POS_OK;
 }

@@ -245,7 +245,7 @@ int decision_study_score(DecisionStudy *s, const Player *const *players, uint64_
     rng_seed_stream(&r, c->seed, i, STREAM_REF);
     uint64_t ref_seed = rng_next(&r);
     for (int it = 0; it < c->iterations; it++) {
-        sim_sample_world(g, NULL, ref_seed, (uint64_t)it, &s->world);
+        sim_deal_world(g, NULL, ref_seed, (uint64_t)it, &s->world);
         for (int k = 0; k < n; k++) {
             s->play = s->world;
             s->values[(size_t)it * (size_t)s->stride + k] =

@@ -18,7 +18,7 @@
  * THE REFERENCE. The candidates of position i are the R best moves by
  * static equity under the study's leaves, and every studied player's move
  * (each move once). Every candidate is simulated in the same N worlds
- * (search/sim.h: sim_sample_world with the position's reference seed,
+ * (search/sim.h: sim_deal_world with the position's reference seed,
  * then sim_static_rollout of the candidate and `plies` static plies under
  * the reference's leaves (leave_value), with the win value `win`): common random numbers, so
  * the differences between candidates are far more precise than their

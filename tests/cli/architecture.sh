@@ -8,6 +8,9 @@ source "$(dirname "$0")/lib.sh"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 dups=$(find "$root/src" -name '*.[ch]' -printf '%f\n' | sort | uniq -d)
 [ -z "$dups" ] || fail "files in src/ that share a name: $dups"
+# one word for dealing the unseen tiles (docs/development.md, "Words")
+retired=$(grep -rn -i -E "redeal|re-deal|sample_world|sampled world" "$root/src" || true)
+[ -z "$retired" ] || fail "a retired word for dealing (docs/development.md, Words): $retired"
 out=$(python3 - "$root" <<'PY'
 import os, re, sys
 root = sys.argv[1]

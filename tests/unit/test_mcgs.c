@@ -124,11 +124,11 @@ static void test_infoset_keys(void) {
     tu_env_position(&e, 23, 3, 50, NULL);
     CU_ASSERT_FATAL(!game_over(e.g));
     McgsKey k0 = infoset_key(e.g);
-    /* another world: the opponent's rack and the bag re-dealt */
+    /* another world: the opponent's rack and the bag dealt again */
     Game *w = malloc(sizeof *w);
     Rng r;
     rng_seed(&r, 5);
-    game_redeal_unseen(e.g, w, &r);
+    game_deal_unseen(e.g, w, &r);
     int opp = 1 - e.g->on_turn;
     bool differs = false;
     for (int ml = 0; ml < e.ld.size; ml++) differs |= w->racks[opp].count[ml] != e.g->racks[opp].count[ml];
@@ -1152,7 +1152,7 @@ static void test_value_after_reply(void) {
         Rng r;
         rng_seed(&r, 99 + gi);
         Game world = *e.g;
-        game_redeal_unseen(e.g, &world, &r);
+        game_deal_unseen(e.g, &world, &r);
         McgsConfig c = config(10, 1);
         Rack seen[2];
         for (int k = 0; k < 2; k++) {
@@ -1188,7 +1188,7 @@ static void test_value_after_reply(void) {
     CU_ASSERT(pairs >= 3);
     /* the search's value of the root edge its one playout went through: the
      * move's score, then minus the leaf's value (the reply's gain - V's
-     * expected spread change after it), in world 0 (sim_sample_world's) */
+     * expected spread change after it), in world 0 (sim_deal_world's) */
     NnArch arch = {.channels = 8, .blocks = 1, .embed = 16, .head_hidden = 16, .h_tiles = 1};
     NnModel m;
     CU_ASSERT_FATAL(nn_model_init(&m, &arch, &e.ld, 15, 17, &err) == 0);
@@ -1212,7 +1212,7 @@ static void test_value_after_reply(void) {
             if (res->visits[k] == 1) a = k;
         CU_ASSERT_FATAL(a >= 0);
         Game leaf, after;
-        sim_sample_world(e.g, NULL, c.seed, 0, &leaf);
+        sim_deal_world(e.g, NULL, c.seed, 0, &leaf);
         game_play(&leaf, &res->moves[a]);
         Move reply;
         double gain;

@@ -591,8 +591,8 @@ static bool holds_a_leave(const InferResult *r, const Rack *rack) {
 }
 
 /* Worlds from the posterior: after an inference of the opponent's last
- * move, every world of the simulation (sim_sample_world) and of the graph
- * search (mcgs_search_world) deals the opponent a rack that holds one of
+ * move, every world of the simulation (sim_deal_world) and of the graph
+ * search (mcgs_deal_world) deals the opponent a rack that holds one of
  * the posterior's leaves, the most likely one at least as often as its
  * probability says, with the unseen tiles conserved; the uniform deal
  * breaks the first rule somewhere. */
@@ -621,17 +621,17 @@ static void test_worlds_from_posterior(void) {
         Rack unseen, wu;
         game_unseen(e.g, &unseen);
         for (int i = 0; i < worlds; i++) {
-            sim_sample_world(e.g, &r, 7, (uint64_t)i, w);
+            sim_deal_world(e.g, &r, 7, (uint64_t)i, w);
             CU_ASSERT(holds_a_leave(&r, &w->racks[opp]));
             CU_ASSERT(w->racks[opp].total == e.g->racks[opp].total);
             game_unseen(w, &wu);
             CU_ASSERT(rack_equal(&wu, &unseen));
             top += rack_holds(&w->racks[opp], &r.leaves[0].leave);
-            mcgs_search_world(&ms, e.g, (uint64_t)i, w);
+            mcgs_deal_world(&ms, e.g, (uint64_t)i, w);
             CU_ASSERT(holds_a_leave(&r, &w->racks[opp]));
             game_unseen(w, &wu);
             CU_ASSERT(rack_equal(&wu, &unseen));
-            sim_sample_world(e.g, NULL, 7, (uint64_t)i, w);
+            sim_deal_world(e.g, NULL, 7, (uint64_t)i, w);
             uniform_outside += !holds_a_leave(&r, &w->racks[opp]);
         }
         double p = r.leaves[0].prob;

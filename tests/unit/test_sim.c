@@ -232,7 +232,7 @@ static bool mean_is_worlds(const Game *g, const SimConfig *c, LeaveValueFn leave
                            Game *world, Game *play) {
     double sum = 0.0;
     for (uint64_t w = 0; w < k->n; w++) {
-        sim_sample_world(g, NULL, c->seed, w, world);
+        sim_deal_world(g, NULL, c->seed, w, world);
         *play = *world;
         sum += sim_static_rollout(play, c->plies + 1, &k->move, leaves, NULL, &c->win);
     }
