@@ -357,34 +357,6 @@ static int stage_write(Trainer *t, int gen, const GenReport *rep, GenTimes *tm, 
     return agree(t, status) != 0 ? 1 : 0;
 }
 
-/* The generation's summary lines in the log (rank 0). */
-static void log_generation(Trainer *t, int gen, const GenReport *rep, const GenTimes *tm, double evaluate_s) {
-    const GenerationTotals *tot = &rep->tot;
-    char sampled[48] = ""; /* only when there are some (leaves.sampled_racks) */
-    if (tot->sampled_observations > 0)
-        snprintf(sampled, sizeof sampled, "sampled racks %" PRId64 "; ", tot->sampled_observations);
-    SAY(t,
-        "gen %d done: %" PRId64 " games, %" PRId64 " turns, %.1f games/s; mean best equity %.3f; %sracks observed "
-        "%" PRIu64 "; leave change rms %.4f; vs zero leaves %.1f%% +/- %.1f; play %.2f s, reduce %.2f s, "
-        "derive %.2f s, evaluate %.2f s, write %.2f s",
-        gen, tot->games, tot->turns, (double)tot->games / tm->play,
-        tot->observations ? (double)tot->equity_sum / 1000.0 / (double)tot->observations : 0.0, sampled,
-        rep->info.racks_observed, rep->change_rms, rep->match.win_pct, rep->match.ci95_pct, tm->play, tm->reduce,
-        tm->derive, evaluate_s, tm->write);
-    if (!t->spv.on) return;
-    char mult[SPV_MAX_OPENNESS * 8 + 1] = "";
-    for (uint32_t o = 0, off = 0; o < t->spv.derived.num_openness; o++)
-        off += (uint32_t)snprintf(mult + off, sizeof mult - off, "%s%.2f", o ? " " : "", t->spv.derived.openness[o]);
-    SAY(t,
-        "gen %d spv: %s; %u cells observed, %" PRIu64 " tile observations, mean |adj| %.3f; priors of "
-        "1-point tiles: mean %.3g, var %.3g; openness multipliers %s; held-out residual "
-        "variance %.1f -> %.1f with SPV (%" PRId64 " moves); SPV on vs off %.1f%% +/- %.1f (%" PRIu64 " pairs)",
-        gen, rep->spv_trained ? "derived" : "kept", rep->spv_info.cells_observed, rep->spv_info.observations,
-        rep->spv_info.mean_abs, rep->spv_info.prior_mean[1], rep->spv_info.prior_var[1], mult,
-        residual_stats_variance(&rep->heldout, false), residual_stats_variance(&rep->heldout, true),
-        rep->heldout.moves, rep->spv_match.win_pct, rep->spv_match.ci95_pct, rep->spv_match_pairs);
-}
-
 /* Plays generation gen: play, reduce (with the shards and the forced-rack
  * games), derive, evaluate, write. 0 done, TRAIN_EXIT_STOPPED, or 1. */
 int train_generation(Trainer *t, int gen) {
@@ -413,14 +385,13 @@ int train_generation(Trainer *t, int gen) {
     }
     if (rc != 0) return rc;
     double t_match = rk_seconds(); /* evaluation, not part of the generation's overhead */
-    GenTimes tm = {t_play - t0 + (t_forced - t_reduce), t_reduce - t_play, t_derive - t_forced, 0, 0};
+    GenTimes tm = {t_play - t0 + (t_forced - t_reduce), t_reduce - t_play, t_derive - t_forced, 0, 0, t_match - t_derive};
     if (stage_write(t, gen, &rep, &tm, t0) != 0) return 1;
     tm.write = rk_seconds() - t_match; /* as every rank saw it */
     t->last_play = tm.play;
     t->last_overhead = tm.reduce + tm.derive + tm.write;
     t->last_wall = tm.wall;
     t->last_games = rep.tot.games;
-    log_generation(t, gen, &rep, &tm, t_match - t_derive);
     if (t->comm.rank == 0) train_prune(t, gen);
     return 0;
 }

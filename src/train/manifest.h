@@ -5,7 +5,8 @@
  * "nn.heldout.p_top1") and, if it has one, its metrics.csv column: the
  * manifest and the row follow from the same call, so a new metric is one
  * line, and `rookery report RUN --columns NAME` shows it at once (the
- * report's default table and the log line are a chosen few, by name).
+ * report's default table, by column name, and the log's summary lines,
+ * by path in gen_log.c, show a chosen few).
  *
  * metrics.csv's columns are positional against the newest header (rows
  * written before a column existed stop short of it), so a new column goes

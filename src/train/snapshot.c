@@ -10,6 +10,7 @@
 #include "eval/req.h"
 #include "nn/model_io.h"
 #include "train/rundir.h"
+#include "gen_log.h"
 #include "manifest.h"
 #include "trainer.h"
 
@@ -203,12 +204,13 @@ static void play_record(const Trainer *t, int gen, const GenReport *rep, const G
     rec_int(r, "games", "games", tot->games);
     rec_int(r, "turns", "turns", tot->turns);
     rec_int(r, "ranks", "ranks", t->comm.size);
-    rec_real(r, NULL, "games_per_s", 2, tm->play > 0 ? games / tm->play : 0.0);
+    rec_real(r, "games_per_s", "games_per_s", 2, tm->play > 0 ? games / tm->play : 0.0);
     rec_real(r, "timings_s.wall", "wall_s", 3, tm->wall);
     rec_real(r, "timings_s.play", "play_s", 3, tm->play);
     rec_real(r, "timings_s.reduce", "reduce_s", 3, tm->reduce);
     rec_real(r, "timings_s.derive", "derive_s", 3, tm->derive);
     rec_real(r, "timings_s.write", "write_s", 3, tm->write);
+    rec_real(r, "timings_s.evaluate", NULL, 3, tm->evaluate);
     double mean_eq = tot->observations ? (double)tot->equity_sum / 1000.0 / (double)tot->observations : 0.0;
     rec_real(r, "mean_best_equity", "mean_best_equity", 4, mean_eq);
     rec_real(r, NULL, "mean_final_score", 2, games > 0 ? (double)tot->score_sum / (2.0 * games) : 0.0);
@@ -231,6 +233,12 @@ static void play_record(const Trainer *t, int gen, const GenReport *rep, const G
     rec_uint(r, "spv.cells_observed", "spv_cells_observed", rep->spv_info.cells_observed);
     rec_uint(r, "spv.tile_observations", NULL, rep->spv_info.observations);
     rec_real(r, "spv.mean_abs", "spv_mean_abs", 5, rep->spv_info.mean_abs);
+    rec_real(r, "spv.prior_mean_1", NULL, 5, rep->spv_info.prior_mean[1]);
+    rec_real(r, "spv.prior_var_1", NULL, 5, rep->spv_info.prior_var[1]);
+    char mult[SPV_MAX_OPENNESS * 8 + 1] = "";
+    for (uint32_t o = 0, off = 0; o < t->spv.derived.num_openness; o++)
+        off += (uint32_t)snprintf(mult + off, sizeof mult - off, "%s%.2f", o ? " " : "", t->spv.derived.openness[o]);
+    rec_string(r, "spv.openness_multipliers", mult);
     rec_int(r, "heldout.moves", "heldout_moves", rep->heldout.moves);
     rec_real(r, "heldout.resid_var", "resid_var", 4, residual_stats_variance(&rep->heldout, false));
     rec_real(r, "heldout.resid_var_spv", "resid_var_spv", 4, residual_stats_variance(&rep->heldout, true));
@@ -277,6 +285,15 @@ int train_write_generation(Trainer *t, int gen, const GenReport *rep, GenTimes *
     rec_files(r, files, nfiles);
     char *manifest = gen_record_finish(r, err);
     int rc = manifest != NULL ? rundir_commit_generation(run, gen, manifest, r->row.header, r->row.row, err) : -1;
+    if (rc == 0) { /* the log's summary of the generation, from the same record */
+        char line[1024];
+        gen_log_done(r->root, line, sizeof line);
+        SAY(t, "%s", line);
+        if (t->spv.on) {
+            gen_log_spv(r->root, line, sizeof line);
+            SAY(t, "%s", line);
+        }
+    }
     free(manifest);
     gen_record_free(r);
     free(r);

@@ -159,6 +159,7 @@ static inline int agree(Trainer *t, int status) { return (int)comm_max_i64(&t->c
 
 typedef struct GenTimes {
     double play, reduce, derive, write, wall;
+    double evaluate; /* the generation's matches and checks (not part of wall's overhead) */
 } GenTimes;
 
 /* What a generation found, for the manifest and metrics.csv. */
