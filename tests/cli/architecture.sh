@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # docs/architecture.md stays true to src/: its module list (the code block of the layout)
 # names every .c/.h module of each src/ folder and nothing that is not there, and no two
-# files in src/ share a name (one name, one meaning).
+# files in src/ share a name (one name, one meaning); the sizes of files and functions; the
+# docs' links.
 #   architecture.sh ROOKERY_BIN SOWPODS_KWG SHARED_DIR (only the source tree is read)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -71,6 +72,44 @@ for f in sorted(glob.glob(os.path.join(root, "src", "*", "*.[ch]"))):
                 name = re.search(r"(\w+)\s*\(", lines[start])
                 bad.append(f"{rel}:{start + 1}: {name.group(1) if name else '?'} is {i - start + 1} lines (at most 100)")
             start = None
+print("\n".join(bad))
+PY
+)
+[ -z "$out" ] || fail "$out"
+# Docs' links (README.md, docs/**/*.md): every relative link names a file that exists and, with
+# an anchor, a heading of that file (GitHub's anchors: lowercase, punctuation but - and _ dropped,
+# spaces to -, a repeated heading gets -1, -2...), so a moved section cannot leave pointers behind.
+out=$(python3 - "$root" <<'PY'
+import glob, os, re, sys
+root = sys.argv[1]
+def slug(h):
+    h = re.sub(r"[`*~]", "", h.strip().lower())
+    return re.sub(r"[^\w\- ]", "", h).replace(" ", "-")
+files = glob.glob(os.path.join(root, "docs", "**", "*.md"), recursive=True) + [os.path.join(root, "README.md")]
+anchors = {}
+for f in files:
+    seen, inblock = {}, False
+    for l in open(f, errors="replace"):
+        if l.startswith("```"):
+            inblock = not inblock
+        m = None if inblock else re.match(r"^#+\s+(.*)", l)
+        if m:
+            a = slug(m.group(1))
+            seen[a] = seen.get(a, -1) + 1
+            anchors.setdefault(os.path.abspath(f), set()).add(a if seen[a] == 0 else f"{a}-{seen[a]}")
+bad = []
+for f in files:
+    for m in re.finditer(r"\]\(([^)\s]*)\)", open(f, errors="replace").read()):
+        link = m.group(1)
+        if link.startswith(("http://", "https://", "mailto:")):
+            continue
+        path, _, anchor = link.partition("#")
+        target = os.path.abspath(os.path.join(os.path.dirname(f), path)) if path else os.path.abspath(f)
+        rel = os.path.relpath(f, root)
+        if path and not os.path.exists(target):
+            bad.append(f"{rel}: ({link}): no such file")
+        elif anchor and target.endswith(".md") and anchor not in anchors.get(target, set()):
+            bad.append(f"{rel}: ({link}): no such section")
 print("\n".join(bad))
 PY
 )
