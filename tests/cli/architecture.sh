@@ -2,7 +2,7 @@
 # docs/architecture.md stays true to src/: its module list (the code block of the layout)
 # names every .c/.h module of each src/ folder and nothing that is not there, and no two
 # files in src/ share a name (one name, one meaning); the sizes of files and functions; the
-# docs' links.
+# docs' links; results.md and performance.md at most 500 lines.
 #   architecture.sh ROOKERY_BIN SOWPODS_KWG SHARED_DIR (only the source tree is read)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -114,4 +114,9 @@ print("\n".join(bad))
 PY
 )
 [ -z "$out" ] || fail "$out"
+# docs/results.md and docs/performance.md are tables of what is true now, history in docs/journal/
+for d in results performance; do
+  n=$(wc -l < "$root/docs/$d.md")
+  [ "$n" -le 500 ] || fail "docs/$d.md is $n lines (at most 500: history goes to docs/journal/)"
+done
 echo "architecture.sh: all checks passed"
