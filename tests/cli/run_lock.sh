@@ -12,16 +12,20 @@ if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
   missing "SOWPODS.kwg not built; the lock checks did not run"
 fi
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+first=
+# a failure while the first run is stopped must not leave it behind
+trap '[ -z "$first" ] || { kill -CONT "$first"; kill "$first"; } 2>/dev/null; rm -rf "$work"' EXIT
 small=(--set lexicon.kwg="$kwg" --set nn.train=no --set nn.shards=no --set match.pairs=0 --set spv.match_pairs=0)
 run="$work/run"
 
-# a long first run in the background, a second one on the same directory
-"$bin" train --run "$run" "${small[@]}" --set run.games_per_generation=4000 --set run.generations=1 \
+# a first run in the background, stopped (SIGSTOP) once it holds the lock, so that it holds it
+# however slow the machine while a second run tries the same directory; then it goes on
+"$bin" train --run "$run" "${small[@]}" --set run.games_per_generation=400 --set run.generations=1 \
   > "$work/first.log" 2>&1 &
 first=$!
-for _ in $(seq 100); do [ -s "$run/.lock" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ -s "$run/.lock" ] && break; sleep 0.1; done
 [ -s "$run/.lock" ] || fail "the first run wrote no holder into $run/.lock"
+kill -STOP "$first"
 grep -q "^host .* pid $first since " "$run/.lock" || fail "the lock names no holder: $(cat "$run/.lock")"
 set +e
 out=$("$bin" train --run "$run" "${small[@]}" --set run.games_per_generation=4000 2>&1)
@@ -33,6 +37,7 @@ set -e
 echo "$out" | grep -q "is in use by another rookery train (host .* pid $first since" \
   || fail "the second run does not name the holder: $out"
 [ "$chk_rc" -eq 2 ] || fail "--check on a directory in use exited $chk_rc: $chk"
+kill -CONT "$first"
 wait "$first" || fail "the first run failed beside the refused second one: $(cat "$work/first.log")"
 grep -q "seed = 1$" "$run/config.ini" || fail "config.ini is not the first run's"
 [ ! -s "$run/.lock" ] || fail "a clean exit left a holder in the lock file: $(cat "$run/.lock")"
