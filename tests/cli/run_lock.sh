@@ -14,7 +14,7 @@ fi
 work=$(mktemp -d)
 first=
 # a failure while the first run is stopped must not leave it behind
-trap '[ -z "$first" ] || { kill -CONT "$first"; kill "$first"; } 2>/dev/null; rm -rf "$work"' EXIT
+trap '[ -z "$first" ] || { kill -CONT "$first"; kill "$first"; } 2>/dev/null || true; rm -rf "$work"' EXIT
 small=(--set lexicon.kwg="$kwg" --set nn.train=no --set nn.shards=no --set match.pairs=0 --set spv.match_pairs=0)
 run="$work/run"
 
@@ -39,6 +39,7 @@ echo "$out" | grep -q "is in use by another rookery train (host .* pid $first si
 [ "$chk_rc" -eq 2 ] || fail "--check on a directory in use exited $chk_rc: $chk"
 kill -CONT "$first"
 wait "$first" || fail "the first run failed beside the refused second one: $(cat "$work/first.log")"
+first=
 grep -q "seed = 1$" "$run/config.ini" || fail "config.ini is not the first run's"
 [ ! -s "$run/.lock" ] || fail "a clean exit left a holder in the lock file: $(cat "$run/.lock")"
 out=$("$bin" train --run "$run" "${small[@]}" --set run.games_per_generation=4000 --check 2>&1) \
