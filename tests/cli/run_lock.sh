@@ -14,7 +14,7 @@ fi
 work=$(mktemp -d)
 first=
 # a failure while the first run is stopped must not leave it behind
-trap '[ -z "$first" ] || { kill -CONT "$first"; kill "$first"; } 2>/dev/null || true; rm -rf "$work"' EXIT
+trap '[ -z "$first" ] || { kill -KILL "$first"; } 2>/dev/null || true; rm -rf "$work"' EXIT
 small=(--set lexicon.kwg="$kwg" --set nn.train=no --set nn.shards=no --set match.pairs=0 --set spv.match_pairs=0)
 run="$work/run"
 
