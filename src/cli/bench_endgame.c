@@ -15,7 +15,8 @@
 static void usage(FILE *out) {
     fprintf(out,
             "usage: rookery bench endgame [--positions N] [--movetime MS] [--min-tiles T] [--seed S]\n"
-            "                             [--depth D] [--table-bits B] [--check MS] [--show] [--lexicon FILE.kwg]\n"
+            "                             [--depth D] [--threads T] [--table-bits B] [--check MS] [--show]\n"
+            "                             [--lexicon FILE.kwg]\n"
             "\n"
             "N empty-bag positions (default 20): the first of each static game (best score; the\n"
             "endgame study's games, rookery endgame --help) whose two racks both hold at least T\n"
@@ -26,13 +27,14 @@ static void usage(FILE *out) {
             "searched that long, and the answer at --movetime is compared with its answer (the\n"
             "same move, or the same value at the longer search's depth when that one is exact).\n"
             "--depth D: stop at depth D (the time to reach it compares versions of the search).\n"
+            "--threads T: the search on T threads (default 1; the --check search too).\n"
             "--show: one line a position (CGP, depth, exact, value, nodes, time).\n",
             ENDGAME_DEFAULT_TABLE_BITS);
 }
 
 typedef struct BenchEg {
     uint64_t npos, seed;
-    int movetime, check, min_tiles, table_bits, depth;
+    int movetime, check, min_tiles, table_bits, depth, threads;
     bool show;
 } BenchEg;
 
@@ -44,6 +46,7 @@ static bool search_for(const Game *g, const BenchEg *b, int ms, EndgameSearchRes
     cfg.max_nodes = UINT64_MAX;
     cfg.deadline = rk_seconds() + (double)ms / 1000.0;
     cfg.max_depth = b->depth;
+    cfg.threads = b->threads;
     RkError err;
     if (endgame_search(g, &cfg, r, NULL, NULL, &err) != 0) {
         fprintf(stderr, "rookery bench endgame: %s\n", err.msg);
@@ -75,13 +78,14 @@ static bool exact_value_of(const Game *g, const Move *m, const BenchEg *b, int m
 int bench_endgame(int argc, char **argv) {
     const char *lexicon = NULL;
     BenchEg b = {.npos = 20, .seed = 1, .movetime = 1000, .check = 0, .min_tiles = 7,
-                 .table_bits = ENDGAME_DEFAULT_TABLE_BITS, .show = false};
+                 .table_bits = ENDGAME_DEFAULT_TABLE_BITS, .threads = 1, .show = false};
     const CliOption opts[] = {{"--lexicon", CLI_STRING, &lexicon, 0, 0, NULL},
                               {"--positions", CLI_U64, &b.npos, 1, 100000, NULL},
                               {"--movetime", CLI_INT, &b.movetime, 1, 86400000, NULL},
                               {"--check", CLI_INT, &b.check, 1, 86400000, NULL},
                               {"--min-tiles", CLI_INT, &b.min_tiles, 1, RK_RACK_SIZE, NULL},
                               {"--depth", CLI_INT, &b.depth, 0, ENDGAME_MAX_DEPTH, NULL},
+                              {"--threads", CLI_INT, &b.threads, 1, ENDGAME_MAX_THREADS, NULL},
                               {"--table-bits", CLI_INT, &b.table_bits, 0, ENDGAME_MAX_TABLE_BITS, NULL},
                               {"--seed", CLI_U64, &b.seed, 0, 18446744073709551615.0, NULL},
                               {"--show", CLI_FLAG, &b.show, 0, 0, NULL}};

@@ -15,7 +15,7 @@
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: rookery endgame --cgp '<CGP>' [--movetime MS] [--depth D] [--table-bits B]\n"
+            "usage: rookery endgame --cgp '<CGP>' [--movetime MS] [--depth D] [--threads T] [--table-bits B]\n"
             "       rookery endgame --player SPEC [--positions N] [--max-tiles T] [--seed S]\n"
             "                       [--max-nodes N] [--table-bits B] [--show]\n"
             "       (both: [--lexicon FILE.kwg] [--ld english|FILE.csv] [--layout standard15|FILE.txt])\n"
@@ -25,6 +25,8 @@ static void usage(FILE *out) {
             "(default 10000) have passed, or depth D. One line a depth: the value (the final spread\n"
             "change from now, for the player on turn, under best play to that depth), the positions\n"
             "searched and the line; then the answer, and whether it is exact (docs/endgame.md).\n"
+            "--threads T (default 1): the search on T threads, each with its own table (the same\n"
+            "answer for the same T when no movetime cuts it).\n"
             "\n"
             "Endgame study: N positions (default 100) made from the seed (default 1), each from one\n"
             "static game (best score) played until the bag is empty and then on until both racks hold\n"
@@ -43,7 +45,7 @@ static void usage(FILE *out) {
 
 typedef struct EndgameJob {
     const char *spec, *lexicon, *ld_name, *layout_name, *cgp;
-    int movetime, depth;
+    int movetime, depth, threads;
     EndgameStudyConfig cfg;
     bool show;
     double t0, last;
@@ -55,6 +57,7 @@ static int parse_args(EndgameJob *j, int argc, char **argv) {
                               {"--cgp", CLI_STRING, &j->cgp, 0, 0, NULL},
                               {"--movetime", CLI_INT, &j->movetime, 1, 86400000, NULL},
                               {"--depth", CLI_INT, &j->depth, 1, ENDGAME_MAX_DEPTH, NULL},
+                              {"--threads", CLI_INT, &j->threads, 1, ENDGAME_MAX_THREADS, NULL},
                               {"--player", CLI_STRING, &j->spec, 0, 0, NULL},
                               {"--lexicon", CLI_STRING, &j->lexicon, 0, 0, NULL},
                               {"--ld", CLI_STRING, &j->ld_name, 0, 0, NULL},
@@ -72,6 +75,10 @@ static int parse_args(EndgameJob *j, int argc, char **argv) {
     }
     if (j->cgp != NULL && j->spec != NULL) {
         fprintf(stderr, "rookery endgame: --cgp searches one position, --player studies many: give one\n");
+        return -1;
+    }
+    if (j->spec != NULL && j->threads > 0) {
+        fprintf(stderr, "rookery endgame: --threads goes with --cgp (the study solves one position at a time)\n");
         return -1;
     }
     if (j->spec == NULL && j->cgp == NULL) {
@@ -147,6 +154,7 @@ static int search_position(const EndgameJob *j) {
     EndgameConfig cfg = j->cfg.solver;
     cfg.max_nodes = UINT64_MAX;
     cfg.max_depth = j->depth;
+    cfg.threads = j->threads > 0 ? j->threads : 1;
     cfg.deadline = cli_now() + (double)(j->movetime > 0 ? j->movetime : 10000) / 1000.0;
     EndgameSearchResult r;
     if (cgp_parse(g, j->cgp, &e->ld, &e->layout, &e->kwg, 0, &err) != 0) {

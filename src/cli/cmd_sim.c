@@ -19,7 +19,7 @@ static void usage(FILE *out) {
             "                   [--lexicon FILE.kwg] [--ld english|FILE.csv] [--layout standard15|FILE.txt]\n"
             "\n"
             "Simulates the K best moves by static equity (default 15): a rollout plays a candidate in a\n"
-            "world (the opponent's rack and the bag sampled from the unseen tiles; a candidate's k-th\n"
+            "world (the opponent's rack and the bag dealt from the unseen tiles; a candidate's k-th\n"
             "rollout in world k) followed by P plies of static best play for both sides (default 2),\n"
             "and values it as the spread change plus the leave values at the horizon. --alloc toptwo\n"
             "(default) gives each rollout to the leader or to its closest challenger (src/search/sim.h);\n"

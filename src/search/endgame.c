@@ -4,50 +4,12 @@
  * and an optional transposition table of one call.
  */
 #include "endgame.h"
+#include "endgame_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/movegen.h"
-
-/* Above any spread change a game can have. */
-#define EG_INF (INT32_C(1) << 24)
-
-enum { TT_EMPTY = 0, TT_EXACT = 1, TT_LOWER = 2, TT_UPPER = 3 };
-
-typedef struct TtEntry {
-    uint64_t key;
-    int32_t value;
-    uint16_t best; /* index of the best move in the position's sorted move list */
-    uint8_t flag;
-    uint8_t depth; /* plies the value looked ahead; DEPTH_PROVEN: to the game's end */
-} TtEntry;
-
-/* A search's remaining plies when it has no horizon (the exact solver), and a
- * table entry's depth when no line under it was cut by a horizon. */
-#define DEPTH_PROVEN 255
-/* A table entry's best move when the search did not take it from the
- * position's sorted list (one or two plies left). */
-#define NO_MOVE UINT16_MAX
-
-/* One level of the search: the position and its moves. Each is allocated on
- * its own, so growing the stack never moves a level in use. */
-typedef struct Ply {
-    Game game;
-    MoveList moves;
-} Ply;
-
-typedef struct Solver {
-    uint64_t nodes, max_nodes, table_hits;
-    bool over_budget, out_of_memory, stop_seen;
-    bool horizon; /* a value under the node being searched was cut by the depth limit */
-    const atomic_bool *stop;
-    double deadline;
-    TtEntry *tt;
-    uint64_t tt_mask;
-    Ply **plies;
-    int nplies, cap;
-} Solver;
 
 void endgame_config_defaults(EndgameConfig *c) {
     c->max_nodes = ENDGAME_DEFAULT_MAX_NODES;
@@ -55,6 +17,7 @@ void endgame_config_defaults(EndgameConfig *c) {
     c->stop = NULL;
     c->deadline = 0.0;
     c->max_depth = 0;
+    c->threads = 1;
 }
 
 void endgame_result_init(EndgameResult *r) { memset(r, 0, sizeof *r); }
@@ -73,7 +36,7 @@ int endgame_result_find(const EndgameResult *r, const Move *m) {
 
 /* ------------------------------------------------------------ the solver */
 
-static int check_position(const Game *g, const EndgameConfig *cfg, RkError *err) {
+int eg_check_position(const Game *g, const EndgameConfig *cfg, RkError *err) {
     if (cfg->max_nodes < 1) return rk_error(err, "endgame: the node budget must be at least 1");
     if (cfg->table_bits < 0 || cfg->table_bits > ENDGAME_MAX_TABLE_BITS)
         return rk_error(err, "endgame: table bits %d out of range 0..%d", cfg->table_bits, ENDGAME_MAX_TABLE_BITS);
@@ -86,7 +49,7 @@ static int check_position(const Game *g, const EndgameConfig *cfg, RkError *err)
     return 0;
 }
 
-static int solver_open(Solver *s, const EndgameConfig *cfg, RkError *err) {
+int eg_solver_open(Solver *s, const EndgameConfig *cfg, RkError *err) {
     memset(s, 0, sizeof *s);
     s->max_nodes = cfg->max_nodes;
     s->stop = cfg->stop;
@@ -100,7 +63,7 @@ static int solver_open(Solver *s, const EndgameConfig *cfg, RkError *err) {
     return 0;
 }
 
-static void solver_close(Solver *s) {
+void eg_solver_close(Solver *s) {
     for (int i = 0; i < s->nplies; i++) {
         movelist_free(&s->plies[i]->moves);
         free(s->plies[i]);
@@ -111,7 +74,7 @@ static void solver_close(Solver *s) {
 }
 
 /* Makes levels 0..d exist; false when out of memory. */
-static bool ensure_ply(Solver *s, int d) {
+bool eg_ensure_ply(Solver *s, int d) {
     while (s->nplies <= d) {
         if (s->nplies == s->cap) {
             int cap = s->cap ? 2 * s->cap : 32;
@@ -159,8 +122,6 @@ uint64_t endgame_position_key(const Game *g) {
     return k ^ mix64((UINT64_C(2) << 40) | ((uint64_t)g->on_turn << 8) | (uint64_t)g->zeros);
 }
 
-static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta, int depth);
-
 /* Whether m, a move of g's player on turn, plays the last tiles of the rack. */
 static bool goes_out(const Game *g, const Move *m) {
     return m->kind == MOVE_PLACE && m->ntiles == g->racks[g->on_turn].total;
@@ -176,7 +137,7 @@ static int child_depth(int depth) { return depth == DEPTH_PROVEN ? DEPTH_PROVEN 
  * after m, the game not over) the reply is valued 0: the line's value is the
  * spread it has made, and the tiles still on the racks count for neither
  * side (going out and six scoreless turns are always valued exactly). */
-static int32_t move_value(Solver *s, int d, const Move *m, int32_t alpha, int32_t beta, int depth) {
+int32_t eg_move_value(Solver *s, int d, const Move *m, int32_t alpha, int32_t beta, int depth) {
     const Game *g = &s->plies[d]->game;
     int me = g->on_turn, opp = 1 - me;
     if (goes_out(g, m)) /* the game ends */
@@ -196,10 +157,10 @@ static int32_t move_value(Solver *s, int d, const Move *m, int32_t alpha, int32_
         s->horizon = true;
         return delta;
     }
-    return delta - search(s, d + 1, delta - beta, delta - alpha, child_depth(depth));
+    return delta - eg_search(s, d + 1, delta - beta, delta - alpha, child_depth(depth));
 }
 
-static bool stopped(const Solver *s) { return s->over_budget || s->out_of_memory || s->stop_seen; }
+bool eg_stopped(const Solver *s) { return s->over_budget || s->out_of_memory || s->stop_seen; }
 
 /* The leave term that makes movegen's equity rank moves by their value at
  * the horizon: a move that keeps tiles is worth its score, one that goes out
@@ -293,8 +254,8 @@ static int32_t search_moves(Solver *s, int d, int32_t alpha, int32_t beta, int d
             if (m->score > best) best = m->score;
             continue;
         }
-        int32_t v = move_value(s, d, m, alpha, beta, depth);
-        if (stopped(s)) return 0;
+        int32_t v = eg_move_value(s, d, m, alpha, beta, depth);
+        if (eg_stopped(s)) return 0;
         if (v > best) {
             best = v;
             *best_i = i;
@@ -329,8 +290,8 @@ static bool search_two(Solver *s, int d, int32_t alpha, int32_t beta, int32_t *v
             *value = best > bound ? best : bound;
             return true;
         }
-        int32_t v = move_value(s, d, m, alpha, beta, 2);
-        if (stopped(s)) return true;
+        int32_t v = eg_move_value(s, d, m, alpha, beta, 2);
+        if (eg_stopped(s)) return true;
         if (v > best) best = v;
         if (v > alpha) alpha = v;
         if (alpha >= beta || m->kind != MOVE_PLACE) { /* a cutoff, or the pass: the list held every move */
@@ -345,8 +306,8 @@ static bool search_two(Solver *s, int d, int32_t alpha, int32_t beta, int32_t *v
  * alpha-beta, `depth` plies left (DEPTH_PROVEN: to the game's end). Sets
  * s->horizon when the value depends on a line cut by the depth limit (then
  * it is an estimate, stored in the table with its depth). Returns 0
- * (meaningless) once stopped(s). */
-static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta, int depth) {
+ * (meaningless) once eg_stopped(s). */
+int32_t eg_search(Solver *s, int d, int32_t alpha, int32_t beta, int depth) {
     if (s->nodes >= s->max_nodes) {
         s->over_budget = true;
         return 0;
@@ -359,7 +320,7 @@ static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta, int depth) 
         return 0;
     }
     s->nodes++;
-    if (!ensure_ply(s, d + 1)) {
+    if (!eg_ensure_ply(s, d + 1)) {
         s->out_of_memory = true;
         return 0;
     }
@@ -398,7 +359,7 @@ static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta, int depth) 
         if (first >= (int)p->moves.count) first = -1;
         best = search_moves(s, d, alpha, beta, depth, first, &best_i);
     }
-    if (stopped(s)) return 0;
+    if (eg_stopped(s)) return 0;
     if (e != NULL) {
         e->key = key;
         e->value = best;
@@ -411,9 +372,9 @@ static int32_t search(Solver *s, int d, int32_t alpha, int32_t beta, int depth) 
 }
 
 /* The exact value of root move m (level 0 holds the root). */
-static int32_t root_move_value(Solver *s, const Move *m) { return move_value(s, 0, m, -EG_INF, EG_INF, DEPTH_PROVEN); }
+static int32_t root_move_value(Solver *s, const Move *m) { return eg_move_value(s, 0, m, -EG_INF, EG_INF, DEPTH_PROVEN); }
 
-static int solver_error(const Solver *s, RkError *err) {
+int eg_solver_error(const Solver *s, RkError *err) {
     if (s->out_of_memory) return rk_error(err, "endgame: out of memory");
     if (s->stop_seen) {
         rk_error(err, "endgame: stopped after %llu positions", (unsigned long long)s->nodes);
@@ -424,10 +385,10 @@ static int solver_error(const Solver *s, RkError *err) {
 }
 
 /* Opens the solver with the root at level 0 and its sorted moves there. */
-static int solver_root(Solver *s, const Game *g, const EndgameConfig *cfg, RkError *err) {
-    if (check_position(g, cfg, err) != 0 || solver_open(s, cfg, err) != 0) return -1;
-    if (!ensure_ply(s, 1)) {
-        solver_close(s);
+int eg_solver_root(Solver *s, const Game *g, const EndgameConfig *cfg, RkError *err) {
+    if (eg_check_position(g, cfg, err) != 0 || eg_solver_open(s, cfg, err) != 0) return -1;
+    if (!eg_ensure_ply(s, 1)) {
+        eg_solver_close(s);
         return rk_error(err, "endgame: out of memory");
     }
     s->plies[0]->game = *g;
@@ -444,7 +405,7 @@ static int solver_root(Solver *s, const Game *g, const EndgameConfig *cfg, RkErr
  * move of the best value at the horizon (the best-scoring reply, what the
  * search assumed at one ply). At most max_len plies (<= ENDGAME_PV_MAX).
  * Level 0 is used as scratch and holds the root again at the end. */
-static void principal_variation(Solver *s, const Game *root, const Move *best, int max_len, Move *pv,
+void eg_principal_variation(Solver *s, const Game *root, const Move *best, int max_len, Move *pv,
                                 int *pv_len) {
     Game *g = &s->plies[0]->game;
     MoveList *moves = &s->plies[0]->moves;
@@ -476,7 +437,7 @@ static void principal_variation(Solver *s, const Game *root, const Move *best, i
 int endgame_solve(const Game *g, const EndgameConfig *cfg, EndgameResult *out, RkError *err) {
     double t0 = rk_seconds();
     Solver s;
-    if (solver_root(&s, g, cfg, err) != 0) return -1;
+    if (eg_solver_root(&s, g, cfg, err) != 0) return -1;
     const MoveList *root = &s.plies[0]->moves;
     int n = (int)root->count;
     if (n > out->cap) {
@@ -485,7 +446,7 @@ int endgame_solve(const Game *g, const EndgameConfig *cfg, EndgameResult *out, R
         int32_t *v = realloc(out->values, (size_t)n * sizeof *v);
         if (v != NULL) out->values = v;
         if (m == NULL || v == NULL) {
-            solver_close(&s);
+            eg_solver_close(&s);
             return rk_error(err, "endgame: out of memory");
         }
         out->cap = n;
@@ -498,8 +459,8 @@ int endgame_solve(const Game *g, const EndgameConfig *cfg, EndgameResult *out, R
     int rc = 0;
     for (int i = 0; i < n; i++) {
         out->values[i] = root_move_value(&s, &out->moves[i]);
-        if (stopped(&s)) {
-            rc = solver_error(&s, err);
+        if (eg_stopped(&s)) {
+            rc = eg_solver_error(&s, err);
             break;
         }
         out->solved = i + 1;
@@ -507,19 +468,19 @@ int endgame_solve(const Game *g, const EndgameConfig *cfg, EndgameResult *out, R
     }
     if (out->solved > 0) {
         out->best_value = out->values[out->best];
-        principal_variation(&s, g, &out->moves[out->best], ENDGAME_PV_MAX, out->pv, &out->pv_len);
+        eg_principal_variation(&s, g, &out->moves[out->best], ENDGAME_PV_MAX, out->pv, &out->pv_len);
     }
     out->nodes = s.nodes;
     out->table_hits = s.table_hits;
     out->seconds = rk_seconds() - t0;
-    solver_close(&s);
+    eg_solver_close(&s);
     return rc;
 }
 
 int endgame_move_value(const Game *g, const Move *m, const EndgameConfig *cfg, int32_t *value,
                        uint64_t *nodes, RkError *err) {
     Solver s;
-    if (solver_root(&s, g, cfg, err) != 0) return -1;
+    if (eg_solver_root(&s, g, cfg, err) != 0) return -1;
     const MoveList *root = &s.plies[0]->moves;
     const Move *legal = NULL;
     for (size_t i = 0; i < root->count && legal == NULL; i++)
@@ -527,195 +488,13 @@ int endgame_move_value(const Game *g, const Move *m, const EndgameConfig *cfg, i
     if (legal == NULL) {
         char text[128];
         move_to_string(m, &g->board, g->ld, text, sizeof text);
-        solver_close(&s);
+        eg_solver_close(&s);
         return rk_error(err, "endgame: '%s' is not a legal move here", text);
     }
     int32_t v = root_move_value(&s, legal);
-    int rc = stopped(&s) ? solver_error(&s, err) : 0;
+    int rc = eg_stopped(&s) ? eg_solver_error(&s, err) : 0;
     if (rc == 0) *value = v;
     if (nodes != NULL) *nodes = s.nodes;
-    solver_close(&s);
-    return rc;
-}
-
-/* ------------------------------------------------ iterative deepening */
-
-int endgame_value(const Game *g, const EndgameConfig *cfg, int32_t *value, bool *exact, uint64_t *nodes,
-                  RkError *err) {
-    *value = 0;
-    *exact = false;
-    if (nodes != NULL) *nodes = 0;
-    if (cfg->max_depth < 0 || cfg->max_depth > ENDGAME_MAX_DEPTH)
-        return rk_error(err, "endgame: depth %d out of range 0..%d", cfg->max_depth, ENDGAME_MAX_DEPTH);
-    if (check_position(g, cfg, err) != 0) return -1;
-    Solver s;
-    if (solver_open(&s, cfg, err) != 0) return -1;
-    if (!ensure_ply(&s, 1)) {
-        solver_close(&s);
-        return rk_error(err, "endgame: out of memory");
-    }
-    s.plies[0]->game = *g;
-    int max_depth = cfg->max_depth > 0 ? cfg->max_depth : ENDGAME_MAX_DEPTH;
-    int rc = 0;
-    for (int depth = 1; depth <= max_depth; depth++) {
-        s.horizon = false;
-        int32_t v = search(&s, 0, -EG_INF, EG_INF, depth);
-        if (stopped(&s)) {
-            rc = solver_error(&s, err);
-            break;
-        }
-        *value = v;
-        *exact = !s.horizon;
-        if (*exact) break;
-    }
-    if (nodes != NULL) *nodes = s.nodes;
-    solver_close(&s);
-    return rc;
-}
-
-/* The root moves of a deepening search: their order for the next depth
- * (the last depth's values, best first) and those values. */
-typedef struct RootMoves {
-    Move *moves;
-    int32_t *value; /* the last completed depth's value or bound, per move */
-    int *order;     /* indices into moves, the order of the next depth */
-    int n;
-} RootMoves;
-
-static void roots_free(RootMoves *r) {
-    free(r->moves);
-    free(r->value);
-    free(r->order);
-}
-
-static int roots_open(RootMoves *r, const MoveList *list) {
-    r->n = (int)list->count;
-    r->moves = malloc((size_t)r->n * sizeof *r->moves);
-    r->value = malloc((size_t)r->n * sizeof *r->value);
-    r->order = malloc((size_t)r->n * sizeof *r->order);
-    if (r->moves == NULL || r->value == NULL || r->order == NULL) {
-        roots_free(r);
-        return -1;
-    }
-    memcpy(r->moves, list->moves, (size_t)r->n * sizeof *r->moves);
-    for (int i = 0; i < r->n; i++) r->order[i] = i;
-    return 0;
-}
-
-/* The order for the next depth: `best` first, then by the values just
- * found, higher first, ties in the previous order (an insertion sort: stable,
- * and the order is already nearly sorted after the first depths). */
-static void roots_reorder(RootMoves *r, int best) {
-    int k = 0;
-    while (r->order[k] != best) k++;
-    memmove(r->order + 1, r->order, (size_t)k * sizeof *r->order);
-    r->order[0] = best;
-    for (int i = 2; i < r->n; i++) {
-        int x = r->order[i], j = i;
-        while (j > 1 && r->value[r->order[j - 1]] < r->value[x]) {
-            r->order[j] = r->order[j - 1];
-            j--;
-        }
-        r->order[j] = x;
-    }
-}
-
-/* One depth over every root move, principal variation search: the first
- * move (the last depth's best) with the full window, the others with a
- * null window at the best value so far, searched again with a full window
- * when they fail high; at depth 2 the moves whose depth-1 value cannot
- * raise alpha are not searched. Returns the index of the best move (its value in
- * *value) or -1 when stopped before the first move was searched; *done
- * says whether every root move was searched. */
-static int search_depth(Solver *s, RootMoves *r, int depth, int32_t *value, bool *done) {
-    int32_t alpha = -EG_INF;
-    /* At depth 2 with fewer than four scoreless turns behind, every reply is
-     * valued 0 or more at the horizon, so a root move is worth at most its
-     * depth-1 value, and the moves come in the order of those values. */
-    const bool two_bound = depth == 2 && s->plies[0]->game.zeros < 4;
-    int best = -1;
-    *done = false;
-    for (int k = 0; k < r->n; k++) {
-        int i = r->order[k];
-        const Move *m = &r->moves[i];
-        if (two_bound && best >= 0 && r->value[i] <= alpha) {
-            /* worth at most its depth-1 value (see search_depth's comment):
-             * neither it nor any later move can raise alpha */
-            s->horizon = true;
-            continue;
-        }
-        int32_t v;
-        if (best < 0) {
-            v = move_value(s, 0, m, -EG_INF, EG_INF, depth);
-        } else {
-            v = move_value(s, 0, m, alpha, alpha + 1, depth);
-            if (!stopped(s) && v > alpha) v = move_value(s, 0, m, alpha, EG_INF, depth);
-        }
-        if (stopped(s)) return best;
-        r->value[i] = v;
-        if (best < 0 || v > alpha) {
-            alpha = v;
-            best = i;
-        }
-    }
-    *value = alpha;
-    *done = true;
-    return best;
-}
-
-static int pv_plies(int depth) { return depth < ENDGAME_PV_MAX ? depth : ENDGAME_PV_MAX; }
-
-int endgame_search(const Game *g, const EndgameConfig *cfg, EndgameSearchResult *out, EndgameDepthFn on_depth,
-                   void *ctx, RkError *err) {
-    double t0 = rk_seconds();
-    memset(out, 0, sizeof *out);
-    if (cfg->max_depth < 0 || cfg->max_depth > ENDGAME_MAX_DEPTH)
-        return rk_error(err, "endgame: depth %d out of range 0..%d", cfg->max_depth, ENDGAME_MAX_DEPTH);
-    Solver s;
-    if (solver_root(&s, g, cfg, err) != 0) return -1;
-    RootMoves r;
-    if (roots_open(&r, &s.plies[0]->moves) != 0) {
-        solver_close(&s);
-        return rk_error(err, "endgame: out of memory");
-    }
-    out->root_moves = r.n;
-    out->best = r.moves[0]; /* the static order's first, until a depth says otherwise */
-    int max_depth = cfg->max_depth > 0 ? cfg->max_depth : ENDGAME_MAX_DEPTH;
-    for (int depth = 1; depth <= max_depth; depth++) {
-        s.horizon = false;
-        int32_t v = 0;
-        bool done = false;
-        int best = search_depth(&s, &r, depth, &v, &done);
-        if (!done) {
-            /* stopped inside this depth: a move that beat the last depth's
-             * best at this depth is the better answer, with its value at
-             * this depth */
-            if (best >= 0 && best != r.order[0]) {
-                out->depth = depth;
-                out->best = r.moves[best];
-                out->value = r.value[best];
-                principal_variation(&s, g, &out->best, pv_plies(depth), out->pv, &out->pv_len);
-            }
-            break;
-        }
-        out->depth = depth;
-        out->best = r.moves[best];
-        out->value = v;
-        out->exact = !s.horizon;
-        principal_variation(&s, g, &out->best, out->exact ? ENDGAME_PV_MAX : pv_plies(depth), out->pv, &out->pv_len);
-        out->nodes = s.nodes;
-        out->table_hits = s.table_hits;
-        out->seconds = rk_seconds() - t0;
-        if (on_depth != NULL) on_depth(ctx, out);
-        if (out->exact) break;
-        roots_reorder(&r, best);
-    }
-    int rc = 0;
-    if (s.out_of_memory) rc = rk_error(err, "endgame: out of memory");
-    out->nodes = s.nodes;
-    out->table_hits = s.table_hits;
-    out->seconds = rk_seconds() - t0;
-    roots_free(&r);
-    solver_close(&s);
+    eg_solver_close(&s);
     return rc;
 }

@@ -54,6 +54,8 @@
 /* The deepest search endgame_search makes (plies). An endgame with both
  * racks full lasts at most 14 placements and the passes between them. */
 #define ENDGAME_MAX_DEPTH 64
+/* The most threads endgame_search runs. */
+#define ENDGAME_MAX_THREADS 64
 /* The longest principal variation kept (plies). */
 #define ENDGAME_PV_MAX 32
 
@@ -66,10 +68,13 @@ typedef struct EndgameConfig {
                               * keep their exact values, EndgameResult.solved) */
     double deadline;         /* rk_seconds() at which to stop the same way; 0 = none */
     int max_depth;           /* endgame_search only: plies at most; 0 = until exact */
+    int threads;             /* endgame_search only: 1..ENDGAME_MAX_THREADS threads, each with
+                              * its own table of 2^table_bits entries and its own node budget
+                              * (see endgame_deepen.c); the same answer for the same count */
 } EndgameConfig;
 
 /* ENDGAME_DEFAULT_MAX_NODES, ENDGAME_DEFAULT_TABLE_BITS (16 MiB), no stop,
- * no deadline, no depth limit. */
+ * no deadline, no depth limit, one thread. */
 void endgame_config_defaults(EndgameConfig *c);
 
 typedef struct EndgameResult {

@@ -12,7 +12,7 @@
  *               if the edge was visited, else v_mix, the prior-weighted mean
  *               of the visited edges' values (the paper's mixed value
  *               without the net's own estimate, which the search may not
- *               have: rollouts value the leaves);
+ *               have: rollouts value the leaf nodes);
  *     sigma(q)  (c_visit + max_b N(b)) * scale * (q - q_min) / max(q_max - q_min, span),
  *               q_min and q_max over the completed values, c_visit = 50
  *               (the paper's), scale = target_scale= (default 0.1, the

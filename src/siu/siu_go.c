@@ -324,6 +324,9 @@ static bool search_endgame(GoJob *j, long long depth, double deadline, EndgameSe
     cfg.stop = &j->s->stop;
     cfg.deadline = deadline;
     if (depth > 0) cfg.max_depth = depth < ENDGAME_MAX_DEPTH ? (int)depth : ENDGAME_MAX_DEPTH;
+    /* threads: the go's, else the Threads option */
+    long long threads = j->p.threads >= 1 ? j->p.threads : j->s->opt.threads;
+    cfg.threads = threads > ENDGAME_MAX_THREADS ? ENDGAME_MAX_THREADS : threads < 1 ? 1 : (int)threads;
     RkError err;
     if (endgame_search(&j->game, &cfg, r, say_endgame_depth, j, &err) != 0) {
         siu_say(j->s, "info string endgame: %s", err.msg);
@@ -596,7 +599,7 @@ static void say_unused(SiuSession *s, GoParams *p) {
     }
     if (p->mode == MODE_INFER && (p->movetime >= 0 || p->depth >= 0 || p->iterations >= 0))
         say_ignored(s, "movetime, depth and iterations (go infer)");
-    if (p->threads > 1 && !sim) say_ignored(s, "threads");
+    if (p->threads > 1 && !sim && p->mode != MODE_ENDGAME) say_ignored(s, "threads");
     if (!sim && p->iterations >= 0) say_ignored(s, "iterations");
     if (!sim && p->stopcondition >= 0) say_ignored(s, "stopcondition");
     if (p->mode == MODE_GEN && p->depth >= 0) say_ignored(s, "depth");

@@ -1,6 +1,7 @@
 /* gen_log.c - a generation's summary lines from its record (see gen_log.h). */
 #include "gen_log.h"
 
+#include <assert.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -65,14 +66,19 @@ static bool is_zero(json_t *v) {
     return v == NULL || (json_is_integer(v) && json_integer_value(v) == 0) || (json_is_real(v) && json_real_value(v) == 0.0);
 }
 
-/* Appends fields[0..n) to out (which holds `len` bytes); absent members are
- * left out. */
+/* Appends fields[0..n) to out (which holds `len` bytes). An absent member
+ * is left out, and so are the fields glued to it (a "+/- 1.2" or "(2
+ * pairs)" belongs to the figure before it). */
 static void append_fields(json_t *record, const LogField *fields, size_t n, char *out, size_t cap, size_t len) {
+    bool head_shown = true;
     for (size_t i = 0; i < n && len < cap; i++) {
         json_t *v = manifest_get(record, fields[i].path);
         char value[160];
-        if ((fields[i].skip_zero && is_zero(v)) || !member_text(v, value, sizeof value)) continue;
+        bool shown = !(fields[i].skip_zero && is_zero(v)) && member_text(v, value, sizeof value);
+        if (!fields[i].glued || i == 0) head_shown = shown;
+        if (!shown || !head_shown) continue;
         const char *at = strstr(fields[i].text, "%s");
+        assert(at != NULL); /* every text of the tables holds one %s */
         int w = snprintf(out + len, cap - len, "%s%.*s%s%s", fields[i].glued ? "" : "; ",
                          (int)(at - fields[i].text), fields[i].text, value, at + 2);
         if (w < 0) return;

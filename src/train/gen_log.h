@@ -7,8 +7,11 @@
  * with its recorded decimals), so a figure the log shows cannot differ
  * from the one the manifest holds.
  *
- *   gen 3 done: 120 games, 2891 turns, 245.30 games/s; mean best equity ...
- *   gen 3 spv: trained yes; 2961 cells observed, ...   (runs with SPV only)
+ *   gen 3 done: 120 games, 2891 turns, 245.3 games/s; mean best equity ...
+ *   gen 3 spv: derived yes; 2961 cells observed, ...   (runs with SPV only)
+ *
+ * The write time shown is the record's (the generation's data files; the
+ * manifest itself is written after the record is complete).
  */
 #ifndef ROOKERY_TRAIN_GEN_LOG_H
 #define ROOKERY_TRAIN_GEN_LOG_H

@@ -48,6 +48,11 @@ expect_exit 2 "nope.klv2" "$bin" match --a static:leaves=/nope.klv2 --b static -
   > "$work/log" 2>&1 \
   || { cat "$work/log"; fail "one-process run"; }
 [ "$(cat "$work/r1/LATEST")" = "gen-0001" ] || fail "LATEST after a one-process run"
+# the generation's summary lines, read from its record (train/gen_log.c): every figure there
+grep -Eq "gen 1 done: 20 games, [0-9]+ turns, [0-9.]+ games/s; mean best equity [0-9.]+; racks observed [0-9]+; leave change rms [0-9.]+; vs zero leaves [0-9.]+% \+/- [0-9.]+; play [0-9.]+ s, reduce [0-9.]+ s, derive [0-9.]+ s, evaluate [0-9.]+ s, write [0-9.]+ s$" "$work/log" \
+  || { cat "$work/log"; fail "the gen 1 done line"; }
+grep -Eq "gen 1 spv: derived (yes|no); [0-9]+ cells observed, [0-9]+ tile observations, mean \|adj\| [0-9.]+; priors of 1-point tiles: mean [0-9.e+]+, var [0-9.e+]+; openness multipliers [0-9. ]+; held-out residual variance [0-9.]+ -> [0-9.]+ with SPV \([0-9]+ moves\); SPV on vs off [0-9.]+% \+/- [0-9.]+ \([0-9]+ pairs\)$" "$work/log" \
+  || { cat "$work/log"; fail "the gen 1 spv line"; }
 "$bin" train --config "$jobs/example.ini" --run "$work/r2" "${tiny_nn[@]}" --set run.games_per_generation=10 \
   --set run.generations=1 --set match.pairs=0 > "$work/log2" 2>&1 || { cat "$work/log2"; fail "jobs/example.ini does not load"; }
 # the example's own player spec, its budgets scaled down (visits 200 -> 4, fast 50 -> 2, 16 candidates -> 3)

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The search's generation loop (run.player = mcgs:...): generation 1 searches without a net
 # and trains the first model; the gatekeeper promotes it (gate_threshold 0) and generation 2
-# searches with it (V leaves, H worlds); in generation 3 the gate (threshold 101, which no
+# searches with it (V values its leaf nodes, H deals its worlds); in generation 3 the gate (threshold 101, which no
 # model can reach) keeps gen-0002's model. The P targets of the shards are visit distributions.
 # The snapshots are byte-identical at np 1, 2 and 3 (np 3 with 2 self-play threads a rank,
 # run.threads: each thread has its own search with the net), and a resumed run (np 2)
 # continues from the model in force recorded in the manifest. With rollout_with_net = auto the
-# value check switches the leaves to V, or keeps the rollouts; the anchor is always played on its
-# own deals, even when its players are the gate's.
+# value check switches the leaf values to V (the case where the rollouts stay, run.keep, the
+# anchor's own deals and the start-up refusals run on one process: tests/cli/mcgs_single.sh).
 source "$(dirname "$0")/lib.sh"
 args=("${tiny_nn[@]}" --set run.player=mcgs:visits=12,candidates=5 --set run.games_per_generation="$(size 12 6)"
       --set run.progress_seconds=0 --set match.pairs=2 --set spv.heldout_games=0 --set spv.match_pairs=0

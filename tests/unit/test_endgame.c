@@ -644,7 +644,7 @@ static void count_depth(void *ctx, const EndgameSearchResult *r) {
  * small one overwritten all the time), run to the end, it is exact and its
  * value and its move's value are endgame_solve's best. Returns positions. */
 static int deepening_games(const LetterDist *ld, const Layout *lay, const Kwg *kwg, int max_tiles, int want,
-                           uint64_t games, int max_depth) {
+                           uint64_t games, int max_depth, int threads) {
     Game *g = malloc(sizeof *g);
     CU_ASSERT_FATAL(g != NULL);
     EndgameResult exact;
@@ -656,6 +656,7 @@ static int deepening_games(const LetterDist *ld, const Layout *lay, const Kwg *k
         if (!small_endgame(g, ld, lay, kwg, gi, max_tiles)) continue;
         if (g->zeros == 0) g->zeros = (int)(gi % 6);
         EndgameConfig c = config(0);
+        c.threads = threads;
         EndgameSearchResult last = {0};
         for (int d = 1; d <= max_depth; d++) {
             bool cut = false;
@@ -727,7 +728,7 @@ static void test_deepening_tiny(void) {
     Layout lay;
     Kwg kwg;
     tu_open_tiny(&ld, &lay, &kwg);
-    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 3, tu_size(1000, 150), 4000, 4) >= tu_size(1000, 150));
+    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 3, tu_size(1000, 150), 4000, 4, 1) >= tu_size(1000, 150));
     kwg_free(&kwg);
 }
 
@@ -736,8 +737,62 @@ static void test_deepening_sowpods(void) {
     Layout lay;
     Kwg kwg;
     if (!open_sowpods(&ld, &lay, &kwg)) return;
-    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 2, tu_size(200, 40), 2000, 3) >= tu_size(200, 40));
+    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 2, tu_size(200, 40), 2000, 3, 1) >= tu_size(200, 40));
     kwg_free(&kwg);
+}
+
+/* On threads (endgame_deepen.c): the same oracle, each depth the
+ * depth-limited minimax and the end the solver's value, on 2 and 3 threads
+ * (depths 3 and 4 split the root moves between them). */
+static void test_deepening_threads(void) {
+    LetterDist ld;
+    Layout lay;
+    Kwg kwg;
+    tu_open_tiny(&ld, &lay, &kwg);
+    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 3, tu_size(400, 60), 4000, 4, 2) >= tu_size(400, 60));
+    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 3, tu_size(200, 40), 4000, 4, 3) >= tu_size(200, 40));
+    kwg_free(&kwg);
+    if (!open_sowpods(&ld, &lay, &kwg)) return;
+    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 2, tu_size(60, 15), 2000, 3, 2) >= tu_size(60, 15));
+    kwg_free(&kwg);
+}
+
+/* A full-rack SOWPODS endgame searched to depth 3 with the table, twice on
+ * 2 threads: the same move, value and positions (the same answer for the
+ * same thread count); on 1 thread the same value. A thread count out of
+ * range is an error. */
+static void test_threads_same_answer(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    int found = 0;
+    for (uint64_t gi = 0; gi < 40 && found < tu_size(3, 1); gi++) {
+        tu_env_position(&e, 1, gi, 0, NULL);
+        if (game_over(e.g) || e.g->racks[0].total < 6 || e.g->racks[1].total < 6) continue;
+        found++;
+        EndgameConfig c;
+        endgame_config_defaults(&c);
+        c.table_bits = 16;
+        c.max_depth = 3;
+        c.threads = 2;
+        EndgameSearchResult a, b, one;
+        CU_ASSERT_FATAL(endgame_search(e.g, &c, &a, NULL, NULL, &err) == 0);
+        CU_ASSERT_FATAL(endgame_search(e.g, &c, &b, NULL, NULL, &err) == 0);
+        CU_ASSERT(move_same(&a.best, &b.best));
+        CU_ASSERT_EQUAL(a.value, b.value);
+        CU_ASSERT_EQUAL(a.nodes, b.nodes);
+        CU_ASSERT_EQUAL(a.depth, 3);
+        c.threads = 1;
+        CU_ASSERT_FATAL(endgame_search(e.g, &c, &one, NULL, NULL, &err) == 0);
+        CU_ASSERT_EQUAL(one.value, a.value);
+        c.threads = 0;
+        CU_ASSERT(endgame_search(e.g, &c, &one, NULL, NULL, &err) != 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "threads"));
+        c.threads = ENDGAME_MAX_THREADS + 1;
+        CU_ASSERT(endgame_search(e.g, &c, &one, NULL, NULL, &err) != 0);
+    }
+    CU_ASSERT(found >= tu_size(3, 1));
+    tu_env_close(&e);
 }
 
 /* A search stopped before it starts still answers: depth 1 (which cannot be
@@ -881,6 +936,8 @@ int main(void) {
         {"errors: bag not empty, game over, node budget, illegal move", test_errors},
         {"deepening: each depth = depth-limited minimax; the end = the solver (tiny)", test_deepening_tiny},
         {"deepening: each depth = depth-limited minimax; the end = the solver (SOWPODS)", test_deepening_sowpods},
+        {"deepening on 2 and 3 threads: the same oracle", test_deepening_threads},
+        {"deepening on threads: the same answer for the same count", test_threads_same_answer},
         {"deepening: answers when stopped at once, by budget or by deadline; errors", test_deepening_stops},
         {"study: totals, determinism, unsolved, bad configuration", test_study},
         CU_TEST_INFO_NULL,

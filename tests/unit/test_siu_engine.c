@@ -597,8 +597,9 @@ static void final_table(const Front *f, char *out, size_t cap) {
 }
 
 /* Threads: go sim on 1, 2 (go threads) and 3 (the Threads option) threads
- * gives the same table and move for a fixed number of iterations; threads
- * is said ignored where no simulation runs. */
+ * gives the same table and move for a fixed number of iterations; go
+ * endgame on 2 threads the same answer as on one at a fixed depth; threads
+ * is said ignored where no search runs on threads. */
 static void test_threads(void) {
     if (tu_sowpods_kwg() == NULL) return;
     Front *f = ready(NULL);
@@ -630,6 +631,21 @@ static void test_threads(void) {
     send_line(f, "go sim movetime 200 threads 2");
     CU_ASSERT_FATAL(read_until(f, "bestmove", 10000) >= 0);
     CU_ASSERT(rk_seconds() - t0 < 5.0); /* 200 ms, with room for a loaded machine or a sanitizer build */
+    /* the endgame search on 2 threads (go threads): the same move and value as on one, at the
+     * same depth, and threads is not said ignored */
+    char eg_best[2][256];
+    int eg_value[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        send_line(f, "position cgp " ENDGAME);
+        send_line(f, k == 0 ? "go endgame depth 3" : "go endgame depth 3 threads 2");
+        int end = read_until(f, "bestmove", 60000);
+        CU_ASSERT_FATAL(end >= 0);
+        CU_ASSERT(first_prefix(f, "info string ignored threads") < 0);
+        snprintf(eg_best[k], sizeof eg_best[k], "%s", f->lines[end]);
+        for (int i = 0; i < end; i++) sscanf(f->lines[i], "info endgame depth %*d score spread %d", &eg_value[k]);
+    }
+    CU_ASSERT_STRING_EQUAL(eg_best[0], eg_best[1]);
+    CU_ASSERT_EQUAL(eg_value[0], eg_value[1]);
     /* go gen runs no simulation: threads is said ignored */
     send_line(f, "go gen threads 2");
     CU_ASSERT_FATAL(read_until(f, "bestmove", 5000) >= 0);
@@ -655,7 +671,7 @@ int main(void) {
                            {"options changed after position: the position is built again", test_reload_rebuilds_position},
                            {"stop then go in one write; movetime under go infinite", test_pipelined},
                            {"go infer and go sim useinference", test_infer},
-                           {"threads: the same table on 1, 2 and 3 threads; ignored where no simulation runs", test_threads},
+                           {"threads: the same table on 1, 2 and 3 threads, the same endgame answer on 2; ignored elsewhere", test_threads},
                            CU_TEST_INFO_NULL};
     return tu_run("siu_engine", tests);
 }

@@ -119,6 +119,14 @@ int tu_write_file(const char *path, const char *text) {
 
 int tu_run(const char *suite, CU_TestInfo *tests) {
     if (CU_initialize_registry() != CUE_SUCCESS) return 2;
+    /* ROOKERY_TEST_ONLY=TEXT: only the tests whose names hold TEXT (while working on them) */
+    const char *only = getenv("ROOKERY_TEST_ONLY");
+    if (only != NULL && only[0] != '\0') {
+        int kept = 0;
+        for (int i = 0; tests[i].pName != NULL; i++)
+            if (strstr(tests[i].pName, only) != NULL) tests[kept++] = tests[i];
+        tests[kept] = (CU_TestInfo)CU_TEST_INFO_NULL;
+    }
     CU_SuiteInfo suites[] = {{suite, NULL, NULL, NULL, NULL, tests}, CU_SUITE_INFO_NULL};
     if (CU_register_suites(suites) != CUE_SUCCESS) {
         CU_cleanup_registry();

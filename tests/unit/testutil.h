@@ -81,7 +81,8 @@ void tu_env_close(TuEnv *e);
 void tu_env_position(TuEnv *e, uint64_t seed, uint64_t index, int bag, int32_t (*leave_value)(const void *, const Rack *));
 
 /* Registers one suite with the tests, runs it in verbose mode and returns the
- * process exit code (0 = all passed). */
+ * process exit code (0 = all passed; 3 = no test ran). With ROOKERY_TEST_ONLY
+ * set, only the tests whose names hold its text run (while working on them). */
 int tu_run(const char *suite, CU_TestInfo *tests);
 
 #endif
