@@ -91,6 +91,15 @@ static void roots_reorder(RootMoves *r, int best) {
     }
 }
 
+/* Root move m searched after the first of a depth: a null window at alpha,
+ * and again with a full window above alpha when it fails high (its exact
+ * value then). */
+static int32_t scout_move(Solver *s, const Move *m, int32_t alpha, int depth) {
+    int32_t v = eg_move_value(s, 0, m, alpha, alpha + 1, depth);
+    if (!eg_stopped(s) && v > alpha) v = eg_move_value(s, 0, m, alpha, EG_INF, depth);
+    return v;
+}
+
 /* One depth over every root move, principal variation search: the first
  * move (the last depth's best) with the full window, the others with a
  * null window at the best value so far, searched again with a full window
@@ -115,13 +124,7 @@ static int search_depth(Solver *s, RootMoves *r, int depth, int32_t *value, bool
             s->horizon = true;
             continue;
         }
-        int32_t v;
-        if (best < 0) {
-            v = eg_move_value(s, 0, m, -EG_INF, EG_INF, depth);
-        } else {
-            v = eg_move_value(s, 0, m, alpha, alpha + 1, depth);
-            if (!eg_stopped(s) && v > alpha) v = eg_move_value(s, 0, m, alpha, EG_INF, depth);
-        }
+        int32_t v = best < 0 ? eg_move_value(s, 0, m, -EG_INF, EG_INF, depth) : scout_move(s, m, alpha, depth);
         if (eg_stopped(s)) return best;
         r->value[i] = v;
         if (best < 0 || v > alpha) {
@@ -171,8 +174,7 @@ static void deepen_job(void *ctx, int thread, int job) {
     for (int k = 1 + job; k < r->n; k += d->threads) {
         int i = r->order[k];
         const Move *m = &r->moves[i];
-        int32_t v = eg_move_value(s, 0, m, alpha, alpha + 1, d->depth);
-        if (!eg_stopped(s) && v > alpha) v = eg_move_value(s, 0, m, alpha, EG_INF, d->depth);
+        int32_t v = scout_move(s, m, alpha, d->depth);
         if (eg_stopped(s)) return;
         r->value[i] = v;
         d->owner[i] = job;

@@ -164,6 +164,14 @@ static double stop_z(long long pct) { return pct >= 99 ? 2.326 : pct >= 98 ? 2.0
 #define AUTO_SETTLED_Z 3.0
 
 /* The go's limits on a sim's configuration (its own when none is given). */
+
+/* The threads a search is asked for: the go's `threads N`, else the Threads
+ * option when above 1, at most max; 0 when neither asks (the search keeps
+ * its own). */
+static int asked_threads(const GoJob *j, int max) {
+    long long t = j->p.threads >= 1 ? j->p.threads : j->s->opt.threads > 1 ? j->s->opt.threads : 0;
+    return t > max ? max : (int)t;
+}
 static void sim_limits(const GoJob *j, SimConfig *cfg) {
     const GoParams *p = &j->p;
     bool timed = p->movetime >= 0 || p->infinite;
@@ -178,8 +186,8 @@ static void sim_limits(const GoJob *j, SimConfig *cfg) {
         if (cfg->min_iterations < 2) cfg->min_iterations = 2;
     }
     /* threads: the go's, else the Threads option, else (at 1) the player's own */
-    if (p->threads >= 1) cfg->threads = p->threads > SIM_MAX_THREADS ? SIM_MAX_THREADS : (int)p->threads;
-    else if (j->s->opt.threads > 1) cfg->threads = j->s->opt.threads;
+    int threads = asked_threads(j, SIM_MAX_THREADS);
+    if (threads > 0) cfg->threads = threads;
     cfg->stop = &j->s->stop;
     cfg->progress = sim_progress;
     cfg->progress_ctx = (void *)j;
@@ -324,9 +332,8 @@ static bool search_endgame(GoJob *j, long long depth, double deadline, EndgameSe
     cfg.stop = &j->s->stop;
     cfg.deadline = deadline;
     if (depth > 0) cfg.max_depth = depth < ENDGAME_MAX_DEPTH ? (int)depth : ENDGAME_MAX_DEPTH;
-    /* threads: the go's, else the Threads option */
-    long long threads = j->p.threads >= 1 ? j->p.threads : j->s->opt.threads;
-    cfg.threads = threads > ENDGAME_MAX_THREADS ? ENDGAME_MAX_THREADS : threads < 1 ? 1 : (int)threads;
+    int threads = asked_threads(j, ENDGAME_MAX_THREADS);
+    cfg.threads = threads > 0 ? threads : 1;
     RkError err;
     if (endgame_search(&j->game, &cfg, r, say_endgame_depth, j, &err) != 0) {
         siu_say(j->s, "info string endgame: %s", err.msg);

@@ -25,28 +25,28 @@ static void record_play(GenRecord *r, int64_t sampled) {
     rec_real(r, "match_vs_zero_leaves.ci95_pct", "match_ci95_pct", 2, 1.234);
 }
 
-static void test_done_line(void) {
+/* The done line of record_play's record (sampled racks as given) into line. */
+static void play_line(int64_t sampled, char *line, size_t cap) {
     GenRecord r;
     RkError err;
     CU_ASSERT_FATAL(gen_record_init(&r, &err) == 0);
-    record_play(&r, 0);
+    record_play(&r, sampled);
     char *text = gen_record_finish(&r, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    gen_log_done(r.root, line, cap);
+    free(text);
+    gen_record_free(&r);
+}
+
+static void test_done_line(void) {
     char line[1024];
-    gen_log_done(r.root, line, sizeof line);
+    play_line(0, line, sizeof line);
     CU_ASSERT_STRING_EQUAL(line, "gen 3 done: 120 games, 2891 turns, 245.3 games/s; mean best equity 33.1125; "
                                  "racks observed 10234; leave change rms 0.0123; vs zero leaves 51% +/- 1.23; "
                                  "play 0.489 s, reduce 0.01 s, derive 0.125 s, evaluate 1.5 s, write 0.05 s");
-    free(text);
-    gen_record_free(&r);
     /* sampled racks shown only when there are some */
-    CU_ASSERT_FATAL(gen_record_init(&r, &err) == 0);
-    record_play(&r, 77);
-    text = gen_record_finish(&r, &err);
-    gen_log_done(r.root, line, sizeof line);
+    play_line(77, line, sizeof line);
     CU_ASSERT_PTR_NOT_NULL(strstr(line, "; mean best equity 33.1125; sampled racks 77; racks observed 10234;"));
-    free(text);
-    gen_record_free(&r);
 }
 
 static void test_spv_line_and_absent_figures(void) {
@@ -69,20 +69,12 @@ static void test_spv_line_and_absent_figures(void) {
 }
 
 static void test_short_buffer(void) {
-    GenRecord r;
-    RkError err;
-    CU_ASSERT_FATAL(gen_record_init(&r, &err) == 0);
-    record_play(&r, 0);
-    char *text = gen_record_finish(&r, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     /* a short buffer cuts the line, never overruns it */
     char small[40];
     memset(small, 'x', sizeof small);
-    gen_log_done(r.root, small, sizeof small);
+    play_line(0, small, sizeof small);
     CU_ASSERT_EQUAL(strlen(small), sizeof small - 1);
     CU_ASSERT_NSTRING_EQUAL(small, "gen 3 done: 120 games, 2891 turns, 245.", sizeof small - 1);
-    free(text);
-    gen_record_free(&r);
 }
 
 int main(void) {
