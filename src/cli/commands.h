@@ -15,6 +15,7 @@ int cmd_info(int argc, char **argv);
 int cmd_leaves(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_nn(int argc, char **argv);
+int cmd_afterstate(int argc, char **argv);
 int cmd_endgame(int argc, char **argv);
 int cmd_peg(int argc, char **argv);
 int cmd_decisions(int argc, char **argv);

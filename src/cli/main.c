@@ -29,6 +29,7 @@ static const Command COMMANDS[] = {
     {"selfplay", cmd_selfplay, "play static-equity games against itself and summarize them"},
     {"bench", cmd_bench, "measure move generation, self-play, search and network throughput"},
     {"nn", cmd_nn, "train or evaluate the P/V/H network on a run's shards (under mpirun)"},
+    {"afterstate", cmd_afterstate, "train or evaluate the afterstate value network on a run's shards (under mpirun)"},
     {"info", cmd_info, "describe a data file: .spv tables (heat map, optional PNG), .klv2, .kwg, .h5 models and shards"},
 };
 

@@ -10,19 +10,12 @@
 #include "model_io.h"
 
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "h5util.h"
-
-/* The three saved blocks of NnParams, each a group of one dataset per
- * tensor. */
-enum { NN_IO_GROUPS = 3 };
-static const char *const group_name[NN_IO_GROUPS] = {"weights", "adam_m", "adam_v"};
-
-static float *group_block(const NnParams *ps, int g) { return g == 0 ? ps->w : g == 1 ? ps->m : ps->v; }
+#include "params_io.h"
 
 /* The integer attributes, in the order they are written. */
 enum { A_MODEL_VERSION, A_FEATURE_VERSION, A_CHANNELS, A_BLOCKS, A_EMBED, A_HEAD_HIDDEN, A_H_TILES, A_DIM,
@@ -30,10 +23,6 @@ enum { A_MODEL_VERSION, A_FEATURE_VERSION, A_CHANNELS, A_BLOCKS, A_EMBED, A_HEAD
 static const char *const attr_name[A_COUNT] = {"model_version", "feature_version", "channels", "blocks",
                                                "embed",         "head_hidden",     "h_tiles",  "dim",
                                                "letters",       "train_step",      "generation"};
-
-static void tensor_path(char *buf, size_t cap, int g, const char *tensor) {
-    snprintf(buf, cap, "/%s/%s", group_name[g], tensor);
-}
 
 int nn_model_save(const NnModel *m, const char *path, const LetterDist *ld, RkError *err) {
     const NnParams *ps = &m->params;
@@ -64,18 +53,7 @@ int nn_model_save(const NnModel *m, const char *path, const LetterDist *ld, RkEr
         bad |= h5u_write_attr_str(file, "distribution", ld->name);
         bad |= h5u_write_attr_int(file, "prior_equity", m->arch.prior_equity);
         bad |= h5u_write_attr_int(file, "h_pool_prior", m->arch.h_pool_prior);
-        for (int g = 0; g < NN_IO_GROUPS && !bad; g++) {
-            bad |= h5u_create_group(file, group_name[g]);
-            for (int i = 0; i < ps->count && !bad; i++) {
-                const NnParam *p = &ps->p[i];
-                hsize_t dims[NNP_MAX_DIMS];
-                for (int d = 0; d < p->ndim; d++) dims[d] = (hsize_t)p->shape[d];
-                char name[NNP_NAME_MAX + 16];
-                tensor_path(name, sizeof name, g, p->name);
-                bad |= h5u_write_dataset(file, name, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, p->ndim, dims, dims,
-                                         group_block(ps, g) + p->offset);
-            }
-        }
+        if (!bad) bad |= nn_params_write(file, ps);
         if (H5Fclose(file) < 0) bad = 1;
     }
     H5E_END_TRY;
@@ -152,39 +130,6 @@ int nn_model_peek(const char *path, NnModelInfo *info, RkError *err) {
     return rc;
 }
 
-/* Reads group g's copy of every tensor into its block, checking presence,
- * shape and values, then that the group holds nothing else. */
-static int read_group(hid_t file, int g, NnParams *ps, const char *path, RkError *err) {
-    hid_t grp = H5Gopen2(file, group_name[g], H5P_DEFAULT);
-    if (grp < 0) return rk_error(err, "%s: group '/%s' is missing or unreadable", path, group_name[g]);
-    H5G_info_t gi;
-    int rc = H5Gget_info(grp, &gi);
-    H5Gclose(grp);
-    if (rc < 0) return rk_error(err, "%s: group '/%s' cannot be read (corrupt or truncated file)", path, group_name[g]);
-    float *block = group_block(ps, g);
-    for (int i = 0; i < ps->count; i++) {
-        const NnParam *p = &ps->p[i];
-        hsize_t want[NNP_MAX_DIMS];
-        for (int d = 0; d < p->ndim; d++) want[d] = (hsize_t)p->shape[d];
-        char name[NNP_NAME_MAX + 16];
-        tensor_path(name, sizeof name, g, p->name);
-        float *x = block + p->offset;
-        if (h5u_read_dataset(file, name, H5T_NATIVE_FLOAT, p->ndim, want, x, path, err) != 0) return -1;
-        for (size_t k = 0; k < p->n; k++) {
-            if (!isfinite(x[k]))
-                return rk_error(err, "%s: tensor '%s' has a non-finite value (%g) at index %zu", path, name,
-                                (double)x[k], k);
-            if (g == 2 && x[k] < 0.0f)
-                return rk_error(err, "%s: tensor '%s' has a negative second moment at index %zu", path, name, k);
-        }
-    }
-    /* every tensor is there: anything more is not this architecture's */
-    if (gi.nlinks != (hsize_t)ps->count)
-        return rk_error(err, "%s: group '/%s' has %llu entries, the architecture has %d tensors", path,
-                        group_name[g], (unsigned long long)gi.nlinks, ps->count);
-    return 0;
-}
-
 int nn_model_load(NnModel *m, const char *path, const LetterDist *ld, int dim, RkError *err) {
     memset(m, 0, sizeof *m);
     hid_t file = h5u_open_read(path, err);
@@ -222,8 +167,7 @@ int nn_model_load(NnModel *m, const char *path, const LetterDist *ld, int dim, R
         }
         m->train_step = in.train_step;
         m->generation = in.generation;
-        for (int g = 0; g < NN_IO_GROUPS; g++)
-            if (read_group(file, g, &m->params, path, err) != 0) goto out;
+        if (nn_params_read(file, &m->params, path, err) != 0) goto out;
         rc = 0;
     out:
         H5Fclose(file);

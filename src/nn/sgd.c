@@ -30,8 +30,7 @@ NnTrainComm nn_train_comm_local(void) {
         .rank = 0, .size = 1, .ctx = NULL, .gather = local_gather, .bcast = local_bcast, .agree = local_agree};
 }
 
-/* Chunks owned by rank r of P: c = r, r+P, ... < K. */
-static int chunks_of(int r, int P, int K) { return r < K ? (K - 1 - r) / P + 1 : 0; }
+int nn_chunks_of(int r, int P, int K) { return r < K ? (K - 1 - r) / P + 1 : 0; }
 
 static void add_losses(NnLossSums *a, const NnLossSums *b) {
     double x[NN_LOSS_FIELDS], y[NN_LOSS_FIELDS];
@@ -67,9 +66,7 @@ static void chunk_gradients(NnModel *m, NnBatch *batch, NnGradScratch *scratch, 
     }
 }
 
-/* Sums the K chunks' records gathered from the P ranks (counts[r] floats from rank r) into
- * sum, in chunk order whatever the rank count, so the bytes do not depend on it. */
-static void sum_in_chunk_order(float *sum, const float *all, const size_t *counts, int K, int P, size_t rec) {
+void nn_sum_in_chunk_order(float *sum, const float *all, const size_t *counts, int K, int P, size_t rec) {
     /* chunk c is at rank c % P, position c / P of that rank's part */
     memset(sum, 0, rec * sizeof(float));
     for (int c = 0; c < K; c++) {
@@ -124,7 +121,7 @@ int nn_train(NnModel *m, const NnFeatureContext *fc, const ShardSet *data, const
     if (opt->batch < opt->chunks) return rk_error(err, "nn: batch %d is smaller than grad_chunks %d", opt->batch, opt->chunks);
     if (nn_loss_options_check(&opt->loss, m, err) != 0) return -1;
     const int K = opt->chunks, P = comm->size, B = opt->batch;
-    const int mine = chunks_of(comm->rank, P, K);
+    const int mine = nn_chunks_of(comm->rank, P, K);
     const size_t total = m->params.total, rec = total + NN_LOSS_FIELDS;
     int cap = (B + K - 1) / K;
     NnBatch batch;
@@ -151,7 +148,7 @@ int nn_train(NnModel *m, const NnFeatureContext *fc, const ShardSet *data, const
         if (!failed) rk_error(err, "nn: another rank could not set up its training (its own error is in the log)");
         goto out;
     }
-    for (int r = 0; r < P; r++) counts[r] = (size_t)chunks_of(r, P, K) * rec;
+    for (int r = 0; r < P; r++) counts[r] = (size_t)nn_chunks_of(r, P, K) * rec;
     double t0 = rk_seconds(), last_print = t0;
     for (int64_t s = 0; s < opt->steps; s++) {
         int64_t step = m->train_step + 1;
@@ -160,7 +157,7 @@ int nn_train(NnModel *m, const NnFeatureContext *fc, const ShardSet *data, const
         for (int i = 0; i < B; i++) draw[i] = idx[rng_below(&rng, n)];
         chunk_gradients(m, &batch, &scratch, data, draw, opt, comm->rank, P, mine, my);
         if (comm->gather(comm->ctx, my, (size_t)mine * rec, all, counts, err) != 0) goto out;
-        if (comm->rank == 0) sum_in_chunk_order(sum, all, counts, K, P, rec);
+        if (comm->rank == 0) nn_sum_in_chunk_order(sum, all, counts, K, P, rec);
         if (comm->bcast(comm->ctx, sum, rec, err) != 0) goto out;
         NnLossSums ls;
         if (take_step(m, sum, &opt->adam, step, keep, &ls, err) != 0) goto out;

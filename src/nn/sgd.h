@@ -32,6 +32,14 @@ typedef struct NnTrainComm {
 } NnTrainComm;
 NnTrainComm nn_train_comm_local(void);
 
+/* The chunk bookkeeping every data-parallel trainer shares (this one and
+ * the afterstate network's, afterstate_train.h): the chunks rank r of P
+ * owns (c = r, r+P, ... < K), and the sum of the K chunks' records of rec
+ * floats gathered from the P ranks (counts[r] floats from rank r), added
+ * in chunk order whatever the rank count, so the bytes do not depend on it. */
+int nn_chunks_of(int r, int P, int K);
+void nn_sum_in_chunk_order(float *sum, const float *all, const size_t *counts, int K, int P, size_t rec);
+
 typedef struct NnTrainOptions {
     int batch, chunks;
     int64_t steps;

@@ -11,7 +11,8 @@
 #include "eval/klv.h"
 #include "search/player_kind.h"
 
-static const PlayerKind *const KINDS[] = {&PLAYER_KIND_STATIC, &PLAYER_KIND_SIM, &PLAYER_KIND_NN, &PLAYER_KIND_MCGS};
+static const PlayerKind *const KINDS[] = {&PLAYER_KIND_STATIC, &PLAYER_KIND_SIM, &PLAYER_KIND_NN, &PLAYER_KIND_MCGS,
+                                            &PLAYER_KIND_VALUE};
 #define NKINDS (sizeof KINDS / sizeof KINDS[0])
 
 /* Options that experiments added and took out again (docs/research.md): a

@@ -37,7 +37,7 @@ struct PlayerKind {
     void (*close)(Player *p);
 };
 
-extern const PlayerKind PLAYER_KIND_STATIC, PLAYER_KIND_SIM, PLAYER_KIND_NN, PLAYER_KIND_MCGS;
+extern const PlayerKind PLAYER_KIND_STATIC, PLAYER_KIND_SIM, PLAYER_KIND_NN, PLAYER_KIND_MCGS, PLAYER_KIND_VALUE;
 
 /* The static player's choice with the player's leaves and, if not NULL,
  * an SPV table (what every kind falls back to). */

@@ -1,6 +1,8 @@
 /* static_player.c - the static player (player.h): the best static equity,
  * with the player's leaves and, if given, an SPV table's positional
- * adjustment. */
+ * adjustment; with explore=T, a move drawn from the STATIC_EXPLORE_TOP best
+ * by softmax(equity / T points) instead (self-play data that shows the
+ * afterstate network the moves a static player passes over). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,17 +10,23 @@
 #include <string.h>
 
 #include "search/player_kind.h"
+#include "search/spec_option.h"
 
 typedef struct StaticState {
     Spv *spv;  /* NULL = no positional adjustment */
     bool spv_lent;
     double spv_k;
+    double explore; /* points; 0: the best move */
+    MoveList top;
 } StaticState;
+
+#define STATIC_EXPLORE_TOP 16
 
 static int static_init(Player *p, RkError *err) {
     StaticState *s = calloc(1, sizeof *s);
     if (s == NULL) return rk_error(err, "out of memory");
     s->spv_k = PLAYER_DEFAULT_SPV_K;
+    movelist_init(&s->top);
     p->state = s;
     return 0;
 }
@@ -48,6 +56,7 @@ static int static_option(Player *p, const char *spec, const char *key, const cha
         s->spv_k = k;
         return 0;
     }
+    if (strcmp(key, "explore") == 0) return spec_number(spec, key, val, 0, 1000, false, &s->explore, err);
     return -2;
 }
 
@@ -59,9 +68,36 @@ static int static_check_board(const Player *p, int dim, RkError *err) {
     return spv_check_board(s->spv, dim, what, err);
 }
 
+/* explore=T: a move of the top list drawn by softmax(equity / T), from a stream seeded by the
+ * game's own (the same game gives the same moves). */
+static void explore_choice(StaticState *s, const Player *p, const Game *g, Move *out) {
+    MoveGenRequest req;
+    PositionalValues pv;
+    movegen_request_for_game(&req, g);
+    klv_request_leaves(&req, player_leave_fn(p), p->leaves);
+    req.positional = spv_prepare_for_game(s->spv, s->spv_k, g, &pv);
+    size_t k = movegen_top(&req, STATIC_EXPLORE_TOP, move_compare_equity, &s->top);
+    if (k == 0) {
+        movegen_best(&req, out, NULL);
+        return;
+    }
+    double w[STATIC_EXPLORE_TOP], sum = 0, top = s->top.moves[0].equity;
+    for (size_t i = 0; i < k; i++) sum += w[i] = exp((s->top.moves[i].equity - top) / (1000.0 * s->explore));
+    Rng r = g->rng;
+    Rng pick;
+    rng_seed_stream(&pick, rng_next(&r), 0x6578706cu, (uint64_t)g->turn);
+    double u = (double)(rng_next(&pick) >> 11) * 0x1.0p-53 * sum;
+    size_t i = 0;
+    while (i + 1 < k && u >= w[i]) u -= w[i++];
+    *out = s->top.moves[i];
+}
+
 static int static_choose(const Player *p, const Game *g, Move *out) {
-    const StaticState *s = p->state;
-    player_static_choice(p, s->spv, s->spv_k, g, out);
+    StaticState *s = p->state;
+    if (s->explore > 0)
+        explore_choice(s, p, g, out);
+    else
+        player_static_choice(p, s->spv, s->spv_k, g, out);
     return 0;
 }
 
@@ -72,12 +108,13 @@ static void static_close(Player *p) {
         spv_free(s->spv);
         free(s->spv);
     }
+    movelist_free(&s->top);
     free(s);
 }
 
 const PlayerKind PLAYER_KIND_STATIC = {
     .name = "static",
-    .usage = "static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K]",
+    .usage = "static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K][,explore=T]",
     .init = static_init,
     .option = static_option,
     .check_board = static_check_board,

@@ -144,7 +144,7 @@ static bool is_spec(const char *v, const char *kind) {
 
 static int parse_player(TrainConfig *c, const char *v) {
     /* the spec itself is opened (and its files loaded) by rookery train */
-    if (strcmp(v, "static") != 0 && !is_spec(v, "sim") && !is_spec(v, "mcgs")) return -1;
+    if (!is_spec(v, "static") && !is_spec(v, "sim") && !is_spec(v, "mcgs")) return -1;
     /* the loop gives the net in force (mcgs.net) and the candidates with it (mcgs.candidates_with_net) */
     if (is_spec(v, "mcgs") && (strstr(v, "net=") != NULL || strstr(v, "candidates_by=") != NULL)) return -1;
     return set_string(c->player, v);
@@ -249,7 +249,7 @@ static const ConfigKey KEYS[] = {
         "self-play games per generation, all ranks together"),
     {"run", "output", "runs/default", KEY_STRING, OFF(output), 0, TRAIN_OUTPUT_MAX, false, NULL, NULL, NULL, false,
      "the run directory"},
-    CUSTOM("run", "player", "static", player, true, "who plays the self-play games: static, sim:..., mcgs:..."),
+    CUSTOM("run", "player", "static", player, true, "who plays the self-play games: static[:...], sim:..., mcgs:..."),
     INT("run", "progress_seconds", "5", progress_seconds, 0, 86400, "seconds between progress lines (0: per generation)"),
     INT("run", "threads", "1", threads, 1, GENERATION_MAX_THREADS, "self-play threads per rank (results do not depend on it)"),
     CUSTOM("run", "keep", "all", keep, false, "all | N: older generations keep only their manifest and metrics row"),

@@ -1,0 +1,194 @@
+/*
+ * afterstate.c - the afterstate of a move and its sparse features (see
+ * afterstate.h).
+ */
+#include "afterstate.h"
+
+#include <string.h>
+
+AftShape aft_shape(const LetterDist *ld, int dim) {
+    AftShape s = {.dim = dim, .squares = dim * dim, .letters = ld->size - 1};
+    for (int l = 0; l < ld->size; l++)
+        if (ld->count[l] > s.unseen_max) s.unseen_max = ld->count[l];
+    int at = 0, L = s.letters, SQ = s.squares;
+    s.off_tile = at, at += SQ * L;
+    s.off_blank = at, at += SQ;
+    s.off_fresh = at, at += SQ;
+    s.off_cross = at, at += SQ * 2 * AFT_CROSS_BUCKETS;
+    s.off_hook = at, at += AFT_PREMIUMS * 2 * L;
+    s.off_kept = at, at += (L + 1) * RK_RACK_SIZE;
+    s.off_unseen = at, at += (L + 1) * s.unseen_max;
+    s.off_bag = at, at += AFT_BAG_BUCKETS;
+    s.off_opp = at, at += RK_RACK_SIZE + 1;
+    s.off_zeros = at, at += GAME_MAX_SCORELESS;
+    s.off_dense = at, at += AFT_DENSE;
+    s.total = at;
+    return s;
+}
+
+void aft_context(AftContext *c, const LetterDist *ld, const Layout *lay, const Kwg *kwg, LeaveValueFn leave_value,
+                 const void *leave_ctx) {
+    memset(c, 0, sizeof *c);
+    c->ld = ld;
+    c->layout = lay;
+    c->kwg = kwg;
+    c->shape = aft_shape(ld, lay->dim);
+    c->leave_value = leave_value;
+    c->leave_ctx = leave_ctx;
+}
+
+static int face_value(const Rack *r, const LetterDist *ld) { return rack_score(r, ld); }
+
+void aft_build(const LetterDist *ld, const Board *before, const Position *p, const Move *m, Afterstate *as,
+               Board *after) {
+    memset(as, 0, sizeof *as);
+    *after = *before;
+    Position *q = &as->pos;
+    *q = *p;
+    q->last_known = false;
+    memset(&q->last, 0, sizeof q->last);
+    as->kind = m->kind;
+    Rack taken;
+    move_rack_tiles(m, &taken);
+    as->used = taken.total;
+    move_kept_tiles(&p->rack, m, &q->rack);
+    if (m->kind == MOVE_PLACE) {
+        as->move_score = board_score_move(before, m);
+        int dim = p->dim, dr = m->dir == DIR_DOWN ? 1 : 0, dc = 1 - dr;
+        for (int i = 0; i < m->len; i++) {
+            if (m->tiles[i] == MOVE_PLAYED_THROUGH) continue;
+            int sq = (m->row + dr * i) * dim + (m->col + dc * i);
+            q->board[sq] = m->tiles[i];
+            if (as->nfresh < RK_RACK_SIZE) as->fresh[as->nfresh++] = (uint16_t)sq;
+        }
+        board_place_move(after, m);
+    }
+    q->score_self += as->move_score;
+    q->zeros = as->move_score == 0 ? p->zeros + 1 : 0;
+    int spread = q->score_self - q->score_opp;
+    Rack unseen;
+    if (position_unseen(q, ld, &unseen) != 0) rack_clear(&unseen);
+    if (m->kind == MOVE_PLACE && p->bag == 0 && q->rack.total == 0) {
+        as->terminal = true; /* went out: the unseen tiles are the opponent's rack */
+        as->final_spread = spread + 2 * face_value(&unseen, ld);
+    } else if (q->zeros >= GAME_MAX_SCORELESS) {
+        as->terminal = true; /* each side loses its own rack; the opponent's is the unseen
+                              * tiles' share (all of them with an empty bag) */
+        double opp = unseen.total > 0 ? (double)face_value(&unseen, ld) * q->opp_tiles / unseen.total : 0.0;
+        as->final_spread = spread - face_value(&q->rack, ld) + (int)(opp + 0.5);
+    }
+}
+
+int aft_from_position(const AftContext *c, const Position *p, const PackedMove *pm, Afterstate *as, Board *after) {
+    Board before;
+    position_board(p, c->layout, c->ld, c->kwg, &before);
+    Move m;
+    if (packed_to_move(pm, &before, &m) != 0) return -1;
+    aft_build(c->ld, &before, p, &m, as, after);
+    return 0;
+}
+
+/* Square (r, c)'s index in orientation d (board.h: orientation 1 is the transpose). */
+static inline int oriented(int sq, int d, int dim) { return d == 0 ? sq : (sq % dim) * dim + sq / dim; }
+
+static int cross_bucket(int allowed) {
+    if (allowed <= 1) return allowed;
+    if (allowed < 4) return 2;
+    if (allowed < 8) return 3;
+    if (allowed < 16) return 4;
+    return 5;
+}
+
+static int bag_bucket(int bag) {
+    static const int lo[AFT_BAG_BUCKETS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 15, 20, 30, 40, 50, 60, 70};
+    int b = 0;
+    while (b + 1 < AFT_BAG_BUCKETS && bag >= lo[b + 1]) b++;
+    return b;
+}
+
+static int premium_class(const Layout *lay, int sq) {
+    if (lay->word_mult[sq] >= 3) return 4;
+    if (lay->word_mult[sq] == 2) return 3;
+    if (lay->letter_mult[sq] >= 3) return 2;
+    if (lay->letter_mult[sq] == 2) return 1;
+    return 0;
+}
+
+typedef struct Out {
+    int32_t *idx;
+    float *val;
+    int n;
+} Out;
+
+static inline void put(Out *o, int i, float v) {
+    if (o->n >= AFT_MAX_ACTIVE) return;
+    o->idx[o->n] = i;
+    o->val[o->n] = v;
+    o->n++;
+}
+
+/* The board's groups: tile, blank, fresh, cross, hook. */
+static void board_features(const AftContext *c, const Afterstate *as, const Board *after, Out *o) {
+    const AftShape *s = &c->shape;
+    const Position *q = &as->pos;
+    int L = s->letters, SQ = s->squares, dim = s->dim;
+    for (int sq = 0; sq < SQ; sq++) {
+        uint8_t t = q->board[sq];
+        if (t) put(o, s->off_tile + sq * L + RK_LETTER(t) - 1, 1.0f);
+    }
+    for (int sq = 0; sq < SQ; sq++)
+        if (q->board[sq] && RK_IS_BLANKED(q->board[sq])) put(o, s->off_blank + sq, 1.0f);
+    uint8_t fresh[RK_MAX_SQUARES] = {0};
+    for (int k = 0; k < as->nfresh; k++) fresh[as->fresh[k]] = 1;
+    for (int sq = 0; sq < SQ; sq++)
+        if (fresh[sq]) put(o, s->off_fresh + sq, 1.0f);
+    float hook[AFT_PREMIUMS * 2 * RK_MAX_LETTERS] = {0};
+    for (int sq = 0; sq < SQ; sq++) {
+        if (q->board[sq]) continue;
+        int prem = premium_class(c->layout, sq);
+        for (int d = 0; d < 2; d++) {
+            int i = oriented(sq, d, dim);
+            if (!after->has_cross[d][i]) continue;
+            uint64_t allowed = after->cross[d][i] & after->all_letters;
+            put(o, s->off_cross + (sq * 2 + d) * AFT_CROSS_BUCKETS + cross_bucket(__builtin_popcountll(allowed)), 1.0f);
+            for (int ml = 1; ml <= L; ml++)
+                if (allowed >> ml & 1u) hook[(prem * 2 + d) * L + ml - 1] += 1.0f;
+        }
+    }
+    for (int h = 0; h < AFT_PREMIUMS * 2 * L; h++)
+        if (hook[h] != 0.0f) put(o, s->off_hook + h, hook[h]);
+}
+
+int aft_features(const AftContext *c, const Afterstate *as, const Board *after, int32_t *idx, float *val) {
+    const AftShape *s = &c->shape;
+    const Position *q = &as->pos;
+    Out o = {idx, val, 0};
+    board_features(c, as, after, &o);
+    int L = s->letters;
+    for (int ml = 0; ml <= L; ml++)
+        for (int k = 0; k < q->rack.count[ml] && k < RK_RACK_SIZE; k++) put(&o, s->off_kept + ml * RK_RACK_SIZE + k, 1.0f);
+    Rack unseen;
+    if (position_unseen(q, c->ld, &unseen) != 0) rack_clear(&unseen);
+    for (int ml = 0; ml <= L; ml++)
+        for (int k = 0; k < unseen.count[ml] && k < s->unseen_max; k++) put(&o, s->off_unseen + ml * s->unseen_max + k, 1.0f);
+    put(&o, s->off_bag + bag_bucket(q->bag), 1.0f);
+    put(&o, s->off_opp + (q->opp_tiles < 0 ? 0 : q->opp_tiles > RK_RACK_SIZE ? RK_RACK_SIZE : q->opp_tiles), 1.0f);
+    put(&o, s->off_zeros + (q->zeros >= GAME_MAX_SCORELESS ? GAME_MAX_SCORELESS - 1 : q->zeros), 1.0f);
+    int32_t leave = c->leave_value != NULL && q->rack.total > 0 ? c->leave_value(c->leave_ctx, &q->rack) : 0;
+    int on_board = 0;
+    for (int sq = 0; sq < s->squares; sq++) on_board += q->board[sq] != 0;
+    const float dense[AFT_DENSE] = {
+        (float)(q->score_self - q->score_opp) / 100.0f,
+        (float)as->move_score / 100.0f,
+        (float)leave / 100000.0f,
+        (float)on_board / 100.0f,
+        as->kind == MOVE_EXCHANGE ? 1.0f : 0.0f,
+        as->kind == MOVE_PASS ? 1.0f : 0.0f,
+        (float)as->used / (float)RK_RACK_SIZE,
+        (float)q->bag / 100.0f,
+        (float)unseen.total / 100.0f,
+    };
+    for (int k = 0; k < AFT_DENSE; k++)
+        if (dense[k] != 0.0f) put(&o, s->off_dense + k, dense[k]);
+    return o.n;
+}

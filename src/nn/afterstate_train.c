@@ -1,0 +1,197 @@
+/*
+ * afterstate_train.c - data-parallel training and held-out figures of the
+ * afterstate network (see afterstate_train.h).
+ */
+#include "afterstate_train.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+AftTrainOptions aft_train_defaults(void) {
+    AftTrainOptions o = {.batch = 512, .chunks = 4, .steps = 2000, .adam = nn_adam_default(), .seed = 1,
+                         .spread_weight = 0.25f, .progress_seconds = 10};
+    o.adam.weight_decay = 0.0f; /* the accumulator's rows of rare features would only shrink */
+    return o;
+}
+
+/* Sample s's afterstate features into slot i of the batch. */
+static int set_sample(AftBatch *b, const AftContext *c, int i, const ShardSample *s, size_t which, RkError *err) {
+    Afterstate as;
+    Board after;
+    if (aft_from_position(c, &s->pos, &s->played, &as, &after) != 0)
+        return rk_error(err, "afterstate: sample %zu (game %llu, turn %u): its move does not fit its board", which,
+                        (unsigned long long)s->game, s->turn);
+    aft_batch_set(b, c, i, &as, &after);
+    return 0;
+}
+
+/* This rank's chunks of the drawn batch: each chunk's gradient and two loss sums, one
+ * record of total + 2 floats a chunk, into my. */
+static int chunk_gradients(AftNet *n, AftBatch *b, const AftContext *c, const ShardSet *data, const size_t *draw,
+                           const AftTrainOptions *opt, int rank, int P, int mine, float *my, RkError *err) {
+    const int K = opt->chunks, B = opt->batch;
+    const size_t total = n->params.total, rec = total + 2;
+    float win[b->cap], spread[b->cap];
+    for (int j = 0; j < mine; j++) {
+        int ch = rank + j * P;
+        int lo = (int)((int64_t)ch * B / K), hi = (int)((int64_t)(ch + 1) * B / K);
+        for (int i = lo; i < hi; i++) {
+            const ShardSample *s = &data->s[draw[i]];
+            if (set_sample(b, c, i - lo, s, draw[i], err) != 0) return -1;
+            win[i - lo] = aft_win_target(s);
+            spread[i - lo] = (float)s->final_spread;
+        }
+        nnp_zero_grad(&n->params);
+        aft_net_forward(n, b, hi - lo);
+        double loss[2];
+        aft_net_backward(n, b, hi - lo, win, spread, opt->spread_weight, 1.0f / (float)B, loss);
+        float *out = my + (size_t)j * rec;
+        memcpy(out, n->params.g, total * sizeof(float));
+        out[total] = (float)loss[0];
+        out[total + 1] = (float)loss[1];
+    }
+    return 0;
+}
+
+static bool weights_finite(const NnParams *ps) {
+    for (size_t i = 0; i < ps->total; i++)
+        if (!isfinite(ps->w[i])) return false;
+    return true;
+}
+
+/* Adam step `step` from the summed gradient, unless it or the new weights are not finite. */
+static int take_step(AftNet *n, const float *sum, const NnAdam *adam, int64_t step, float *keep, RkError *err) {
+    const size_t total = n->params.total;
+    memcpy(n->params.g, sum, total * sizeof(float));
+    if (!nnp_grads_finite(&n->params) || !isfinite(sum[total]) || !isfinite(sum[total + 1]))
+        return rk_error(err, "afterstate net: a non-finite loss or gradient at step %lld; stopped at step %lld",
+                        (long long)step, (long long)n->train_step);
+    memcpy(keep, n->params.w, total * sizeof(float));
+    nn_adam_step(&n->params, adam, step);
+    if (!weights_finite(&n->params)) {
+        memcpy(n->params.w, keep, total * sizeof(float));
+        return rk_error(err, "afterstate net: non-finite weights after step %lld; stopped at step %lld",
+                        (long long)step, (long long)n->train_step);
+    }
+    n->train_step = step;
+    return 0;
+}
+
+int aft_train(AftNet *n, const AftContext *c, const ShardSet *data, const size_t *idx, size_t count,
+              const AftTrainOptions *opt, const NnTrainComm *comm, AftTrainReport *rep, RkError *err) {
+    memset(rep, 0, sizeof *rep);
+    if (opt->steps == 0) return 0;
+    if (count == 0) return rk_error(err, "afterstate net: no training samples");
+    if (opt->batch < opt->chunks)
+        return rk_error(err, "afterstate net: batch %d is smaller than chunks %d", opt->batch, opt->chunks);
+    const int K = opt->chunks, P = comm->size, B = opt->batch;
+    const int mine = nn_chunks_of(comm->rank, P, K);
+    const size_t total = n->params.total, rec = total + 2;
+    AftBatch batch;
+    bool have_batch = false;
+    float *my = malloc(((size_t)mine * rec + 1) * sizeof(float));
+    float *all = comm->rank == 0 ? malloc((size_t)K * rec * sizeof(float)) : NULL;
+    float *sum = malloc(rec * sizeof(float));
+    size_t *counts = malloc((size_t)P * sizeof(size_t));
+    size_t *draw = malloc((size_t)B * sizeof(size_t));
+    float *keep = malloc(total * sizeof(float));
+    int rc = -1, failed = 0;
+    if (!my || (comm->rank == 0 && !all) || !sum || !counts || !draw || !keep) {
+        rk_error(err, "afterstate net: out of memory for the gradients of %d chunks", K);
+        failed = 1;
+    }
+    if (!failed && mine > 0) {
+        failed = aft_batch_init(&batch, n, (B + K - 1) / K, err) != 0;
+        have_batch = !failed;
+    }
+    if (comm->agree(comm->ctx, failed) != 0) {
+        if (!failed) rk_error(err, "afterstate net: another rank could not set up its training");
+        goto out;
+    }
+    for (int r = 0; r < P; r++) counts[r] = (size_t)nn_chunks_of(r, P, K) * rec;
+    double t0 = rk_seconds(), last_print = t0;
+    for (int64_t s = 0; s < opt->steps; s++) {
+        int64_t step = n->train_step + 1;
+        Rng rng;
+        rng_seed_stream(&rng, opt->seed ^ UINT64_C(0x6166747261696e21), 0, (uint64_t)step);
+        for (int i = 0; i < B; i++) draw[i] = idx[rng_below(&rng, count)];
+        int bad = mine > 0 && chunk_gradients(n, &batch, c, data, draw, opt, comm->rank, P, mine, my, err) != 0;
+        if (comm->agree(comm->ctx, bad) != 0) {
+            if (!bad) rk_error(err, "afterstate net: another rank failed at step %lld", (long long)step);
+            goto out;
+        }
+        if (comm->gather(comm->ctx, my, (size_t)mine * rec, all, counts, err) != 0) goto out;
+        if (comm->rank == 0) nn_sum_in_chunk_order(sum, all, counts, K, P, rec);
+        if (comm->bcast(comm->ctx, sum, rec, err) != 0) goto out;
+        if (take_step(n, sum, &opt->adam, step, keep, err) != 0) goto out;
+        double l[2] = {sum[total] / B, sum[total + 1] / B};
+        if (s == 0) memcpy(rep->first, l, sizeof l);
+        memcpy(rep->last, l, sizeof l);
+        double now = rk_seconds();
+        if (comm->rank == 0 && opt->progress_seconds > 0 && now - last_print >= opt->progress_seconds) {
+            printf("  afterstate step %lld/%lld: win loss %.4f, spread loss %.4f, %.0f samples/s\n", (long long)(s + 1),
+                   (long long)opt->steps, l[0], l[1], (double)(s + 1) * B / (now - t0));
+            fflush(stdout);
+            last_print = now;
+        }
+    }
+    rep->seconds = rk_seconds() - t0;
+    rep->samples_per_second = rep->seconds > 0 ? (double)opt->steps * B / rep->seconds : 0;
+    rc = 0;
+out:
+    if (have_batch) aft_batch_free(&batch);
+    free(my), free(all), free(sum), free(counts), free(draw), free(keep);
+    return rc;
+}
+
+int aft_evaluate(const AftNet *n, const AftContext *c, const ShardSet *data, const size_t *idx, size_t count,
+                 const WinModel *base, AftEvalReport *rep, RkError *err) {
+    memset(rep, 0, sizeof *rep);
+    enum { CAP = 64 };
+    AftBatch b;
+    if (aft_batch_init(&b, n, CAP, err) != 0) return -1;
+    double diff_sum = 0, diff_sq = 0;
+    for (size_t at = 0; at < count; at += CAP) {
+        int k = count - at < CAP ? (int)(count - at) : CAP;
+        Afterstate as[CAP];
+        for (int i = 0; i < k; i++) {
+            Board after;
+            const ShardSample *s = &data->s[idx[at + (size_t)i]];
+            if (aft_from_position(c, &s->pos, &s->played, &as[i], &after) != 0) {
+                aft_batch_free(&b);
+                return rk_error(err, "afterstate: sample %zu: its move does not fit its board", idx[at + (size_t)i]);
+            }
+            aft_batch_set(&b, c, i, &as[i], &after);
+        }
+        aft_net_forward(n, &b, k);
+        for (int i = 0; i < k; i++) {
+            const ShardSample *s = &data->s[idx[at + (size_t)i]];
+            const Position *q = &as[i].pos;
+            double t = aft_win_target(s), p = aft_win(&b, i);
+            Rack unseen;
+            int left = position_unseen(q, c->ld, &unseen) == 0 ? unseen.total + q->rack.total : 0;
+            double pb = 1.0 - winprob(base, -(double)(q->score_self - q->score_opp), left < 1 ? 1 : left);
+            const double lo = 1e-6;
+            double pc = fmin(fmax(p, lo), 1 - lo), pbc = fmin(fmax(pb, lo), 1 - lo);
+            rep->logloss -= t * log(pc) + (1 - t) * log(1 - pc);
+            rep->base_logloss -= t * log(pbc) + (1 - t) * log(1 - pbc);
+            double br = (p - t) * (p - t), bb = (pb - t) * (pb - t);
+            rep->brier += br;
+            rep->base_brier += bb;
+            diff_sum += br - bb;
+            diff_sq += (br - bb) * (br - bb);
+            rep->spread_mae += fabs(aft_spread(&b, i) - s->final_spread);
+        }
+    }
+    aft_batch_free(&b);
+    rep->samples = count;
+    if (count > 0) {
+        double m = (double)count;
+        rep->logloss /= m, rep->base_logloss /= m, rep->brier /= m, rep->base_brier /= m, rep->spread_mae /= m;
+        double mean = diff_sum / m, var = diff_sq / m - mean * mean;
+        rep->brier_diff_se = count > 1 ? sqrt(fmax(var, 0) / (m - 1)) : 0;
+    }
+    return 0;
+}

@@ -1,0 +1,61 @@
+/*
+ * afterstate_train.h - training the afterstate network on self-play shards,
+ * data-parallel over the ranks, and measuring it on held-out games.
+ *
+ * A shard's sample is a position, the move played in it and the game's
+ * result and final spread for the mover: exactly an afterstate (the move
+ * applied to the position, aft_from_position) with its outcome. So every
+ * shard `rookery train` writes is afterstate data, and a run whose
+ * self-play explores (static:explore=T, docs/players.md) gives the network
+ * the candidates a static player would not choose.
+ *
+ * The steps are sgd.h's: each step draws `batch` samples with a stream
+ * seeded from (seed, step), cut into `chunks` slices that the ranks compute
+ * in turn; rank 0 sums them in chunk order and broadcasts; every rank takes
+ * the same Adam step. So the network's bytes are the same at any rank count.
+ */
+#ifndef ROOKERY_NN_AFTERSTATE_TRAIN_H
+#define ROOKERY_NN_AFTERSTATE_TRAIN_H
+#include "afterstate_net.h"
+#include "eval/winprob.h"
+#include "sgd.h"
+#include "shard.h"
+
+typedef struct AftTrainOptions {
+    int batch, chunks;
+    int64_t steps;
+    NnAdam adam;
+    uint64_t seed;
+    float spread_weight;      /* the spread loss's weight beside the win loss */
+    double progress_seconds;  /* rank 0 prints a progress line this often (0: never) */
+} AftTrainOptions;
+AftTrainOptions aft_train_defaults(void);
+
+typedef struct AftTrainReport {
+    double first[2], last[2]; /* win and spread losses a sample, of the first and last steps */
+    double seconds, samples_per_second;
+} AftTrainReport;
+
+/* Trains n for opt->steps steps on the samples idx[0..count) of data. A
+ * sample whose move does not fit its board is an error naming it. Stops at
+ * a non-finite loss or weight, keeping the last good step's weights. */
+int aft_train(AftNet *n, const AftContext *c, const ShardSet *data, const size_t *idx, size_t count,
+              const AftTrainOptions *opt, const NnTrainComm *comm, AftTrainReport *rep, RkError *err);
+
+/* Held-out figures: the mean log loss and Brier score of the network's
+ * P(win) against the result, the same of the win model of the spread and
+ * the tiles left (eval/winprob.h, the baseline), and the mean absolute error
+ * of the spread against the final spread, over samples idx[0..count). */
+typedef struct AftEvalReport {
+    size_t samples;
+    double logloss, brier, spread_mae;
+    double base_logloss, base_brier;
+    double brier_diff_se;     /* standard error of (brier - base_brier) a sample, over samples */
+} AftEvalReport;
+int aft_evaluate(const AftNet *n, const AftContext *c, const ShardSet *data, const size_t *idx, size_t count,
+                 const WinModel *base, AftEvalReport *rep, RkError *err);
+
+/* The win target of a sample: 1 won, 0.5 drawn, 0 lost (the mover). */
+static inline float aft_win_target(const ShardSample *s) { return s->result > 0 ? 1.0f : s->result == 0 ? 0.5f : 0.0f; }
+
+#endif
