@@ -16,6 +16,9 @@ int bench_endgame(int argc, char **argv);
 /* rookery bench peg: the pre-endgame solver against the simulation (bench_peg.c). */
 int bench_peg(int argc, char **argv);
 
+/* rookery bench afterstate: a value player's decision (bench_afterstate.c). */
+int bench_afterstate(int argc, char **argv);
+
 /* rookery bench infer: inference of the opponent's kept tiles (bench_infer.c). */
 int bench_infer(int argc, char **argv);
 

@@ -34,6 +34,7 @@ static void usage(FILE *out) {
             "       rookery bench infer [--positions N] [--tau T] [--seed S] [--lexicon FILE.kwg]\n"
             "       rookery bench endgame [--positions N] [--movetime MS] [--min-tiles T] [--check MS]\n"
             "       rookery bench peg [--positions N] [--bag B] [--movetime MS] [--check MS]\n"
+            "       rookery bench afterstate [--model FILE.h5] [--positions N] [--candidates K]\n"
             "       rookery bench nn [--channels C --blocks B --embed E --head-hidden H --h-tiles T]\n"
             "                        [--model FILE.h5] [--positions N] [--seconds S] [--steps K]\n"
             "\n"
@@ -62,6 +63,8 @@ static void usage(FILE *out) {
             "          share of wins checked by a long solve (`rookery bench peg --help`).\n"
             "mcgs:     the graph search player (`rookery bench mcgs --help`): playouts/s, network\n"
             "          positions/s, average batch, memory per node.\n"
+            "afterstate: a value player's decision on one core: the static candidates, their\n"
+            "          afterstates and features, the afterstate network (`rookery bench afterstate --help`).\n"
             "nn:       the network on one core: sgemm peak, forward positions/s and GFLOP/s at batch 1,\n"
             "          16, 64 and 256, nn_batch_set and nn_policy_all per position, trainer samples/s\n"
             "          (`rookery bench nn --help` says more).\n"
@@ -476,6 +479,7 @@ int cmd_bench(int argc, char **argv) {
     if (strcmp(what, "nn") == 0) return bench_nn(argc, argv);
     if (strcmp(what, "mcgs") == 0) return bench_mcgs(argc, argv);
     if (strcmp(what, "infer") == 0) return bench_infer(argc, argv);
+    if (strcmp(what, "afterstate") == 0) return bench_afterstate(argc, argv);
     if (strcmp(what, "endgame") == 0) return bench_endgame(argc, argv);
     if (strcmp(what, "peg") == 0) return bench_peg(argc, argv);
     if (strcmp(what, "movegen") != 0 && strcmp(what, "selfplay") != 0) {

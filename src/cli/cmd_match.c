@@ -25,12 +25,15 @@ static void usage(FILE *out) {
             "overrides the default.\n"
             "SPEC: static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K], e.g.\n"
             "      static:leaves=runs/default/gen-0003/leaves.klv2,spv=runs/default/gen-0003/positional.spv\n"
-            "      (spv_k: the spread scale K of the SPV variance weight, points, default 75)\n"
+            "      (spv_k: the spread scale K of the SPV variance weight, points, default 75;\n"
+            "      explore=T: a move drawn from the 16 best by softmax(equity / T points))\n"
             "      sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S][,leaves=F|,req=F.req]\n"
             "      Monte Carlo simulation of the K best static moves (search/player.h)\n"
             "      nn:greedy,model=F.h5   the network's most probable legal move\n"
             "      nn:value,model=F.h5[,candidates=K][,samples=S]   the best by the value head among\n"
             "      the K most probable moves, each played in S dealt worlds (defaults 8, 4)\n"
+            "      value:model=F.h5[,candidates=K]   the best of the K best static moves (default 16)\n"
+            "      by the afterstate network's chance of winning (docs/afterstate.md)\n"
             "      mcgs[:visits=N][,crn=yes][,net=F.h5][,...]   the graph search over information sets\n"
             "      (every option and its default: docs/mcgs.md)\n");
 }

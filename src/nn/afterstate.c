@@ -10,11 +10,11 @@ AftShape aft_shape(const LetterDist *ld, int dim) {
     AftShape s = {.dim = dim, .squares = dim * dim, .letters = ld->size - 1};
     for (int l = 0; l < ld->size; l++)
         if (ld->count[l] > s.unseen_max) s.unseen_max = ld->count[l];
-    int at = 0, L = s.letters, SQ = s.squares;
-    s.off_tile = at, at += SQ * L;
-    s.off_blank = at, at += SQ;
-    s.off_fresh = at, at += SQ;
-    s.off_cross = at, at += SQ * 2 * AFT_CROSS_BUCKETS;
+    int at = 0, L = s.letters;
+    s.blocks = (dim + 2) / 3;
+    s.off_occupancy = at, at += s.blocks * s.blocks;
+    s.off_cross = at, at += AFT_PREMIUMS * 2 * AFT_CROSS_BUCKETS;
+    s.off_anchor = at, at += AFT_PREMIUMS;
     s.off_hook = at, at += AFT_PREMIUMS * 2 * L;
     s.off_kept = at, at += (L + 1) * RK_RACK_SIZE;
     s.off_unseen = at, at += (L + 1) * s.unseen_max;
@@ -59,7 +59,6 @@ void aft_build(const LetterDist *ld, const Board *before, const Position *p, con
             if (m->tiles[i] == MOVE_PLAYED_THROUGH) continue;
             int sq = (m->row + dr * i) * dim + (m->col + dc * i);
             q->board[sq] = m->tiles[i];
-            if (as->nfresh < RK_RACK_SIZE) as->fresh[as->nfresh++] = (uint16_t)sq;
         }
         board_place_move(after, m);
     }
@@ -127,36 +126,41 @@ static inline void put(Out *o, int i, float v) {
     o->n++;
 }
 
-/* The board's groups: tile, blank, fresh, cross, hook. */
+/* Appends the nonzero entries of counts[0..n) times scale as group `off`. */
+static void put_counts(Out *o, int off, const float *counts, int n, float scale) {
+    for (int i = 0; i < n; i++)
+        if (counts[i] != 0.0f) put(o, off + i, counts[i] * scale);
+}
+
+/* The board's groups: occupancy, cross, anchor, hook. */
 static void board_features(const AftContext *c, const Afterstate *as, const Board *after, Out *o) {
     const AftShape *s = &c->shape;
     const Position *q = &as->pos;
     int L = s->letters, SQ = s->squares, dim = s->dim;
-    for (int sq = 0; sq < SQ; sq++) {
-        uint8_t t = q->board[sq];
-        if (t) put(o, s->off_tile + sq * L + RK_LETTER(t) - 1, 1.0f);
-    }
-    for (int sq = 0; sq < SQ; sq++)
-        if (q->board[sq] && RK_IS_BLANKED(q->board[sq])) put(o, s->off_blank + sq, 1.0f);
-    uint8_t fresh[RK_MAX_SQUARES] = {0};
-    for (int k = 0; k < as->nfresh; k++) fresh[as->fresh[k]] = 1;
-    for (int sq = 0; sq < SQ; sq++)
-        if (fresh[sq]) put(o, s->off_fresh + sq, 1.0f);
+    float occ[RK_MAX_SQUARES] = {0}, cross[AFT_PREMIUMS * 2 * AFT_CROSS_BUCKETS] = {0}, anchor[AFT_PREMIUMS] = {0};
     float hook[AFT_PREMIUMS * 2 * RK_MAX_LETTERS] = {0};
     for (int sq = 0; sq < SQ; sq++) {
-        if (q->board[sq]) continue;
+        if (q->board[sq]) {
+            occ[(sq / dim / 3) * s->blocks + (sq % dim) / 3] += 1.0f;
+            continue;
+        }
         int prem = premium_class(c->layout, sq);
+        bool is_anchor = false;
         for (int d = 0; d < 2; d++) {
             int i = oriented(sq, d, dim);
             if (!after->has_cross[d][i]) continue;
+            is_anchor = true;
             uint64_t allowed = after->cross[d][i] & after->all_letters;
-            put(o, s->off_cross + (sq * 2 + d) * AFT_CROSS_BUCKETS + cross_bucket(__builtin_popcountll(allowed)), 1.0f);
+            cross[(prem * 2 + d) * AFT_CROSS_BUCKETS + cross_bucket(__builtin_popcountll(allowed))] += 1.0f;
             for (int ml = 1; ml <= L; ml++)
                 if (allowed >> ml & 1u) hook[(prem * 2 + d) * L + ml - 1] += 1.0f;
         }
+        if (is_anchor) anchor[prem] += 1.0f;
     }
-    for (int h = 0; h < AFT_PREMIUMS * 2 * L; h++)
-        if (hook[h] != 0.0f) put(o, s->off_hook + h, hook[h]);
+    put_counts(o, s->off_occupancy, occ, s->blocks * s->blocks, 1.0f / 9.0f);
+    put_counts(o, s->off_cross, cross, AFT_PREMIUMS * 2 * AFT_CROSS_BUCKETS, 0.1f);
+    put_counts(o, s->off_anchor, anchor, AFT_PREMIUMS, 0.1f);
+    put_counts(o, s->off_hook, hook, AFT_PREMIUMS * 2 * L, 0.25f);
 }
 
 int aft_features(const AftContext *c, const Afterstate *as, const Board *after, int32_t *idx, float *val) {

@@ -5,10 +5,11 @@
  * never look inside; each kind is one file (search/player_kind.h has the
  * contract a kind fills in):
  *
- *   static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K]   static_player.c
+ *   static[:leaves=FILE.klv2|zero][,spv=FILE.spv][,spv_k=K][,explore=T]   static_player.c
  *        best static equity (score + leave + the reference engine's
  *        adjustments, + the SPV positional adjustment of eval/spv.h with
- *        spread scale K points, default PLAYER_DEFAULT_SPV_K, if spv is given)
+ *        spread scale K points, default PLAYER_DEFAULT_SPV_K, if spv is given);
+ *        explore=T: a move drawn from the 16 best by softmax(equity / T points)
  *
  *   sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,seed=S]   sim_player.c
  *      [,win_bonus=W][,win_model=terminal|default|M0:M1:V0:V1]
@@ -24,6 +25,11 @@
  *   nn:greedy|value,model=FILE.h5[,candidates=K][,samples=S][,seed=N]   nn_player.c
  *        the network alone: the most probable move under P, or the best by
  *        V among the K most probable moves
+ *
+ *   value:model=FILE.h5[,candidates=K]                            value_player.c
+ *        the K best static moves (default 16), the one whose afterstate
+ *        the afterstate network (nn/afterstate_net.h) gives the highest
+ *        chance of winning
  *
  *   mcgs[:visits=N][,candidates=K][,rollout=P][,net=FILE.h5][,...][,leaves=FILE.klv2|zero]
  *        the graph search over information sets (search/mcgs.h; all its

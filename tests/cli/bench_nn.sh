@@ -36,4 +36,14 @@ for pat in '^bench nn: channels 4, blocks 1, embed 8, head-hidden 8, h-tiles 1 .
            '^trainer (nn_train, one process, batch 128, grad_chunks 8): 2 steps in .* samples/s'; do
   printf '%s\n' "$out" | grep -- "$pat" >/dev/null || fail "bench nn output lacks /$pat/: $out"
 done
+
+# rookery bench afterstate: a value player's decision, its parts named
+"$bin" bench afterstate --help | grep '^usage: rookery bench afterstate' >/dev/null || fail "bench afterstate --help"
+expect_error 2 "--candidates: bad value '65'" "$bin" bench afterstate --candidates 65
+expect_error 2 "not an HDF5 file" "$bin" bench afterstate --lexicon "$kwg" --model "$0"
+out=$("$bin" bench afterstate --lexicon "$kwg" --positions 5 --hidden1 8 --hidden2 4)
+for pat in '^bench afterstate: 5 positions, 16 candidates, network 8 x 4' '^  static decision' \
+           '^  afterstates and features .* active features an afterstate' '^  network forward' '^  value decision in all'; do
+  grep -qE "$pat" <<<"$out" || fail "bench afterstate: no line '$pat' in: $out"
+done
 echo "bench_nn.sh: all checks passed"

@@ -14,6 +14,26 @@ done
 for np in 2 3 6; do
   cmp -s "$work/m1.h5" "$work/m$np.h5" || fail "the model trained at np $np differs from np 1"
 done
+# the afterstate network on the same run's shards: the same bytes at np 1, 2 and 3 (3 chunks at
+# np 2: one rank computes two), its held-out figures printed; bad input is one line and exit 2
+for np in 1 2 3; do
+  mpirun_np "$np" "$bin" afterstate train --run "$work/run" --steps 4 --batch 30 --hidden1 8 --hidden2 4 \
+    --out "$work/a$np.h5" > "$work/aft$np.log" 2>&1 || { cat "$work/aft$np.log"; fail "afterstate train at np $np"; }
+done
+for np in 2 3; do
+  cmp -s "$work/a1.h5" "$work/a$np.h5" || fail "the afterstate network trained at np $np differs from np 1"
+done
+grep -q "Brier score" "$work/aft1.log" || { cat "$work/aft1.log"; fail "afterstate train printed no held-out figures"; }
+"$bin" afterstate eval --run "$work/run" --model "$work/a1.h5" > "$work/afteval.log" 2>&1 \
+  || { cat "$work/afteval.log"; fail "afterstate eval"; }
+grep -q "held-out: [1-9][0-9]* afterstates" "$work/afteval.log" || fail "afterstate eval: $(cat "$work/afteval.log")"
+rc=0; "$bin" afterstate eval --run "$work/run" --model "$work/run/gen-0001/model.h5" > /dev/null 2> "$work/bad.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "not a rookery afterstate network" "$work/bad.err" || fail "a P/V/H model as --model: rc $rc, $(cat "$work/bad.err")"
+rc=0; "$bin" afterstate train --steps 3 > /dev/null 2> "$work/bad.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "give --run" "$work/bad.err" || fail "afterstate train without --run: rc $rc"
+rc=0; "$bin" afterstate fit --run "$work/run" > /dev/null 2> "$work/bad.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "unknown subcommand 'fit'" "$work/bad.err" || fail "afterstate fit: rc $rc"
+"$bin" afterstate --help | grep -q "usage: mpirun" || fail "afterstate --help"
 # nn.prior = equity: every rank values the moves with the leaves (a rank without them used to
 # wait forever in the others' gradient gather), and the bytes still do not depend on the ranks
 mpirun_np 2 "$bin" train --run "$work/run-eq" "${tiny_nn[@]}" --set nn.prior=equity --set run.games_per_generation=24 \
@@ -33,4 +53,4 @@ if ls "$work/run/gen-0001"/shard-*.h5 > /dev/null 2>&1; then fail "run.keep = 1 
 mpirun_np 1 "$bin" nn train --run "$work/run" --set nn.window=2 --set nn.steps=1 --out "$work/w2.h5" > "$work/w2.log" 2>&1 \
   || { cat "$work/w2.log"; fail "nn train over a pruned generation"; }
 grep -q "note: 1 generation(s) of 1-2 have no shards" "$work/w2.log" || { cat "$work/w2.log"; fail "no note on the missing shards"; }
-echo "nn_train: identical models at np 1, 2, 3, 6; equity prior at np 1, 3"
+echo "nn_train: identical models at np 1, 2, 3, 6; equity prior at np 1, 3; afterstate networks at np 1, 2, 3"
