@@ -22,8 +22,9 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: mpirun -np N rookery afterstate train --run RUN [--out FILE.h5] [--from FILE.h5]\n"
             "                    [--steps N] [--batch B] [--lr X] [--hidden1 H] [--hidden2 H] [--seed S]\n"
-            "                    [--window W] [--leaves FILE.klv2]\n"
-            "       rookery afterstate eval --run RUN --model FILE.h5 [--window W] [--leaves FILE.klv2]\n"
+            "                    [--horizon N] [--window W] [--leaves FILE.klv2]\n"
+            "       rookery afterstate eval --run RUN --model FILE.h5 [--horizon N] [--window W]\n"
+            "                    [--leaves FILE.klv2]\n"
             "\n"
             "The afterstate network values the position right after a move from the mover's side\n"
             "(docs/afterstate.md); the player value:model=FILE.h5 plays the best of the 16 best static\n"
@@ -36,9 +37,13 @@ static void usage(FILE *out) {
             "       new network of hidden1 x hidden2 units (default 128 x 32) seeded from S (default\n"
             "       RUN's seed). Data-parallel over the ranks, the same bytes at any rank count. Writes\n"
             "       --out (default RUN/nn/afterstate.h5) and prints the held-out figures.\n"
+            "       The win output learns the game's result; the spread output the mover's equity\n"
+            "       lead (spread + leave) N plies on (--horizon, even, default 2; 0: the final\n"
+            "       spread), what the value player ranks moves by.\n"
             "eval   the held-out figures of a network: log loss and Brier score of its P(win)\n"
             "       against the result, beside the win model of the spread and the tiles left\n"
-            "       (eval/winprob.h), and its spread's mean absolute error.\n"
+            "       (eval/winprob.h), and its spread's mean absolute error against the target of\n"
+            "       --horizon beside the static equity lead's.\n"
             "The kept tiles are valued (one of the network's inputs) with --leaves, default the\n"
             "lexicon's shipped leaves; a network must be used with the leaves it was trained with.\n"
             "Exit codes: 0 done, 1 runtime failure, 2 bad input.\n");
@@ -48,7 +53,7 @@ typedef struct AftOptions {
     const char *run, *from, *out, *model, *leaves;
     int window; /* 0: all */
     int64_t steps;
-    int batch, hidden1, hidden2;
+    int batch, hidden1, hidden2, horizon;
     double lr;
     uint64_t seed;
     bool seed_given;
@@ -121,15 +126,15 @@ static void print_eval(const AftEvalReport *e) {
     printf("  log loss     %.5f (win model of the spread %.5f)\n", e->logloss, e->base_logloss);
     printf("  Brier score  %.5f (win model of the spread %.5f; difference %+.5f +/- %.5f)\n", e->brier, e->base_brier,
            e->brier - e->base_brier, e->brier_diff_se);
-    printf("  spread mean absolute error %.2f points\n", e->spread_mae);
+    printf("  spread mean absolute error %.2f points (the static equity lead %.2f)\n", e->spread_mae, e->base_spread_mae);
 }
 
-static int evaluate(const AftNet *n, const AftData *d, RkError *err) {
+static int evaluate(const AftNet *n, const AftData *d, int horizon, RkError *err) {
     AftContext c;
     aft_context(&c, &d->engine.ld, &d->engine.layout, &d->engine.kwg, klv_leave_value, &d->leaves);
     WinModel base = WINPROB_DEFAULT;
     AftEvalReport e;
-    if (aft_evaluate(n, &c, &d->set, d->test, d->ntest, &base, &e, err) != 0) return -1;
+    if (aft_evaluate(n, &c, &d->set, d->test, d->ntest, &base, horizon, &e, err) != 0) return -1;
     print_eval(&e);
     return 0;
 }
@@ -175,7 +180,7 @@ static int train_cmd(const AftOptions *o) {
     AftContext c;
     aft_context(&c, &d.engine.ld, &d.engine.layout, &d.engine.kwg, klv_leave_value, &d.leaves);
     AftTrainOptions to = aft_train_defaults();
-    to.steps = o->steps, to.batch = o->batch, to.adam.lr = (float)o->lr;
+    to.steps = o->steps, to.batch = o->batch, to.adam.lr = (float)o->lr, to.horizon = o->horizon;
     to.seed = o->seed_given ? o->seed : d.cfg.seed;
     to.chunks = to.batch < to.chunks ? to.batch : to.chunks;
     NnTrainComm tc = nn_train_comm_mpi(&comm);
@@ -188,7 +193,7 @@ static int train_cmd(const AftOptions *o) {
     if (comm.rank == 0) {
         printf("trained %" PRId64 " steps: win loss %.4f -> %.4f, spread loss %.4f -> %.4f, %.0f samples/s (%.1f s)\n",
                o->steps, rep.first[0], rep.last[0], rep.first[1], rep.last[1], rep.samples_per_second, rep.seconds);
-        if (aft_net_save(&net, out, &d.engine.ld, &err) != 0 || evaluate(&net, &d, &err) != 0) {
+        if (aft_net_save(&net, out, &d.engine.ld, &err) != 0 || evaluate(&net, &d, o->horizon, &err) != 0) {
             fprintf(stderr, "rookery afterstate: %s\n", err.msg);
             rc = 1;
         } else
@@ -216,7 +221,7 @@ static int eval_cmd(const AftOptions *o) {
         return 2;
     }
     printf("%s (step %" PRId64 ") on %s generations %d-%d\n", o->model, net.train_step, o->run, d.first, d.last);
-    if (evaluate(&net, &d, &err) != 0) {
+    if (evaluate(&net, &d, o->horizon, &err) != 0) {
         fprintf(stderr, "rookery afterstate: %s\n", err.msg);
         rc = 1;
     }
@@ -236,7 +241,8 @@ int cmd_afterstate(int argc, char **argv) {
         return 2;
     }
     AftArch arch = AFT_ARCH_DEFAULT;
-    AftOptions o = {.steps = 2000, .batch = 512, .hidden1 = arch.hidden1, .hidden2 = arch.hidden2, .lr = 1e-3};
+    AftOptions o = {.steps = 2000, .batch = 512, .hidden1 = arch.hidden1, .hidden2 = arch.hidden2, .lr = 1e-3,
+                    .horizon = aft_train_defaults().horizon};
     uint64_t steps = (uint64_t)o.steps;
     const CliOption opts[] = {{"--run", CLI_STRING, &o.run, 0, 0, NULL},
                               {"--from", CLI_STRING, &o.from, 0, 0, NULL},
@@ -249,12 +255,18 @@ int cmd_afterstate(int argc, char **argv) {
                               {"--hidden1", CLI_INT, &o.hidden1, 1, 1024, NULL},
                               {"--hidden2", CLI_INT, &o.hidden2, 1, 1024, NULL},
                               {"--lr", CLI_DOUBLE, &o.lr, 0, 10, NULL},
+                              {"--horizon", CLI_INT, &o.horizon, 0, 1000, NULL},
                               {"--seed", CLI_U64, &o.seed, 0, 1.8446744073709552e19, &o.seed_given}};
     char cmd[32];
     snprintf(cmd, sizeof cmd, "afterstate %s", sub);
     int parsed = cli_options_parse(cmd, argc - 1, argv + 1, opts, (int)(sizeof opts / sizeof opts[0]), usage);
     if (parsed != 0) return parsed > 0 ? 0 : 2;
     o.steps = (int64_t)steps;
+    if (o.horizon % 2 != 0) {
+        fprintf(stderr, "rookery afterstate %s: --horizon %d is odd (the mover is on turn again after an even number)\n",
+                sub, o.horizon);
+        return 2;
+    }
     if (!o.run) {
         fprintf(stderr, "rookery afterstate %s: give --run RUN (see --help)\n", sub);
         return 2;

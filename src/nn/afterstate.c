@@ -4,7 +4,10 @@
  */
 #include "afterstate.h"
 
+#include <math.h>
 #include <string.h>
+
+#include "eval/winprob.h"
 
 AftShape aft_shape(const LetterDist *ld, int dim) {
     AftShape s = {.dim = dim, .squares = dim * dim, .letters = ld->size - 1};
@@ -195,4 +198,17 @@ int aft_features(const AftContext *c, const Afterstate *as, const Board *after, 
     for (int k = 0; k < AFT_DENSE; k++)
         if (dense[k] != 0.0f) put(&o, s->off_dense + k, dense[k]);
     return o.n;
+}
+
+void aft_prior(const AftContext *c, const Afterstate *as, float out[2]) {
+    const Position *q = &as->pos;
+    int32_t leave = q->bag > 0 && c->leave_value != NULL && q->rack.total > 0 ? c->leave_value(c->leave_ctx, &q->rack) : 0;
+    double lead = (double)(q->score_self - q->score_opp) + leave / 1000.0;
+    Rack unseen;
+    int left = position_unseen(q, c->ld, &unseen) == 0 ? unseen.total + q->rack.total : 0;
+    const WinModel model = WINPROB_DEFAULT;
+    double p = left > 0 ? 1.0 - winprob(&model, -lead, left) : (lead > 0 ? 1.0 : lead < 0 ? 0.0 : 0.5);
+    p = fmin(fmax(p, 1e-4), 1.0 - 1e-4);
+    out[0] = (float)log(p / (1.0 - p));
+    out[1] = (float)(lead / 100.0);
 }

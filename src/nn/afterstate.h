@@ -101,4 +101,13 @@ int aft_from_position(const AftContext *c, const Position *p, const PackedMove *
  * increasing index order. Returns n. */
 int aft_features(const AftContext *c, const Afterstate *as, const Board *after, int32_t *idx, float *val);
 
+/* The static evaluation the network corrects: the mover's equity lead E =
+ * the spread after the move + the kept tiles' leave value (while the bag
+ * has tiles), and the win model's P(win) of that lead with the opponent on
+ * turn and the tiles not on the board left (eval/winprob.h,
+ * WINPROB_DEFAULT). out[0] = logit P(win), out[1] = E / 100: the network's
+ * two outputs are added to these, so a network whose last layer is zero
+ * ranks moves by equity, and what it learns is a correction of it. */
+void aft_prior(const AftContext *c, const Afterstate *as, float out[2]);
+
 #endif

@@ -44,7 +44,7 @@ int aft_net_init(AftNet *n, const AftArch *arch, const LetterDist *ld, int dim, 
     nn_dense_init(&n->l1, ps, sqrtf((float)n->shape.total / 256.0f), &rng);
     nn_dense_init(&n->l2, ps, 1.0f, &rng);
     nn_dense_init(&n->l3, ps, 1.0f, &rng);
-    nn_dense_init(&n->out, ps, 0.1f, &rng);
+    nn_dense_init(&n->out, ps, 0.0f, &rng); /* zero: the prior alone (aft_prior) */
     return 0;
 }
 
@@ -144,6 +144,7 @@ int aft_batch_init(AftBatch *b, const AftNet *n, int cap, RkError *err) {
     b->idx = malloc(c * AFT_MAX_ACTIVE * sizeof *b->idx);
     b->val = malloc(c * AFT_MAX_ACTIVE * sizeof *b->val);
     b->count = calloc(c, sizeof *b->count);
+    b->prior = calloc(c * 2, sizeof *b->prior);
     b->h1 = malloc(c * h1 * sizeof(float));
     b->h2 = malloc(c * h2 * sizeof(float));
     b->h3 = malloc(c * h2 * sizeof(float));
@@ -152,7 +153,7 @@ int aft_batch_init(AftBatch *b, const AftNet *n, int cap, RkError *err) {
     b->d2 = malloc(c * h2 * sizeof(float));
     b->d3 = malloc(c * h2 * sizeof(float));
     b->dout = malloc(c * 2 * sizeof(float));
-    if (!b->idx || !b->val || !b->count || !b->h1 || !b->h2 || !b->h3 || !b->out || !b->d1 || !b->d2 || !b->d3 ||
+    if (!b->idx || !b->val || !b->count || !b->prior || !b->h1 || !b->h2 || !b->h3 || !b->out || !b->d1 || !b->d2 || !b->d3 ||
         !b->dout) {
         aft_batch_free(b);
         return rk_error(err, "afterstate net: out of memory for a batch of %d", cap);
@@ -161,13 +162,14 @@ int aft_batch_init(AftBatch *b, const AftNet *n, int cap, RkError *err) {
 }
 
 void aft_batch_free(AftBatch *b) {
-    free(b->idx), free(b->val), free(b->count), free(b->h1), free(b->h2), free(b->h3), free(b->out);
+    free(b->idx), free(b->val), free(b->count), free(b->prior), free(b->h1), free(b->h2), free(b->h3), free(b->out);
     free(b->d1), free(b->d2), free(b->d3), free(b->dout);
     memset(b, 0, sizeof *b);
 }
 
 void aft_batch_set(AftBatch *b, const AftContext *c, int i, const Afterstate *as, const Board *after) {
     b->count[i] = aft_features(c, as, after, b->idx + (size_t)i * AFT_MAX_ACTIVE, b->val + (size_t)i * AFT_MAX_ACTIVE);
+    aft_prior(c, as, b->prior + 2 * i);
 }
 
 void aft_net_forward(const AftNet *n, AftBatch *b, int k) {
@@ -189,6 +191,7 @@ void aft_net_forward(const AftNet *n, AftBatch *b, int k) {
     nn_dense_forward_each(&n->l3, ps, b->h2, k, 1, b->h3);
     nn_relu_forward(b->h3, (size_t)k * H2, b->h3);
     nn_dense_forward_each(&n->out, ps, b->h3, k, 1, b->out);
+    for (int i = 0; i < 2 * k; i++) b->out[i] += b->prior[i];
     b->n = k;
 }
 

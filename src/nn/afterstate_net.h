@@ -6,8 +6,10 @@
  *   x (sparse features, AftShape.total of them, a few hundred active)
  *     --sum of rows of W1 + b1--> relu          [hidden1]   (the accumulator)
  *     --dense--> relu --dense--> relu            [hidden2]
- *     --dense--> 2: the win logit (P(win) = sigmoid; a draw is half a win)
- *                   and the final spread / 100
+ *     --dense--> 2, + the static prior (aft_prior): the win logit (P(win) =
+ *                   sigmoid; a draw is half a win) and the final spread / 100
+ * The last layer starts at zero, so a new network is the static evaluation
+ * (equity through the win model) and training learns its corrections.
  *
  * The first layer costs one row addition per active feature, so valuing the
  * ~16 candidates of a decision costs well under a millisecond on one core
@@ -57,6 +59,7 @@ typedef struct AftBatch {
     int32_t *idx;          /* [cap * AFT_MAX_ACTIVE] */
     float *val;
     int *count;            /* active features of each */
+    float *prior;          /* [cap * 2]: aft_prior of each, added to the outputs */
     float *h1, *h2, *h3, *out;
     float *d1, *d2, *d3, *dout; /* training: gradients of the activations */
 } AftBatch;

@@ -11,9 +11,24 @@
 
 AftTrainOptions aft_train_defaults(void) {
     AftTrainOptions o = {.batch = 512, .chunks = 4, .steps = 2000, .adam = nn_adam_default(), .seed = 1,
-                         .spread_weight = 0.25f, .progress_seconds = 10};
+                         .spread_weight = 0.25f, .horizon = 2, .progress_seconds = 10};
     o.adam.weight_decay = 0.0f; /* the accumulator's rows of rare features would only shrink */
     return o;
+}
+
+float aft_spread_target(const AftContext *c, const ShardSet *data, size_t i, int horizon) {
+    const ShardSample *s = &data->s[i];
+    size_t j = i + (size_t)horizon;
+    if (horizon <= 0 || j >= data->n) return (float)s->final_spread;
+    const ShardSample *t = &data->s[j];
+    if (t->game != s->game || t->generation != s->generation || t->turn != s->turn + (uint32_t)horizon)
+        return (float)s->final_spread;
+    Afterstate as;
+    Board after;
+    if (aft_from_position(c, &t->pos, &t->played, &as, &after) != 0 || as.terminal) return (float)s->final_spread;
+    float prior[2];
+    aft_prior(c, &as, prior);
+    return 100.0f * prior[1];
 }
 
 /* Sample s's afterstate features into slot i of the batch. */
@@ -41,7 +56,7 @@ static int chunk_gradients(AftNet *n, AftBatch *b, const AftContext *c, const Sh
             const ShardSample *s = &data->s[draw[i]];
             if (set_sample(b, c, i - lo, s, draw[i], err) != 0) return -1;
             win[i - lo] = aft_win_target(s);
-            spread[i - lo] = (float)s->final_spread;
+            spread[i - lo] = aft_spread_target(c, data, draw[i], opt->horizon);
         }
         nnp_zero_grad(&n->params);
         aft_net_forward(n, b, hi - lo);
@@ -147,7 +162,7 @@ out:
 }
 
 int aft_evaluate(const AftNet *n, const AftContext *c, const ShardSet *data, const size_t *idx, size_t count,
-                 const WinModel *base, AftEvalReport *rep, RkError *err) {
+                 const WinModel *base, int horizon, AftEvalReport *rep, RkError *err) {
     memset(rep, 0, sizeof *rep);
     enum { CAP = 64 };
     AftBatch b;
@@ -182,14 +197,16 @@ int aft_evaluate(const AftNet *n, const AftContext *c, const ShardSet *data, con
             rep->base_brier += bb;
             diff_sum += br - bb;
             diff_sq += (br - bb) * (br - bb);
-            rep->spread_mae += fabs(aft_spread(&b, i) - s->final_spread);
+            double target = aft_spread_target(c, data, idx[at + (size_t)i], horizon);
+            rep->spread_mae += fabs(aft_spread(&b, i) - target);
+            rep->base_spread_mae += fabs(100.0 * b.prior[2 * i + 1] - target);
         }
     }
     aft_batch_free(&b);
     rep->samples = count;
     if (count > 0) {
         double m = (double)count;
-        rep->logloss /= m, rep->base_logloss /= m, rep->brier /= m, rep->base_brier /= m, rep->spread_mae /= m;
+        rep->logloss /= m, rep->base_logloss /= m, rep->brier /= m, rep->base_brier /= m, rep->spread_mae /= m, rep->base_spread_mae /= m;
         double mean = diff_sum / m, var = diff_sq / m - mean * mean;
         rep->brier_diff_se = count > 1 ? sqrt(fmax(var, 0) / (m - 1)) : 0;
     }

@@ -27,6 +27,8 @@ typedef struct AftTrainOptions {
     NnAdam adam;
     uint64_t seed;
     float spread_weight;      /* the spread loss's weight beside the win loss */
+    int horizon;              /* plies: the spread target is the mover's equity lead this many plies on
+                               * (aft_spread_target); 0: the final spread */
     double progress_seconds;  /* rank 0 prints a progress line this often (0: never) */
 } AftTrainOptions;
 AftTrainOptions aft_train_defaults(void);
@@ -45,15 +47,24 @@ int aft_train(AftNet *n, const AftContext *c, const ShardSet *data, const size_t
 /* Held-out figures: the mean log loss and Brier score of the network's
  * P(win) against the result, the same of the win model of the spread and
  * the tiles left (eval/winprob.h, the baseline), and the mean absolute error
- * of the spread against the final spread, over samples idx[0..count). */
+ * of the spread against its target at `horizon` plies (aft_spread_target) beside the static
+ * equity lead's, over samples idx[0..count). */
 typedef struct AftEvalReport {
     size_t samples;
     double logloss, brier, spread_mae;
+    double base_spread_mae;   /* of the static equity lead (aft_prior) against the same target */
     double base_logloss, base_brier;
     double brier_diff_se;     /* standard error of (brier - base_brier) a sample, over samples */
 } AftEvalReport;
 int aft_evaluate(const AftNet *n, const AftContext *c, const ShardSet *data, const size_t *idx, size_t count,
-                 const WinModel *base, AftEvalReport *rep, RkError *err);
+                 const WinModel *base, int horizon, AftEvalReport *rep, RkError *err);
+
+/* The spread target of sample i for a horizon of `horizon` plies (even: the mover on turn
+ * again): the equity lead (aft_prior: spread + leave) of the afterstate of the same game's
+ * sample `horizon` turns later, or the final spread if the game ends before (or horizon is
+ * 0). A short horizon has a fraction of the final spread's noise and still sees what the
+ * board gives the opponent on the next move. */
+float aft_spread_target(const AftContext *c, const ShardSet *data, size_t i, int horizon);
 
 /* The win target of a sample: 1 won, 0.5 drawn, 0 lost (the mover). */
 static inline float aft_win_target(const ShardSample *s) { return s->result > 0 ? 1.0f : s->result == 0 ? 0.5f : 0.0f; }

@@ -1,9 +1,11 @@
 /*
  * value_player.c - the afterstate player (player.h): the K best moves by
  * static equity, each valued by the afterstate network (nn/afterstate_net.h)
- * from the position right after it, the one with the highest chance of
- * winning played (a higher expected spread settles a tie, then the static
- * order). A move that ends the game is valued by its known result.
+ * from the position right after it, the one with the highest expected
+ * equity lead a few plies on played (the network's spread output: the
+ * mover's spread + leave at its training horizon, docs/afterstate.md; ties:
+ * the static order). A move that ends the game is valued by its final
+ * spread.
  *
  *   value:model=FILE.h5[,candidates=K]        K: 1..64, default 16
  */
@@ -74,9 +76,6 @@ static int value_check_board(const Player *p, int dim, RkError *err) {
     return 0;
 }
 
-/* P(win) of a terminal afterstate: its result. */
-static double terminal_win(int spread) { return spread > 0 ? 1.0 : spread == 0 ? 0.5 : 0.0; }
-
 static int value_choose(const Player *p, const Game *g, Move *out) {
     ValueState *s = p->state;
     if (!s->ready) {
@@ -100,11 +99,10 @@ static int value_choose(const Player *p, const Game *g, Move *out) {
     }
     aft_net_forward(&s->net, &s->batch, (int)k);
     size_t best = 0;
-    double best_win = -1, best_spread = -INFINITY;
+    double best_value = -INFINITY;
     for (size_t i = 0; i < k; i++) {
-        double w = as[i].terminal ? terminal_win(as[i].final_spread) : aft_win(&s->batch, (int)i);
-        double sp = as[i].terminal ? as[i].final_spread : aft_spread(&s->batch, (int)i);
-        if (w > best_win || (w == best_win && sp > best_spread)) best = i, best_win = w, best_spread = sp;
+        double v = as[i].terminal ? as[i].final_spread : aft_spread(&s->batch, (int)i);
+        if (v > best_value) best = i, best_value = v;
     }
     *out = s->top.moves[best];
     return 0;

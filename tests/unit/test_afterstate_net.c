@@ -127,6 +127,43 @@ static void test_batch_invariance(void) {
     fixture_close(&f);
 }
 
+/* A new network is the static prior: P(win) is the win model's of the spread plus the leave
+ * with the opponent on turn, its spread that lead. */
+static void test_new_is_prior(void) {
+    Fixture f;
+    if (!fixture_open(&f, 2)) return;
+    RkError err;
+    AftNet n;
+    AftArch arch = {.hidden1 = 16, .hidden2 = 8};
+    CU_ASSERT_FATAL(aft_net_init(&n, &arch, &f.e.ld, 15, 2, &err) == 0);
+    AftBatch b;
+    CU_ASSERT_FATAL(aft_batch_init(&b, &n, 16, &err) == 0);
+    const WinModel wm = WINPROB_DEFAULT;
+    int close = 0, tried = 0;
+    for (size_t at = 0; at + 16 <= f.set.n && at < 64; at += 16) {
+        fill(&f, &b, at, 16);
+        aft_net_forward(&n, &b, 16);
+        for (int i = 0; i < 16; i++) {
+            Afterstate as;
+            Board after;
+            const ShardSample *s = &f.set.s[at + (size_t)i];
+            CU_ASSERT_FATAL(aft_from_position(&f.c, &s->pos, &s->played, &as, &after) == 0);
+            const Position *q = &as.pos;
+            double lead = q->score_self - q->score_opp + (q->bag > 0 ? klv_leave_value(&f.klv, &q->rack) / 1000.0 : 0);
+            Rack unseen;
+            CU_ASSERT_FATAL(position_unseen(q, &f.e.ld, &unseen) == 0);
+            double p = 1.0 - winprob(&wm, -lead, unseen.total + q->rack.total);
+            p = fmin(fmax(p, 1e-4), 1 - 1e-4);
+            close += fabs(aft_win(&b, i) - p) < 1e-5 && fabs(aft_spread(&b, i) - lead) < 1e-3;
+            tried++;
+        }
+    }
+    CU_ASSERT(tried >= 32);
+    CU_ASSERT_EQUAL(close, tried);
+    aft_batch_free(&b), aft_net_free(&n);
+    fixture_close(&f);
+}
+
 /* The loss of samples [first, first+k) for their targets, as aft_net_backward computes it. */
 static double batch_loss(AftNet *n, AftBatch *b, int k, const float *win, const float *spread) {
     aft_net_forward(n, b, k);
@@ -143,6 +180,9 @@ static void test_gradient(void) {
     AftNet n;
     AftArch arch = {.hidden1 = 12, .hidden2 = 6};
     CU_ASSERT_FATAL(aft_net_init(&n, &arch, &f.e.ld, 15, 11, &err) == 0);
+    Rng rng;
+    rng_seed(&rng, 4);
+    nnp_fill_normal(&n.params, n.out.w, 0.5f, &rng); /* a new network's last layer is zero: no gradient below it */
     AftBatch b;
     const int k = 6;
     CU_ASSERT_FATAL(aft_batch_init(&b, &n, k, &err) == 0);
@@ -194,7 +234,7 @@ static void test_training(void) {
     for (size_t i = 0; i < count; i++) idx[i] = i;
     AftArch arch = {.hidden1 = 16, .hidden2 = 8};
     AftTrainOptions o = aft_train_defaults();
-    o.steps = 60, o.batch = 32, o.chunks = 3, o.progress_seconds = 0, o.adam.lr = 3e-3f;
+    o.steps = 200, o.batch = 32, o.chunks = 3, o.progress_seconds = 0, o.adam.lr = 1e-2f;
     NnTrainComm comm = nn_train_comm_local();
     AftNet a, b;
     AftTrainReport ra, rb;
@@ -202,13 +242,13 @@ static void test_training(void) {
     CU_ASSERT_FATAL(aft_train(&a, &f.c, &f.set, idx, count, &o, &comm, &ra, &err) == 0);
     CU_ASSERT_FATAL(aft_train(&b, &f.c, &f.set, idx, count, &o, &comm, &rb, &err) == 0);
     CU_ASSERT(memcmp(a.params.w, b.params.w, a.params.total * sizeof(float)) == 0);
-    CU_ASSERT_EQUAL(a.train_step, 60);
+    CU_ASSERT_EQUAL(a.train_step, 200);
     WinModel base = WINPROB_DEFAULT;
     AftEvalReport before, after;
     AftNet fresh;
     CU_ASSERT_FATAL(aft_net_init(&fresh, &arch, &f.e.ld, 15, 5, &err) == 0);
-    CU_ASSERT_FATAL(aft_evaluate(&fresh, &f.c, &f.set, idx, count, &base, &before, &err) == 0);
-    CU_ASSERT_FATAL(aft_evaluate(&a, &f.c, &f.set, idx, count, &base, &after, &err) == 0);
+    CU_ASSERT_FATAL(aft_evaluate(&fresh, &f.c, &f.set, idx, count, &base, o.horizon, &before, &err) == 0);
+    CU_ASSERT_FATAL(aft_evaluate(&a, &f.c, &f.set, idx, count, &base, o.horizon, &after, &err) == 0);
     CU_ASSERT(after.logloss < before.logloss - 0.05);
     CU_ASSERT(after.spread_mae < before.spread_mae);
     CU_ASSERT(before.base_brier > 0 && before.base_brier < 0.25);
@@ -296,6 +336,7 @@ int main(void) {
     CU_TestInfo tests[] = {
         {"the file: round trip, same bytes, bad and damaged files refused", test_file},
         {"an afterstate's outputs do not depend on its batch", test_batch_invariance},
+        {"a new network is the static prior (equity through the win model)", test_new_is_prior},
         {"the gradient against finite differences", test_gradient},
         {"training: the same bytes twice, and the loss falls", test_training},
         {"the value player and static:explore", test_players},
