@@ -42,55 +42,33 @@ static int set_sample(AftBatch *b, const AftContext *c, int i, const ShardSample
     return 0;
 }
 
-/* This rank's chunks of the drawn batch: each chunk's gradient and two loss sums, one
- * record of total + 2 floats a chunk, into my. */
-static int chunk_gradients(AftNet *n, AftBatch *b, const AftContext *c, const ShardSet *data, const size_t *draw,
-                           const AftTrainOptions *opt, int rank, int P, int mine, float *my, RkError *err) {
-    const int K = opt->chunks, B = opt->batch;
-    const size_t total = n->params.total, rec = total + 2;
-    float win[b->cap], spread[b->cap];
-    for (int j = 0; j < mine; j++) {
-        int ch = rank + j * P;
-        int lo = (int)((int64_t)ch * B / K), hi = (int)((int64_t)(ch + 1) * B / K);
-        for (int i = lo; i < hi; i++) {
-            const ShardSample *s = &data->s[draw[i]];
-            if (set_sample(b, c, i - lo, s, draw[i], err) != 0) return -1;
-            win[i - lo] = aft_win_target(s);
-            spread[i - lo] = aft_spread_target(c, data, draw[i], opt->horizon);
-        }
-        nnp_zero_grad(&n->params);
-        aft_net_forward(n, b, hi - lo);
-        double loss[2];
-        aft_net_backward(n, b, hi - lo, win, spread, opt->spread_weight, 1.0f / (float)B, loss);
-        float *out = my + (size_t)j * rec;
-        memcpy(out, n->params.g, total * sizeof(float));
-        out[total] = (float)loss[0];
-        out[total + 1] = (float)loss[1];
-    }
-    return 0;
-}
+/* What a step's chunks need. */
+typedef struct AftChunks {
+    AftNet *n;
+    AftBatch *b;
+    const AftContext *c;
+    const ShardSet *data;
+    const size_t *draw;
+    const AftTrainOptions *opt;
+} AftChunks;
 
-static bool weights_finite(const NnParams *ps) {
-    for (size_t i = 0; i < ps->total; i++)
-        if (!isfinite(ps->w[i])) return false;
-    return true;
-}
-
-/* Adam step `step` from the summed gradient, unless it or the new weights are not finite. */
-static int take_step(AftNet *n, const float *sum, const NnAdam *adam, int64_t step, float *keep, RkError *err) {
-    const size_t total = n->params.total;
-    memcpy(n->params.g, sum, total * sizeof(float));
-    if (!nnp_grads_finite(&n->params) || !isfinite(sum[total]) || !isfinite(sum[total + 1]))
-        return rk_error(err, "afterstate net: a non-finite loss or gradient at step %lld; stopped at step %lld",
-                        (long long)step, (long long)n->train_step);
-    memcpy(keep, n->params.w, total * sizeof(float));
-    nn_adam_step(&n->params, adam, step);
-    if (!weights_finite(&n->params)) {
-        memcpy(n->params.w, keep, total * sizeof(float));
-        return rk_error(err, "afterstate net: non-finite weights after step %lld; stopped at step %lld",
-                        (long long)step, (long long)n->train_step);
+/* Chunk ch of the drawn batch: its gradient into the network's g, its two loss sums into extra. */
+static int aft_chunk(void *vctx, int ch, float *extra, RkError *err) {
+    const AftChunks *x = vctx;
+    const int K = x->opt->chunks, B = x->opt->batch;
+    int lo = nn_chunk_lo(ch, B, K), hi = nn_chunk_lo(ch + 1, B, K);
+    float win[x->b->cap], spread[x->b->cap];
+    for (int i = lo; i < hi; i++) {
+        const ShardSample *s = &x->data->s[x->draw[i]];
+        if (set_sample(x->b, x->c, i - lo, s, x->draw[i], err) != 0) return -1;
+        win[i - lo] = aft_win_target(s);
+        spread[i - lo] = aft_spread_target(x->c, x->data, x->draw[i], x->opt->horizon);
     }
-    n->train_step = step;
+    aft_net_forward(x->n, x->b, hi - lo);
+    double loss[2];
+    aft_net_backward(x->n, x->b, hi - lo, win, spread, x->opt->spread_weight, 1.0f / (float)B, loss);
+    extra[0] = (float)loss[0];
+    extra[1] = (float)loss[1];
     return 0;
 }
 
@@ -101,47 +79,30 @@ int aft_train(AftNet *n, const AftContext *c, const ShardSet *data, const size_t
     if (count == 0) return rk_error(err, "afterstate net: no training samples");
     if (opt->batch < opt->chunks)
         return rk_error(err, "afterstate net: batch %d is smaller than chunks %d", opt->batch, opt->chunks);
-    const int K = opt->chunks, P = comm->size, B = opt->batch;
-    const int mine = nn_chunks_of(comm->rank, P, K);
-    const size_t total = n->params.total, rec = total + 2;
+    const int K = opt->chunks, B = opt->batch;
     AftBatch batch;
-    bool have_batch = false;
-    float *my = malloc(((size_t)mine * rec + 1) * sizeof(float));
-    float *all = comm->rank == 0 ? malloc((size_t)K * rec * sizeof(float)) : NULL;
-    float *sum = malloc(rec * sizeof(float));
-    size_t *counts = malloc((size_t)P * sizeof(size_t));
     size_t *draw = malloc((size_t)B * sizeof(size_t));
-    float *keep = malloc(total * sizeof(float));
-    int rc = -1, failed = 0;
-    if (!my || (comm->rank == 0 && !all) || !sum || !counts || !draw || !keep) {
-        rk_error(err, "afterstate net: out of memory for the gradients of %d chunks", K);
-        failed = 1;
-    }
-    if (!failed && mine > 0) {
-        failed = aft_batch_init(&batch, n, (B + K - 1) / K, err) != 0;
-        have_batch = !failed;
-    }
+    int failed = !draw || aft_batch_init(&batch, n, (B + K - 1) / K, err) != 0;
+    if (!draw) rk_error(err, "afterstate net: out of memory for a batch of %d", B);
     if (comm->agree(comm->ctx, failed) != 0) {
         if (!failed) rk_error(err, "afterstate net: another rank could not set up its training");
-        goto out;
+        if (draw) aft_batch_free(&batch); /* set up, or zeroed by its failed init */
+        free(draw);
+        return -1;
     }
-    for (int r = 0; r < P; r++) counts[r] = (size_t)nn_chunks_of(r, P, K) * rec;
+    NnDataParallel dp;
+    int rc = nn_dp_init(&dp, &n->params, 2, K, comm, "afterstate net", err);
+    AftChunks ctx = {n, &batch, c, data, draw, opt};
     double t0 = rk_seconds(), last_print = t0;
-    for (int64_t s = 0; s < opt->steps; s++) {
+    for (int64_t s = 0; s < opt->steps && rc == 0; s++) {
         int64_t step = n->train_step + 1;
         Rng rng;
         rng_seed_stream(&rng, opt->seed ^ UINT64_C(0x6166747261696e21), 0, (uint64_t)step);
         for (int i = 0; i < B; i++) draw[i] = idx[rng_below(&rng, count)];
-        int bad = mine > 0 && chunk_gradients(n, &batch, c, data, draw, opt, comm->rank, P, mine, my, err) != 0;
-        if (comm->agree(comm->ctx, bad) != 0) {
-            if (!bad) rk_error(err, "afterstate net: another rank failed at step %lld", (long long)step);
-            goto out;
-        }
-        if (comm->gather(comm->ctx, my, (size_t)mine * rec, all, counts, err) != 0) goto out;
-        if (comm->rank == 0) nn_sum_in_chunk_order(sum, all, counts, K, P, rec);
-        if (comm->bcast(comm->ctx, sum, rec, err) != 0) goto out;
-        if (take_step(n, sum, &opt->adam, step, keep, err) != 0) goto out;
-        double l[2] = {sum[total] / B, sum[total + 1] / B};
+        float sums[2];
+        if ((rc = nn_dp_step(&dp, &n->params, &opt->adam, step, aft_chunk, &ctx, sums, err)) != 0) break;
+        n->train_step = step;
+        double l[2] = {sums[0] / B, sums[1] / B};
         if (s == 0) memcpy(rep->first, l, sizeof l);
         memcpy(rep->last, l, sizeof l);
         double now = rk_seconds();
@@ -152,12 +113,13 @@ int aft_train(AftNet *n, const AftContext *c, const ShardSet *data, const size_t
             last_print = now;
         }
     }
-    rep->seconds = rk_seconds() - t0;
-    rep->samples_per_second = rep->seconds > 0 ? (double)opt->steps * B / rep->seconds : 0;
-    rc = 0;
-out:
-    if (have_batch) aft_batch_free(&batch);
-    free(my), free(all), free(sum), free(counts), free(draw), free(keep);
+    nn_dp_free(&dp); /* also after a failed init: it frees what is there */
+    if (rc == 0) {
+        rep->seconds = rk_seconds() - t0;
+        rep->samples_per_second = rep->seconds > 0 ? (double)opt->steps * B / rep->seconds : 0;
+    }
+    aft_batch_free(&batch);
+    free(draw);
     return rc;
 }
 

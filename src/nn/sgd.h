@@ -32,13 +32,34 @@ typedef struct NnTrainComm {
 } NnTrainComm;
 NnTrainComm nn_train_comm_local(void);
 
-/* The chunk bookkeeping every data-parallel trainer shares (this one and
- * the afterstate network's, afterstate_train.h): the chunks rank r of P
- * owns (c = r, r+P, ... < K), and the sum of the K chunks' records of rec
- * floats gathered from the P ranks (counts[r] floats from rank r), added
- * in chunk order whatever the rank count, so the bytes do not depend on it. */
-int nn_chunks_of(int r, int P, int K);
-void nn_sum_in_chunk_order(float *sum, const float *all, const size_t *counts, int K, int P, size_t rec);
+/* One data-parallel step, what every trainer here shares (this P/V/H trainer
+ * and the afterstate network's, afterstate_train.h): each chunk c this rank
+ * owns (c = rank, rank+P, ... < chunks) is computed by a callback into the
+ * parameters' zeroed gradient, with `extra` floats of its own (loss sums);
+ * rank 0 gathers every chunk's record (gradient, then extras), adds them
+ * up in chunk order whatever the rank count, and broadcasts the sum; every
+ * rank then takes the same Adam step, unless a summed gradient or extra or
+ * a new weight is not finite (the weights then stay those of the step
+ * before, and it fails naming the step). */
+typedef int (*NnChunkFn)(void *ctx, int chunk, float *extra, RkError *err);
+typedef struct NnDataParallel {
+    const NnTrainComm *comm;
+    int chunks, mine;           /* chunks in a batch; this rank's */
+    size_t total, extra, rec;   /* parameters, extras, floats a chunk's record */
+    float *my, *all, *sum, *keep;
+    size_t *counts;
+    const char *who;            /* the error messages' prefix ("nn", "afterstate net") */
+} NnDataParallel;
+/* Every rank learns whether all of them could allocate (0, or -1 on every rank). */
+int nn_dp_init(NnDataParallel *dp, const NnParams *ps, size_t extra, int chunks, const NnTrainComm *comm,
+               const char *who, RkError *err);
+void nn_dp_free(NnDataParallel *dp);
+/* Adam step `step`; on success *extra_sum (extra floats) holds the chunks' extras summed.
+ * A failing callback on any rank fails the step on every rank. */
+int nn_dp_step(NnDataParallel *dp, NnParams *ps, const NnAdam *adam, int64_t step, NnChunkFn fn, void *ctx,
+               float *extra_sum, RkError *err);
+/* The first and last sample of chunk c of a batch of B cut into K. */
+static inline int nn_chunk_lo(int c, int B, int K) { return (int)((int64_t)c * B / K); }
 
 typedef struct NnTrainOptions {
     int batch, chunks;
