@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nn/afterstate_net.h"
 #include "nn/model_io.h"
 #include "nn/shard.h"
 
@@ -129,6 +130,22 @@ static void check_model(const char *path, const LetterDist *ld) {
     nn_model_free(&m);
 }
 
+/* An afterstate network that loads is whole: its parameters for this distribution's shape. */
+static void check_afterstate(const char *path, const LetterDist *ld) {
+    RkError err;
+    AftNet n;
+    if (aft_net_load(&n, path, ld, 0, &err) != 0) {
+        check_error(&err, path);
+        return;
+    }
+    AftShape s = aft_shape(ld, n.shape.dim);
+    if (n.params.w == NULL || n.train_step < 0 || n.l1.in != s.total || n.shape.dim < 1 || n.shape.dim > RK_MAX_DIM)
+        abort();
+    for (size_t i = 0; i < n.params.total; i++)
+        if (!isfinite(n.params.w[i])) abort();
+    aft_net_free(&n);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static LetterDist *ld = NULL;
     if (ld == NULL) {
@@ -150,6 +167,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     close(fd);
     check_shard(path, ld);
     check_model(path, ld);
+    check_afterstate(path, ld);
     unlink(path);
     return 0;
 }
