@@ -15,6 +15,8 @@ AftShape aft_shape(const LetterDist *ld, int dim) {
         if (ld->count[l] > s.unseen_max) s.unseen_max = ld->count[l];
     int at = 0, L = s.letters;
     s.blocks = (dim + 2) / 3;
+    s.off_square = at, at += s.squares;
+    s.off_open = at, at += s.squares;
     s.off_occupancy = at, at += s.blocks * s.blocks;
     s.off_cross = at, at += AFT_PREMIUMS * 2 * AFT_CROSS_BUCKETS;
     s.off_anchor = at, at += AFT_PREMIUMS;
@@ -142,6 +144,9 @@ static void board_features(const AftContext *c, const Afterstate *as, const Boar
     int L = s->letters, SQ = s->squares, dim = s->dim;
     float occ[RK_MAX_SQUARES] = {0}, cross[AFT_PREMIUMS * 2 * AFT_CROSS_BUCKETS] = {0}, anchor[AFT_PREMIUMS] = {0};
     float hook[AFT_PREMIUMS * 2 * RK_MAX_LETTERS] = {0};
+    uint8_t open[RK_MAX_SQUARES] = {0};
+    for (int sq = 0; sq < SQ; sq++)
+        if (q->board[sq]) put(o, s->off_square + sq, 1.0f);
     for (int sq = 0; sq < SQ; sq++) {
         if (q->board[sq]) {
             occ[(sq / dim / 3) * s->blocks + (sq % dim) / 3] += 1.0f;
@@ -158,8 +163,10 @@ static void board_features(const AftContext *c, const Afterstate *as, const Boar
             for (int ml = 1; ml <= L; ml++)
                 if (allowed >> ml & 1u) hook[(prem * 2 + d) * L + ml - 1] += 1.0f;
         }
-        if (is_anchor) anchor[prem] += 1.0f;
+        if (is_anchor) anchor[prem] += 1.0f, open[sq] = 1;
     }
+    for (int sq = 0; sq < SQ; sq++)
+        if (open[sq]) put(o, s->off_open + sq, 1.0f);
     put_counts(o, s->off_occupancy, occ, s->blocks * s->blocks, 1.0f / 9.0f);
     put_counts(o, s->off_cross, cross, AFT_PREMIUMS * 2 * AFT_CROSS_BUCKETS, 0.1f);
     put_counts(o, s->off_anchor, anchor, AFT_PREMIUMS, 0.1f);

@@ -22,6 +22,8 @@
  * by which letter lies where: a network with a row per (square, letter)
  * memorised the games it was trained on (held-out log loss 0.506 against
  * the spread's 0.459 on 2.7M afterstates, docs/afterstate.md).
+ *   square     every square with a tile (no letter)
+ *   open       every empty square next to a tile
  *   occupancy  tiles in each 3x3 block of the board / 9
  *   cross      (premium of the square, direction, bucket of how many letters
  *              may go there): how many empty squares with a perpendicular
@@ -68,7 +70,7 @@ typedef struct AftShape {
     int dim, squares, letters; /* letters = L, the distribution's size without the blank */
     int unseen_max;            /* the largest count of one tile in the distribution */
     int blocks;                /* 3x3 blocks a side: (dim + 2) / 3 */
-    int off_occupancy, off_cross, off_anchor, off_hook, off_kept, off_unseen, off_bag, off_opp, off_zeros, off_dense;
+    int off_square, off_open, off_occupancy, off_cross, off_anchor, off_hook, off_kept, off_unseen, off_bag, off_opp, off_zeros, off_dense;
     int total;
 } AftShape;
 AftShape aft_shape(const LetterDist *ld, int dim);

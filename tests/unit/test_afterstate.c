@@ -43,6 +43,7 @@ static void reference_features(const AftContext *c, const Afterstate *as, float 
     memset(x, 0, (size_t)s->total * sizeof *x);
     for (int sq = 0; sq < s->squares; sq++) {
         if (q->board[sq]) {
+            x[s->off_square + sq] = 1;
             x[s->off_occupancy + (sq / dim / 3) * s->blocks + (sq % dim) / 3] += 1.0f / 9.0f;
             continue;
         }
@@ -67,7 +68,7 @@ static void reference_features(const AftContext *c, const Afterstate *as, float 
         int r = sq / dim, col = sq % dim;
         next_to_tile = (r > 0 && q->board[sq - dim]) || (r + 1 < dim && q->board[sq + dim]) ||
                        (col > 0 && q->board[sq - 1]) || (col + 1 < dim && q->board[sq + 1]);
-        if (next_to_tile) x[s->off_anchor + prem] += 0.1f;
+        if (next_to_tile) x[s->off_anchor + prem] += 0.1f, x[s->off_open + sq] = 1;
     }
     Rack unseen;
     CU_ASSERT_FATAL(position_unseen(q, c->ld, &unseen) == 0);
