@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/cgp.h"
+#include "train/rundir.h"
 
 int cli_player_open(Player *p, const char *spec, const Engine *e, RkError *err) {
     if (player_open(p, spec, &e->ld, err) != 0) return -1;
@@ -144,4 +145,18 @@ int cli_engine_open(Engine *e, const char *ld_name, const char *layout_name, con
     if (engine_open(e, ld_name, layout_name, lexicon_path, lexicon_name, &err) == 0) return 0;
     fprintf(stderr, "rookery: %s\n", err.msg);
     return -1;
+}
+
+int cli_run_config(const char *run, const char *const *sets, int nsets, TrainConfig *cfg, RkError *err) {
+    train_config_defaults(cfg);
+    char path[RUNDIR_PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/config.ini", run);
+    if (train_config_load(cfg, path, err) != 0) return -1;
+    for (int i = 0; i < nsets; i++)
+        if (train_config_assign(cfg, sets[i], err) != 0) return -1;
+    return 0;
+}
+
+int cli_run_engine_open(Engine *e, const TrainConfig *cfg) {
+    return cli_engine_open(e, cfg->ld, cfg->layout, train_config_lexicon_path(cfg), cfg->lexicon);
 }

@@ -9,6 +9,7 @@
 #include "core/engine.h"
 #include "reducer/comm.h"
 #include "search/player.h"
+#include "train/config.h"
 
 /* The start of every command that runs its share under mpirun: MPI up
  * (comm_init), then the engine with the built-in distribution and layout and
@@ -21,6 +22,13 @@ int cli_start_comm_engine(Comm *comm, const char *lexicon, Engine **engine);
 /* engine_open, its error printed as "rookery: <message>" (-1). */
 int cli_engine_open(Engine *e, const char *ld_name, const char *layout_name, const char *lexicon_path,
                     const char *lexicon_name);
+/* A run's configuration, as the commands that read a run take it
+ * (`rookery nn`, `rookery afterstate`): the defaults, RUN/config.ini, then
+ * each "section.key=value" of sets (nsets of them; --set). 0 or -1 (err). */
+int cli_run_config(const char *run, const char *const *sets, int nsets, TrainConfig *cfg, RkError *err);
+/* The engine of a run's configuration (its lexicon, distribution and
+ * layout), the error printed as cli_engine_open does. */
+int cli_run_engine_open(Engine *e, const TrainConfig *cfg);
 /* Closes and frees an engine of cli_start_comm_engine (NULL: nothing). */
 void cli_engine_free(Engine *e);
 

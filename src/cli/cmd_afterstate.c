@@ -32,7 +32,8 @@ static void usage(FILE *out) {
             "with the game's result and final spread for the mover.\n"
             "\n"
             "train  trains on the shards of RUN's last W generations (default all), every game but\n"
-            "       the held-out ones (game i with i mod nn.heldout_every = nn.heldout_every - 1), for\n"
+            "       the held-out ones (game i with i mod nn.heldout_every = nn.heldout_every - 1; a run\n"
+            "       with nn.heldout_every = 0 holds none out and is refused), for\n"
             "       N Adam steps (default 2000) of B samples (default 512); starts from --from, else a\n"
             "       new network of hidden1 x hidden2 units (default 128 x 32) seeded from S (default\n"
             "       RUN's seed). Data-parallel over the ranks, the same bytes at any rank count. Writes\n"
@@ -81,15 +82,10 @@ static void data_free(AftData *d) {
 static int data_load(const AftOptions *o, AftData *d, RkError *err) {
     memset(d, 0, sizeof *d);
     shardset_init(&d->set);
-    train_config_defaults(&d->cfg);
-    char path[RUNDIR_PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/config.ini", o->run);
-    if (train_config_load(&d->cfg, path, err) != 0) return -1;
+    if (cli_run_config(o->run, NULL, 0, &d->cfg, err) != 0) return -1;
     int latest = rundir_latest(o->run, err);
     if (latest < 0) return latest == -1 ? rk_error(err, "%s: no complete generation", o->run) : -1;
-    const char *lex = d->cfg.lexicon;
-    if (cli_engine_open(&d->engine, d->cfg.ld, d->cfg.layout, strchr(lex, '/') || strstr(lex, ".kwg") ? lex : NULL,
-                        lex) != 0)
+    if (cli_run_engine_open(&d->engine, &d->cfg) != 0)
         return rk_error(err, "%s: the run's lexicon does not open", o->run);
     d->engine_ok = true;
     char lpath[4096];
@@ -110,14 +106,15 @@ static int data_load(const AftOptions *o, AftData *d, RkError *err) {
     d->train = malloc((d->set.n + 1) * sizeof *d->train);
     d->test = malloc((d->set.n + 1) * sizeof *d->test);
     if (!d->train || !d->test) return rk_error(err, "out of memory for %zu samples", d->set.n);
-    uint64_t every = (uint64_t)(d->cfg.nn_heldout_every > 0 ? d->cfg.nn_heldout_every : 10);
     for (size_t i = 0; i < d->set.n; i++) {
-        if (d->set.s[i].game % every == every - 1) d->test[d->ntest++] = i;
+        if (nn_stage_held_out(d->set.s[i].game, d->cfg.nn_heldout_every)) d->test[d->ntest++] = i;
         else d->train[d->ntrain++] = i;
     }
     if (d->ntrain == 0 || d->ntest == 0)
-        return rk_error(err, "%s: generations %d-%d have %zu training and %zu held-out samples (both needed)", o->run,
-                        d->first, d->last, d->ntrain, d->ntest);
+        return rk_error(err,
+                        "%s: generations %d-%d have %zu training and %zu held-out samples (both needed; "
+                        "nn.heldout_every = %d)",
+                        o->run, d->first, d->last, d->ntrain, d->ntest, d->cfg.nn_heldout_every);
     return 0;
 }
 

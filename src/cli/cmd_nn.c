@@ -47,21 +47,6 @@ typedef struct NnOptions {
     int nsets;
 } NnOptions;
 
-static int load_run_config(const NnOptions *o, TrainConfig *cfg, RkError *err) {
-    train_config_defaults(cfg);
-    char path[RUNDIR_PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/config.ini", o->run);
-    if (train_config_load(cfg, path, err) != 0) return -1;
-    for (int i = 0; i < o->nsets; i++)
-        if (train_config_assign(cfg, o->sets[i], err) != 0) return -1;
-    return 0;
-}
-
-static int open_engine(Engine *e, const TrainConfig *cfg) {
-    const char *lex = cfg->lexicon;
-    return cli_engine_open(e, cfg->ld, cfg->layout, strchr(lex, '/') || strstr(lex, ".kwg") ? lex : NULL, lex);
-}
-
 /* The generation: --generation, else RUN/LATEST. */
 static int pick_generation(const NnOptions *o, RkError *err) {
     int latest = rundir_latest(o->run, err);
@@ -126,9 +111,9 @@ static int nn_train_cmd(const NnOptions *o) {
     bool engine_ok = false, model_ok = false;
     NnModel model;
     int rc = 0, gen = -1;
-    if (load_run_config(o, &cfg, &err) != 0 || (gen = pick_generation(o, &err)) < 0) rc = 2;
+    if (cli_run_config(o->run, o->sets, o->nsets, &cfg, &err) != 0 || (gen = pick_generation(o, &err)) < 0) rc = 2;
     if (rc == 0) {
-        if (open_engine(&engine, &cfg) != 0) rc = 2;
+        if (cli_run_engine_open(&engine, &cfg) != 0) rc = 2;
         else engine_ok = true;
     }
     char dir[RUNDIR_PATH_MAX], from[RUNDIR_PATH_MAX + 16], out[RUNDIR_PATH_MAX + 64];
@@ -208,11 +193,11 @@ static int nn_eval_cmd(const NnOptions *o) {
         fprintf(stderr, "rookery nn eval: give --model FILE (see --help)\n");
         return 2;
     }
-    if (load_run_config(o, &cfg, &err) != 0 || (gen = pick_generation(o, &err)) < 0) {
+    if (cli_run_config(o->run, o->sets, o->nsets, &cfg, &err) != 0 || (gen = pick_generation(o, &err)) < 0) {
         fprintf(stderr, "rookery nn: %s\n", err.msg);
         return 2;
     }
-    if (open_engine(&engine, &cfg) != 0) return 2;
+    if (cli_run_engine_open(&engine, &cfg) != 0) return 2;
     NnModel model;
     if (nn_model_load(&model, o->model, &engine.ld, engine.layout.dim, &err) != 0) {
         fprintf(stderr, "rookery nn: %s\n", err.msg);

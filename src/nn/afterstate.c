@@ -42,8 +42,6 @@ void aft_context(AftContext *c, const LetterDist *ld, const Layout *lay, const K
     c->leave_ctx = leave_ctx;
 }
 
-static int face_value(const Rack *r, const LetterDist *ld) { return rack_score(r, ld); }
-
 void aft_build(const LetterDist *ld, const Board *before, const Position *p, const Move *m, Afterstate *as,
                Board *after) {
     memset(as, 0, sizeof *as);
@@ -59,13 +57,8 @@ void aft_build(const LetterDist *ld, const Board *before, const Position *p, con
     move_kept_tiles(&p->rack, m, &q->rack);
     if (m->kind == MOVE_PLACE) {
         as->move_score = board_score_move(before, m);
-        int dim = p->dim, dr = m->dir == DIR_DOWN ? 1 : 0, dc = 1 - dr;
-        for (int i = 0; i < m->len; i++) {
-            if (m->tiles[i] == MOVE_PLAYED_THROUGH) continue;
-            int sq = (m->row + dr * i) * dim + (m->col + dc * i);
-            q->board[sq] = m->tiles[i];
-        }
         board_place_move(after, m);
+        memcpy(q->board, after->sq[0], (size_t)p->dim * (size_t)p->dim); /* orientation 0 is row*dim+col */
     }
     q->score_self += as->move_score;
     q->zeros = as->move_score == 0 ? p->zeros + 1 : 0;
@@ -74,12 +67,12 @@ void aft_build(const LetterDist *ld, const Board *before, const Position *p, con
     if (position_unseen(q, ld, &unseen) != 0) rack_clear(&unseen);
     if (m->kind == MOVE_PLACE && p->bag == 0 && q->rack.total == 0) {
         as->terminal = true; /* went out: the unseen tiles are the opponent's rack */
-        as->final_spread = spread + 2 * face_value(&unseen, ld);
+        as->final_spread = spread + 2 * rack_score(&unseen, ld);
     } else if (q->zeros >= GAME_MAX_SCORELESS) {
         as->terminal = true; /* each side loses its own rack; the opponent's is the unseen
                               * tiles' share (all of them with an empty bag) */
-        double opp = unseen.total > 0 ? (double)face_value(&unseen, ld) * q->opp_tiles / unseen.total : 0.0;
-        as->final_spread = spread - face_value(&q->rack, ld) + (int)(opp + 0.5);
+        double opp = unseen.total > 0 ? (double)rack_score(&unseen, ld) * q->opp_tiles / unseen.total : 0.0;
+        as->final_spread = spread - rack_score(&q->rack, ld) + (int)(opp + 0.5);
     }
 }
 
@@ -137,7 +130,9 @@ static void put_counts(Out *o, int off, const float *counts, int n, float scale)
         if (counts[i] != 0.0f) put(o, off + i, counts[i] * scale);
 }
 
-/* The board's groups: occupancy, cross, anchor, hook. */
+/* The board's groups: square occupancy, open squares (the empty squares
+ * next to a tile), 3x3-block occupancy, and by premium class the cross-set
+ * sizes, anchors and hooks. */
 static void board_features(const AftContext *c, const Afterstate *as, const Board *after, Out *o) {
     const AftShape *s = &c->shape;
     const Position *q = &as->pos;
@@ -173,29 +168,43 @@ static void board_features(const AftContext *c, const Afterstate *as, const Boar
     put_counts(o, s->off_hook, hook, AFT_PREMIUMS * 2 * L, 0.25f);
 }
 
-int aft_features(const AftContext *c, const Afterstate *as, const Board *after, int32_t *idx, float *val) {
+/* What both the features and the prior read: the kept tiles' leave value
+ * (whatever the bag) and the unseen tiles. */
+typedef struct Facts {
+    int32_t leave;
+    Rack unseen;  /* empty if the position holds more tiles than the distribution */
+    int left;     /* the tiles not on the board (unseen + kept); 0 then */
+} Facts;
+
+static void facts(const AftContext *c, const Afterstate *as, Facts *f) {
+    const Position *q = &as->pos;
+    f->leave = c->leave_value != NULL && q->rack.total > 0 ? c->leave_value(c->leave_ctx, &q->rack) : 0;
+    bool ok = position_unseen(q, c->ld, &f->unseen) == 0;
+    if (!ok) rack_clear(&f->unseen);
+    f->left = ok ? f->unseen.total + q->rack.total : 0;
+}
+
+static int features(const AftContext *c, const Afterstate *as, const Board *after, const Facts *f, int32_t *idx,
+                    float *val) {
     const AftShape *s = &c->shape;
     const Position *q = &as->pos;
+    const Rack unseen = f->unseen;
+    const int32_t leave = f->leave;
     Out o = {idx, val, 0};
     board_features(c, as, after, &o);
     int L = s->letters;
     for (int ml = 0; ml <= L; ml++)
         for (int k = 0; k < q->rack.count[ml] && k < RK_RACK_SIZE; k++) put(&o, s->off_kept + ml * RK_RACK_SIZE + k, 1.0f);
-    Rack unseen;
-    if (position_unseen(q, c->ld, &unseen) != 0) rack_clear(&unseen);
     for (int ml = 0; ml <= L; ml++)
         for (int k = 0; k < unseen.count[ml] && k < s->unseen_max; k++) put(&o, s->off_unseen + ml * s->unseen_max + k, 1.0f);
     put(&o, s->off_bag + bag_bucket(q->bag), 1.0f);
     put(&o, s->off_opp + (q->opp_tiles < 0 ? 0 : q->opp_tiles > RK_RACK_SIZE ? RK_RACK_SIZE : q->opp_tiles), 1.0f);
     put(&o, s->off_zeros + (q->zeros >= GAME_MAX_SCORELESS ? GAME_MAX_SCORELESS - 1 : q->zeros), 1.0f);
-    int32_t leave = c->leave_value != NULL && q->rack.total > 0 ? c->leave_value(c->leave_ctx, &q->rack) : 0;
-    int on_board = 0;
-    for (int sq = 0; sq < s->squares; sq++) on_board += q->board[sq] != 0;
     const float dense[AFT_DENSE] = {
         (float)(q->score_self - q->score_opp) / 100.0f,
         (float)as->move_score / 100.0f,
         (float)leave / 100000.0f,
-        (float)on_board / 100.0f,
+        (float)after->tiles_on_board / 100.0f,
         as->kind == MOVE_EXCHANGE ? 1.0f : 0.0f,
         as->kind == MOVE_PASS ? 1.0f : 0.0f,
         (float)as->used / (float)RK_RACK_SIZE,
@@ -207,15 +216,33 @@ int aft_features(const AftContext *c, const Afterstate *as, const Board *after, 
     return o.n;
 }
 
-void aft_prior(const AftContext *c, const Afterstate *as, float out[2]) {
+static void prior(const Afterstate *as, const Facts *f, float out[2]) {
     const Position *q = &as->pos;
-    int32_t leave = q->bag > 0 && c->leave_value != NULL && q->rack.total > 0 ? c->leave_value(c->leave_ctx, &q->rack) : 0;
-    double lead = (double)(q->score_self - q->score_opp) + leave / 1000.0;
-    Rack unseen;
-    int left = position_unseen(q, c->ld, &unseen) == 0 ? unseen.total + q->rack.total : 0;
+    double lead = (double)(q->score_self - q->score_opp) + (q->bag > 0 ? f->leave / 1000.0 : 0.0);
+    int left = f->left;
     const WinModel model = WINPROB_DEFAULT;
     double p = left > 0 ? 1.0 - winprob(&model, -lead, left) : (lead > 0 ? 1.0 : lead < 0 ? 0.0 : 0.5);
     p = fmin(fmax(p, 1e-4), 1.0 - 1e-4);
     out[0] = (float)log(p / (1.0 - p));
     out[1] = (float)(lead / 100.0);
+}
+
+int aft_features(const AftContext *c, const Afterstate *as, const Board *after, int32_t *idx, float *val) {
+    Facts f;
+    facts(c, as, &f);
+    return features(c, as, after, &f, idx, val);
+}
+
+void aft_prior(const AftContext *c, const Afterstate *as, float out[2]) {
+    Facts f;
+    facts(c, as, &f);
+    prior(as, &f, out);
+}
+
+int aft_encode(const AftContext *c, const Afterstate *as, const Board *after, int32_t *idx, float *val,
+               float prior_out[2]) {
+    Facts f;
+    facts(c, as, &f);
+    prior(as, &f, prior_out);
+    return features(c, as, after, &f, idx, val);
 }

@@ -111,5 +111,9 @@ int aft_features(const AftContext *c, const Afterstate *as, const Board *after, 
  * two outputs are added to these, so a network whose last layer is zero
  * ranks moves by equity, and what it learns is a correction of it. */
 void aft_prior(const AftContext *c, const Afterstate *as, float out[2]);
+/* aft_features and aft_prior at once (what a batch needs), the leave value
+ * and the unseen tiles looked up once. */
+int aft_encode(const AftContext *c, const Afterstate *as, const Board *after, int32_t *idx, float *val,
+               float prior[2]);
 
 #endif

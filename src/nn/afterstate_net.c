@@ -168,8 +168,8 @@ void aft_batch_free(AftBatch *b) {
 }
 
 void aft_batch_set(AftBatch *b, const AftContext *c, int i, const Afterstate *as, const Board *after) {
-    b->count[i] = aft_features(c, as, after, b->idx + (size_t)i * AFT_MAX_ACTIVE, b->val + (size_t)i * AFT_MAX_ACTIVE);
-    aft_prior(c, as, b->prior + 2 * i);
+    b->count[i] = aft_encode(c, as, after, b->idx + (size_t)i * AFT_MAX_ACTIVE, b->val + (size_t)i * AFT_MAX_ACTIVE,
+                             b->prior + 2 * i);
 }
 
 void aft_net_forward(const AftNet *n, AftBatch *b, int k) {

@@ -50,7 +50,16 @@ typedef struct AftChunks {
     const ShardSet *data;
     const size_t *draw;
     const AftTrainOptions *opt;
+    float *target; /* [data->n]: each sample's spread target once computed, NaN before (NULL: none kept) */
 } AftChunks;
+
+/* Sample i's spread target, built once: it costs an afterstate of its own
+ * (the one `horizon` plies on), and a sample is drawn many times. */
+static float spread_target(const AftChunks *x, size_t i) {
+    if (!x->target) return aft_spread_target(x->c, x->data, i, x->opt->horizon);
+    if (isnan(x->target[i])) x->target[i] = aft_spread_target(x->c, x->data, i, x->opt->horizon);
+    return x->target[i];
+}
 
 /* Chunk ch of the drawn batch: its gradient into the network's g, its two loss sums into extra. */
 static int aft_chunk(void *vctx, int ch, float *extra, RkError *err) {
@@ -62,7 +71,7 @@ static int aft_chunk(void *vctx, int ch, float *extra, RkError *err) {
         const ShardSample *s = &x->data->s[x->draw[i]];
         if (set_sample(x->b, x->c, i - lo, s, x->draw[i], err) != 0) return -1;
         win[i - lo] = aft_win_target(s);
-        spread[i - lo] = aft_spread_target(x->c, x->data, x->draw[i], x->opt->horizon);
+        spread[i - lo] = spread_target(x, x->draw[i]);
     }
     aft_net_forward(x->n, x->b, hi - lo);
     double loss[2];
@@ -92,7 +101,10 @@ int aft_train(AftNet *n, const AftContext *c, const ShardSet *data, const size_t
     }
     NnDataParallel dp;
     int rc = nn_dp_init(&dp, &n->params, 2, K, comm, "afterstate net", err);
-    AftChunks ctx = {n, &batch, c, data, draw, opt};
+    /* the targets' cache: without memory for it, each is rebuilt when drawn (the same values) */
+    float *target = opt->horizon > 0 ? malloc(data->n * sizeof(float)) : NULL;
+    for (size_t i = 0; target && i < data->n; i++) target[i] = NAN;
+    AftChunks ctx = {n, &batch, c, data, draw, opt, target};
     double t0 = rk_seconds(), last_print = t0;
     for (int64_t s = 0; s < opt->steps && rc == 0; s++) {
         int64_t step = n->train_step + 1;
@@ -120,6 +132,7 @@ int aft_train(AftNet *n, const AftContext *c, const ShardSet *data, const size_t
     }
     aft_batch_free(&batch);
     free(draw);
+    free(target);
     return rc;
 }
 

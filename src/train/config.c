@@ -722,3 +722,7 @@ int train_config_check(const TrainConfig *c, RkError *err) {
         return rk_error(err, "nn.initial = %s needs nn.train = yes (it is where the training starts)", c->nn_initial);
     return 0;
 }
+
+const char *train_config_lexicon_path(const TrainConfig *c) {
+    return strchr(c->lexicon, '/') || strstr(c->lexicon, ".kwg") ? c->lexicon : NULL;
+}

@@ -271,6 +271,10 @@ bool train_config_leaves_train(const TrainConfig *c, int generation);
 const char *train_config_schedule_name(SpvSchedule s);
 /* Minimum count per rack for generation g (1-based). */
 uint32_t train_config_min_count(const TrainConfig *c, int generation);
+/* lexicon.kwg read as engine_open takes it: the value itself if it is a
+ * file (it holds a '/' or names a .kwg), NULL if it is a lexicon name (the
+ * name is then the value). */
+const char *train_config_lexicon_path(const TrainConfig *c);
 /* Writes the configuration in force as INI text (for RUN/config.ini). */
 int train_config_write(const TrainConfig *c, char *buf, size_t cap);
 

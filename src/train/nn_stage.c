@@ -62,7 +62,7 @@ int nn_stage_load_window(const char *run, int gen, const char *gen_dir, int wind
     return rc;
 }
 
-static bool held_out(const ShardSample *s, int every) { return every > 0 && s->game % (uint64_t)every == (uint64_t)every - 1; }
+bool nn_stage_held_out(uint64_t game, int every) { return every > 0 && game % (uint64_t)every == (uint64_t)every - 1; }
 
 int nn_stage_split(const ShardSet *set, int heldout_every, int gen, uint64_t cap, size_t **train, size_t *tn,
                    size_t **test, size_t *en, RkError *err) {
@@ -75,7 +75,7 @@ int nn_stage_split(const ShardSet *set, int heldout_every, int gen, uint64_t cap
         return rk_error(err, "nn: out of memory for %zu samples", set->n);
     }
     for (size_t i = 0; i < set->n; i++) {
-        if (!held_out(&set->s[i], heldout_every)) (*train)[(*tn)++] = i;
+        if (!nn_stage_held_out(set->s[i].game, heldout_every)) (*train)[(*tn)++] = i;
         else if (set->s[i].generation == (uint32_t)gen) (*test)[(*en)++] = i;
     }
     /* more held-out samples than cap: an even stride over all of them (sample k*n/cap), so

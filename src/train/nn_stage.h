@@ -38,6 +38,9 @@ typedef struct NnStageReport {
     double load_s, train_s, eval_s;
 } NnStageReport;
 
+/* Is game `game` (of any generation) held out by heldout_every (the rule above)? */
+bool nn_stage_held_out(uint64_t game, int heldout_every);
+
 /* Reads the shards of generations max(1, gen - window + 1) .. gen into set
  * (gen's from gen_dir if it is not NULL, the others from RUN/gen-NNNN);
  * *first is the first generation read, *empty (if not NULL) the number of

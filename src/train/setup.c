@@ -153,9 +153,8 @@ static int setup_model(Trainer *t, int latest, RkError *err) {
  * rack table and the accumulators. Returns 0 or an exit code. */
 static int setup_alone(Trainer *t) {
     RkError err;
-    if (engine_open(&t->engine, t->cfg.ld, t->cfg.layout,
-                    strchr(t->cfg.lexicon, '/') || strstr(t->cfg.lexicon, ".kwg") ? t->cfg.lexicon : NULL,
-                    t->cfg.lexicon, &err) != 0) {
+    if (engine_open(&t->engine, t->cfg.ld, t->cfg.layout, train_config_lexicon_path(&t->cfg), t->cfg.lexicon, &err) !=
+        0) {
         fprintf(stderr, "rookery: %s\n", err.msg);
         return 2;
     }
