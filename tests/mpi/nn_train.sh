@@ -34,6 +34,12 @@ rc=0; "$bin" afterstate train --steps 3 > /dev/null 2> "$work/bad.err" || rc=$?
 rc=0; "$bin" afterstate fit --run "$work/run" > /dev/null 2> "$work/bad.err" || rc=$?
 [ "$rc" -eq 2 ] && grep -q "unknown subcommand 'fit'" "$work/bad.err" || fail "afterstate fit: rc $rc"
 "$bin" afterstate --help | grep -q "usage: mpirun" || fail "afterstate --help"
+# a run that holds no games out (nn.heldout_every = 0) has nothing to measure on: refused by name
+cp -r "$work/run" "$work/run0"
+sed -i 's/^heldout_every *=.*/heldout_every = 0/' "$work/run0/config.ini"
+grep -q '^heldout_every = 0' "$work/run0/config.ini" || fail "the test could not set nn.heldout_every = 0"
+rc=0; "$bin" afterstate train --run "$work/run0" --steps 3 > /dev/null 2> "$work/bad.err" || rc=$?
+[ "$rc" -ne 0 ] && grep -q "nn.heldout_every = 0" "$work/bad.err" || fail "afterstate train, nothing held out: rc $rc, $(cat "$work/bad.err")"
 # nn.prior = equity: every rank values the moves with the leaves (a rank without them used to
 # wait forever in the others' gradient gather), and the bytes still do not depend on the ranks
 mpirun_np 2 "$bin" train --run "$work/run-eq" "${tiny_nn[@]}" --set nn.prior=equity --set run.games_per_generation=24 \
