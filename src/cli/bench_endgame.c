@@ -2,6 +2,7 @@
  * proves an empty-bag position within a movetime, how deep it gets and how
  * fast it goes (a benchmark: it prints figures and never fails on speed). */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,18 +15,22 @@
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: rookery bench endgame [--positions N] [--movetime MS] [--min-tiles T] [--seed S]\n"
-            "                             [--depth D] [--threads T] [--table-bits B] [--check MS] [--show]\n"
-            "                             [--lexicon FILE.kwg]\n"
+            "usage: rookery bench endgame [--positions N] [--movetime MS] [--min-tiles T] [--max-tiles T]\n"
+            "                             [--seed S] [--depth D] [--threads T] [--table-bits B]\n"
+            "                             [--rack-weight W] [--check MS] [--show] [--lexicon FILE.kwg]\n"
             "\n"
             "N empty-bag positions (default 20): the first of each static game (best score; the\n"
             "endgame study's games, rookery endgame --help) whose two racks both hold at least T\n"
-            "tiles (default 7: seven against seven). Each is searched for MS milliseconds (default\n"
+            "tiles (default 7: seven against seven); --max-tiles T: the games go on with the same\n"
+            "moves until both racks hold at most T (default 7). Each is searched for MS milliseconds (default\n"
             "1000) by the iterative-deepening endgame search on one core, with a table of 2^B\n"
             "entries (default %d). Prints how many were proved (solved exactly) in that time, the\n"
             "depth reached, and the positions searched a second. --check MS: each position is also\n"
             "searched that long, and the answer at --movetime is compared with its answer (the\n"
-            "same move, or the same value at the longer search's depth when that one is exact).\n"
+            "same move, or the same value at the longer search's depth when that one is exact; and\n"
+            "when it is exact, the points the answer loses against the best move's exact value).\n"
+            "--rack-weight W: a line the depth cuts is valued by its spread plus W x (the\n"
+            "opponent's rack's face value - the player's) (default 0; EndgameConfig.rack_weight).\n"
             "--depth D: stop at depth D (the time to reach it compares versions of the search).\n"
             "--threads T: the search on T threads (default 1; the --check search too).\n"
             "--show: one line a position (CGP, depth, exact, value, nodes, time).\n",
@@ -34,7 +39,7 @@ static void usage(FILE *out) {
 
 typedef struct BenchEg {
     uint64_t npos, seed;
-    int movetime, check, min_tiles, table_bits, depth, threads;
+    int movetime, check, min_tiles, max_tiles, table_bits, depth, threads, rack_weight;
     bool show;
 } BenchEg;
 
@@ -47,6 +52,7 @@ static bool search_for(const Game *g, const BenchEg *b, int ms, EndgameSearchRes
     cfg.deadline = rk_seconds() + (double)ms / 1000.0;
     cfg.max_depth = b->depth;
     cfg.threads = b->threads;
+    cfg.rack_weight = b->rack_weight;
     RkError err;
     if (endgame_search(g, &cfg, r, NULL, NULL, &err) != 0) {
         fprintf(stderr, "rookery bench endgame: %s\n", err.msg);
@@ -77,13 +83,15 @@ static bool exact_value_of(const Game *g, const Move *m, const BenchEg *b, int m
 
 int bench_endgame(int argc, char **argv) {
     const char *lexicon = NULL;
-    BenchEg b = {.npos = 20, .seed = 1, .movetime = 1000, .check = 0, .min_tiles = 7,
+    BenchEg b = {.npos = 20, .seed = 1, .movetime = 1000, .check = 0, .min_tiles = 7, .max_tiles = RK_RACK_SIZE,
                  .table_bits = ENDGAME_DEFAULT_TABLE_BITS, .threads = 1, .show = false};
     const CliOption opts[] = {{"--lexicon", CLI_STRING, &lexicon, 0, 0, NULL},
                               {"--positions", CLI_U64, &b.npos, 1, 100000, NULL},
                               {"--movetime", CLI_INT, &b.movetime, 1, 86400000, NULL},
                               {"--check", CLI_INT, &b.check, 1, 86400000, NULL},
                               {"--min-tiles", CLI_INT, &b.min_tiles, 1, RK_RACK_SIZE, NULL},
+                              {"--max-tiles", CLI_INT, &b.max_tiles, 1, RK_RACK_SIZE, NULL},
+                              {"--rack-weight", CLI_INT, &b.rack_weight, 0, ENDGAME_MAX_RACK_WEIGHT, NULL},
                               {"--depth", CLI_INT, &b.depth, 0, ENDGAME_MAX_DEPTH, NULL},
                               {"--threads", CLI_INT, &b.threads, 1, ENDGAME_MAX_THREADS, NULL},
                               {"--table-bits", CLI_INT, &b.table_bits, 0, ENDGAME_MAX_TABLE_BITS, NULL},
@@ -101,14 +109,20 @@ int bench_endgame(int argc, char **argv) {
     sc.layout = &e.layout;
     sc.kwg = &e.kwg;
     sc.seed = b.seed;
-    sc.max_tiles = RK_RACK_SIZE;
+    sc.max_tiles = b.max_tiles;
+    if (b.min_tiles > b.max_tiles) {
+        fprintf(stderr, "rookery bench endgame: --min-tiles %d is above --max-tiles %d\n", b.min_tiles, b.max_tiles);
+        engine_close(&e);
+        return 2;
+    }
     Game *g = malloc(sizeof *g);
     if (g == NULL) {
         fprintf(stderr, "rookery: out of memory\n");
         engine_close(&e);
         return 1;
     }
-    int found = 0, proved = 0, agree = 0, checked = 0, same_value = 0, rc = 0;
+    int found = 0, proved = 0, agree = 0, checked = 0, same_value = 0, scored = 0, rc = 0;
+    double loss_sum = 0.0, loss_sq = 0.0;
     uint64_t nodes = 0, games = 0;
     double secs = 0.0, depth_sum = 0.0, proved_secs = 0.0;
     uint64_t max_games = 200 * b.npos + 1000;
@@ -138,9 +152,16 @@ int bench_endgame(int argc, char **argv) {
             bool same = move_same(&ref.best, &r.best);
             int32_t v = 0;
             /* a different move with the proved value is as good */
-            bool equal = same || (ref.exact && exact_value_of(g, &r.best, &b, b.check, &v) && v == ref.value);
+            bool valued = ref.exact && (same ? (v = ref.value, true) : exact_value_of(g, &r.best, &b, b.check, &v));
+            bool equal = same || (valued && v == ref.value);
             agree += same;
             same_value += equal;
+            if (valued) { /* the answer's loss against the exact best */
+                double loss = (double)ref.value - (double)v;
+                scored++;
+                loss_sum += loss;
+                loss_sq += loss * loss;
+            }
             snprintf(line, sizeof line, " | check: depth %d%s value %+d, %s", ref.depth, ref.exact ? " exact" : "",
                      (int)ref.value, same ? "same move" : equal ? "same value" : "differs");
         }
@@ -159,9 +180,9 @@ int bench_endgame(int argc, char **argv) {
         rc = 1;
     }
     if (rc == 0) {
-        printf("bench endgame: %d positions (racks of %d+ tiles, from %" PRIu64 " static games, seed %" PRIu64
-               "), %d ms each, one core, table 2^%d\n",
-               found, b.min_tiles, games, b.seed, b.movetime, b.table_bits);
+        printf("bench endgame: %d positions (racks of %d-%d tiles, from %" PRIu64 " static games, seed %" PRIu64
+               "), %d ms each, one core, table 2^%d, rack weight %d\n",
+               found, b.min_tiles, b.max_tiles, games, b.seed, b.movetime, b.table_bits, b.rack_weight);
         printf("  proved (solved exactly) within the time: %d of %d (%.1f%%)", proved, found, 100.0 * proved / found);
         if (proved > 0) printf(", mean %.3f s when proved", proved_secs / proved);
         printf("\n  mean depth %.2f plies; %.0f positions/s; %.3f s a position\n", depth_sum / found, (double)nodes / secs,
@@ -169,6 +190,11 @@ int bench_endgame(int argc, char **argv) {
         if (checked > 0)
             printf("  against a %d ms search: the same move %d of %d, a move of the same proved value %d\n",
                    b.check, agree, checked, same_value);
+        if (scored > 0) {
+            double mean = loss_sum / scored, var = scored > 1 ? (loss_sq - scored * mean * mean) / (scored - 1) : 0.0;
+            printf("  points lost against the exact best, where the check proved it: %.3f +/- %.3f a position (%d)\n",
+                   mean, var > 0 ? sqrt(var / scored) : 0.0, scored);
+        }
     }
     free(g);
     engine_close(&e);
