@@ -162,8 +162,10 @@ int bench_endgame(int argc, char **argv) {
                 loss_sum += loss;
                 loss_sq += loss * loss;
             }
-            snprintf(line, sizeof line, " | check: depth %d%s value %+d, %s", ref.depth, ref.exact ? " exact" : "",
-                     (int)ref.value, same ? "same move" : equal ? "same value" : "differs");
+            int n = snprintf(line, sizeof line, " | check: depth %d%s value %+d, %s", ref.depth, ref.exact ? " exact" : "",
+                             (int)ref.value, same ? "same move" : equal ? "same value" : "differs");
+            if (valued && n > 0 && (size_t)n < sizeof line)
+                snprintf(line + n, sizeof line - (size_t)n, ", loses %d", (int)(ref.value - v));
         }
         if (b.show) {
             char cgp[1024];
