@@ -17,7 +17,7 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: rookery bench endgame [--positions N] [--movetime MS] [--min-tiles T] [--max-tiles T]\n"
             "                             [--seed S] [--depth D] [--threads T] [--table-bits B]\n"
-            "                             [--rack-weight W] [--check MS] [--show] [--lexicon FILE.kwg]\n"
+            "                             [--check MS] [--show] [--lexicon FILE.kwg]\n"
             "\n"
             "N empty-bag positions (default 20): the first of each static game (best score; the\n"
             "endgame study's games, rookery endgame --help) whose two racks both hold at least T\n"
@@ -29,8 +29,7 @@ static void usage(FILE *out) {
             "searched that long, and the answer at --movetime is compared with its answer (the\n"
             "same move, or the same value at the longer search's depth when that one is exact; and\n"
             "when it is exact, the points the answer loses against the best move's exact value).\n"
-            "--rack-weight W: a line the depth cuts is valued by its spread plus W x (the\n"
-            "opponent's rack's face value - the player's) (default 0; EndgameConfig.rack_weight).\n"
+
             "--depth D: stop at depth D (the time to reach it compares versions of the search).\n"
             "--threads T: the search on T threads (default 1; the --check search too).\n"
             "--show: one line a position (CGP, depth, exact, value, nodes, time).\n",
@@ -39,7 +38,7 @@ static void usage(FILE *out) {
 
 typedef struct BenchEg {
     uint64_t npos, seed;
-    int movetime, check, min_tiles, max_tiles, table_bits, depth, threads, rack_weight;
+    int movetime, check, min_tiles, max_tiles, table_bits, depth, threads;
     bool show;
 } BenchEg;
 
@@ -52,7 +51,6 @@ static bool search_for(const Game *g, const BenchEg *b, int ms, EndgameSearchRes
     cfg.deadline = rk_seconds() + (double)ms / 1000.0;
     cfg.max_depth = b->depth;
     cfg.threads = b->threads;
-    cfg.rack_weight = b->rack_weight;
     RkError err;
     if (endgame_search(g, &cfg, r, NULL, NULL, &err) != 0) {
         fprintf(stderr, "rookery bench endgame: %s\n", err.msg);
@@ -91,7 +89,6 @@ int bench_endgame(int argc, char **argv) {
                               {"--check", CLI_INT, &b.check, 1, 86400000, NULL},
                               {"--min-tiles", CLI_INT, &b.min_tiles, 1, RK_RACK_SIZE, NULL},
                               {"--max-tiles", CLI_INT, &b.max_tiles, 1, RK_RACK_SIZE, NULL},
-                              {"--rack-weight", CLI_INT, &b.rack_weight, 0, ENDGAME_MAX_RACK_WEIGHT, NULL},
                               {"--depth", CLI_INT, &b.depth, 0, ENDGAME_MAX_DEPTH, NULL},
                               {"--threads", CLI_INT, &b.threads, 1, ENDGAME_MAX_THREADS, NULL},
                               {"--table-bits", CLI_INT, &b.table_bits, 0, ENDGAME_MAX_TABLE_BITS, NULL},
@@ -183,8 +180,8 @@ int bench_endgame(int argc, char **argv) {
     }
     if (rc == 0) {
         printf("bench endgame: %d positions (racks of %d-%d tiles, from %" PRIu64 " static games, seed %" PRIu64
-               "), %d ms each, one core, table 2^%d, rack weight %d\n",
-               found, b.min_tiles, b.max_tiles, games, b.seed, b.movetime, b.table_bits, b.rack_weight);
+               "), %d ms each, one core, table 2^%d\n",
+               found, b.min_tiles, b.max_tiles, games, b.seed, b.movetime, b.table_bits);
         printf("  proved (solved exactly) within the time: %d of %d (%.1f%%)", proved, found, 100.0 * proved / found);
         if (proved > 0) printf(", mean %.3f s when proved", proved_secs / proved);
         printf("\n  mean depth %.2f plies; %.0f positions/s; %.3f s a position\n", depth_sum / found, (double)nodes / secs,

@@ -18,7 +18,6 @@ void endgame_config_defaults(EndgameConfig *c) {
     c->deadline = 0.0;
     c->max_depth = 0;
     c->threads = 1;
-    c->rack_weight = 0;
 }
 
 void endgame_result_init(EndgameResult *r) { memset(r, 0, sizeof *r); }
@@ -41,8 +40,6 @@ int eg_check_position(const Game *g, const EndgameConfig *cfg, RkError *err) {
     if (cfg->max_nodes < 1) return rk_error(err, "endgame: the node budget must be at least 1");
     if (cfg->table_bits < 0 || cfg->table_bits > ENDGAME_MAX_TABLE_BITS)
         return rk_error(err, "endgame: table bits %d out of range 0..%d", cfg->table_bits, ENDGAME_MAX_TABLE_BITS);
-    if (cfg->rack_weight < 0 || cfg->rack_weight > ENDGAME_MAX_RACK_WEIGHT)
-        return rk_error(err, "endgame: rack weight %d out of range 0..%d", cfg->rack_weight, ENDGAME_MAX_RACK_WEIGHT);
     if (game_over(g)) return rk_error(err, "endgame: the game is over");
     if (g->bag.count != 0)
         return rk_error(err, "endgame: the bag is not empty (%d tile%s): only empty-bag positions can be solved",
@@ -57,7 +54,6 @@ int eg_solver_open(Solver *s, const EndgameConfig *cfg, RkError *err) {
     s->max_nodes = cfg->max_nodes;
     s->stop = cfg->stop;
     s->deadline = cfg->deadline;
-    s->rack_weight = cfg->rack_weight;
     if (cfg->table_bits > 0) {
         size_t n = (size_t)1 << cfg->table_bits;
         s->tt = calloc(n, sizeof *s->tt);
@@ -138,11 +134,9 @@ static int child_depth(int depth) { return depth == DEPTH_PROVEN ? DEPTH_PROVEN 
  * searching the reply with the window (alpha, beta) of level d and `depth`
  * plies left (this move is one of them): exact if it lies strictly inside,
  * else a bound on the right side (fail-soft). At the horizon (no plies left
- * after m, the game not over) the line's value is the spread it has made
- * plus the racks' term (EndgameConfig.rack_weight x the opponent's rack's
- * face value less the mover's; 0 by default: the tiles still on the racks
- * count for neither side); going out and six scoreless turns are always
- * valued exactly. */
+ * after m, the game not over) the reply is valued 0: the line's value is the
+ * spread it has made, and the tiles still on the racks count for neither
+ * side (going out and six scoreless turns are always valued exactly). */
 int32_t eg_move_value(Solver *s, int d, const Move *m, int32_t alpha, int32_t beta, int depth) {
     const Game *g = &s->plies[d]->game;
     int me = g->on_turn, opp = 1 - me;
@@ -150,9 +144,9 @@ int32_t eg_move_value(Solver *s, int d, const Move *m, int32_t alpha, int32_t be
         return m->score + 2 * rack_score(&g->racks[opp], g->ld);
     if (depth == 1 && m->kind == MOVE_PLACE && m->score > 0) {
         /* a scoring move that does not go out cannot end the game: its value
-         * at the horizon is its score and the racks' term, without playing it */
+         * at the horizon is its score, without playing it */
         s->horizon = true;
-        return eg_horizon_bound(g, m, s->rack_weight);
+        return m->score;
     }
     Game *c = &s->plies[d + 1]->game;
     *c = *g;
@@ -161,85 +155,60 @@ int32_t eg_move_value(Solver *s, int d, const Move *m, int32_t alpha, int32_t be
     if (game_over(c)) return delta;
     if (depth == 1) {
         s->horizon = true;
-        return delta + eg_rack_term(c, me, s->rack_weight);
+        return delta;
     }
     return delta - eg_search(s, d + 1, delta - beta, delta - alpha, child_depth(depth));
 }
 
 bool eg_stopped(const Solver *s) { return s->over_budget || s->out_of_memory || s->stop_seen; }
 
-int32_t eg_rack_term(const Game *g, int player, int weight) {
-    if (weight == 0) return 0;
-    return weight * (rack_score(&g->racks[1 - player], g->ld) - rack_score(&g->racks[player], g->ld));
-}
-
-int32_t eg_horizon_bound(const Game *g, const Move *m, int weight) {
-    int me = g->on_turn;
-    if (m->kind != MOVE_PLACE) return eg_rack_term(g, me, weight); /* the pass: the racks as they are */
-    if (weight == 0) return m->score;
-    Rack played;
-    move_rack_tiles(m, &played);
-    return m->score + eg_rack_term(g, me, weight) + weight * rack_score(&played, g->ld);
-}
-
-/* What the leave term of a horizon request reads: the opponent's rack's
- * face value, the racks' weight and the distribution. */
-typedef struct HorizonCtx {
-    int opp_face, weight;
-    const LetterDist *ld;
-} HorizonCtx;
-
 /* The leave term that makes movegen's equity rank moves by their value at
- * the horizon: a move that keeps tiles is worth its score and the racks'
- * term (weight x (the opponent's face value - the kept tiles')), one that
- * goes out its score plus twice the opponent's rack. With tiles said to be
- * in the bag equity is 1000*score + leave, and the empty leave must be
- * worth 0, so every other leave is worth 1000 * the racks' term - 2000 * the
- * opponent's rack instead, and the value is equity/1000 + 2 * that face value. */
+ * the horizon: a move that keeps tiles is worth its score, one that goes out
+ * its score plus twice the opponent's rack. With tiles said to be in the bag
+ * equity is 1000*score + leave, and the empty leave must be worth 0, so
+ * every other leave is worth -2000 * the opponent's rack instead (ctx: that
+ * rack's face value) and the value is equity/1000 + 2 * that face value. */
 static int32_t horizon_leave(const void *ctx, const Rack *leave) {
-    const HorizonCtx *h = ctx;
-    int32_t term = h->weight == 0 ? 0 : h->weight * (h->opp_face - rack_score(leave, h->ld));
-    return 1000 * term - 2000 * h->opp_face;
+    (void)leave;
+    return -2000 * *(const int *)ctx;
 }
 
 /* A request for g's player on turn whose equity ranks moves by their value
- * at the horizon (see horizon_leave); *h receives what that reads, and must
- * live as long as the request. */
-static void horizon_request(const Game *g, int weight, MoveGenRequest *req, HorizonCtx *h) {
+ * at the horizon (see horizon_leave); *opp_face receives the opponent's
+ * rack's face value, and must live as long as the request. */
+static void horizon_request(const Game *g, MoveGenRequest *req, int *opp_face) {
     movegen_request_for_game(req, g);
-    *h = (HorizonCtx){.opp_face = req->opp_rack_score, .weight = weight, .ld = g->ld};
+    *opp_face = req->opp_rack_score;
     req->bag_count = 1; /* see horizon_leave */
     req->exchanges_allowed = false;
     req->leave_value = horizon_leave;
-    req->leave_ctx = h;
+    req->leave_ctx = opp_face;
 }
 
 /* A placement's value at the horizon from its horizon equity. */
-static int32_t horizon_value(const Move *m, const HorizonCtx *h) { return m->equity / 1000 + 2 * h->opp_face; }
+static int32_t horizon_value(const Move *m, int opp_face) { return m->equity / 1000 + 2 * opp_face; }
 
 /* The value of g for its player on turn with one ply left and fewer than
  * five scoreless turns behind (so no move but going out ends the game):
- * the best of the moves' horizon values and the pass's (the racks' term),
- * from the best move of movegen (its word-map path) instead of every move. */
-static int32_t horizon_best(const Game *g, int weight) {
+ * the best of the moves' horizon values and the pass's 0, from the best
+ * move of movegen (its word-map path) instead of every move. */
+static int32_t horizon_best(const Game *g) {
     MoveGenRequest req;
-    HorizonCtx h;
-    horizon_request(g, weight, &req, &h);
+    int opp_face;
+    horizon_request(g, &req, &opp_face);
     Move best;
     movegen_best(&req, &best, NULL);
-    int32_t pass = eg_rack_term(g, g->on_turn, weight);
-    if (best.kind != MOVE_PLACE) return pass;
-    int32_t v = horizon_value(&best, &h);
-    return v > pass ? v : pass;
+    if (best.kind != MOVE_PLACE) return 0;
+    int32_t v = horizon_value(&best, opp_face);
+    return v > 0 ? v : 0;
 }
 
-int32_t endgame_horizon_value(const Game *g) { return horizon_best(g, 0); }
+int32_t endgame_horizon_value(const Game *g) { return horizon_best(g); }
 
 int32_t endgame_selective_two(const Game *g, int width) {
     MoveGenRequest req;
-    HorizonCtx h;
-    horizon_request(g, 0, &req, &h);
-    const int opp_face = h.opp_face;
+    int opp_face;
+    horizon_request(g, &req, &opp_face);
     MoveList top;
     movelist_init(&top);
     movegen_top(&req, width, movegen_compare, &top);
@@ -255,7 +224,7 @@ int32_t endgame_selective_two(const Game *g, int width) {
             c = *g;
             game_play(&c, m);
             v = (c.scores[me] - c.scores[opp]) - (g->scores[me] - g->scores[opp]);
-            if (!game_over(&c)) v -= horizon_best(&c, 0);
+            if (!game_over(&c)) v -= horizon_best(&c);
         }
         if (v > best) best = v;
     }
@@ -266,10 +235,9 @@ int32_t endgame_selective_two(const Game *g, int width) {
 /* The moves of level d's position searched in turn (fail-soft alpha-beta):
  * the table's move `first` (or -1) first, then the others in the list's
  * order. With two plies left and fewer than four scoreless turns behind, a
- * reply is worth at least its own pass at the horizon, so a move that does
- * not go out is worth at most its score and the racks' term after it
- * (eg_horizon_bound): one whose bound cannot raise alpha is not searched,
- * and the bound is kept as the upper bound it is. Returns the
+ * reply is valued 0 or more at the horizon, so a move that does not go out
+ * is worth at most its score: one whose score cannot raise alpha is not
+ * searched, and its score is kept as the upper bound it is. Returns the
  * best value (or bound), its index in *best_i; 0 once stopped. */
 static int32_t search_moves(Solver *s, int d, int32_t alpha, int32_t beta, int depth, int first, int *best_i) {
     const Ply *p = s->plies[d];
@@ -281,13 +249,10 @@ static int32_t search_moves(Solver *s, int d, int32_t alpha, int32_t beta, int d
         int i = k < 0 ? first : k;
         if (k >= 0 && i == first) continue;
         const Move *m = &p->moves.moves[i];
-        if (bounded && !goes_out(&p->game, m)) {
-            int32_t bound = eg_horizon_bound(&p->game, m, s->rack_weight);
-            if (bound <= alpha) {
-                s->horizon = true;
-                if (bound > best) best = bound;
-                continue;
-            }
+        if (bounded && m->score <= alpha && !goes_out(&p->game, m)) {
+            s->horizon = true;
+            if (m->score > best) best = m->score;
+            continue;
         }
         int32_t v = eg_move_value(s, d, m, alpha, beta, depth);
         if (eg_stopped(s)) return 0;
@@ -306,37 +271,23 @@ static int32_t search_moves(Solver *s, int d, int32_t alpha, int32_t beta, int d
 
 /* search_moves at two plies left (fewer than four scoreless turns behind)
  * without generating every move: the TWO_PLY_TOP moves of highest horizon
- * value (their upper bounds, see search_moves), best first; the pass comes
- * last in that order, so a list shorter than TWO_PLY_TOP ends with it. Its
- * bound (the racks' term) can be above placements' bounds: once the
- * placements left cannot raise alpha, the pass is still searched if its
- * bound can. False when the last of a full list could still raise alpha:
- * then every move must be generated. */
+ * value (their upper bounds, see search_moves), best first; the pass, worth
+ * at most 0, comes last in that order, so a list shorter than TWO_PLY_TOP
+ * ends with it. False when the last of a full list could still raise
+ * alpha: then every move must be generated. */
 static bool search_two(Solver *s, int d, int32_t alpha, int32_t beta, int32_t *value) {
     Ply *p = s->plies[d];
     MoveGenRequest req;
-    HorizonCtx h;
-    horizon_request(&p->game, s->rack_weight, &req, &h);
+    int opp_face;
+    horizon_request(&p->game, &req, &opp_face);
     size_t got = movegen_top(&req, TWO_PLY_TOP, movegen_compare, &p->moves);
-    const Move pass = {.kind = MOVE_PASS};
-    const int32_t pass_bound = eg_horizon_bound(&p->game, &pass, s->rack_weight);
     int32_t best = -EG_INF;
     for (size_t i = 0; i < got; i++) {
         const Move *m = &p->moves.moves[i];
-        int32_t bound = m->kind == MOVE_PLACE ? horizon_value(m, &h) : pass_bound;
-        if (bound <= alpha && !goes_out(&p->game, m)) { /* and so are all the placements after it */
+        int32_t bound = m->kind == MOVE_PLACE ? horizon_value(m, opp_face) : 0;
+        if (bound <= alpha && !goes_out(&p->game, m)) { /* and so are all the rest, the pass too */
             s->horizon = true;
-            if (bound > best) best = bound;
-            if (m->kind == MOVE_PLACE && pass_bound > alpha) {
-                /* the pass, last in the list, may still raise alpha (a rack
-                 * term can put it above placements): it is searched */
-                int32_t v = eg_move_value(s, d, &pass, alpha, beta, 2);
-                if (eg_stopped(s)) return true;
-                if (v > best) best = v;
-            } else if (pass_bound > best) {
-                best = pass_bound;
-            }
-            *value = best;
+            *value = best > bound ? best : bound;
             return true;
         }
         int32_t v = eg_move_value(s, d, m, alpha, beta, 2);
@@ -394,7 +345,7 @@ int32_t eg_search(Solver *s, int d, int32_t alpha, int32_t beta, int depth) {
     }
     if (depth == 1 && p->game.zeros < 5) {
         /* every reply is valued at the horizon: the best one alone */
-        int32_t v = horizon_best(&p->game, s->rack_weight);
+        int32_t v = horizon_best(&p->game);
         s->horizon = true;
         if (e != NULL) *e = (TtEntry){.key = key, .value = v, .best = NO_MOVE, .flag = TT_EXACT, .depth = 1};
         return v;
@@ -469,8 +420,8 @@ void eg_principal_variation(Solver *s, const Game *root, const Move *best, int m
         Move next;
         if (e->best == NO_MOVE) {
             MoveGenRequest req;
-            HorizonCtx h;
-            horizon_request(g, s->rack_weight, &req, &h);
+            int opp_face;
+            horizon_request(g, &req, &opp_face);
             movegen_best(&req, &next, NULL);
         } else {
             gen_sorted(g, moves);

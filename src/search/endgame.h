@@ -71,11 +71,7 @@ typedef struct EndgameConfig {
     int threads;             /* endgame_search only: 1..ENDGAME_MAX_THREADS threads, each with
                               * its own table of 2^table_bits entries and its own node budget
                               * (see endgame_deepen.c); the same answer for the same count */
-    int rack_weight;         /* 0..ENDGAME_MAX_RACK_WEIGHT: a line cut by the depth limit is
-                              * valued by its spread plus this times (the opponent's rack's
-                              * face value - the player's own); exact values never depend on it */
 } EndgameConfig;
-#define ENDGAME_MAX_RACK_WEIGHT 4
 
 /* ENDGAME_DEFAULT_MAX_NODES, ENDGAME_DEFAULT_TABLE_BITS (16 MiB), no stop,
  * no deadline, no depth limit, one thread. */

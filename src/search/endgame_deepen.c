@@ -110,9 +110,8 @@ static int32_t scout_move(Solver *s, const Move *m, int32_t alpha, int depth) {
 static int search_depth(Solver *s, RootMoves *r, int depth, int32_t *value, bool *done) {
     int32_t alpha = -EG_INF;
     /* At depth 2 with fewer than four scoreless turns behind, every reply is
-     * worth at least its own pass at the horizon, so a root move is worth at
-     * most its depth-1 value (eg_horizon_bound), and the moves come in the
-     * order of those values. */
+     * valued 0 or more at the horizon, so a root move is worth at most its
+     * depth-1 value, and the moves come in the order of those values. */
     const bool two_bound = depth == 2 && s->plies[0]->game.zeros < 4;
     int best = -1;
     *done = false;

@@ -39,7 +39,6 @@ typedef struct Solver {
     uint64_t nodes, max_nodes, table_hits;
     bool over_budget, out_of_memory, stop_seen;
     bool horizon; /* a value under the node being searched was cut by the depth limit */
-    int rack_weight; /* EndgameConfig.rack_weight: the racks' term of a cut line's value */
     const atomic_bool *stop;
     double deadline;
     TtEntry *tt;
@@ -47,16 +46,6 @@ typedef struct Solver {
     Ply **plies;
     int nplies, cap;
 } Solver;
-
-/* The racks' term of a line cut at g, for `player`: weight x (the
- * opponent's rack's face value - the player's). */
-int32_t eg_rack_term(const Game *g, int player, int weight);
-/* An upper bound on the value of move m (not going out) of g's player on
- * turn when the reply is the last ply: its score and the racks' term after
- * it (the pass: the racks' term as they are), since the reply is worth at
- * least its own pass, the racks' term from its side. Also m's value at the
- * horizon when m is the last ply. */
-int32_t eg_horizon_bound(const Game *g, const Move *m, int weight);
 
 /* The checks of a position and configuration every search makes (one line in err). */
 int eg_check_position(const Game *g, const EndgameConfig *cfg, RkError *err);

@@ -219,19 +219,11 @@ static void test_pass_is_best(void) {
 
 /* ------------------------------------------------------------- the oracle */
 
-/* The value of position c for its player on turn at a horizon cut, under
- * rack weight w: w x (the other side's rack's face value - its own). */
-static int32_t cut_value(const Game *c, int w) {
-    int on = c->on_turn;
-    return w * (rack_score(&c->racks[1 - on], c->ld) - rack_score(&c->racks[on], c->ld));
-}
-
 /* Plain minimax: every move, every reply, to the end (depth 0) or to `depth`
  * plies, where a line cut before the game ends is valued by the spread it
- * made plus the racks' term of rack weight w (endgame_search's horizon rule)
- * and *cut is set; *budget counts down the positions it may still expand
- * (false when spent). */
-static bool minimax_depth(const Game *g, int depth, int w, int32_t *value, bool *cut, int64_t *budget) {
+ * made (endgame_search's horizon rule) and *cut is set; *budget counts down
+ * the positions it may still expand (false when spent). */
+static bool minimax_depth(const Game *g, int depth, int32_t *value, bool *cut, int64_t *budget) {
     if (--*budget < 0) return false;
     MoveGenRequest req;
     movegen_request_for_game(&req, g);
@@ -249,8 +241,8 @@ static bool minimax_depth(const Game *g, int depth, int w, int32_t *value, bool 
         int32_t v = (c->scores[me] - c->scores[opp]) - (g->scores[me] - g->scores[opp]);
         if (!game_over(c)) {
             int32_t reply = 0;
-            if (depth != 1) ok = minimax_depth(c, depth > 0 ? depth - 1 : 0, w, &reply, cut, budget);
-            else *cut = true, reply = cut_value(c, w);
+            if (depth != 1) ok = minimax_depth(c, depth > 0 ? depth - 1 : 0, &reply, cut, budget);
+            else *cut = true;
             v -= reply;
         }
         if (v > best) best = v;
@@ -263,7 +255,7 @@ static bool minimax_depth(const Game *g, int depth, int w, int32_t *value, bool 
 
 static bool minimax(const Game *g, int32_t *value, int64_t *budget) {
     bool cut = false;
-    return minimax_depth(g, 0, 0, value, &cut, budget);
+    return minimax_depth(g, 0, value, &cut, budget);
 }
 
 /* Static game `index` (best score) until the bag is empty, then on until
@@ -564,12 +556,6 @@ static void test_errors(void) {
     c = config(ENDGAME_MAX_TABLE_BITS + 1);
     CU_ASSERT_EQUAL(endgame_solve(&e->g, &c, &r, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "table bits"));
-    for (int w = -1; w <= ENDGAME_MAX_RACK_WEIGHT + 1; w += ENDGAME_MAX_RACK_WEIGHT + 2) { /* -1 and the max + 1 */
-        c = config(10);
-        c.rack_weight = w;
-        CU_ASSERT_EQUAL(endgame_solve(&e->g, &c, &r, &err), -1);
-        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "rack weight"));
-    }
     /* a move that is not legal here */
     c = config(10);
     Move m;
@@ -618,15 +604,15 @@ static void seen_item(const EndgameStudyItem *it, void *ctx) {
 /* ------------------------------------------------ iterative deepening */
 
 /* minimax_depth to `depth` plies, without a budget. */
-static int32_t minimax_to(const Game *g, int depth, int w, bool *cut) {
+static int32_t minimax_to(const Game *g, int depth, bool *cut) {
     int32_t v = 0;
     int64_t budget = INT64_MAX;
-    minimax_depth(g, depth, w, &v, cut, &budget);
+    minimax_depth(g, depth, &v, cut, &budget);
     return v;
 }
 
-/* The depth-limited value of playing m in g (minimax_to below it), rack weight w. */
-static int32_t move_to(const Game *g, const Move *m, int depth, int w) {
+/* The depth-limited value of playing m in g (minimax_to below it). */
+static int32_t move_to(const Game *g, const Move *m, int depth) {
     Game *c = malloc(sizeof *c);
     CU_ASSERT_FATAL(c != NULL);
     *c = *g;
@@ -634,7 +620,7 @@ static int32_t move_to(const Game *g, const Move *m, int depth, int w) {
     int me = g->on_turn, opp = 1 - me;
     int32_t v = (c->scores[me] - c->scores[opp]) - (g->scores[me] - g->scores[opp]);
     bool cut = false;
-    if (!game_over(c)) v -= depth > 1 ? minimax_to(c, depth - 1, w, &cut) : cut_value(c, w);
+    if (!game_over(c) && depth > 1) v -= minimax_to(c, depth - 1, &cut);
     free(c);
     return v;
 }
@@ -658,7 +644,7 @@ static void count_depth(void *ctx, const EndgameSearchResult *r) {
  * small one overwritten all the time), run to the end, it is exact and its
  * value and its move's value are endgame_solve's best. Returns positions. */
 static int deepening_games(const LetterDist *ld, const Layout *lay, const Kwg *kwg, int max_tiles, int want,
-                           uint64_t games, int max_depth, int threads, int rack_weight) {
+                           uint64_t games, int max_depth, int threads) {
     Game *g = malloc(sizeof *g);
     CU_ASSERT_FATAL(g != NULL);
     EndgameResult exact;
@@ -674,16 +660,15 @@ static int deepening_games(const LetterDist *ld, const Layout *lay, const Kwg *k
         EndgameSearchResult last = {0};
         for (int d = 1; d <= max_depth; d++) {
             bool cut = false;
-            int32_t want_v = minimax_to(g, d, rack_weight, &cut);
+            int32_t want_v = minimax_to(g, d, &cut);
             c.max_depth = d;
-            c.rack_weight = rack_weight;
             EndgameSearchResult r;
             Depths seen = {0, 0, true};
             CU_ASSERT_FATAL(endgame_search(g, &c, &r, count_depth, &seen, &err) == 0);
             /* a depth that is proved may have pruned every line that a
              * horizon cut (cut without exact is fine; exact is checked
              * against the solver below) */
-            bool ok = r.value == want_v && move_to(g, &r.best, r.depth, rack_weight) == want_v && (r.exact || cut) &&
+            bool ok = r.value == want_v && move_to(g, &r.best, r.depth) == want_v && (r.exact || cut) &&
                       (r.depth == d || (r.exact && r.depth < d)) && seen.increasing && seen.calls == r.depth &&
                       r.pv_len >= 1 && move_same(&r.pv[0], &r.best);
             if (!ok && bad < 5)
@@ -709,7 +694,6 @@ static int deepening_games(const LetterDist *ld, const Layout *lay, const Kwg *k
         bad += last.exact && last.value != exact.best_value;
         for (int bits = 0; bits <= 16; bits += 8) { /* endgame_value to the end: the solver's value */
             EndgameConfig cv = config(bits);
-            cv.rack_weight = rack_weight; /* an exact value does not depend on it */
             int32_t v = 0;
             bool vexact = false;
             CU_ASSERT_FATAL(endgame_value(g, &cv, &v, &vexact, NULL, &err) == 0);
@@ -720,7 +704,6 @@ static int deepening_games(const LetterDist *ld, const Layout *lay, const Kwg *k
         }
         for (int bits = 6; bits <= 16; bits += 10) {
             EndgameConfig ct = config(bits);
-            ct.rack_weight = rack_weight;
             EndgameSearchResult r;
             CU_ASSERT_FATAL(endgame_search(g, &ct, &r, NULL, NULL, &err) == 0);
             int i = endgame_result_find(&exact, &r.best);
@@ -745,10 +728,7 @@ static void test_deepening_tiny(void) {
     Layout lay;
     Kwg kwg;
     tu_open_tiny(&ld, &lay, &kwg);
-    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 3, tu_size(1000, 150), 4000, 4, 1, 0) >= tu_size(1000, 150));
-    /* the racks' term at the horizon (EndgameConfig.rack_weight): the same oracle with it */
-    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 3, tu_size(500, 80), 4000, 4, 1, 1) >= tu_size(500, 80));
-    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 3, tu_size(200, 40), 4000, 4, 1, 3) >= tu_size(200, 40));
+    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 3, tu_size(1000, 150), 4000, 4, 1) >= tu_size(1000, 150));
     kwg_free(&kwg);
 }
 
@@ -757,8 +737,7 @@ static void test_deepening_sowpods(void) {
     Layout lay;
     Kwg kwg;
     if (!open_sowpods(&ld, &lay, &kwg)) return;
-    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 2, tu_size(200, 40), 2000, 3, 1, 0) >= tu_size(200, 40));
-    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 2, tu_size(100, 20), 2000, 3, 1, 1) >= tu_size(100, 20));
+    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 2, tu_size(200, 40), 2000, 3, 1) >= tu_size(200, 40));
     kwg_free(&kwg);
 }
 
@@ -770,12 +749,11 @@ static void test_deepening_threads(void) {
     Layout lay;
     Kwg kwg;
     tu_open_tiny(&ld, &lay, &kwg);
-    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 3, tu_size(400, 60), 4000, 4, 2, 0) >= tu_size(400, 60));
-    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 3, tu_size(200, 30), 4000, 4, 2, 1) >= tu_size(200, 30));
-    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 3, tu_size(200, 40), 4000, 4, 3, 0) >= tu_size(200, 40));
+    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 3, tu_size(400, 60), 4000, 4, 2) >= tu_size(400, 60));
+    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 3, tu_size(200, 40), 4000, 4, 3) >= tu_size(200, 40));
     kwg_free(&kwg);
     if (!open_sowpods(&ld, &lay, &kwg)) return;
-    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 2, tu_size(60, 15), 2000, 3, 2, 0) >= tu_size(60, 15));
+    CU_ASSERT(deepening_games(&ld, &lay, &kwg, 2, tu_size(60, 15), 2000, 3, 2) >= tu_size(60, 15));
     kwg_free(&kwg);
 }
 
@@ -838,12 +816,12 @@ static void test_deepening_stops(void) {
     /* (the flag is read every 64 positions: depth 2 may begin) */
     CU_ASSERT(r.depth == 1 || r.depth == 2);
     CU_ASSERT(!r.exact);
-    CU_ASSERT(move_to(g, &r.best, r.depth, 0) == r.value);
+    CU_ASSERT(move_to(g, &r.best, r.depth) == r.value);
     c.stop = NULL;
     c.deadline = rk_seconds() - 1.0;
     CU_ASSERT_FATAL(endgame_search(g, &c, &r, NULL, NULL, &err) == 0);
     CU_ASSERT(r.depth == 1 || r.depth == 2);
-    CU_ASSERT(move_to(g, &r.best, r.depth, 0) == r.value);
+    CU_ASSERT(move_to(g, &r.best, r.depth) == r.value);
     c.deadline = 0.0;
     c.max_nodes = 50;
     CU_ASSERT_FATAL(endgame_search(g, &c, &r, NULL, NULL, &err) == 0);
