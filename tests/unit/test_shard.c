@@ -387,6 +387,20 @@ static void test_shard_round_trip(void) {
             CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'board'"));
             CU_ASSERT_EQUAL(back.n, 0);
         }
+        /* a stored size under Fletcher-32's 4 checksum bytes: HDF5 1.10's filter
+         * would read size - 4 (unsigned) bytes, far past the chunk
+         * (fuzz_shard_file, 2026-12-02); refused before it reads */
+        for (unsigned tiny = 1; tiny < 4; tiny++) {
+            unsigned char keep[4];
+            memcpy(keep, ba + at, 4);
+            for (int x = 0; x < 4; x++) ba[at + x] = (unsigned char)(tiny >> (8 * x));
+            tu_write_bytes(bad, ba, na);
+            memcpy(ba + at, keep, 4);
+            shardset_clear(&back);
+            CU_ASSERT_EQUAL(shard_read(bad, &back, NULL, &w.ld, 15, &err), -1);
+            CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'board'"));
+            CU_ASSERT_EQUAL(back.n, 0);
+        }
     }
     /* several chunks per dataset (4,096 rows each): the chunk index check
      * counts and accepts them all */
