@@ -79,6 +79,59 @@ static bool exact_value_of(const Game *g, const Move *m, const BenchEg *b, int m
     return ok;
 }
 
+/* What the positions add up to. */
+typedef struct BenchTotals {
+    int found, proved, agree, checked, same_value, scored;
+    uint64_t nodes, games;
+    double secs, depth_sum, proved_secs, loss_sum, loss_sq;
+} BenchTotals;
+
+/* The --check search of g against r, the answer at --movetime: its counts
+ * into t and its part of the --show line into line. false on an error. */
+static bool check_answer(const Game *g, const BenchEg *b, const EndgameSearchResult *r, BenchTotals *t, char *line,
+                         size_t cap) {
+    EndgameSearchResult ref;
+    if (!search_for(g, b, b->check, &ref)) return false;
+    t->checked++;
+    bool same = move_same(&ref.best, &r->best);
+    int32_t v = 0;
+    /* a different move with the proved value is as good */
+    bool valued = ref.exact && (same ? (v = ref.value, true) : exact_value_of(g, &r->best, b, b->check, &v));
+    bool equal = same || (valued && v == ref.value);
+    t->agree += same;
+    t->same_value += equal;
+    if (valued) { /* the answer's loss against the exact best */
+        double loss = (double)ref.value - (double)v;
+        t->scored++;
+        t->loss_sum += loss;
+        t->loss_sq += loss * loss;
+    }
+    int n = snprintf(line, cap, " | check: depth %d%s value %+d, %s", ref.depth, ref.exact ? " exact" : "",
+                     (int)ref.value, same ? "same move" : equal ? "same value" : "differs");
+    if (valued && n > 0 && (size_t)n < cap) snprintf(line + n, cap - (size_t)n, ", loses %d", (int)(ref.value - v));
+    return true;
+}
+
+static void print_totals(const BenchEg *b, const BenchTotals *t) {
+    printf("bench endgame: %d positions (racks of %d-%d tiles, from %" PRIu64 " static games, seed %" PRIu64
+           "), %d ms each, one core, table 2^%d\n",
+           t->found, b->min_tiles, b->max_tiles, t->games, b->seed, b->movetime, b->table_bits);
+    printf("  proved (solved exactly) within the time: %d of %d (%.1f%%)", t->proved, t->found,
+           100.0 * t->proved / t->found);
+    if (t->proved > 0) printf(", mean %.3f s when proved", t->proved_secs / t->proved);
+    printf("\n  mean depth %.2f plies; %.0f positions/s; %.3f s a position\n", t->depth_sum / t->found,
+           (double)t->nodes / t->secs, t->secs / t->found);
+    if (t->checked > 0)
+        printf("  against a %d ms search: the same move %d of %d, a move of the same proved value %d\n", b->check,
+               t->agree, t->checked, t->same_value);
+    if (t->scored > 0) {
+        double mean = t->loss_sum / t->scored;
+        double var = t->scored > 1 ? (t->loss_sq - t->scored * mean * mean) / (t->scored - 1) : 0.0;
+        printf("  points lost against the exact best, where the check proved it: %.3f +/- %.3f a position (%d)\n",
+               mean, var > 0 ? sqrt(var / t->scored) : 0.0, t->scored);
+    }
+}
+
 int bench_endgame(int argc, char **argv) {
     const char *lexicon = NULL;
     BenchEg b = {.npos = 20, .seed = 1, .movetime = 1000, .check = 0, .min_tiles = 7, .max_tiles = RK_RACK_SIZE,
@@ -118,51 +171,28 @@ int bench_endgame(int argc, char **argv) {
         engine_close(&e);
         return 1;
     }
-    int found = 0, proved = 0, agree = 0, checked = 0, same_value = 0, scored = 0, rc = 0;
-    double loss_sum = 0.0, loss_sq = 0.0;
-    uint64_t nodes = 0, games = 0;
-    double secs = 0.0, depth_sum = 0.0, proved_secs = 0.0;
+    BenchTotals t = {0};
+    int rc = 0;
     uint64_t max_games = 200 * b.npos + 1000;
-    for (uint64_t gi = 0; gi < max_games && (uint64_t)found < b.npos; gi++) {
-        games++;
+    for (uint64_t gi = 0; gi < max_games && (uint64_t)t.found < b.npos; gi++) {
+        t.games++;
         if (!endgame_study_position(&sc, gi, g)) continue;
         if (g->racks[0].total < b.min_tiles || g->racks[1].total < b.min_tiles) continue;
-        found++;
+        t.found++;
         EndgameSearchResult r;
         if (!search_for(g, &b, b.movetime, &r)) {
             rc = 1;
             break;
         }
-        nodes += r.nodes;
-        secs += r.seconds;
-        depth_sum += r.depth;
-        proved += r.exact;
-        if (r.exact) proved_secs += r.seconds;
+        t.nodes += r.nodes;
+        t.secs += r.seconds;
+        t.depth_sum += r.depth;
+        t.proved += r.exact;
+        if (r.exact) t.proved_secs += r.seconds;
         char line[160] = "";
-        if (b.check > 0) {
-            EndgameSearchResult ref;
-            if (!search_for(g, &b, b.check, &ref)) {
-                rc = 1;
-                break;
-            }
-            checked++;
-            bool same = move_same(&ref.best, &r.best);
-            int32_t v = 0;
-            /* a different move with the proved value is as good */
-            bool valued = ref.exact && (same ? (v = ref.value, true) : exact_value_of(g, &r.best, &b, b.check, &v));
-            bool equal = same || (valued && v == ref.value);
-            agree += same;
-            same_value += equal;
-            if (valued) { /* the answer's loss against the exact best */
-                double loss = (double)ref.value - (double)v;
-                scored++;
-                loss_sum += loss;
-                loss_sq += loss * loss;
-            }
-            int n = snprintf(line, sizeof line, " | check: depth %d%s value %+d, %s", ref.depth, ref.exact ? " exact" : "",
-                             (int)ref.value, same ? "same move" : equal ? "same value" : "differs");
-            if (valued && n > 0 && (size_t)n < sizeof line)
-                snprintf(line + n, sizeof line - (size_t)n, ", loses %d", (int)(ref.value - v));
+        if (b.check > 0 && !check_answer(g, &b, &r, &t, line, sizeof line)) {
+            rc = 1;
+            break;
         }
         if (b.show) {
             char cgp[1024];
@@ -170,31 +200,15 @@ int bench_endgame(int argc, char **argv) {
             printf("%s | depth %d%s value %+d, %" PRIu64 " nodes, %.3f s%s\n", cgp, r.depth, r.exact ? " exact" : "",
                    (int)r.value, r.nodes, r.seconds, line);
         }
-        fprintf(stderr, "\r%d of %" PRIu64 " positions", found, b.npos);
+        fprintf(stderr, "\r%d of %" PRIu64 " positions", t.found, b.npos);
     }
     fprintf(stderr, "\n");
-    if (rc == 0 && found == 0) {
+    if (rc == 0 && t.found == 0) {
         fprintf(stderr, "rookery bench endgame: no game of %" PRIu64 " reached an empty bag with %d tiles a rack\n",
-                games, b.min_tiles);
+                t.games, b.min_tiles);
         rc = 1;
     }
-    if (rc == 0) {
-        printf("bench endgame: %d positions (racks of %d-%d tiles, from %" PRIu64 " static games, seed %" PRIu64
-               "), %d ms each, one core, table 2^%d\n",
-               found, b.min_tiles, b.max_tiles, games, b.seed, b.movetime, b.table_bits);
-        printf("  proved (solved exactly) within the time: %d of %d (%.1f%%)", proved, found, 100.0 * proved / found);
-        if (proved > 0) printf(", mean %.3f s when proved", proved_secs / proved);
-        printf("\n  mean depth %.2f plies; %.0f positions/s; %.3f s a position\n", depth_sum / found, (double)nodes / secs,
-               secs / found);
-        if (checked > 0)
-            printf("  against a %d ms search: the same move %d of %d, a move of the same proved value %d\n",
-                   b.check, agree, checked, same_value);
-        if (scored > 0) {
-            double mean = loss_sum / scored, var = scored > 1 ? (loss_sq - scored * mean * mean) / (scored - 1) : 0.0;
-            printf("  points lost against the exact best, where the check proved it: %.3f +/- %.3f a position (%d)\n",
-                   mean, var > 0 ? sqrt(var / scored) : 0.0, scored);
-        }
-    }
+    if (rc == 0) print_totals(&b, &t);
     free(g);
     engine_close(&e);
     return rc;
