@@ -70,7 +70,7 @@ refused "an extra file in the last generation" "shard-00009.h5: not listed in" \
   "$bin" train --run "$lrun" "${l[@]}" --set run.generations=2
 # a damaged shard of the trainer's window (an older generation) is caught before anything is played
 nrun="$work/nrun"
-n=(--set lexicon.kwg="$kwg" "${tiny_nn[@]}" --set nn.window=2 --set match.pairs=0 --set spv.match_pairs=0
+n=(--set lexicon.kwg="$kwg" "${tiny_run[@]}" --set nn.window=2 --set match.pairs=0 --set spv.match_pairs=0
    --set run.games_per_generation=40)
 "$bin" train --run "$nrun" "${n[@]}" --set run.generations=2 > "$work/nlog" 2>&1 || { cat "$work/nlog"; fail "the nn run failed"; }
 shard="$nrun/gen-0001/shard-00000.h5"

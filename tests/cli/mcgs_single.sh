@@ -12,7 +12,7 @@ source "$(dirname "$0")/lib.sh"
 export ROOKERY_LEXICON="$kwg"
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-args=("${tiny_nn[@]}" --set run.player=mcgs:visits=12,candidates=5 --set run.games_per_generation="$(size 12 6)"
+args=("${tiny_run[@]}" --set run.player=mcgs:visits=12,candidates=5 --set run.games_per_generation="$(size 12 6)"
       --set run.progress_seconds=0 --set match.pairs=2 --set spv.heldout_games=0 --set spv.match_pairs=0
       --set mcgs.gate_pairs=2 --set mcgs.anchor_pairs=1 --set mcgs.candidates_with_net=mix
       --set nn.value_search_weight=0.5)
@@ -68,11 +68,11 @@ if "$bin" train --run "$work/bad" "${args[@]}" --set mcgs.anchor=mcgs:visits=0 >
   fail "a zero-visit anchor should be refused"
 fi
 grep -q "mcgs.anchor: .*visits" "$work/bad.log" || { cat "$work/bad.log"; fail "the anchor error should name it"; }
-if "$bin" train --run "$work/bad2" "${tiny_nn[@]}" --set mcgs.anchor_pairs=3 > "$work/bad2.log" 2>&1; then
+if "$bin" train --run "$work/bad2" "${tiny_run[@]}" --set mcgs.anchor_pairs=3 > "$work/bad2.log" 2>&1; then
   fail "an anchor without the search's loop should be refused"
 fi
 grep -q "mcgs.anchor_pairs = 3 needs the search's loop" "$work/bad2.log" || { cat "$work/bad2.log"; fail "anchor without the loop"; }
-if "$bin" train --run "$work/bad3" "${tiny_nn[@]}" --set mcgs.decisions=5 > "$work/bad3.log" 2>&1; then
+if "$bin" train --run "$work/bad3" "${tiny_run[@]}" --set mcgs.decisions=5 > "$work/bad3.log" 2>&1; then
   fail "a decision study without the search's loop should be refused"
 fi
 grep -q "mcgs.decisions = 5 needs the search's loop" "$work/bad3.log" || { cat "$work/bad3.log"; fail "decisions without the loop"; }

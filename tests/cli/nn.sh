@@ -19,7 +19,7 @@ if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
 fi
 export ROOKERY_LEXICON="$kwg"
 run="$work/run"
-"$bin" train --run "$run" "${tiny_nn[@]}" --set run.games_per_generation=30 --set run.generations=1 \
+"$bin" train --run "$run" "${tiny_run[@]}" --set run.games_per_generation=30 --set run.generations=1 \
   --set match.pairs=0 --set spv.heldout_games=0 --set spv.match_pairs=0 --set run.progress_seconds=0 > "$work/train.log" \
   || { cat "$work/train.log"; fail "a training run with the network"; }
 grep "gen 1 nn:" "$work/train.log" | grep "P top-1" >/dev/null || fail "no network line in the training log"
@@ -46,7 +46,7 @@ grep -q '"p_static_top1": [01]\.' "$run/gen-0001/manifest.json" || fail "no p_st
 json_get "$run/gen-0001/manifest.json" nn.heldout.static_cand_ce | grep -Eq '^[0-9]+\.[0-9]+$' || fail "no static_cand_ce in the manifest"
 grep "gen 1 nn:" "$work/train.log" | grep -q "P cross-entropy" || fail "no P cross-entropy in the training log"
 # nn.reference: each new model is also scored on another run's generation, whose games it never saw
-ref_args=("${tiny_nn[@]}" --set run.games_per_generation=20 --set run.generations=1 --set run.seed=5 --set match.pairs=0
+ref_args=("${tiny_run[@]}" --set run.games_per_generation=20 --set run.generations=1 --set run.seed=5 --set match.pairs=0
   --set spv.heldout_games=0 --set spv.match_pairs=0 --set run.progress_seconds=0)
 "$bin" train --run "$work/run_ref" "${ref_args[@]}" --set nn.reference="$run:1" > "$work/ref.log" \
   || { cat "$work/ref.log"; fail "a run with nn.reference"; }
@@ -160,7 +160,7 @@ expect_error 2 "an empty file name" "$bin" bench infer --calibrate 1 --nets "$mo
 # nn.prior = equity: the policy's score prior values moves by static equity, so the model needs
 # leaves wherever it runs (docs/features.md)
 run2="$work/run-eq"
-"$bin" train --run "$run2" "${tiny_nn[@]}" --set nn.prior=equity --set run.games_per_generation=20 \
+"$bin" train --run "$run2" "${tiny_run[@]}" --set nn.prior=equity --set run.games_per_generation=20 \
   --set run.generations=1 --set match.pairs=0 --set spv.heldout_games=0 --set spv.match_pairs=0 \
   --set run.progress_seconds=0 > "$work/train-eq.log" || { cat "$work/train-eq.log"; fail "a run with nn.prior = equity"; }
 grep -q "^prior = equity" "$run2/config.ini" || fail "config.ini does not keep nn.prior"

@@ -5,10 +5,10 @@
 source "$(dirname "$0")/lib.sh"
 args=(--set run.games_per_generation="$(size 240 120)" --set run.generations=3 --set run.progress_seconds=0 --set match.pairs=0
       --set spv.use=yes --set spv.target=exposure --set spv.heldout_games="$(size 40 20)" --set spv.match_pairs="$(size 16 4)")
-mpirun_np 2 "$bin" train --run "$work/straight" "${tiny_nn[@]}" "${args[@]}" > "$work/straight.log" 2>&1 \
+mpirun_np 2 "$bin" train --run "$work/straight" "${tiny_run[@]}" "${args[@]}" > "$work/straight.log" 2>&1 \
   || { cat "$work/straight.log"; fail "uninterrupted run"; }
 
-setsid "$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$bin" train --run "$work/killed" "${tiny_nn[@]}" "${args[@]}" \
+setsid "$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$bin" train --run "$work/killed" "${tiny_run[@]}" "${args[@]}" \
   > "$work/killed.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 4800); do  # up to 4 minutes (sanitizer builds on loaded machines)
@@ -23,7 +23,7 @@ sleep 0.5
 [ "$(cat "$work/killed/LATEST")" != "gen-0003" ] || fail "the kill came too late (run finished)"
 [ ! -d "$work/killed/gen-0003" ] || fail "gen-0003 exists after the kill"
 
-mpirun_np 2 "$bin" train --run "$work/killed" "${tiny_nn[@]}" "${args[@]}" > "$work/resume.log" 2>&1 \
+mpirun_np 2 "$bin" train --run "$work/killed" "${tiny_run[@]}" "${args[@]}" > "$work/resume.log" 2>&1 \
   || { cat "$work/resume.log"; fail "resume"; }
 grep "resuming" >/dev/null "$work/resume.log" || fail "the second run did not resume"
 same_files "$work/straight" "$work/killed" 0001 0002 0003
@@ -34,7 +34,7 @@ cmp -s "$work/straight/metrics.csv" "$work/killed/metrics.csv" && true  # timing
 # corruption of the last generation is detected, and nothing runs
 printf 'x' | dd of="$work/killed/gen-0003/leaves.klv2" bs=1 seek=100 conv=notrunc 2>/dev/null
 rc=0
-mpirun_np 1 "$bin" train --run "$work/killed" "${tiny_nn[@]}" --set run.generations=4 > "$work/corrupt.log" 2>&1 || rc=$?
+mpirun_np 1 "$bin" train --run "$work/killed" "${tiny_run[@]}" --set run.generations=4 > "$work/corrupt.log" 2>&1 || rc=$?
 [ "$rc" -eq 2 ] || { cat "$work/corrupt.log"; fail "resume from a corrupt snapshot exited $rc, expected 2"; }
 grep "sha256" >/dev/null "$work/corrupt.log" || fail "the corrupt-snapshot error does not mention sha256"
 [ ! -d "$work/killed/gen-0004" ] || fail "trained on from a corrupt snapshot"

@@ -8,6 +8,10 @@ if [ -z "$kwg" ] || [ ! -f "$kwg" ]; then
 fi
 export ROOKERY_LEXICON="$kwg"
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+# A rank waiting in a collective yields the core instead of spinning on it: ctest runs an mpirun
+# test beside another test (tests/CMakeLists.txt), and a spinning rank took CPU from it
+# (mpi_np_identity alone: 38.7 s of CPU spinning, 35.2 s yielding, 2026-12-02).
+export OMPI_MCA_mpi_yield_when_idle=1
 mpirun_np() { local np="$1"; shift; "$mpiexec" --allow-run-as-root --oversubscribe -np "$np" "$@"; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -24,7 +28,3 @@ same_files() {
     done
   done
 }
-# A tiny network for the training runs of the tests (the default one takes
-# minutes a generation); shards and the network stage still run.
-tiny_nn=(--set nn.steps=3 --set nn.batch=16 --set nn.grad_chunks=4 --set nn.channels=4 --set nn.blocks=1
-         --set nn.embed=8 --set nn.head_hidden=8 --set nn.eval_positions=40)

@@ -9,7 +9,7 @@
 # value check switches the leaf values to V (the case where the rollouts stay, run.keep, the
 # anchor's own deals and the start-up refusals run on one process: tests/cli/mcgs_single.sh).
 source "$(dirname "$0")/lib.sh"
-args=("${tiny_nn[@]}" --set run.player=mcgs:visits=12,candidates=5 --set run.games_per_generation="$(size 12 6)"
+args=("${tiny_run[@]}" --set run.player=mcgs:visits=12,candidates=5 --set run.games_per_generation="$(size 12 6)"
       --set run.progress_seconds=0 --set match.pairs=2 --set spv.heldout_games=0 --set spv.match_pairs=0
       --set mcgs.gate_pairs=2 --set mcgs.anchor_pairs=1 --set mcgs.candidates_with_net=mix
       --set nn.value_search_weight=0.5)

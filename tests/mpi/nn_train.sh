@@ -2,7 +2,7 @@
 # rookery nn train under mpirun: the same model bytes at np 1, 2, 3 and 6 (6 ranks > 5 gradient
 # chunks: one rank idles), continuing from the run's model.h5.
 source "$(dirname "$0")/lib.sh"
-mpirun_np 2 "$bin" train --run "$work/run" "${tiny_nn[@]}" --set run.games_per_generation=24 --set run.generations=1 \
+mpirun_np 2 "$bin" train --run "$work/run" "${tiny_run[@]}" --set run.games_per_generation=24 --set run.generations=1 \
   --set match.pairs=0 --set spv.heldout_games=0 --set spv.match_pairs=0 --set run.progress_seconds=0 > "$work/train.log" 2>&1 \
   || { cat "$work/train.log"; fail "training run"; }
 [ -f "$work/run/gen-0001/model.h5" ] || fail "no gen-0001/model.h5"
@@ -42,7 +42,7 @@ rc=0; "$bin" afterstate train --run "$work/run0" --steps 3 > /dev/null 2> "$work
 [ "$rc" -ne 0 ] && grep -q "nn.heldout_every = 0" "$work/bad.err" || fail "afterstate train, nothing held out: rc $rc, $(cat "$work/bad.err")"
 # nn.prior = equity: every rank values the moves with the leaves (a rank without them used to
 # wait forever in the others' gradient gather), and the bytes still do not depend on the ranks
-mpirun_np 2 "$bin" train --run "$work/run-eq" "${tiny_nn[@]}" --set nn.prior=equity --set run.games_per_generation=24 \
+mpirun_np 2 "$bin" train --run "$work/run-eq" "${tiny_run[@]}" --set nn.prior=equity --set run.games_per_generation=24 \
   --set run.generations=1 --set match.pairs=0 --set spv.heldout_games=0 --set spv.match_pairs=0 \
   --set run.progress_seconds=0 > "$work/train-eq.log" 2>&1 || { cat "$work/train-eq.log"; fail "training run, equity prior"; }
 for np in 1 3; do

@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 games=$(size 50 30); forced=$(size 48 16)
 run_np() { # NP NAME [--set ...]
   local np="$1" name="$2"; shift 2
-  mpirun_np "$np" "$bin" train --run "$work/$name" "${tiny_nn[@]}" --set run.games_per_generation=$games \
+  mpirun_np "$np" "$bin" train --run "$work/$name" "${tiny_run[@]}" --set run.games_per_generation=$games \
     --set run.generations=2 --set run.progress_seconds=0 \
     --set leaves.min_rack_count=1 --set leaves.max_forced_games=$forced --set leaves.sampled_racks=2 --set match.pairs="$(size 8 2)" --set spv.use=yes \
     --set spv.match_pairs="$(size 16 4)" "$@" \

@@ -5,8 +5,8 @@
 source "$(dirname "$0")/lib.sh"
 rc=0
 timeout 300 "$mpiexec" --allow-run-as-root --oversubscribe \
-  -np 1 env ROOKERY_LEXICON="$kwg" "$bin" train --run "$work/r" "${tiny_nn[@]}" --set run.generations=1 : \
-  -np 1 env ROOKERY_LEXICON="$work/missing.kwg" "$bin" train --run "$work/r" "${tiny_nn[@]}" --set run.generations=1 \
+  -np 1 env ROOKERY_LEXICON="$kwg" "$bin" train --run "$work/r" "${tiny_run[@]}" --set run.generations=1 : \
+  -np 1 env ROOKERY_LEXICON="$work/missing.kwg" "$bin" train --run "$work/r" "${tiny_run[@]}" --set run.generations=1 \
   > "$work/log" 2>&1 || rc=$?
 [ "$rc" -ne 124 ] || { cat "$work/log"; fail "the ranks hung after one failed to set up"; }
 [ "$rc" -ne 0 ] || { cat "$work/log"; fail "a run with a rank that cannot open its lexicon exited 0"; }
@@ -16,7 +16,7 @@ grep -q "another rank failed to set up" "$work/log" || { cat "$work/log"; fail "
 
 # The network's stage: rank 1 reads a copy of the run whose shard is truncated. Both stop, and
 # the failing rank prints its own error (naming the shard), rank 0 that another rank failed.
-mpirun_np 1 "$bin" train --run "$work/good" "${tiny_nn[@]}" --set run.games_per_generation=20 --set run.generations=1 \
+mpirun_np 1 "$bin" train --run "$work/good" "${tiny_run[@]}" --set run.games_per_generation=20 --set run.generations=1 \
   --set match.pairs=0 --set spv.heldout_games=0 --set spv.match_pairs=0 > "$work/good.log" 2>&1 \
   || { cat "$work/good.log"; fail "the run to train on"; }
 cp -r "$work/good" "$work/bad"

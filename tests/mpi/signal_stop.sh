@@ -5,9 +5,9 @@
 source "$(dirname "$0")/lib.sh"
 args=(--set run.games_per_generation="$(size 400 200)" --set run.generations=2 --set run.progress_seconds=0 --set match.pairs=0
       --set spv.heldout_games="$(size 40 20)" --set spv.match_pairs="$(size 16 4)")
-mpirun_np 2 "$bin" train --run "$work/straight" "${tiny_nn[@]}" "${args[@]}" > "$work/straight.log" 2>&1 \
+mpirun_np 2 "$bin" train --run "$work/straight" "${tiny_run[@]}" "${args[@]}" > "$work/straight.log" 2>&1 \
   || { cat "$work/straight.log"; fail "uninterrupted run"; }
-"$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$bin" train --run "$work/sig" "${tiny_nn[@]}" "${args[@]}" \
+"$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$bin" train --run "$work/sig" "${tiny_run[@]}" "${args[@]}" \
   > "$work/sig.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 4800); do  # up to 4 minutes (sanitizer builds on loaded machines)
@@ -21,7 +21,7 @@ wait "$pid" || rc=$?
 grep "stop requested" >/dev/null "$work/sig.log" || fail "no stop message"
 [ "$(cat "$work/sig/LATEST")" = "gen-0001" ] || fail "LATEST moved past the interrupted generation"
 [ ! -d "$work/sig/gen-0002" ] || fail "a half generation was written"
-mpirun_np 2 "$bin" train --run "$work/sig" "${tiny_nn[@]}" "${args[@]}" > "$work/resume.log" 2>&1 \
+mpirun_np 2 "$bin" train --run "$work/sig" "${tiny_run[@]}" "${args[@]}" > "$work/resume.log" 2>&1 \
   || { cat "$work/resume.log"; fail "resume"; }
 same_files "$work/straight" "$work/sig" 0001 0002
 
@@ -30,7 +30,7 @@ same_files "$work/straight" "$work/sig" 0001 0002
 eval_args=(--set run.games_per_generation=8 --set run.generations=1 --set run.progress_seconds=0
            --set leaves.min_rack_count=0 --set spv.heldout_games=0 --set spv.match_pairs=0
            --set match.pairs="$(size 3000 1500)")
-"$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$bin" train --run "$work/late" "${tiny_nn[@]}" "${eval_args[@]}" \
+"$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$bin" train --run "$work/late" "${tiny_run[@]}" "${eval_args[@]}" \
   > "$work/late.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 4800); do  # the shards are written once the games are played
@@ -46,14 +46,14 @@ grep -Eq "stop requested: generation 1 discarded before (its held-out games|its 
   "$work/late.log" || { cat "$work/late.log"; fail "the stop was not taken between the stages after the games"; }
 [ "$(cat "$work/late/LATEST")" = "gen-0000" ] && [ ! -d "$work/late/gen-0001" ] \
   || fail "a generation stopped after its games was written"
-mpirun_np 2 "$bin" train --run "$work/late" "${tiny_nn[@]}" "${eval_args[@]}" --set match.pairs=4 > "$work/late2.log" 2>&1 \
+mpirun_np 2 "$bin" train --run "$work/late" "${tiny_run[@]}" "${eval_args[@]}" --set match.pairs=4 > "$work/late2.log" 2>&1 \
   || { cat "$work/late2.log"; fail "resume after a stop between stages"; }
 [ "$(cat "$work/late/LATEST")" = "gen-0001" ] || fail "the resumed run did not complete generation 1"
 # SIGTERM to jobs/local.sh (what a shell, a scheduler or Ctrl-C sends): the script passes it to
 # mpirun as SIGUSR1, which Open MPI forwards to the ranks, and the run ends with exit 3 (SIGTERM to
 # mpirun itself would stop the ranks as cleanly, but mpirun then exits 1)
 src="$(cd "$(dirname "$0")/../.." && pwd)"
-ROOKERY_BIN="$bin" ROOKERY_NP=2 bash "$src/jobs/local.sh" "" "$work/loc" "${tiny_nn[@]}" \
+ROOKERY_BIN="$bin" ROOKERY_NP=2 bash "$src/jobs/local.sh" "" "$work/loc" "${tiny_run[@]}" \
   --set lexicon.kwg="$kwg" --set run.games_per_generation=100000 --set run.generations=1 --set run.progress_seconds=0 \
   --set match.pairs=0 --set spv.match_pairs=0 > "$work/loc.log" 2>&1 &
 lpid=$!
