@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* LeakSanitizer (the ROOKERY_SANITIZE build) calls this at start-up for
@@ -117,6 +118,24 @@ int tu_write_file(const char *path, const char *text) {
     return rc;
 }
 
+/* Each test's wall-clock time, printed before CUnit's "passed" when it took a second or more,
+ * so that the heavy tests of a suite show in ctest's log (docs/performance.md, the CI time).
+ * Harness state, as tmpdirs. */
+static double test_started;
+
+static double monotonic_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void test_setup(void) { test_started = monotonic_seconds(); }
+
+static void test_teardown(void) {
+    double s = monotonic_seconds() - test_started;
+    if (s >= 1.0) printf("[%.1f s] ", s);
+}
+
 int tu_run(const char *suite, CU_TestInfo *tests) {
     if (CU_initialize_registry() != CUE_SUCCESS) return 2;
     /* ROOKERY_TEST_ONLY=TEXT: only the tests whose names hold TEXT (while working on them) */
@@ -127,7 +146,7 @@ int tu_run(const char *suite, CU_TestInfo *tests) {
             if (strstr(tests[i].pName, only) != NULL) tests[kept++] = tests[i];
         tests[kept] = (CU_TestInfo)CU_TEST_INFO_NULL;
     }
-    CU_SuiteInfo suites[] = {{suite, NULL, NULL, NULL, NULL, tests}, CU_SUITE_INFO_NULL};
+    CU_SuiteInfo suites[] = {{suite, NULL, NULL, test_setup, test_teardown, tests}, CU_SUITE_INFO_NULL};
     if (CU_register_suites(suites) != CUE_SUCCESS) {
         CU_cleanup_registry();
         return 2;
