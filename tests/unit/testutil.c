@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* LeakSanitizer (the ROOKERY_SANITIZE build) calls this at start-up for
@@ -123,16 +122,10 @@ int tu_write_file(const char *path, const char *text) {
  * Harness state, as tmpdirs. */
 static double test_started;
 
-static double monotonic_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void test_setup(void) { test_started = monotonic_seconds(); }
+static void test_setup(void) { test_started = rk_seconds(); }
 
 static void test_teardown(void) {
-    double s = monotonic_seconds() - test_started;
+    double s = rk_seconds() - test_started;
     if (s >= 1.0) printf("[%.1f s] ", s);
 }
 
