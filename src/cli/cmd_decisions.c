@@ -19,7 +19,7 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: [mpirun -np N] rookery decisions --player SPEC [--player SPEC ...] [--positions N] [--seed S]\n"
             "                       [--leaves FILE.klv2|zero] [--candidates R] [--plies P] [--iterations I]\n"
-            "                       [--win-bonus W] [--show] [--lexicon FILE.kwg]\n"
+            "                       [--win-bonus W] [--max-bag B] [--show] [--lexicon FILE.kwg]\n"
             "\n"
             "Decision study: how good are players' moves in the middle of the game? N positions (default\n"
             "100) with tiles in the bag, position i taken at a random move (the first to the last with\n"
@@ -37,6 +37,7 @@ static void usage(FILE *out) {
             "  --leaves F      leave values of the positions' games and the reference's rollouts\n"
             "                  (default: zero, every leave worth 0)\n"
             "  --win-bonus W   a win's worth in the reference's values (points, 0..%g, default 0: spread only)\n"
+            "  --max-bag B     late positions only: a random move of those with 1..B tiles in the bag\n"
             "  --show          one line a position: CGP, each player's move and loss, the best move\n"
             "                  (with several ranks the lines come in the order the ranks finish them)\n"
             "The reference is a rollout estimate: a player that simulates like it is judged by its own\n"
@@ -68,7 +69,8 @@ static int parse_args(DecisionsJob *j, int argc, char **argv) {
                               {"--candidates", CLI_INT, &j->cfg.candidates, 1, SIM_MAX_CANDIDATES - 1, NULL},
                               {"--plies", CLI_INT, &j->cfg.plies, 0, 100, NULL},
                               {"--iterations", CLI_INT, &j->cfg.iterations, 2, DECISION_MAX_ITERATIONS, NULL},
-                              {"--win-bonus", CLI_DOUBLE, &j->cfg.win.bonus, 0, DECISION_MAX_WIN_BONUS, NULL}};
+                              {"--win-bonus", CLI_DOUBLE, &j->cfg.win.bonus, 0, DECISION_MAX_WIN_BONUS, NULL},
+                              {"--max-bag", CLI_INT, &j->cfg.max_bag, 1, 100, NULL}};
     int parsed = cli_options_parse("decisions", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), usage);
     j->n_players = players.n;
     if (parsed != 0) return parsed;
@@ -95,9 +97,11 @@ static void show_item(const DecisionItem *it, const DecisionStudyConfig *c) {
 /* Rank 0's report of the reduced totals. */
 static void print_report(const DecisionsJob *j, const DecisionTotals *t, int ranks, double seconds) {
     const DecisionStudyConfig *c = &j->cfg;
-    printf("decisions: %" PRId64 " positions (seed %" PRIu64 ", leaves %s); reference: %d best static moves and the "
+    char late[48] = "";
+    if (c->max_bag > 0) snprintf(late, sizeof late, ", 1..%d tiles in the bag", c->max_bag);
+    printf("decisions: %" PRId64 " positions (seed %" PRIu64 ", leaves %s%s); reference: %d best static moves and the "
            "players' (%.1f a position), %d worlds, %d plies, win bonus %g\n",
-           t->positions, c->seed, j->leaves != NULL ? j->leaves : "zero", c->candidates,
+           t->positions, c->seed, j->leaves != NULL ? j->leaves : "zero", late, c->candidates,
            (double)t->candidates / (double)t->positions, c->iterations, c->plies, c->win.bonus);
     printf("%-3s %8s %22s %14s %22s %10s  %s\n", "", "best %", "mean loss (points)", "reference se",
            "vs player 1", "ms a move", "player");

@@ -39,6 +39,8 @@ int decision_study_check(const DecisionStudyConfig *c, int n_players, RkError *e
     if (c->iterations < 2 || c->iterations > DECISION_MAX_ITERATIONS)
         return rk_error(err, "decision study: %d iterations, expected 2..%d (a standard error needs 2)", c->iterations,
                         DECISION_MAX_ITERATIONS);
+    if (c->max_bag < 0 || c->max_bag > 100)
+        return rk_error(err, "decision study: max bag %d, expected 0..100 (0: any position)", c->max_bag);
     if (!(c->win.bonus >= 0.0 && c->win.bonus <= DECISION_MAX_WIN_BONUS))
         return rk_error(err, "decision study: the win bonus must be in 0..%g", DECISION_MAX_WIN_BONUS);
     return winprob_check(&c->win.model, err);
@@ -56,13 +58,18 @@ static void play_static(const DecisionStudyConfig *c, Game *g) {
 void decision_study_position(const DecisionStudyConfig *c, uint64_t i, Game *g) {
     game_new(g, c->ld, c->layout, c->kwg, c->seed, 0, i);
     int with_bag = 0; /* moves made with tiles in the bag */
+    int first = -1;   /* the first of them with at most c->max_bag in the bag */
     while (!game_over(g) && g->bag.count > 0) {
+        if (first < 0 && c->max_bag > 0 && g->bag.count <= c->max_bag) first = with_bag;
         play_static(c, g);
         with_bag++;
     }
+    /* no late position (the game ended with more in the bag): its last with tiles in the bag */
+    if (c->max_bag > 0 && first < 0) first = with_bag - 1;
+    if (first < 0) first = 0;
     Rng r;
     rng_seed_stream(&r, c->seed, i, STREAM_PICK);
-    uint64_t k = rng_below(&r, (uint64_t)with_bag);
+    uint64_t k = (uint64_t)first + rng_below(&r, (uint64_t)(with_bag - first));
     game_new(g, c->ld, c->layout, c->kwg, c->seed, 0, i);
     for (uint64_t m = 0; m < k; m++) play_static(c, g);
 }

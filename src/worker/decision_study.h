@@ -76,6 +76,8 @@ typedef struct DecisionStudyConfig {
     int plies;                /* after each candidate, 0..100 */
     int iterations;           /* N worlds, 2..DECISION_MAX_ITERATIONS */
     WinValue win;             /* a win's worth at the horizon (bonus 0: none; at most DECISION_MAX_WIN_BONUS) */
+    int max_bag;              /* > 0: positions with 1..max_bag tiles in the bag only (the late game);
+                               * 0: any position with tiles in the bag */
 } DecisionStudyConfig;
 
 void decision_study_config_defaults(DecisionStudyConfig *c);

@@ -18,6 +18,7 @@ expect_error 2 "--candidates" "$bin" decisions --player static --candidates 0
 expect_error 2 "--win-bonus" "$bin" decisions --player static --win-bonus -1
 expect_error 2 "62 reference candidates, expected 1..61 with 3 player(s)" \
   "$bin" decisions --player static --player static --player static --candidates 62
+expect_error 2 "--max-bag" "$bin" decisions --player static --max-bag 0
 many=(); for k in $(seq 17); do many+=(--player static); done
 expect_error 2 "at most 16 players" "$bin" decisions "${many[@]}"
 
@@ -48,6 +49,16 @@ b=$("$bin" decisions --lexicon "$kwg" --player static --positions 5 --seed 9 --i
 [ "$(echo "$a" | grep -c '^position ')" -eq 5 ] || fail "--show lists 5 positions: $a"
 echo "$a" | grep -E '^position 0: .* \| player 1 .* loss [0-9.]+ \(se [0-9.]+\) \| best .* of [0-9]+ candidates$' >/dev/null \
   || fail "--show line: $a"
+
+# --max-bag 5: every position has 1 to 5 tiles in the bag (100 tiles less those on the board
+# and on both racks, read off each --show line's CGP), and the header says so
+out=$("$bin" decisions --lexicon "$kwg" --player static --positions 8 --seed 9 --iterations 4 --max-bag 5 --show 2>/dev/null)
+echo "$out" | grep -E '^decisions: 8 positions \(seed 9, leaves zero, 1\.\.5 tiles in the bag\)' >/dev/null \
+  || fail "--max-bag header: $out"
+bags=$(echo "$out" | sed -n 's/^position [0-9]*: \([^ ]*\) \([^ ]*\) .*/\1\2/p' | tr -cd 'A-Za-z?\n' \
+       | awk '{print 100 - length($0)}' | sort -n | uniq | tr '\n' ' ')
+[ "$(echo "$out" | grep -c '^position ')" -eq 8 ] && [ -n "$bags" ] || fail "--max-bag: 8 positions: $out"
+for b in $bags; do [ "$b" -ge 1 ] && [ "$b" -le 5 ] || fail "--max-bag 5 gave a position with $b in the bag: $bags"; done
 
 # the study's leaves: a player naming none plays with them (the same moves as naming them)
 if [ -n "$shared" ] && [ -f "$shared/reference/CSW21.klv2" ]; then
