@@ -21,6 +21,7 @@ void sim_config_defaults(SimConfig *c) {
     c->seed = 1;
     c->alloc = SIM_ALLOC_TOPTWO;
     c->threads = 1;
+    c->finish = true;
     win_value_defaults(&c->win);
 }
 
@@ -93,19 +94,24 @@ static double horizon_win(const Game *g, int me, double leaves, const WinModel *
 
 /* sim_static_rollout, and the root player's P(win) at its horizon into
  * *p_win if not NULL (under win's model, or the default one). */
-static double rollout_value(Game *g, int moves, const Move *first, LeaveValueFn leave_value,
+static double rollout_value(Game *g, int moves, bool finish, const Move *first, LeaveValueFn leave_value,
                             const void *leave_ctx, const WinValue *win, double *p_win);
 
 double sim_static_rollout(Game *g, int moves, const Move *first, LeaveValueFn leave_value, const void *leave_ctx,
                           const WinValue *win) {
-    return rollout_value(g, moves, first, leave_value, leave_ctx, win, NULL);
+    return rollout_value(g, moves, false, first, leave_value, leave_ctx, win, NULL);
 }
 
-static double rollout_value(Game *g, int moves, const Move *first, LeaveValueFn leave_value,
+/* Moves a finishing rollout may add once the bag is empty: every tile of
+ * both racks one at a time, and the scoreless turns that end a game. */
+#define FINISH_MAX_MOVES (2 * RK_RACK_SIZE + 2 * GAME_MAX_SCORELESS)
+
+static double rollout_value(Game *g, int moves, bool finish, const Move *first, LeaveValueFn leave_value,
                             const void *leave_ctx, const WinValue *win, double *p_win) {
     int me = g->on_turn, spread0 = g->scores[me] - g->scores[1 - me];
     int32_t last_leave[2] = {0, 0};
-    for (int k = 0; k < moves && !game_over(g); k++) {
+    for (int k = 0; !game_over(g) && (k < moves || (finish && g->bag.count == 0 && k < moves + FINISH_MAX_MOVES));
+         k++) {
         Move mv;
         if (k == 0 && first != NULL) {
             mv = *first;
@@ -195,7 +201,7 @@ static void play_job(void *ctx, int thread, int k) {
     }
     sc->play = sc->world;
     const SimConfig *cfg = s->cfg;
-    job->value = rollout_value(&sc->play, cfg->plies + 1, &s->out->cand[job->cand].move, cfg->leave_value,
+    job->value = rollout_value(&sc->play, cfg->plies + 1, cfg->finish && cfg->plies > 0, &s->out->cand[job->cand].move, cfg->leave_value,
                                cfg->leave_ctx, &cfg->win, &job->win);
     job->done = true;
 }

@@ -59,6 +59,10 @@ static int sim_option(Player *p, const char *spec, const char *key, const char *
         if (spec_number(spec, key, val, 0, 1e6, false, &s->sim.win.bonus, err) != 0) return -1;
     } else if (strcmp(key, "win_model") == 0) {
         if (win_value_parse_model(&s->sim.win, val, err) != 0) return -1;
+    } else if (strcmp(key, "finish") == 0) {
+        if (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0)
+            return rk_error(err, "player '%s': finish=%s, expected yes or no", spec, val);
+        s->sim.finish = strcmp(val, "yes") == 0;
     } else if (strcmp(key, "infer") == 0) {
         if (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0)
             return rk_error(err, "player '%s': infer=%s, expected yes or no", spec, val);
@@ -150,7 +154,7 @@ static void sim_close(Player *p) {
 
 const PlayerKind PLAYER_KIND_SIM = {
     .name = "sim",
-    .usage = "sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,threads=T][,seed=S][,win_bonus=W][,win_model=M][,infer=yes[,infer_tau=T]]"
+    .usage = "sim[:plies=P][,candidates=K][,iterations=N][,stop_z=Z][,threads=T][,seed=S][,win_bonus=W][,win_model=M][,infer=yes[,infer_tau=T]][,finish=no]"
              "[,leaves=FILE.klv2|zero|,req=FILE.req[,shrink=K]]",
     .init = sim_init,
     .option = sim_option,

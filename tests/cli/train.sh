@@ -42,6 +42,7 @@ expect_exit 2 "run.player" "$bin" train --run "$work/r0" "${tiny_run[@]}" --set 
 expect_exit 2 "candidates" "$bin" match --a sim:candidates=0 --b static --pairs 1
 expect_exit 2 "leaves= or req=" "$bin" match --a sim:leaves=zero,req=x.req --b static --pairs 1
 expect_exit 2 "whole number" "$bin" match --a sim:plies=2.5 --b static --pairs 1
+expect_exit 2 "finish=maybe, expected yes or no" "$bin" match --a sim:finish=maybe --b static --pairs 1
 expect_exit 2 "shrink= goes with req=" "$bin" match --a sim:shrink=3 --b static --pairs 1
 expect_exit 2 "nope.klv2" "$bin" match --a static:leaves=/nope.klv2 --b static --pairs 1
 # one process, no mpirun (MPI singleton)

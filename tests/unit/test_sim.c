@@ -5,7 +5,8 @@
  * the threads); 1, 2 and 3 threads give the same bytes; uniform stops the
  * candidates behind, toptwo stops once settled and spends its rollouts on
  * the moves that can still be best; a stop at any moment leaves a played
- * answer; with an empty bag every rollout is equal; bad configurations are
+ * answer; with an empty bag every rollout is equal; a rollout that empties
+ * the bag plays on to the end (finish); bad configurations are
  * refused. Real positions from SOWPODS self-play with random leave values. */
 #include <math.h>
 #include <pthread.h>
@@ -238,6 +239,63 @@ static bool mean_is_worlds(const Game *g, const SimConfig *c, LeaveValueFn leave
     }
     double want = k->n > 0 ? sum / (double)k->n : 0.0;
     return fabs(want - sim_mean(k)) <= 1e-9 * (1.0 + fabs(want));
+}
+
+/* finish (the default): a rollout whose plies leave the bag empty plays on
+ * to the end of the game. Oracle, per world: the plain rollout of plies + 1
+ * moves; if it stopped with the bag empty and the game on, the rollout of
+ * the same world to the end (1,000 moves: no game lasts that long) is the
+ * value, else the plain one. Late positions (1..8 tiles in the bag), 1 and
+ * 3 threads; without finish the plain oracle holds. */
+static void test_finish_plays_to_the_end(void) {
+    TuEnv e;
+    if (!tu_env_open(&e)) return;
+    RkError err;
+    SimResult *r = malloc(sizeof *r);
+    Game *world = malloc(sizeof *world), *play = malloc(sizeof *play), *full = malloc(sizeof *full);
+    int bad = 0, checked = 0, finished = 0, plain = 0;
+    for (uint64_t gi = 0; gi < 12 && checked < tu_size(40, 16); gi++) {
+        tu_env_position(&e, 41, gi, 1 + (int)(gi % 8), hash_leave);
+        if (game_over(e.g) || e.g->bag.count == 0) continue;
+        SimConfig c = config(2, 6, 6);
+        CU_ASSERT_FATAL(c.finish); /* the default */
+        c.stop_z = 0.0;
+        c.threads = gi % 2 == 0 ? 1 : 3;
+        c.seed = 300 + gi;
+        CU_ASSERT_FATAL(sim_run(e.g, &c, r, &err) == 0);
+        for (int i = 0; i < r->count; i++) {
+            const SimCandidate *k = &r->cand[i];
+            double sum = 0.0;
+            for (uint64_t w = 0; w < k->n; w++) {
+                sim_deal_world(e.g, NULL, c.seed, w, world);
+                *play = *world;
+                double v = sim_static_rollout(play, c.plies + 1, &k->move, hash_leave, NULL, &c.win);
+                if (!game_over(play) && play->bag.count == 0) {
+                    *full = *world;
+                    v = sim_static_rollout(full, 1000, &k->move, hash_leave, NULL, &c.win);
+                    CU_ASSERT(game_over(full));
+                    finished++;
+                } else {
+                    plain++;
+                }
+                sum += v;
+            }
+            double want = k->n > 0 ? sum / (double)k->n : 0.0;
+            bad += fabs(want - sim_mean(k)) > 1e-9 * (1.0 + fabs(want));
+            checked++;
+        }
+        c.finish = false;
+        CU_ASSERT_FATAL(sim_run(e.g, &c, r, &err) == 0);
+        for (int i = 0; i < r->count; i++) bad += !mean_is_worlds(e.g, &c, hash_leave, &r->cand[i], world, play);
+    }
+    CU_ASSERT(checked >= tu_size(40, 16));
+    CU_ASSERT(finished > 0 && plain > 0); /* both kinds of rollout were checked */
+    CU_ASSERT_EQUAL(bad, 0);
+    free(world);
+    free(play);
+    free(full);
+    free(r);
+    tu_env_close(&e);
 }
 
 /* The oracle of the allocation and the threads: candidate i's mean is the
@@ -490,6 +548,7 @@ int main(void) {
         {"toptwo with a stop z ends once the leader is z se clear; without, the whole budget", test_toptwo_stopping},
         {"a candidate's mean is that of its rollouts in worlds 0..n-1 (any allocation, threads)", test_rollouts_are_worlds_0_to_n},
         {"1, 2 and 3 threads give the same bytes", test_threads_same_answer},
+        {"finish: a rollout that empties the bag plays to the end of the game", test_finish_plays_to_the_end},
         {"toptwo spends its rollouts on the moves that can still be best", test_toptwo_concentrates},
         {"a stop at any moment ends a threaded run with a played candidate", test_stop_any_moment},
         {"a stop that cuts a round keeps every candidate's rollouts in worlds 0..n-1", test_cut_round_keeps_worlds},
