@@ -20,9 +20,13 @@
  * by that bound. A span taken from the heap tries its candidates S in order
  * of leave term: each gets its own tighter bound (its own tiles' values)
  * and a cross-set check, and only if both pass does it ask the map for
- * words and place them. The search stops when the heap's top bound is below
- * the best move's equity. Equal bounds are still taken, so ties resolve in
- * movegen_compare order exactly as on the full list.
+ * words and place them. A span through one or two board tiles first asks,
+ * once a call for each S, which letters can join S in a word (blank1 or
+ * blank2 of S): S is tried only if the tiles' letters are among them. The
+ * search stops when the heap's top bound is below the best move's equity.
+ * Equal bounds are still taken, so ties resolve in movegen_compare order
+ * exactly as on the full list. (The spans are gathered first and made a
+ * heap at once.)
  */
 #include <string.h>
 
@@ -63,6 +67,7 @@ typedef struct Profile {
     int32_t positional;      /* sum of pv_max over the fresh squares */
     WordKey pkey;
     int p_tiles, p_letter;   /* tiles played through, and the letter of the last one */
+    int p_letter0;           /* the letter of the first one */
     /* cross-sets of the fresh squares that have a cross-word (the others
      * take any letter) */
     uint64_t hooked[RK_RACK_SIZE];
@@ -87,35 +92,45 @@ typedef struct SpanGen {
      * blank) */
     uint32_t plus_one[MAX_SUBRACKS];
     bool plus_one_known[MAX_SUBRACKS];
+    /* the same for two letters, of a candidate without a blank: the letters
+     * x such that S plus x and some y makes a word of |S| + 2 letters
+     * (blank2 of S); a span through two tiles needs both of its letters in
+     * it, which rules out most of those spans' candidates (in simulations
+     * 97% of their lookups found no word) */
+    uint32_t plus_two[MAX_SUBRACKS];
+    bool plus_two_known[MAX_SUBRACKS];
     uint64_t popped, lookups;
 } SpanGen;
 
 /* ---------------------------------------------------------------- heap */
 
-static void heap_push(SpanGen *sg, Span s) {
-    int i = sg->n_heap++;
-    while (i > 0) {
-        int p = (i - 1) / 2;
-        if (sg->heap[p].key >= s.key) break;
-        sg->heap[i] = sg->heap[p];
-        i = p;
-    }
-    sg->heap[i] = s;
-}
-
-static Span heap_pop(SpanGen *sg) {
-    Span top = sg->heap[0];
-    Span last = sg->heap[--sg->n_heap];
-    int n = sg->n_heap, i = 0;
+/* Sinks the span at i below its larger children (a heap of n spans). */
+static void heap_sift_down(SpanGen *sg, int i, int n) {
+    Span s = sg->heap[i];
     for (;;) {
         int c = 2 * i + 1;
         if (c >= n) break;
         if (c + 1 < n && sg->heap[c + 1].key > sg->heap[c].key) c++;
-        if (sg->heap[c].key <= last.key) break;
+        if (sg->heap[c].key <= s.key) break;
         sg->heap[i] = sg->heap[c];
         i = c;
     }
-    if (n > 0) sg->heap[i] = last;
+    sg->heap[i] = s;
+}
+
+/* Makes the spans appended so far a heap, bottom up (Floyd): linear, where
+ * pushing them one at a time cost a sift each. The order equal bounds come
+ * out in does not matter: mg_consider breaks ties by movegen_compare. */
+static void heap_build(SpanGen *sg) {
+    for (int i = sg->n_heap / 2 - 1; i >= 0; i--) heap_sift_down(sg, i, sg->n_heap);
+}
+
+static Span heap_pop(SpanGen *sg) {
+    Span top = sg->heap[0];
+    if (--sg->n_heap > 0) {
+        sg->heap[0] = sg->heap[sg->n_heap];
+        heap_sift_down(sg, 0, sg->n_heap);
+    }
     return top;
 }
 
@@ -214,7 +229,7 @@ static inline void profile_add_fresh(const Gen *g, Profile *pr, int pos) {
 static inline int profile_add_tile(const Gen *g, Profile *pr, int pos) {
     uint8_t t = g->sq[pos];
     wordkey_add(&pr->pkey, RK_LETTER(t));
-    pr->p_tiles++;
+    if (pr->p_tiles++ == 0) pr->p_letter0 = RK_LETTER(t);
     pr->p_letter = RK_LETTER(t);
     return ld_tile_score(g->ld, t);
 }
@@ -343,6 +358,19 @@ static bool plus_one_word(SpanGen *sg, int idx, int x) {
     return (sg->plus_one[idx] >> x) & 1u;
 }
 
+/* Whether candidate idx (no blank) plus letters x and y can make a word: a
+ * necessary condition (both in blank2 of S), not a sufficient one. */
+static bool plus_two_words(SpanGen *sg, int idx, int x, int y) {
+    if (!sg->plus_two_known[idx]) {
+        const Sub *s = &sg->sub[idx];
+        sg->plus_two[idx] = wordmap_blank2(sg->wm, s->size + 2, s->key);
+        sg->plus_two_known[idx] = true;
+        sg->lookups++;
+    }
+    uint32_t need = (1u << x) | (1u << y);
+    return (sg->plus_two[idx] & need) == need;
+}
+
 /* Every placement of candidate kept_idx on the span lo..hi (line set). */
 static void place_candidate(SpanGen *sg, int lo, int hi, WordKey pkey, int kept_idx) {
     const Sub *s = &sg->sub[kept_idx];
@@ -444,8 +472,7 @@ static bool push_line_spans(SpanGen *sg, int d, int line) {
             int psum = psum_before[hi + 1] - psum_before[lo];
             int32_t bound = span_bound(sg, &pr, psum, sg->sub[order[0]].leave);
             if (g->have_best && bound < g->best.equity) continue;
-            Span s = {bound, (uint8_t)d, (uint8_t)line, (uint8_t)lo, (uint8_t)hi, (uint8_t)pr.n, no_p};
-            heap_push(sg, s);
+            sg->heap[sg->n_heap++] = (Span){bound, (uint8_t)d, (uint8_t)line, (uint8_t)lo, (uint8_t)hi, (uint8_t)pr.n, no_p};
         }
     }
     return true;
@@ -481,6 +508,7 @@ static void search_span(SpanGen *sg, Span s) {
         for (int h = 0; h < pr.n_hooked; h++) need_blank += (pr.hooked[h] & sub->letters) == 0;
         if (need_blank > sub->blanks) continue;
         if (pr.p_tiles == 1 && sub->blanks < 2 && !plus_one_word(sg, order[c], pr.p_letter)) continue;
+        if (pr.p_tiles == 2 && sub->blanks == 0 && !plus_two_words(sg, order[c], pr.p_letter0, pr.p_letter)) continue;
         place_candidate(sg, s.lo, s.hi, pr.pkey, order[c]);
     }
 }
@@ -496,12 +524,14 @@ bool mg_best_from_wordmap(Gen *g, MoveGenStats *stats) {
     sg->n_heap = 0;
     sg->popped = sg->lookups = 0;
     memset(sg->plus_one_known, 0, sizeof sg->plus_one_known);
+    memset(sg->plus_two_known, 0, sizeof sg->plus_two_known);
     sg->bingo = g->b->layout->bingo_bonus;
     setup_subs(sg);
     int ndirs = g->empty_board ? 1 : 2;
     for (int d = 0; d < ndirs; d++)
         for (int line = 0; line < g->dim; line++)
             if (!push_line_spans(sg, d, line)) return false;
+    heap_build(sg);
     uint64_t pushed = (uint64_t)sg->n_heap;
     while (sg->n_heap > 0) {
         if (g->have_best && sg->heap[0].key < g->best.equity) break;

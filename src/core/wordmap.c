@@ -61,8 +61,23 @@ static inline const uint32_t *tab_find(const WmTable *t, WordKey k) {
     return NULL;
 }
 
+/* The presence filter's word and bits of a key: one mix of both halves (a
+ * collision only makes a false positive, which the table then answers). */
+static inline uint64_t present_hash(WordKey k) { return fmix64(k.lo ^ (k.hi * 0x9E3779B97F4A7C15ULL)); }
+static inline uint64_t present_bits(uint64_t h) {
+    return ((uint64_t)1 << ((h >> 40) & 63u)) | ((uint64_t)1 << ((h >> 46) & 63u)) |
+           ((uint64_t)1 << ((h >> 52) & 63u));
+}
+
+bool wordmap_may_have_words(const WordMap *wm, WordKey key) {
+    if (wm->present == NULL) return true;
+    uint64_t h = present_hash(key), bits = present_bits(h);
+    return (wm->present[h & wm->present_mask] & bits) == bits;
+}
+
 uint32_t wordmap_words(const WordMap *wm, int len, WordKey key, const uint8_t **words) {
     if (len < 2 || len > wm->max_len) return 0;
+    if (!wordmap_may_have_words(wm, key)) return 0;
     const WmLength *L = &wm->len[len];
     const uint32_t *s = tab_find(&L->words, key);
     if (s == NULL) return 0;
@@ -174,6 +189,26 @@ static bool all_zero(const uint8_t *p, size_t n) {
  * size and payload a lookup follows is checked here, so that no lookup
  * reads outside the image whatever the bytes (the checksum only tells a
  * damaged file). */
+/* The presence filter of the words tables' keys, from the checked word
+ * lists (every word's key; the words of a class share one). */
+static int build_present(WordMap *wm, const char *source, RkError *err) {
+    uint64_t classes = 0;
+    for (int L = 2; L <= wm->max_len; L++) classes += wm->len[L].words.used;
+    uint64_t words = 1;
+    while (words * 64 < classes * WM_PRESENT_BITS) words *= 2;
+    wm->present = calloc((size_t)words, sizeof *wm->present);
+    if (wm->present == NULL) return rk_error(err, "%s: out of memory for the word map's filter", source);
+    wm->present_mask = words - 1;
+    for (int L = 2; L <= wm->max_len; L++) {
+        const WmLength *wl = &wm->len[L];
+        for (uint32_t i = 0; i < wl->nwords; i++) {
+            uint64_t h = present_hash(key_of(wl->letters + (size_t)i * (size_t)L, L));
+            wm->present[h & wm->present_mask] |= present_bits(h);
+        }
+    }
+    return 0;
+}
+
 int wm_parse_image(WordMap *wm, const char *source, RkError *err) {
     const uint8_t *img = wm->image;
     size_t size = wm->image_size;
@@ -239,7 +274,7 @@ int wm_parse_image(WordMap *wm, const char *source, RkError *err) {
     if (longest != wm->max_len)
         return rk_error(err, "%s: bad header (longest word %d, the entries hold words of up to %d letters)", source,
                         wm->max_len, longest);
-    return 0;
+    return build_present(wm, source, err);
 }
 
 static int check_lexicon(const WordMap *wm, const Kwg *kwg, int alphabet, const char *source, RkError *err) {
@@ -316,6 +351,7 @@ int wordmap_path_beside(const char *kwg_path, char *out, size_t cap) {
 }
 
 void wordmap_free(WordMap *wm) {
+    free(wm->present);
     if (wm->image != NULL) {
         if (wm->mapped) munmap(wm->image, wm->image_size);
         else free(wm->image);

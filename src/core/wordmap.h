@@ -31,6 +31,14 @@
  * wordmap_words compares the letters of the class it found with the key, so
  * it never returns a wrong word.
  *
+ * Most questions the best-move search asks have no word (in simulations
+ * four in five: a span through board tiles rarely spells one), and a
+ * question is a load from a random slot of tables far larger than a core's
+ * caches. So a loaded map also holds a small filter of the words tables'
+ * keys (WM_PRESENT_BITS bits a class, three bits in one 64-bit word a key):
+ * a key the filter lacks has no words, and the table is not touched. The
+ * filter is built at load from the word lists; it is not in the file.
+ *
  * The file is the in-memory image, little-endian, every section aligned to
  * 64 bytes (byte layout: docs/wordmap.md). Its header holds a 64-bit hash of
  * the .kwg's nodes (a map of another lexicon is refused) and of the body (a
@@ -78,8 +86,16 @@ typedef struct WmLength {
     uint32_t nwords;
 } WmLength;
 
+/* Bits of the presence filter a class of the words tables (the filter is
+ * rounded up to a power of two 64-bit words): SOWPODS' 238k classes take
+ * 128 KB at 4. */
+#define WM_PRESENT_BITS 4
+
 typedef struct WordMap {
     WmLength len[WM_MAX_LEN + 1];
+    /* the presence filter of every words table's keys (see the top) */
+    uint64_t *present;
+    uint64_t present_mask; /* its 64-bit words - 1 */
     int max_len;          /* longest word held */
     int alphabet;         /* letters of the distribution, blank included */
     uint64_t kwg_hash;    /* wordmap_kwg_hash() of the lexicon it was built from */
@@ -116,6 +132,9 @@ void wordmap_free(WordMap *wm);
 /* The words of length len whose letters are exactly key: their count, and
  * *words pointing at count * len letters (ML). 0 if none. */
 uint32_t wordmap_words(const WordMap *wm, int len, WordKey key, const uint8_t **words);
+/* Whether the presence filter lets key through (true for every key that
+ * has words; for most others false). wordmap_words asks it first. */
+bool wordmap_may_have_words(const WordMap *wm, WordKey key);
 /* Letters x (bit x) such that key + x has words of length len (key holds
  * len - 1 letters). */
 uint32_t wordmap_blank1(const WordMap *wm, int len, WordKey key);

@@ -1015,6 +1015,26 @@ static void test_sowpods(void) {
     size_t lo;
     CU_ASSERT_EQUAL(wordmap_words(&wm, 7, key_of_letters(s, 7), &w), bf_range(&bf, 7, s, &lo));
     CU_ASSERT(bf_range(&bf, 7, s, &lo) >= 9);
+    /* the presence filter: every word's key passes it; of keys with no
+     * word (random multisets of 8 letters) it stops most (about 85% at
+     * WM_PRESENT_BITS 4) */
+    CU_ASSERT_PTR_NOT_NULL(wm.present);
+    long missed = 0, absent = 0, stopped = 0;
+    for (size_t i = 0; i < bf.n; i++)
+        missed += !wordmap_may_have_words(&wm, key_of_letters(bf.w[i].word, bf.w[i].len));
+    CU_ASSERT_EQUAL(missed, 0);
+    Rng fr = rng_from(4801);
+    for (int q = 0; q < 20000; q++) {
+        uint8_t m[8];
+        for (int i = 0; i < 8; i++) m[i] = (uint8_t)(1 + pr_below(&fr, 26));
+        qsort(m, 8, 1, cmp_u8);
+        if (bf_range(&bf, 8, m, &lo) > 0) continue;
+        absent++;
+        stopped += !wordmap_may_have_words(&wm, key_of_letters(m, 8));
+    }
+    printf("\nfilter: stops %ld of %ld keys without words\n", stopped, absent);
+    CU_ASSERT(absent > 10000);
+    CU_ASSERT(stopped * 10 > absent * 7);
     Tally t = {0};
     check_queries(&wm, &bf, ld.size, 2026, tu_size(4000, 1000), &t);
     report("SOWPODS", &t);
