@@ -80,7 +80,8 @@ typedef struct MoveGenStats {
     uint64_t anchors_searched, anchors_pruned;
     /* the word-map path: spans whose bound reached the best move so far,
      * spans taken from the heap (a span is taken once per candidate whose
-     * words were looked up), and word-map lookups */
+     * words were looked up), and word-map questions (those the presence
+     * filter answers included) */
     uint64_t spans_pushed, spans_searched, wordmap_lookups;
 } MoveGenStats;
 

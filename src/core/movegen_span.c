@@ -20,9 +20,11 @@
  * by that bound. A span taken from the heap tries its candidates S in order
  * of leave term: each gets its own tighter bound (its own tiles' values)
  * and a cross-set check, and only if both pass does it ask the map for
- * words and place them. A span through one or two board tiles first asks,
- * once a call for each S, which letters can join S in a word (blank1 or
- * blank2 of S): S is tried only if the tiles' letters are among them. The
+ * words and place them. A span through one board tile first asks, once a
+ * call for each S with at most one blank, which letters can join S in a
+ * word (blank1, or blank2 with its blank), and a span through two tiles,
+ * for each S without a blank, which letters can join S with one more
+ * (blank2): S is tried only if the tiles' letters are among them. The
  * search stops when the heap's top bound is below the best move's equity.
  * Equal bounds are still taken, so ties resolve in movegen_compare order
  * exactly as on the full list. (The spans are gathered first and made a
@@ -120,7 +122,9 @@ static void heap_sift_down(SpanGen *sg, int i, int n) {
 
 /* Makes the spans appended so far a heap, bottom up (Floyd): linear, where
  * pushing them one at a time cost a sift each. The order equal bounds come
- * out in does not matter: mg_consider breaks ties by movegen_compare. */
+ * out in does not change the answer: pruning is strict, so every move at or
+ * above the final threshold is offered whatever the order, and the
+ * comparators that rank them are total orders. */
 static void heap_build(SpanGen *sg) {
     for (int i = sg->n_heap / 2 - 1; i >= 0; i--) heap_sift_down(sg, i, sg->n_heap);
 }
@@ -517,7 +521,7 @@ bool mg_best_from_wordmap(Gen *g, MoveGenStats *stats) {
     const WordMap *wm = g->k->wordmap;
     if (wm == NULL || wm->alphabet != g->ld->size) return false;
     if (g->full_rack_total == 0) return true;
-    SpanGen sgs; /* about 85 KB, most of it the heap's room, never touched beyond its use */
+    SpanGen sgs; /* about 93 KB, most of it the heap's room, never touched beyond its use */
     SpanGen *sg = &sgs;
     sg->g = g;
     sg->wm = wm;

@@ -185,15 +185,15 @@ static bool all_zero(const uint8_t *p, size_t n) {
     return true;
 }
 
-/* Checks the image in wm->image and fills the table views. Every offset,
- * size and payload a lookup follows is checked here, so that no lookup
- * reads outside the image whatever the bytes (the checksum only tells a
- * damaged file). */
 /* The presence filter of the words tables' keys, from the checked word
  * lists (every word's key; the words of a class share one). */
 static int build_present(WordMap *wm, const char *source, RkError *err) {
-    uint64_t classes = 0;
-    for (int L = 2; L <= wm->max_len; L++) classes += wm->len[L].words.used;
+    uint64_t classes = 0, nwords = 0;
+    for (int L = 2; L <= wm->max_len; L++) {
+        classes += wm->len[L].words.used;
+        nwords += wm->len[L].nwords;
+    }
+    if (classes > nwords) classes = nwords; /* no more keys than words go in (a crafted file may claim more) */
     uint64_t words = 1;
     while (words * 64 < classes * WM_PRESENT_BITS) words *= 2;
     wm->present = calloc((size_t)words, sizeof *wm->present);
@@ -209,6 +209,11 @@ static int build_present(WordMap *wm, const char *source, RkError *err) {
     return 0;
 }
 
+/* Checks the image in wm->image and fills the table views. Every offset,
+ * size and payload a lookup follows is checked here, so that no lookup
+ * reads outside the image whatever the bytes (the checksum only tells a
+ * damaged file). Last, it allocates the presence filter: the
+ * caller frees it with wordmap_free, whether this succeeds or fails. */
 int wm_parse_image(WordMap *wm, const char *source, RkError *err) {
     const uint8_t *img = wm->image;
     size_t size = wm->image_size;

@@ -35,7 +35,7 @@
  * four in five: a span through board tiles rarely spells one), and a
  * question is a load from a random slot of tables far larger than a core's
  * caches. So a loaded map also holds a small filter of the words tables'
- * keys (WM_PRESENT_BITS bits a class, three bits in one 64-bit word a key):
+ * keys (at least WM_PRESENT_BITS bits a class, three bits in one 64-bit word a key):
  * a key the filter lacks has no words, and the table is not touched. The
  * filter is built at load from the word lists; it is not in the file.
  *
@@ -86,7 +86,7 @@ typedef struct WmLength {
     uint32_t nwords;
 } WmLength;
 
-/* Bits of the presence filter a class of the words tables (the filter is
+/* Bits of the presence filter a class, at least, of the words tables (the filter is
  * rounded up to a power of two 64-bit words): SOWPODS' 238k classes take
  * 128 KB at 4. */
 #define WM_PRESENT_BITS 4

@@ -68,7 +68,9 @@ static inline bool host_little_endian(void) {
     return b == 1;
 }
 
-/* Checks the image in wm->image and fills the table views (wordmap.c). */
+/* Checks the image in wm->image, fills the table views and allocates the
+ * presence filter (wordmap.c); wordmap_free releases it, after a success or
+ * a failure. */
 int wm_parse_image(WordMap *wm, const char *source, RkError *err);
 
 #endif

@@ -70,6 +70,9 @@ static void check_slots(const WordMap *wm) {
             }
             if (used != t[k]->used || used > t[k]->mask) abort();
         }
+        /* the presence filter lets every word of the lists through */
+        for (uint32_t i = 0; i < l->nwords; i++)
+            if (!wordmap_may_have_words(wm, key_of(l->letters + (size_t)i * L, L))) abort();
     }
 }
 

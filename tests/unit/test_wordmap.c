@@ -1016,7 +1016,7 @@ static void test_sowpods(void) {
     CU_ASSERT_EQUAL(wordmap_words(&wm, 7, key_of_letters(s, 7), &w), bf_range(&bf, 7, s, &lo));
     CU_ASSERT(bf_range(&bf, 7, s, &lo) >= 9);
     /* the presence filter: every word's key passes it; of keys with no
-     * word (random multisets of 8 letters) it stops most (about 85% at
+     * word (random multisets of 8 letters) it stops most (87% of these at
      * WM_PRESENT_BITS 4) */
     CU_ASSERT_PTR_NOT_NULL(wm.present);
     long missed = 0, absent = 0, stopped = 0;
