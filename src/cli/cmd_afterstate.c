@@ -14,6 +14,7 @@
 #include "eval/klv.h"
 #include "nn/afterstate_train.h"
 #include "reducer/nn_comm.h"
+#include "search/player.h"
 #include "train/nn_stage.h"
 #include "train/rundir.h"
 #include "train/train.h"
@@ -22,7 +23,7 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: mpirun -np N rookery afterstate train --run RUN [--out FILE.h5] [--from FILE.h5]\n"
             "                    [--steps N] [--batch B] [--lr X] [--hidden1 H] [--hidden2 H] [--seed S]\n"
-            "                    [--horizon N] [--window W] [--leaves FILE.klv2]\n"
+            "                    [--horizon N] [--window W] [--leaves FILE.klv2] [--distill X]\n"
             "       rookery afterstate eval --run RUN --model FILE.h5 [--horizon N] [--window W]\n"
             "                    [--leaves FILE.klv2]\n"
             "\n"
@@ -41,10 +42,15 @@ static void usage(FILE *out) {
             "       The win output learns the game's result; the spread output the mover's equity\n"
             "       lead (spread + leave) N plies on (--horizon, even, default 2; 0: the final\n"
             "       spread), what the value player ranks moves by.\n"
+            "       --distill X (default 0): samples whose target lists a simulation's candidates\n"
+            "       (run.player = static:target_worlds=W) also train every candidate's spread output\n"
+            "       on its simulated value, centred over the candidates, with weight X.\n"
             "eval   the held-out figures of a network: log loss and Brier score of its P(win)\n"
             "       against the result, beside the win model of the spread and the tiles left\n"
             "       (eval/winprob.h), and its spread's mean absolute error against the target of\n"
-            "       --horizon beside the static equity lead's.\n"
+            "       --horizon beside the static equity lead's; where samples hold a simulation's\n"
+            "       candidates, how many points of simulated value its choice among them gives up\n"
+            "       beside the static equity's choice.\n"
             "The kept tiles are valued (one of the network's inputs) with --leaves, default the\n"
             "lexicon's shipped leaves; a network must be used with the leaves it was trained with.\n"
             "Exit codes: 0 done, 1 runtime failure, 2 bad input.\n");
@@ -55,7 +61,7 @@ typedef struct AftOptions {
     int window; /* 0: all */
     int64_t steps;
     int batch, hidden1, hidden2, horizon;
-    double lr;
+    double lr, distill;
     uint64_t seed;
     bool seed_given;
 } AftOptions;
@@ -124,6 +130,14 @@ static void print_eval(const AftEvalReport *e) {
     printf("  Brier score  %.5f (win model of the spread %.5f; difference %+.5f +/- %.5f)\n", e->brier, e->base_brier,
            e->brier - e->base_brier, e->brier_diff_se);
     printf("  spread mean absolute error %.2f points (the static equity lead %.2f)\n", e->spread_mae, e->base_spread_mae);
+    if (e->distill_samples > 0)
+        printf("  choices among a simulation's candidates (%zu positions): %.3f points below the best "
+               "(the static equity's %.3f; difference %+.3f +/- %.3f)\n",
+               e->distill_samples, e->distill_regret, e->base_distill_regret, e->distill_regret - e->base_distill_regret,
+               e->distill_diff_se);
+    if (e->distill_samples > 0)
+        printf("  their simulated values, centred: rms error %.3f points (the static equity's %.3f)\n", e->distill_rms,
+               e->base_distill_rms);
 }
 
 static int evaluate(const AftNet *n, const AftData *d, int horizon, RkError *err) {
@@ -131,7 +145,8 @@ static int evaluate(const AftNet *n, const AftData *d, int horizon, RkError *err
     aft_context(&c, &d->engine.ld, &d->engine.layout, &d->engine.kwg, klv_leave_value, &d->leaves);
     WinModel base = WINPROB_DEFAULT;
     AftEvalReport e;
-    if (aft_evaluate(n, &c, &d->set, d->test, d->ntest, &base, horizon, &e, err) != 0) return -1;
+    if (aft_evaluate(n, &c, &d->set, d->test, d->ntest, &base, horizon, PLAYER_TARGET_TEMPERATURE, &e, err) != 0)
+        return -1;
     print_eval(&e);
     return 0;
 }
@@ -180,6 +195,8 @@ static int train_cmd(const AftOptions *o) {
     to.steps = o->steps, to.batch = o->batch, to.adam.lr = (float)o->lr, to.horizon = o->horizon;
     to.seed = o->seed_given ? o->seed : d.cfg.seed;
     to.chunks = to.batch < to.chunks ? to.batch : to.chunks;
+    to.distill_weight = (float)o->distill;
+    to.distill_temperature = PLAYER_TARGET_TEMPERATURE;
     NnTrainComm tc = nn_train_comm_mpi(&comm);
     AftTrainReport rep;
     if (aft_train(&net, &c, &d.set, d.train, d.ntrain, &to, &tc, &rep, &err) != 0) {
@@ -188,8 +205,10 @@ static int train_cmd(const AftOptions *o) {
         goto done;
     }
     if (comm.rank == 0) {
-        printf("trained %" PRId64 " steps: win loss %.4f -> %.4f, spread loss %.4f -> %.4f, %.0f samples/s (%.1f s)\n",
-               o->steps, rep.first[0], rep.last[0], rep.first[1], rep.last[1], rep.samples_per_second, rep.seconds);
+        printf("trained %" PRId64 " steps: win loss %.4f -> %.4f, spread loss %.4f -> %.4f, distill loss %.4f -> %.4f, "
+               "%.0f samples/s (%.1f s)\n",
+               o->steps, rep.first[0], rep.last[0], rep.first[1], rep.last[1], rep.first[2], rep.last[2],
+               rep.samples_per_second, rep.seconds);
         if (aft_net_save(&net, out, &d.engine.ld, &err) != 0 || evaluate(&net, &d, o->horizon, &err) != 0) {
             fprintf(stderr, "rookery afterstate: %s\n", err.msg);
             rc = 1;
@@ -253,6 +272,7 @@ int cmd_afterstate(int argc, char **argv) {
                               {"--hidden2", CLI_INT, &o.hidden2, 1, 1024, NULL},
                               {"--lr", CLI_DOUBLE, &o.lr, 0, 10, NULL},
                               {"--horizon", CLI_INT, &o.horizon, 0, 1000, NULL},
+                              {"--distill", CLI_DOUBLE, &o.distill, 0, 1000, NULL},
                               {"--seed", CLI_U64, &o.seed, 0, 1.8446744073709552e19, &o.seed_given}};
     char cmd[32];
     snprintf(cmd, sizeof cmd, "afterstate %s", sub);

@@ -21,6 +21,9 @@
 #include "sgd.h"
 #include "shard.h"
 
+/* The most candidates of a sample's target the trainer reads (a P target holds up to 64). */
+#define AFT_MAX_CANDIDATES 64
+
 typedef struct AftTrainOptions {
     int batch, chunks;
     int64_t steps;
@@ -30,11 +33,16 @@ typedef struct AftTrainOptions {
     int horizon;              /* plies: the spread target is the mover's equity lead this many plies on
                                * (aft_spread_target); 0: the final spread */
     double progress_seconds;  /* rank 0 prints a progress line this often (0: never) */
+    float distill_weight;     /* > 0: samples whose P target lists 2+ candidates (a simulation's,
+                               * static:target_worlds) also train every candidate's spread output
+                               * on the simulated values, centred over the candidates (the
+                               * position's common part cancels); this weight beside the others */
+    double distill_temperature; /* points: the targets are softmax(value / this) */
 } AftTrainOptions;
 AftTrainOptions aft_train_defaults(void);
 
 typedef struct AftTrainReport {
-    double first[2], last[2]; /* win and spread losses a sample, of the first and last steps */
+    double first[3], last[3]; /* win, spread and distillation losses a sample, of the first and last steps */
     double seconds, samples_per_second;
 } AftTrainReport;
 
@@ -55,9 +63,17 @@ typedef struct AftEvalReport {
     double base_spread_mae;   /* of the static equity lead (aft_prior) against the same target */
     double base_logloss, base_brier;
     double brier_diff_se;     /* standard error of (brier - base_brier) a sample, over samples */
+    /* samples with a simulation's target over 2+ candidates: how many points of simulated value
+     * the network's choice among them (the highest spread output) and the static prior's give up
+     * against the best candidate's */
+    size_t distill_samples;
+    double distill_regret, base_distill_regret;
+    double distill_diff_se;   /* standard error of (distill_regret - base_distill_regret) */
+    double distill_rms, base_distill_rms; /* points: the rms error of the candidates' centred spread
+                               * outputs (and centred priors) against their centred simulated values */
 } AftEvalReport;
 int aft_evaluate(const AftNet *n, const AftContext *c, const ShardSet *data, const size_t *idx, size_t count,
-                 const WinModel *base, int horizon, AftEvalReport *rep, RkError *err);
+                 const WinModel *base, int horizon, double distill_temperature, AftEvalReport *rep, RkError *err);
 
 /* The spread target of sample i for a horizon of `horizon` plies (even: the mover on turn
  * again): the equity lead (aft_prior: spread + leave) of the afterstate of the same game's

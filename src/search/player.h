@@ -50,6 +50,9 @@
 #include "nn/forward.h"
 
 #define PLAYER_DEFAULT_SPV_K 75.0
+/* static:target_worlds=W keeps softmax(simulated value / this many points) over its candidates
+ * as each decision's training target; the afterstate trainer reads the values back with it. */
+#define PLAYER_TARGET_TEMPERATURE 10.0
 
 typedef struct PlayerKind PlayerKind; /* search/player_kind.h */
 

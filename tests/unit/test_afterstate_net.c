@@ -247,8 +247,8 @@ static void test_training(void) {
     AftEvalReport before, after;
     AftNet fresh;
     CU_ASSERT_FATAL(aft_net_init(&fresh, &arch, &f.e.ld, 15, 5, &err) == 0);
-    CU_ASSERT_FATAL(aft_evaluate(&fresh, &f.c, &f.set, idx, count, &base, o.horizon, &before, &err) == 0);
-    CU_ASSERT_FATAL(aft_evaluate(&a, &f.c, &f.set, idx, count, &base, o.horizon, &after, &err) == 0);
+    CU_ASSERT_FATAL(aft_evaluate(&fresh, &f.c, &f.set, idx, count, &base, o.horizon, 10, &before, &err) == 0);
+    CU_ASSERT_FATAL(aft_evaluate(&a, &f.c, &f.set, idx, count, &base, o.horizon, 10, &after, &err) == 0);
     CU_ASSERT(after.logloss < before.logloss - 0.05);
     CU_ASSERT(after.spread_mae < before.spread_mae);
     CU_ASSERT(before.base_brier > 0 && before.base_brier < 0.25);
@@ -257,6 +257,115 @@ static void test_training(void) {
     CU_ASSERT(aft_train(&a, &f.c, &f.set, idx, count, &o, &comm, &ra, &err) == -1 && strstr(err.msg, "chunks") != NULL);
     aft_net_free(&a), aft_net_free(&b), aft_net_free(&fresh);
     free(idx);
+    fixture_close(&f);
+}
+
+/* Distillation: samples whose P target is softmax(score / 10) over their 8 best moves by score
+ * (the self-play recorder's static target without leaves), while the prior ranks by score +
+ * leave. A new network chooses as the prior does; trained with the distillation term (the same
+ * bytes twice) its candidates' centred values come closer to the targets' than the same
+ * training without it brings them. (So few positions do not change its choices measurably.) */
+static void test_distill(void) {
+    Fixture f;
+    if (!fixture_open(&f, 0)) return;
+    tu_selfplay_samples(&f.set, &f.e.ld, &f.e.lay, &f.e.kwg, 43, 6, 10.0, 8, false);
+    RkError err;
+    size_t count = f.set.n, *idx = malloc(count * sizeof *idx);
+    for (size_t i = 0; i < count; i++) idx[i] = i;
+    AftArch arch = {.hidden1 = 16, .hidden2 = 8};
+    AftNet fresh, a, b;
+    CU_ASSERT_FATAL(aft_net_init(&fresh, &arch, &f.e.ld, 15, 7, &err) == 0);
+    WinModel base = WINPROB_DEFAULT;
+    AftEvalReport before, after;
+    CU_ASSERT_FATAL(aft_evaluate(&fresh, &f.c, &f.set, idx, count, &base, 2, 10, &before, &err) == 0);
+    CU_ASSERT(before.distill_samples > count / 2);
+    CU_ASSERT(fabs(before.distill_regret - before.base_distill_regret) < 1e-9);
+    CU_ASSERT(before.base_distill_regret > 1.0); /* the leaves move the prior off the top score */
+    AftTrainOptions o = aft_train_defaults();
+    o.steps = 600, o.batch = 16, o.chunks = 2, o.progress_seconds = 0, o.adam.lr = 1e-3f;
+    o.distill_weight = 1.0f, o.distill_temperature = 10;
+    NnTrainComm comm = nn_train_comm_local();
+    AftTrainReport ra, rb;
+    CU_ASSERT_FATAL(aft_net_init(&a, &arch, &f.e.ld, 15, 7, &err) == 0 && aft_net_init(&b, &arch, &f.e.ld, 15, 7, &err) == 0);
+    CU_ASSERT_FATAL(aft_train(&a, &f.c, &f.set, idx, count, &o, &comm, &ra, &err) == 0);
+    CU_ASSERT_FATAL(aft_train(&b, &f.c, &f.set, idx, count, &o, &comm, &rb, &err) == 0);
+    CU_ASSERT(memcmp(a.params.w, b.params.w, a.params.total * sizeof(float)) == 0);
+    CU_ASSERT(ra.first[2] > 0 && ra.last[2] > 0);
+    CU_ASSERT_FATAL(aft_evaluate(&a, &f.c, &f.set, idx, count, &base, 2, 10, &after, &err) == 0);
+    /* the same training without the distillation term: the candidates' errors barely move */
+    AftNet c;
+    AftEvalReport plain;
+    o.distill_weight = 0;
+    CU_ASSERT_FATAL(aft_net_init(&c, &arch, &f.e.ld, 15, 7, &err) == 0);
+    CU_ASSERT_FATAL(aft_train(&c, &f.c, &f.set, idx, count, &o, &comm, &rb, &err) == 0);
+    CU_ASSERT(rb.last[2] == 0);
+    CU_ASSERT_FATAL(aft_evaluate(&c, &f.c, &f.set, idx, count, &base, 2, 10, &plain, &err) == 0);
+    printf("\n  distill: rms %.3f -> %.3f points (without the term %.3f)\n", before.distill_rms, after.distill_rms,
+           plain.distill_rms);
+    CU_ASSERT(fabs(before.distill_rms - before.base_distill_rms) < 1e-6);
+    CU_ASSERT(after.distill_rms < 0.85 * before.distill_rms);
+    CU_ASSERT(after.distill_rms < 0.9 * plain.distill_rms);
+    CU_ASSERT(fabs(after.base_distill_regret - before.base_distill_regret) < 1e-9);
+    aft_net_free(&c);
+    aft_net_free(&fresh), aft_net_free(&a), aft_net_free(&b);
+    free(idx);
+    fixture_close(&f);
+}
+
+/* static:target_worlds=W: the same moves as static, and after each decision a target over its
+ * best moves by static equity: probabilities above 0 that sum to 1, the same for the same game. */
+static void test_target_player(void) {
+    Fixture f;
+    if (!fixture_open(&f, 0)) return;
+    RkError err;
+    char leaves[256], spec[512];
+    CU_ASSERT_FATAL(snprintf(leaves, sizeof leaves, "%s/data/leaves/SOWPODS.klv2", ROOKERY_SOURCE_DIR) <
+                    (int)sizeof leaves);
+    Player stat, tgt;
+    snprintf(spec, sizeof spec, "static:leaves=%s", leaves);
+    CU_ASSERT_FATAL(player_open(&stat, spec, &f.e.ld, &err) == 0);
+    snprintf(spec, sizeof spec, "static:leaves=%s,target_worlds=3", leaves);
+    CU_ASSERT_FATAL(player_open(&tgt, spec, &f.e.ld, &err) == 0);
+    PackedMove moves[64], again[64];
+    float probs[64], probs2[64];
+    int count, count2;
+    double spread;
+    CU_ASSERT(player_last_target(&stat, moves, probs, 64, &count, &spread) == -1);
+    Game *g = f.e.g;
+    game_new(g, &f.e.ld, &f.e.lay, &f.e.kwg, 5, 0, 2);
+    int checked = 0;
+    while (!game_over(g) && g->bag.count > 0) {
+        Move a, b;
+        player_choose(&stat, g, &a);
+        player_choose(&tgt, g, &b);
+        CU_ASSERT(move_same(&a, &b));
+        if (player_last_target(&tgt, moves, probs, 64, &count, &spread) == 1) {
+            CU_ASSERT(count >= 2 && count <= 16 && isnan(spread));
+            double sum = 0;
+            for (int i = 0; i < count; i++) {
+                CU_ASSERT(probs[i] > 0);
+                sum += probs[i];
+            }
+            CU_ASSERT(fabs(sum - 1) < 1e-4);
+            /* the candidates are the best static moves: the one played among them */
+            PackedMove played;
+            packed_from_move(&played, &a, &g->board);
+            int found = 0;
+            for (int i = 0; i < count; i++) found += memcmp(&moves[i], &played, sizeof played) == 0;
+            CU_ASSERT(found == 1);
+            player_choose(&tgt, g, &b);
+            CU_ASSERT(player_last_target(&tgt, again, probs2, 64, &count2, &spread) == 1);
+            CU_ASSERT(count2 == count && memcmp(moves, again, (size_t)count * sizeof *moves) == 0 &&
+                      memcmp(probs, probs2, (size_t)count * sizeof *probs) == 0);
+            checked++;
+        }
+        game_play(g, &a);
+    }
+    CU_ASSERT(checked >= 5);
+    player_close(&stat), player_close(&tgt);
+    Player bad;
+    CU_ASSERT(player_open(&bad, "static:target_worlds=0", &f.e.ld, &err) == -1 && strstr(err.msg, "target_worlds") != NULL);
+    CU_ASSERT(player_open(&bad, "static:target_worlds=2.5", &f.e.ld, &err) == -1 && strstr(err.msg, "target_worlds") != NULL);
     fixture_close(&f);
 }
 
@@ -340,6 +449,8 @@ int main(void) {
         {"the gradient against finite differences", test_gradient},
         {"training: the same bytes twice, and the loss falls", test_training},
         {"the value player and static:explore", test_players},
+        {"distillation: trained on a target over the candidates, their values follow it", test_distill},
+        {"static:target_worlds: the same moves, and a target a decision", test_target_player},
         CU_TEST_INFO_NULL,
     };
     return tu_run("afterstate_net", tests);
